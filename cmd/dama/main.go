@@ -1,0 +1,119 @@
+// Command dama is the command-line front end of the dama training pipeline
+// for Italian draughts: perft and move listing, model creation, self-play,
+// training, arena matches, export and engines.
+//
+// Each subcommand lives in its own file and registers itself in init.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// command is one subcommand of dama.
+type command struct {
+	name    string
+	summary string // one line for the command list
+	usage   string // arguments, shown after "dama NAME"
+	// run parses args with fs (already holding the common flags) and does
+	// the work; it returns an error for a one-line message and exit 1.
+	run func(fs *flag.FlagSet, args []string) error
+	// flags declares the subcommand's flags on fs before parsing.
+	flags func(fs *flag.FlagSet)
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("dama: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// stdout and stderr are where subcommands write; tests replace them.
+var (
+	stdout io.Writer = os.Stdout
+	stderr io.Writer = os.Stderr
+)
+
+func run(args []string, out, errw io.Writer) int {
+	stdout, stderr = out, errw
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				fs := newFlagSet(c)
+				fs.SetOutput(out)
+				fs.Usage()
+				return 0
+			}
+		}
+		printCommands(out)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(errw, "dama: unknown command %q (run 'dama help' for the list)\n", args[0])
+		return 2
+	}
+	fs := newFlagSet(c)
+	fs.SetOutput(errw)
+	if err := fs.Parse(args[1:]); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if err := c.run(fs, fs.Args()); err != nil {
+		fmt.Fprintf(errw, "dama %s: %v\n", c.name, oneLine(err))
+		return 1
+	}
+	return 0
+}
+
+func newFlagSet(c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet("dama "+c.name, flag.ContinueOnError)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: dama %s %s\n\n%s\n", c.name, c.usage, c.summary)
+		var n int
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintln(w, "\nflags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+func printCommands(w io.Writer) {
+	fmt.Fprintln(w, "usage: dama COMMAND [flags]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'dama COMMAND --help' for a command's flags.")
+}
+
+// oneLine folds an error message onto a single line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}

@@ -1,0 +1,66 @@
+package rules
+
+// Perft counts the distinct move sequences of the given depth from p, playing
+// every move to the last ply. Perft(p, 0) is 1.
+func Perft(p Position, depth int) uint64 {
+	if depth <= 0 {
+		return 1
+	}
+	bufs := make([][]Move, depth)
+	for i := range bufs {
+		bufs[i] = make([]Move, 0, MaxMoves)
+	}
+	return perft(p, depth, bufs)
+}
+
+func perft(p Position, depth int, bufs [][]Move) uint64 {
+	moves := p.Legal(bufs[depth-1])
+	if depth == 1 {
+		var n uint64
+		for _, m := range moves {
+			_ = p.Play(m)
+			n++
+		}
+		return n
+	}
+	var n uint64
+	for _, m := range moves {
+		n += perft(p.Play(m), depth-1, bufs)
+	}
+	return n
+}
+
+// PerftBulk is Perft that counts the moves at the last ply without playing
+// them.
+func PerftBulk(p Position, depth int) uint64 {
+	if depth <= 0 {
+		return 1
+	}
+	bufs := make([][]Move, depth)
+	for i := range bufs {
+		bufs[i] = make([]Move, 0, MaxMoves)
+	}
+	return perftBulk(p, depth, bufs)
+}
+
+func perftBulk(p Position, depth int, bufs [][]Move) uint64 {
+	moves := p.Legal(bufs[depth-1])
+	if depth == 1 {
+		return uint64(len(moves))
+	}
+	var n uint64
+	for _, m := range moves {
+		n += perftBulk(p.Play(m), depth-1, bufs)
+	}
+	return n
+}
+
+// Divide returns the perft count under each legal move of p.
+func Divide(p Position, depth int) ([]Move, []uint64) {
+	moves := p.Legal(make([]Move, 0, MaxMoves))
+	counts := make([]uint64, len(moves))
+	for i, m := range moves {
+		counts[i] = PerftBulk(p.Play(m), depth-1)
+	}
+	return moves, counts
+}
