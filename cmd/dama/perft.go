@@ -1,0 +1,59 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"dama/rules"
+)
+
+func init() {
+	var fen *string
+	var depth *int
+	var divide, full *bool
+	register(&command{
+		name:    "perft",
+		summary: "count the move sequences of each depth (checks the move generator)",
+		usage:   "[--fen FEN] [--depth N] [--divide] [--full]",
+		flags: func(fs *flag.FlagSet) {
+			fen = fs.String("fen", rules.StartFEN, "position in PDN FEN form")
+			depth = fs.Int("depth", 7, "deepest depth to count (1..20)")
+			divide = fs.Bool("divide", false, "print the count under each root move at the deepest depth")
+			full = fs.Bool("full", false, "play every move of the last ply instead of counting them (slower)")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			p, err := rules.ParseFEN(*fen)
+			if err != nil {
+				return err
+			}
+			if *depth < 1 || *depth > 20 {
+				return fmt.Errorf("--depth %d out of range 1..20", *depth)
+			}
+			if *divide {
+				moves, counts := rules.Divide(p, *depth)
+				var sum uint64
+				for i, m := range moves {
+					fmt.Fprintf(stdout, "%s %d\n", m, counts[i])
+					sum += counts[i]
+				}
+				fmt.Fprintf(stdout, "moves %d nodes %d\n", len(moves), sum)
+				return nil
+			}
+			count := rules.PerftBulk
+			if *full {
+				count = rules.Perft
+			}
+			for d := 1; d <= *depth; d++ {
+				start := time.Now()
+				n := count(p, d)
+				el := time.Since(start)
+				fmt.Fprintf(stdout, "%d %d %.3fs %.1f Mnodes/s\n", d, n, el.Seconds(), float64(n)/el.Seconds()/1e6)
+			}
+			return nil
+		},
+	})
+}
