@@ -1,0 +1,345 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+
+	"dama/rules"
+)
+
+// Defaults for zero MatchOptions fields.
+const (
+	DefaultOpeningPlies = 6
+	DefaultMaxPlies     = 300
+)
+
+// MatchOptions configures Match. A zero field means its documented default.
+type MatchOptions struct {
+	// Games is the most games to play, even and positive: Games/2 pairs,
+	// each opening once with A as White and once with A as Black.
+	Games int
+	// Parallel is the number of games played at the same time (default 1).
+	Parallel int
+	// Seed draws the openings and seeds each player's rng in each game.
+	// Game i gets the same seeds whatever Parallel is.
+	Seed int64
+	// Openings are the start positions; pair i plays Openings[i%len]. When
+	// empty, Games/2 distinct openings are drawn with Openings from Seed.
+	Openings []rules.Position
+	// OpeningPlies is the number of random plies of drawn openings
+	// (default DefaultOpeningPlies).
+	OpeningPlies int
+	// MaxPlies caps a game's length (plies after the opening); a game that
+	// reaches it is adjudicated a draw, marked so in its outcome
+	// (default DefaultMaxPlies).
+	MaxPlies int
+	// SPRT, when set, is checked after every finished pair and stops the
+	// match when it accepts or rejects A.
+	SPRT *SPRT
+	// Threshold, when positive, accepts A if its final score is at least
+	// Threshold (0..1) and rejects it otherwise. Not together with SPRT.
+	Threshold float64
+	// OnGame, when set, is called after each finished game, from the
+	// goroutine that called Match, one call at a time (for progress bars and
+	// logs). It is not called for games finished after the SPRT stopped the
+	// match.
+	OnGame func(GameResult)
+}
+
+// validate checks o and fills in defaults.
+func (o *MatchOptions) validate() error {
+	if o.Games <= 0 || o.Games%2 != 0 {
+		return fmt.Errorf("arena: games = %d: want an even number > 0 (each opening is played with both colours)", o.Games)
+	}
+	if o.Parallel < 0 {
+		return fmt.Errorf("arena: parallel = %d: want >= 0 (0 means 1)", o.Parallel)
+	}
+	if o.Parallel == 0 {
+		o.Parallel = 1
+	}
+	if o.OpeningPlies < 0 {
+		return fmt.Errorf("arena: opening plies = %d: want >= 0 (0 means %d)", o.OpeningPlies, DefaultOpeningPlies)
+	}
+	if o.OpeningPlies == 0 {
+		o.OpeningPlies = DefaultOpeningPlies
+	}
+	if o.MaxPlies < 0 {
+		return fmt.Errorf("arena: max plies = %d: want >= 0 (0 means %d)", o.MaxPlies, DefaultMaxPlies)
+	}
+	if o.MaxPlies == 0 {
+		o.MaxPlies = DefaultMaxPlies
+	}
+	if o.SPRT != nil {
+		if err := o.SPRT.Validate(); err != nil {
+			return err
+		}
+		if o.Threshold != 0 {
+			return fmt.Errorf("arena: threshold = %v with an SPRT: choose one gate", o.Threshold)
+		}
+	}
+	if o.Threshold < 0 || o.Threshold > 1 || math.IsNaN(o.Threshold) {
+		return fmt.Errorf("arena: threshold = %v: want a score in (0,1], or 0 for none", o.Threshold)
+	}
+	for i, p := range o.Openings {
+		if !p.HasMoves() {
+			return fmt.Errorf("arena: opening %d (%s): the side to move has no move", i, p.FEN())
+		}
+	}
+	return nil
+}
+
+// GameResult is one finished game of a match.
+type GameResult struct {
+	Index        int  // 0..Games-1; games 2i and 2i+1 form pair i
+	AWhite       bool // player A had White
+	White, Black string
+	Start        rules.Position
+	Moves        []rules.Move
+	Outcome      rules.Outcome // Reason Adjudicated for the length cap
+	ScoreA       float64       // A's points: 1, 0.5 or 0
+}
+
+// Record returns the game as a PDN record with tags White, Black, Round
+// (Index+1) and Termination (why it ended; the note of an adjudication).
+func (g GameResult) Record() rules.Record {
+	term := g.Outcome.Reason.String()
+	if g.Outcome.Note != "" {
+		term += ": " + g.Outcome.Note
+	}
+	return rules.Record{
+		Tags: []rules.Tag{
+			{Name: "White", Value: g.White},
+			{Name: "Black", Value: g.Black},
+			{Name: "Round", Value: strconv.Itoa(g.Index + 1)},
+			{Name: "Termination", Value: term},
+		},
+		Start:  g.Start,
+		Moves:  g.Moves,
+		Result: g.Outcome.Result,
+	}
+}
+
+// MatchResult summarises a match from player A's point of view. Only
+// complete pairs are counted.
+type MatchResult struct {
+	A, B                string
+	Wins, Draws, Losses int
+	Pairs               Pentanomial
+	Adjudicated         int     // counted games that hit the length cap
+	Discarded           int     // games finished but not counted: their pair was cut off by the SPRT stop
+	Verdict             Verdict // Inconclusive when there is no gate
+	Stopped             bool    // the SPRT ended the match before all games
+	LLR                 float64 // the SPRT's last log-likelihood ratio (0 without one)
+	Lower, Upper        float64 // the SPRT's bounds (0 without one)
+}
+
+// Games returns the number of games counted.
+func (r MatchResult) Games() int { return r.Wins + r.Draws + r.Losses }
+
+// Score returns A's mean score per counted game (0.5 with none).
+func (r MatchResult) Score() float64 { return r.Pairs.Score() }
+
+// Estimate returns A's Elo difference over B, its interval and LOS.
+func (r MatchResult) Estimate() Estimate { return r.Pairs.Estimate() }
+
+// String is the one-line summary, e.g.
+// "alphabeta:4 vs alphabeta:2: games 40 +35 =2 -3 score 90.0% elo +381.7 [+228.1, +1345.0] (LOS 100.0%) verdict inconclusive".
+func (r MatchResult) String() string {
+	s := fmt.Sprintf("%s vs %s: games %d +%d =%d -%d score %.1f%% elo %s verdict %s",
+		r.A, r.B, r.Games(), r.Wins, r.Draws, r.Losses, 100*r.Score(), r.Estimate(), r.Verdict)
+	if r.Lower != 0 || r.Upper != 0 {
+		s += fmt.Sprintf(" (LLR %.2f in [%.2f, %.2f])", r.LLR, r.Lower, r.Upper)
+	}
+	if r.Adjudicated > 0 {
+		s += fmt.Sprintf(" adjudicated %d", r.Adjudicated)
+	}
+	return s
+}
+
+// Match plays a against b and judges the result. Games run in opts.Parallel
+// goroutines; each game's players get rngs derived from opts.Seed and the
+// game's index only, so with deterministic players every game is the same
+// whatever the parallelism, and with Parallel 1 the whole match (early stop
+// included) repeats exactly.
+func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, error) {
+	if err := opts.validate(); err != nil {
+		return MatchResult{}, err
+	}
+	res := MatchResult{A: a.Name(), B: b.Name()}
+	pairs := opts.Games / 2
+	openings := opts.Openings
+	if len(openings) == 0 {
+		var err error
+		openings, err = Openings(pairs, opts.OpeningPlies, seededRNG(opts.Seed, 0x6f70656e696e6773))
+		if err != nil {
+			return res, err
+		}
+	}
+	if opts.SPRT != nil {
+		res.Lower, res.Upper = opts.SPRT.Bounds()
+	}
+
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type done struct {
+		r   GameResult
+		err error
+	}
+	jobs := make(chan int)
+	results := make(chan done)
+	var wg sync.WaitGroup
+	for range opts.Parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				r, err := playGame(ctx, a, b, i, openings[(i/2)%len(openings)], opts.Seed, opts.MaxPlies)
+				results <- done{r, err}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := range opts.Games {
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	var firstErr error
+	stopped := false
+	half := make(map[int]GameResult) // first finished game of each open pair
+	for d := range results {
+		if stopped || firstErr != nil {
+			continue // drain
+		}
+		if d.err != nil {
+			firstErr = d.err
+			cancel()
+			continue
+		}
+		if opts.OnGame != nil {
+			opts.OnGame(d.r)
+		}
+		pair := d.r.Index / 2
+		other, ok := half[pair]
+		if !ok {
+			half[pair] = d.r
+			continue
+		}
+		delete(half, pair)
+		for _, g := range []GameResult{other, d.r} {
+			switch g.ScoreA {
+			case 1:
+				res.Wins++
+			case 0:
+				res.Losses++
+			default:
+				res.Draws++
+			}
+			if g.Outcome.Reason == rules.Adjudicated {
+				res.Adjudicated++
+			}
+		}
+		res.Pairs[int(math.Round(2*(other.ScoreA+d.r.ScoreA)))]++
+		if opts.SPRT != nil {
+			res.LLR = opts.SPRT.LLR(res.Pairs)
+			if v := opts.SPRT.Verdict(res.Pairs); v != Inconclusive {
+				res.Verdict = v
+				res.Stopped = res.Pairs.Pairs() < pairs
+				stopped = true
+				cancel()
+			}
+		}
+	}
+	if firstErr != nil {
+		return res, firstErr
+	}
+	if err := parent.Err(); err != nil && !stopped {
+		return res, err
+	}
+	res.Discarded = len(half)
+	if opts.Threshold > 0 && res.Pairs.Pairs() == pairs {
+		res.Verdict = Reject
+		if res.Score() >= opts.Threshold {
+			res.Verdict = Accept
+		}
+	}
+	return res, nil
+}
+
+// playGame plays game i of a match from start: A has White in even games.
+func playGame(ctx context.Context, a, b Player, i int, start rules.Position, seed int64, maxPlies int) (GameResult, error) {
+	aWhite := i%2 == 0
+	white, black := a, b
+	if !aWhite {
+		white, black = b, a
+	}
+	r := GameResult{Index: i, AWhite: aWhite, White: white.Name(), Black: black.Name(), Start: start}
+	g := rules.NewGame(start)
+	wp, err := white.Start(ctx, g, seededRNG(seed, uint64(2*i)))
+	if err != nil {
+		return r, fmt.Errorf("arena: game %d: starting %s: %w", i, white.Name(), err)
+	}
+	defer wp.Close()
+	bp, err := black.Start(ctx, g, seededRNG(seed, uint64(2*i+1)))
+	if err != nil {
+		return r, fmt.Errorf("arena: game %d: starting %s: %w", i, black.Name(), err)
+	}
+	defer bp.Close()
+	for !g.Outcome().Over() {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		if g.Ply() >= maxPlies {
+			g.Adjudicate(rules.Draw, fmt.Sprintf("length cap %d plies", maxPlies))
+			break
+		}
+		gp, pl := wp, white
+		if g.Position().Side() == rules.Black {
+			gp, pl = bp, black
+		}
+		m, err := gp.Move(ctx, g)
+		if err != nil {
+			return r, fmt.Errorf("arena: game %d, ply %d: %s: %w", i, g.Ply(), pl.Name(), err)
+		}
+		if err := g.Play(m); err != nil {
+			return r, fmt.Errorf("arena: game %d, ply %d: %s played %s: %w", i, g.Ply(), pl.Name(), m, err)
+		}
+	}
+	r.Moves = append([]rules.Move(nil), g.Moves()...)
+	r.Outcome = g.Outcome()
+	r.ScoreA = 0.5
+	if c, ok := r.Outcome.Result.Winner(); ok {
+		r.ScoreA = 0
+		if (c == rules.White) == aWhite {
+			r.ScoreA = 1
+		}
+	}
+	return r, nil
+}
+
+// seededRNG returns a rng for stream k of seed, mixing both with splitmix64
+// so that nearby seeds and streams give unrelated sequences.
+func seededRNG(seed int64, k uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(splitmix(uint64(seed)^splitmix(k)), splitmix(k+0x9E3779B97F4A7C15)))
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9E3779B97F4A7C15
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EB
+	return x ^ (x >> 31)
+}

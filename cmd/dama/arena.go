@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"dama/arena"
+	"dama/rules"
+)
+
+// playerFromSpec turns a --a/--b spec into a player. It knows the built-in
+// baselines ("random", "alphabeta:D"); the pipeline wiring extends it with
+// checkpoint players (a path to a .ckpt file) by wrapping it.
+var playerFromSpec arena.PlayerFactory = arena.ParsePlayer
+
+func init() {
+	register(&command{
+		name:    "arena",
+		summary: "play a match between two players and judge it (Elo, LOS, SPRT)",
+		usage:   "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE]",
+		flags:   arenaFlags,
+		run:     runArena,
+	})
+}
+
+var arenaOpt struct {
+	a, b         string
+	games        int
+	parallel     int
+	seed         int64
+	openingPlies int
+	maxPlies     int
+	sprt         string
+	threshold    float64
+	pdn          string
+	quiet        bool
+}
+
+func arenaFlags(fs *flag.FlagSet) {
+	o := &arenaOpt
+	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH (or a checkpoint, where supported)")
+	fs.StringVar(&o.b, "b", "", "player B, the reference A is judged against")
+	fs.IntVar(&o.games, "games", 100, "most games to play, even: each opening is played with both colours")
+	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "games played at once")
+	fs.Int64Var(&o.seed, "seed", 1, "seed of the openings and the players' randomness")
+	fs.IntVar(&o.openingPlies, "openings-plies", arena.DefaultOpeningPlies, "random plies from the start that make each opening")
+	fs.IntVar(&o.maxPlies, "max-plies", arena.DefaultMaxPlies, "length cap of a game, adjudicated a draw")
+	fs.StringVar(&o.sprt, "sprt", "", "stop early with an SPRT of ELO0 against ELO1 (alpha and beta default to 0.05), e.g. 0,30")
+	fs.Float64Var(&o.threshold, "threshold", 0, "accept A when its score over all games is at least this (0..1); 0 for none")
+	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+}
+
+// parseSPRT reads "elo0,elo1[,alpha,beta]".
+func parseSPRT(s string) (*arena.SPRT, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 2 && len(parts) != 4 {
+		return nil, fmt.Errorf("--sprt %q: want ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA", s)
+	}
+	v := make([]float64, len(parts))
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, fmt.Errorf("--sprt %q: %q is not a number", s, p)
+		}
+		v[i] = f
+	}
+	t := arena.DefaultSPRT
+	t.Elo0, t.Elo1 = v[0], v[1]
+	if len(v) == 4 {
+		t.Alpha, t.Beta = v[2], v[3]
+	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("--sprt %q: %w", s, err)
+	}
+	return &t, nil
+}
+
+func runArena(_ *flag.FlagSet, args []string) error {
+	o := arenaOpt
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q (players are given with --a and --b)", args[0])
+	}
+	if o.a == "" || o.b == "" {
+		return errors.New("both --a and --b are required, e.g. --a alphabeta:4 --b random")
+	}
+	if o.openingPlies < 1 {
+		return fmt.Errorf("--openings-plies %d: want at least 1", o.openingPlies)
+	}
+	if o.maxPlies < 1 {
+		return fmt.Errorf("--max-plies %d: want at least 1", o.maxPlies)
+	}
+	opts := arena.MatchOptions{
+		Games:        o.games,
+		Parallel:     o.parallel,
+		Seed:         o.seed,
+		OpeningPlies: o.openingPlies,
+		MaxPlies:     o.maxPlies,
+		Threshold:    o.threshold,
+	}
+	if o.sprt != "" {
+		t, err := parseSPRT(o.sprt)
+		if err != nil {
+			return err
+		}
+		opts.SPRT = t
+	}
+	a, err := playerFromSpec(o.a)
+	if err != nil {
+		return fmt.Errorf("--a: %w", err)
+	}
+	defer closePlayer(a)
+	b, err := playerFromSpec(o.b)
+	if err != nil {
+		return fmt.Errorf("--b: %w", err)
+	}
+	defer closePlayer(b)
+
+	bar := progressbar.NewOptions(max(o.games, 0),
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetVisibility(!o.quiet),
+		progressbar.OptionSetDescription(a.Name()+" vs "+b.Name()),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	var w, d, l int
+	var games []arena.GameResult
+	opts.OnGame = func(g arena.GameResult) {
+		if o.pdn != "" {
+			games = append(games, g)
+		}
+		switch g.ScoreA {
+		case 1:
+			w++
+		case 0:
+			l++
+		default:
+			d++
+		}
+		bar.Describe(fmt.Sprintf("%s vs %s +%d =%d -%d", a.Name(), b.Name(), w, d, l))
+		_ = bar.Add(1)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := arena.Match(ctx, a, b, opts)
+	_ = bar.Finish()
+	if err != nil {
+		return err
+	}
+	if o.pdn != "" {
+		if err := writeArenaPDN(o.pdn, games, res); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(stdout, res)
+	return nil
+}
+
+// writeArenaPDN writes the games the result counts (whole pairs, in game
+// order) to path, through a temporary file renamed into place.
+func writeArenaPDN(path string, games []arena.GameResult, res arena.MatchResult) error {
+	pairs := map[int]int{}
+	for _, g := range games {
+		pairs[g.Index/2]++
+	}
+	recs := make([]rules.Record, 0, len(games))
+	slices.SortFunc(games, func(x, y arena.GameResult) int { return x.Index - y.Index })
+	for _, g := range games {
+		if pairs[g.Index/2] == 2 {
+			recs = append(recs, g.Record())
+		}
+	}
+	if len(recs) != res.Games() {
+		return fmt.Errorf("--pdn: %d whole pairs of games recorded, the result counts %d games", len(recs)/2, res.Games())
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("--pdn: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
+	if err := rules.WritePDN(tmp, recs...); err != nil {
+		tmp.Close()
+		return fmt.Errorf("--pdn %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("--pdn %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("--pdn: %w", err)
+	}
+	return nil
+}
+
+// closePlayer releases a player that holds resources.
+func closePlayer(p arena.Player) {
+	if c, ok := p.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			fmt.Fprintf(stderr, "dama arena: closing %s: %v\n", p.Name(), err)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dama/rules"
+)
+
+func TestArenaCommand(t *testing.T) {
+	var out, errw bytes.Buffer
+	pdn := filepath.Join(t.TempDir(), "games.pdn")
+	code := run([]string{"arena", "--a", "alphabeta:2", "--b", "random", "--games", "6", "--parallel", "2", "--sprt", "0,50", "--quiet", "--pdn", pdn}, &out, &errw)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errw.String())
+	}
+	text, err := os.ReadFile(pdn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := rules.ParsePDN(string(text))
+	if err != nil || len(recs) != 6 {
+		t.Errorf("--pdn wrote %d games (err %v), want 6", len(recs), err)
+	}
+	got := out.String()
+	for _, w := range []string{"alphabeta:2 vs random", "games 6", "score", "elo", "LOS", "verdict"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("output %q lacks %q", got, w)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"arena", "--a", "random"}, "--b are required"},
+		{[]string{"arena", "--a", "minimax", "--b", "random"}, `unknown player "minimax"`},
+		{[]string{"arena", "--a", "random", "--b", "random", "--games", "5"}, "games = 5"},
+		{[]string{"arena", "--a", "random", "--b", "random", "--sprt", "30,0"}, "--sprt"},
+		{[]string{"arena", "--a", "random", "--b", "random", "--sprt", "x,1"}, `"x" is not a number`},
+	} {
+		out.Reset()
+		errw.Reset()
+		if code := run(c.args, &out, &errw); code != 1 || !strings.Contains(errw.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", c.args, code, errw.String(), c.want)
+		}
+	}
+}
