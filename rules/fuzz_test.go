@@ -1,0 +1,145 @@
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"testing"
+)
+
+// The fuzz targets check that no input makes a parser panic and that what
+// parses survives a round trip. Seed corpora live in testdata/fuzz/<name>/.
+
+func FuzzParseFEN(f *testing.F) {
+	for _, s := range []string{
+		StartFEN,
+		"W:WK21,31:B10,18,27",
+		`"B:W6,15,23:B2,K12."`,
+		"W:W:B",
+		"B:WK1-K4:B29-32",
+		"W:W21-32:B1-12:H0",
+		"W:W1:B2",
+		"w:bk5,6:w7",
+		"W:W01,+5:B-3",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParseFEN(s)
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.What != "FEN" {
+				t.Fatalf("ParseFEN(%q): error %v is not a FEN *ParseError", s, err)
+			}
+			if pe.Offset < 0 || pe.Offset > len(s) {
+				t.Fatalf("ParseFEN(%q): offset %d outside the input", s, pe.Offset)
+			}
+			return
+		}
+		fen := p.FEN()
+		q, err := ParseFEN(fen)
+		if err != nil {
+			t.Fatalf("ParseFEN(%q) = %s, which does not parse: %v", s, fen, err)
+		}
+		if q != p || q.FEN() != fen {
+			t.Fatalf("ParseFEN(%q) = %s; read back as %s", s, fen, q.FEN())
+		}
+		if p.Hash() != p.ComputeHash() {
+			t.Fatalf("ParseFEN(%q): hash %x, recomputed %x", s, p.Hash(), p.ComputeHash())
+		}
+		// Any position parsed must be playable without a panic.
+		for _, m := range p.Legal(nil) {
+			if n := p.Play(m); n.Hash() != n.ComputeHash() {
+				t.Fatalf("%s after %s: hash %x, recomputed %x", fen, m, n.Hash(), n.ComputeHash())
+			}
+		}
+		if got := p.Flip().Flip(); got != p {
+			t.Fatalf("Flip twice of %s = %s", fen, got.FEN())
+		}
+	})
+}
+
+func FuzzParseMove(f *testing.F) {
+	for _, c := range [][2]string{
+		{StartFEN, "22-18"},
+		{StartFEN, "22x18"},
+		{"W:WK21,31:B10,18,27", "31x22x13x6"},
+		{"W:WK21,31:B10,18,27", "31x6"},
+		{"W:W26:B21,13,22,14", "26x10"},
+		{"W:WK26:B13,14,21,22", "26x19x10x17x26"},
+		{"W:WK26:B13,14,21,22", "26x26"},
+		{StartFEN, "99999999999999999999-1"},
+		{StartFEN, "1x2x3x4x5x6x7x8x9x10x11x12x13x14"},
+	} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, fen, s string) {
+		p, err := ParseFEN(fen)
+		if err != nil {
+			return
+		}
+		m, err := ParseMove(p, s)
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.What != "move" {
+				t.Fatalf("ParseMove(%s, %q): error %v is not a move *ParseError", fen, s, err)
+			}
+			if pe.Offset < 0 || pe.Offset > len(s) {
+				t.Fatalf("ParseMove(%s, %q): offset %d outside the input", fen, s, pe.Offset)
+			}
+			return
+		}
+		legal := false
+		for _, l := range p.Legal(nil) {
+			if l == m {
+				legal = true
+			}
+		}
+		if !legal {
+			t.Fatalf("ParseMove(%s, %q) = %s, not a legal move", fen, s, m)
+		}
+		if back, err := ParseMove(p, m.String()); err != nil || back != m {
+			t.Fatalf("ParseMove(%s, %q) = %s, which reads back as %v, %v", fen, s, m, back, err)
+		}
+	})
+}
+
+func FuzzParsePDN(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"1. 22-18 11-15 2. 18x11 8x15 *",
+		"[Event \"a \\\"b\\\"\"]\n[GameType \"22\"]\n\n1. 21-17 {c} (1. 22-18) 12-16 $1 2-0",
+		"[FEN \"B:W6,15,23:B2,K12\"]\n1... 2x27 0-1",
+		"1-0 0-1 1/2-1/2 *",
+		"[A \"\\\\\"][B \"\\x\"] 1.22-18! ; end\n*",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		recs, err := ParsePDN(s)
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.What != "PDN" {
+				t.Fatalf("ParsePDN(%q): error %v is not a PDN *ParseError", s, err)
+			}
+			if pe.Offset < 0 || pe.Offset > len(s) {
+				t.Fatalf("ParsePDN(%q): offset %d outside the input", s, pe.Offset)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if err := WritePDN(&buf, recs...); err != nil {
+			t.Fatalf("WritePDN of what ParsePDN(%q) read: %v", s, err)
+		}
+		again, err := ParsePDN(buf.String())
+		if err != nil {
+			t.Fatalf("ParsePDN of WritePDN output %q: %v", buf.String(), err)
+		}
+		if len(again) == 0 && len(recs) == 0 {
+			return
+		}
+		if !reflect.DeepEqual(again, recs) {
+			t.Fatalf("round trip of %q:\nwrote %q\nread %+v\nwant %+v", s, buf.String(), again, recs)
+		}
+	})
+}

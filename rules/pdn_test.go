@@ -1,0 +1,295 @@
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func readSample(t *testing.T) []Record {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "sample.pdn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ParsePDN(string(b))
+	if err != nil {
+		t.Fatalf("ParsePDN(sample.pdn): %v", err)
+	}
+	return recs
+}
+
+// finalFEN replays a record.
+func finalFEN(r Record) string {
+	p := r.Start
+	for _, m := range r.Moves {
+		p = p.Play(m)
+	}
+	return p.FEN()
+}
+
+func TestParsePDNSample(t *testing.T) {
+	recs := readSample(t)
+	if len(recs) != 3 {
+		t.Fatalf("read %d games, want 3", len(recs))
+	}
+	want := []struct {
+		tags   []Tag
+		start  string
+		moves  string
+		result Result
+		final  string
+	}{
+		{
+			tags: []Tag{{"Event", `Test "quoted" game`}, {"Site", "Roma"}, {"Date", "2026.11.30"},
+				{"Round", "1"}, {"White", "Bianco"}, {"Black", "Nero"}, {"Result", "2-0"}},
+			start:  StartFEN,
+			moves:  "23-19 10-14 19x10 5x14",
+			result: WhiteWins,
+			final:  "W:W21,22,24,25,26,27,28,29,30,31,32:B1,2,3,4,6,7,8,9,11,12,14",
+		},
+		{
+			tags:   []Tag{{"Event", "Known position, mirrored"}},
+			start:  "B:W6,15,23:B2,K12",
+			moves:  "2x11x20x27",
+			result: BlackWins,
+			final:  "W:W:BK12,27",
+		},
+		{
+			start:  StartFEN,
+			moves:  "21-17 12-16 17-13",
+			result: Draw,
+			final:  "B:W13,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,16",
+		},
+	}
+	for i, w := range want {
+		r := recs[i]
+		if !reflect.DeepEqual(r.Tags, w.tags) {
+			t.Errorf("game %d: tags %q, want %q", i+1, r.Tags, w.tags)
+		}
+		if got := r.Start; got != mustFEN(t, w.start) {
+			t.Errorf("game %d: start %s, want %s", i+1, got.FEN(), w.start)
+		}
+		var ms []string
+		for _, m := range r.Moves {
+			ms = append(ms, m.String())
+		}
+		if got := strings.Join(ms, " "); got != w.moves {
+			t.Errorf("game %d: moves %q, want %q", i+1, got, w.moves)
+		}
+		if r.Result != w.result {
+			t.Errorf("game %d: result %v, want %v", i+1, r.Result, w.result)
+		}
+		if got := finalFEN(r); got != w.final {
+			t.Errorf("game %d: final position %s, want %s", i+1, got, w.final)
+		}
+	}
+	if v, ok := recs[0].Tag("White"); !ok || v != "Bianco" {
+		t.Errorf(`Tag("White") = %q, %v; want "Bianco", true`, v, ok)
+	}
+	if v, ok := recs[0].Tag("white"); ok {
+		t.Errorf(`Tag("white") = %q, true; want no tag (names are case sensitive)`, v)
+	}
+	if _, ok := recs[1].Tag("FEN"); ok {
+		t.Errorf(`Tag("FEN") found; FEN is kept in Start, not in Tags`)
+	}
+}
+
+// The writer's output is a golden file; go test -run WritePDNGolden -update
+// rewrites it.
+func TestWritePDNGolden(t *testing.T) {
+	recs := readSample(t)
+	var buf bytes.Buffer
+	if err := WritePDN(&buf, recs...); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "sample.golden.pdn")
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); got != string(want) {
+		t.Errorf("WritePDN output:\n%s\nwant (%s):\n%s", got, golden, want)
+	}
+	again, err := ParsePDN(buf.String())
+	if err != nil {
+		t.Fatalf("ParsePDN of WritePDN output: %v", err)
+	}
+	if !reflect.DeepEqual(again, recs) {
+		t.Errorf("round trip: got %+v, want %+v", again, recs)
+	}
+}
+
+func TestParsePDNForms(t *testing.T) {
+	cases := []struct {
+		name, text string
+		games      int
+		moves      []int    // per game
+		results    []Result // per game
+	}{
+		{"empty", "", 0, nil, nil},
+		{"only blanks and comments", " \n{x} ; y\n", 0, nil, nil},
+		{"no tags", "1. 22-18 *", 1, []int{1}, []Result{Ongoing}},
+		{"two games without tags", "1. 22-18 * 1. 21-17 2-0", 2, []int{1, 1}, []Result{Ongoing, WhiteWins}},
+		{"tags only", `[Event "e"]`, 1, []int{0}, []Result{Ongoing}},
+		{"no result before next tags", "[A \"1\"]\n1. 22-18\n[A \"2\"]\n1. 21-17 0-2", 2, []int{1, 1}, []Result{Ongoing, BlackWins}},
+		{"synonyms", "1-0 0-1 1/2-1/2 1-1 0-2 2-0 *", 7, []int{0, 0, 0, 0, 0, 0, 0},
+			[]Result{WhiteWins, BlackWins, Draw, Draw, BlackWins, WhiteWins, Ongoing}},
+		{"numbers glued and spaced", "1.22-18 11-15 2. 18-14 3...", 1, []int{3}, []Result{Ongoing}},
+		{"black numbered alone", "1. 22-18 1... 11-15 *", 1, []int{2}, []Result{Ongoing}},
+		{"annotations", "1. 22-18!! $12 11-15?! ! ? 2. 18-14 !? *", 1, []int{3}, []Result{Ongoing}},
+		{"nested variations with comments", "1. 22-18 (1. 21-17 (1. 23-19 {)}) 11-15) 11-15 *", 1, []int{2}, []Result{Ongoing}},
+		{"extended GameType", `[GameType "22,W,8,8,A0,0"] 1. 22-18 *`, 1, []int{1}, []Result{Ongoing}},
+		{"escaped line", "%engine data 1. 22-17\n1. 22-18 *", 1, []int{1}, []Result{Ongoing}},
+		{"CRLF", "[Event \"e\"]\r\n\r\n1. 22-18 *\r\n", 1, []int{1}, []Result{Ongoing}},
+	}
+	for _, c := range cases {
+		recs, err := ParsePDN(c.text)
+		if err != nil {
+			t.Errorf("%s: ParsePDN(%q): %v", c.name, c.text, err)
+			continue
+		}
+		if len(recs) != c.games {
+			t.Errorf("%s: ParsePDN(%q) read %d games, want %d", c.name, c.text, len(recs), c.games)
+			continue
+		}
+		for i, r := range recs {
+			if len(r.Moves) != c.moves[i] || r.Result != c.results[i] {
+				t.Errorf("%s: game %d has %d moves, result %v; want %d, %v", c.name, i+1, len(r.Moves), r.Result, c.moves[i], c.results[i])
+			}
+		}
+	}
+}
+
+func TestParsePDNErrors(t *testing.T) {
+	cases := []struct {
+		name, text string
+		err        error
+		off        int
+		tok        string
+		detail     string
+	}{
+		{"other game type", `[GameType "20"]`, ErrSyntax, 10, `"20"`, "not Italian draughts"},
+		{"GameType twice", `[GameType "22"][GameType "22"]`, ErrSyntax, 15, "", "twice"},
+		{"unterminated value", `[Event "x]`, ErrSyntax, 7, "", "never closed"},
+		{"missing bracket", `[Event "x" 1. 22-18`, ErrSyntax, 0, "", `expected "]"`},
+		{"missing name", `[ "x"]`, ErrSyntax, 0, "", "name is missing"},
+		{"missing value", `[Event x]`, ErrSyntax, 7, "", "quoted value"},
+		{"unterminated comment", "1. 22-18 {oops", ErrSyntax, 9, "{oops", "never closed"},
+		{"unterminated variation", "1. 22-18 (1... 11-15", ErrSyntax, 9, "", "never closed"},
+		{"stray bracket", "1. 22-18 ] *", ErrSyntax, 9, "]", "unexpected"},
+		{"bare dollar", "1. 22-18 $ *", ErrSyntax, 9, "$", "annotation number"},
+		{"bad FEN square", `[FEN "W:W33:B1"]`, ErrSquare, 9, "33", "FEN tag"},
+		{"bad FEN", `[FEN "X:W1:B2"]`, ErrSyntax, 6, "X", "FEN tag"},
+		{"illegal white move", "1. 22-17 *", ErrIllegal, 3, "22-17", "move 1. (white)"},
+		{"illegal black move", "1. 22-18 22-17 *", ErrIllegal, 9, "22-17", "move 1... (black)"},
+		{"illegal later move", "1. 22-18 11-15 2. 18-14 10x19 3. 14x5 *", ErrIllegal, 33, "14x5", "move 3. (white)"},
+		{"illegal after FEN", "[FEN \"B:W22:B9\"]\n1... 9-14 *", ErrIllegal, 22, "9-14", "move 1... (black)"},
+		{"ambiguous short capture", "[FEN \"W:W26:B21,13,22,14\"] 1. 26x10 *", ErrAmbiguous, 30, "26x10", "26x17x10 26x19x10"},
+		{"bad square", "1. 22-40 *", ErrSquare, 6, "40", "move 1."},
+		{"percent inside a line", "1. 22-18 % *", ErrSyntax, 9, "%", "must start"},
+		{"garbage", "1. hello *", ErrSyntax, 3, "h", ""},
+		{"move after game end", "[FEN \"W:W22:B18\"] 1. 22x13 12-16 *", ErrIllegal, 27, "12-16", "no legal move"},
+	}
+	for _, c := range cases {
+		recs, err := ParsePDN(c.text)
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: ParsePDN(%q) = %v, %v; want a *ParseError", c.name, c.text, recs, err)
+			continue
+		}
+		if !errors.Is(err, c.err) || pe.What != "PDN" {
+			t.Errorf("%s: ParsePDN(%q): %v; want What \"PDN\" and %v", c.name, c.text, err, c.err)
+		}
+		if pe.Offset != c.off {
+			t.Errorf("%s: ParsePDN(%q): offset %d, want %d (%v)", c.name, c.text, pe.Offset, c.off, err)
+		}
+		if c.tok != "" && pe.Token != c.tok {
+			t.Errorf("%s: ParsePDN(%q): token %q, want %q", c.name, c.text, pe.Token, c.tok)
+		}
+		if !strings.Contains(pe.Detail, c.detail) {
+			t.Errorf("%s: ParsePDN(%q): detail %q, want it to contain %q", c.name, c.text, pe.Detail, c.detail)
+		}
+		if recs != nil {
+			t.Errorf("%s: ParsePDN returned records with an error", c.name)
+		}
+	}
+}
+
+func TestWritePDN(t *testing.T) {
+	start := mustFEN(t, "B:W6,15,23:B2,K12")
+	rec := Record{
+		Tags: []Tag{
+			{"Event", `a "b" \c`},
+			{"GameType", "20"}, // ignored: always 22
+			{"FEN", "W:W1:B2"}, // ignored: Start decides
+		},
+		Start:  start,
+		Moves:  []Move{mustMove(t, start.FEN(), "2x27")},
+		Result: BlackWins,
+	}
+	var buf bytes.Buffer
+	if err := WritePDN(&buf, rec); err != nil {
+		t.Fatal(err)
+	}
+	want := `[Event "a \"b\" \\c"]
+[GameType "22"]
+[FEN "B:W6,15,23:B2,K12"]
+
+1... 2x11x20x27 0-2
+`
+	if got := buf.String(); got != want {
+		t.Errorf("WritePDN =\n%s\nwant\n%s", got, want)
+	}
+	recs, err := ParsePDN(buf.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Tags = rec.Tags[:1]
+	if len(recs) != 1 || !reflect.DeepEqual(recs[0], rec) {
+		t.Errorf("round trip = %+v, want %+v", recs, rec)
+	}
+
+	// A long game wraps under 80 columns, each line starting cleanly.
+	g := NewGame(Start())
+	for i := 0; i < 60 && !g.Outcome().Over(); i++ {
+		g.PlayUnchecked(g.Legal(nil)[0])
+	}
+	buf.Reset()
+	if err := WritePDN(&buf, Record{Start: Start(), Moves: g.Moves(), Result: Ongoing}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) < 4 {
+		t.Fatalf("WritePDN of %d moves wrote %d lines:\n%s", g.Ply(), len(lines), buf.String())
+	}
+	for _, l := range lines {
+		if len(l) >= 80 || strings.HasSuffix(l, " ") || strings.HasSuffix(l, ".") {
+			t.Errorf("bad line %q", l)
+		}
+	}
+
+	// Errors.
+	bad := []Record{
+		{Tags: []Tag{{"Bad Name", "x"}}, Start: Start()},
+		{Tags: []Tag{{"", "x"}}, Start: Start()},
+		{Start: Start(), Moves: []Move{mustMove(t, "W:W22:B18", "22x13")}},
+	}
+	for _, r := range bad {
+		if err := WritePDN(&bytes.Buffer{}, r); err == nil {
+			t.Errorf("WritePDN(%+v): no error", r)
+		}
+	}
+}
