@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,29 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		if code, _, _ := runCmd(t, name, "--help"); code != 0 {
 			t.Errorf("%s --help: exit %d, want 0", name, code)
 		}
+	}
+}
+
+func TestShowCommand(t *testing.T) {
+	code, out, errs := runCmd(t, "show", "--fen", "W:WK21,31:B10,18,27")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"21 W", "31 w", "10 b", "27 b", "White to move"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show output lacks %q:\n%s", want, out)
+		}
+	}
+	dir := t.TempDir()
+	pdn := dir + "/g.pdn"
+	if err := os.WriteFile(pdn, []byte("[GameType \"22\"]\n1. 22-18 11-15 2. 18-14 *\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCmd(t, "show", "--pdn", pdn, "--ply", "2")
+	if code != 0 || !strings.Contains(out, "after 2 of 3 plies") || !strings.Contains(out, "15 b") {
+		t.Errorf("show --pdn: exit %d, stderr %q, output:\n%s", code, errs, out)
+	}
+	if code, _, _ := runCmd(t, "show", "--pdn", dir+"/missing.pdn"); code == 0 {
+		t.Error("show of a missing PDN file exited 0")
 	}
 }
