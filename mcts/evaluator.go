@@ -1,6 +1,29 @@
 // Package mcts is a PUCT Monte Carlo tree search over the rules package. It
 // knows nothing of networks or tensors: positions go to an Evaluator, which
 // answers with one prior per legal move and win/draw/loss probabilities.
+//
+// A Search plays one game at a time:
+//
+//	s := mcts.New(ev, mcts.Options{Parallel: 4, Temperature: mcts.TemperatureSchedule(16, 1, 0)})
+//	for !g.Outcome().Over() {
+//		res, err := s.Run(ctx, g, mcts.Limit{Visits: 400, Noise: true}, rng)
+//		...
+//		g.Play(res.Move)
+//		s.Advance(res.Move) // optional: Run also follows the game by itself
+//	}
+//
+// Values are W-L in [-1, 1] for the side to move (the expected score W+D/2
+// mapped linearly; a draw is 0). Terminal nodes are scored by the rules: the
+// side to move without a legal move loses; a third occurrence of a position
+// since the last irreversible move (compared over the game's history and the
+// tree path), the 40-move rule and the length cap Options.MaxPlies are
+// draws. Selection is PUCT with first-play urgency; a search collects
+// Options.Parallel leaves under virtual loss and evaluates them
+// concurrently, so one game can put several positions into a batch, and
+// many games (each with its own Search) sharing one Evaluator keep a
+// batching evaluator full. Because only the collecting goroutine touches
+// the tree, a search with a fixed seed and a deterministic evaluator gives
+// the same result every time for a given Options.Parallel.
 package mcts
 
 import (

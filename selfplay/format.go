@@ -1,0 +1,667 @@
+package selfplay
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"dama/rules"
+)
+
+// FormatVersion is the version of the game file format this package writes
+// and reads.
+//
+// Self-play games are stored in chunk files of whole games. A worker names
+// its files
+//
+//	<dir>/chunk-<worker>-<seq>.dgames
+//
+// where worker is a name of letters, digits, '_', '.' and '-' that is unique
+// among the workers sharing dir, and seq counts the worker's chunks from
+// 000000 (six or more decimal digits). A file is written under a temporary
+// name in the same folder (starting with '.', ending in ".tmp" and random
+// digits) and renamed into place, so readers that list "*.dgames" see only
+// whole files.
+//
+// Format version 1. Integers are little-endian; a uvarint is
+// encoding/binary's unsigned varint; a string is a uvarint byte length (at
+// most 4096) followed by UTF-8 bytes; a float32 is its IEEE 754 bits as a
+// uint32. A position is 13 bytes: White's squares, Black's squares and the
+// kings' squares as uint32 rules.SquareSet values (bit s-1 for square s),
+// then the side to move (0 White, 1 Black). A move is 6 bytes: its start
+// square, its end square (1..32, one byte each) and the uint32 SquareSet of
+// the pieces it captures; these identify a legal move of its position
+// uniquely.
+//
+// A file is a header, a body and a trailer:
+//
+//	header (uncompressed)
+//	  magic     8 bytes  "DAMAGAME"
+//	  version   uint16   FormatVersion
+//	  model     string   name of the model that played (e.g. its file name)
+//	  digest    string   the model's digest (e.g. a hash of its weights)
+//	  created   int64    creation time, Unix nanoseconds
+//	  config    string   the self-play Config.Digest
+//	  games     uint32   number of games in the body
+//	body: the games, one after another, compressed as one raw DEFLATE
+//	stream (compress/flate); each game is
+//	  seed        uint64   Game.Seed
+//	  flags       uint8    bit 0: Game.NoResign; other bits 0
+//	  result      uint8    rules.Result: 1 White wins, 2 Black wins, 3 draw
+//	  end         uint8    Termination: 1 no moves, 2 repetition,
+//	                       3 40-move rule, 4 length cap, 5 resignation
+//	  wouldResign uvarint  Game.WouldResign+1 (0: never)
+//	  start       position Game.Start
+//	  plies       uvarint  number of plies, then each ply:
+//	    pos       position Ply.Pos; the first is start, each next one is
+//	                       the previous one after its played move
+//	    flags     uint8    bit 0: Ply.Full; other bits 0
+//	    reps      uint8    Ply.Repetitions (0..2)
+//	    quiet     uint8    Ply.QuietPlies (0..80)
+//	    wdl       3 float32 Ply.WDL
+//	    legal     uvarint  number of legal moves (all of them, 1..128),
+//	                       then per move: move (6 bytes), visits uvarint
+//	    played    uvarint  Ply.Move, an index into the legal moves
+//	trailer (16 bytes)
+//	  length    uint64   bytes before the trailer (header and body)
+//	  crc       uint32   CRC-32 (IEEE) of those bytes
+//	  magic     4 bytes  "DEND"
+//
+// The reader checks everything: the magic, the version, the trailer (a
+// short or cut file is ErrTruncated, a checksum mismatch ErrCorrupt), and
+// that every position is possible, every move legal, every list complete
+// and the plies chain from the start position through the moves played.
+const FormatVersion = 1
+
+// FileExt is the extension of game chunk files.
+const FileExt = ".dgames"
+
+const (
+	fileMagic    = "DAMAGAME"
+	trailerMagic = "DEND"
+	trailerLen   = 16
+	maxString    = 4096
+	maxBody      = 1 << 30 // uncompressed body bytes the reader accepts
+)
+
+// Errors of the reader, wrapped by *FormatError.
+var (
+	ErrMagic     = errors.New("not a dama games file (bad magic)")
+	ErrVersion   = errors.New("unsupported format version")
+	ErrTruncated = errors.New("file is truncated")
+	ErrCorrupt   = errors.New("file is corrupt")
+)
+
+// FormatError reports a bad games file: which file, at which offset (of
+// the file for the header and trailer, of the uncompressed body for games),
+// and what is wrong.
+type FormatError struct {
+	Path   string // the file, when known
+	Offset int64
+	Err    error // ErrMagic, ErrVersion, ErrTruncated or ErrCorrupt
+	Detail string
+}
+
+func (e *FormatError) Error() string {
+	var sb strings.Builder
+	if e.Path != "" {
+		sb.WriteString(e.Path + ": ")
+	}
+	sb.WriteString(e.Err.Error())
+	fmt.Fprintf(&sb, " at offset %d", e.Offset)
+	if e.Detail != "" {
+		sb.WriteString(": " + e.Detail)
+	}
+	return sb.String()
+}
+
+// Unwrap returns the sentinel error.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Header describes a games file.
+type Header struct {
+	Version      int       // format version (set by the reader; Encode writes FormatVersion)
+	Model        string    // the model that played
+	ModelDigest  string    // its digest
+	Created      time.Time // when the file was written (zero: Encode uses the current time)
+	ConfigDigest string    // Config.Digest of the self-play settings
+	Games        int       // number of games (set by the reader; Encode uses len(games))
+}
+
+// Encode writes a games file holding games to w.
+func Encode(w io.Writer, h Header, games []*Game) error {
+	for _, s := range []struct{ name, v string }{{"model", h.Model}, {"model digest", h.ModelDigest}, {"config digest", h.ConfigDigest}} {
+		if len(s.v) > maxString {
+			return fmt.Errorf("selfplay: header %s is %d bytes, more than %d", s.name, len(s.v), maxString)
+		}
+	}
+	if h.Created.IsZero() {
+		h.Created = time.Now()
+	}
+	var buf bytes.Buffer
+	buf.WriteString(fileMagic)
+	buf.Write(binary.LittleEndian.AppendUint16(nil, FormatVersion))
+	for _, s := range []string{h.Model, h.ModelDigest} {
+		putString(&buf, s)
+	}
+	buf.Write(binary.LittleEndian.AppendUint64(nil, uint64(h.Created.UnixNano())))
+	putString(&buf, h.ConfigDigest)
+	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(games))))
+
+	fw, err := flate.NewWriter(&buf, flate.DefaultCompression)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(fw)
+	var scratch []byte
+	for i, g := range games {
+		scratch, err = appendGame(scratch[:0], g)
+		if err != nil {
+			return fmt.Errorf("selfplay: game %d: %w", i, err)
+		}
+		bw.Write(scratch)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := fw.Close(); err != nil {
+		return err
+	}
+	n := buf.Len()
+	crc := crc32.ChecksumIEEE(buf.Bytes())
+	buf.Write(binary.LittleEndian.AppendUint64(nil, uint64(n)))
+	buf.Write(binary.LittleEndian.AppendUint32(nil, crc))
+	buf.WriteString(trailerMagic)
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+func putString(buf *bytes.Buffer, s string) {
+	buf.Write(binary.AppendUvarint(nil, uint64(len(s))))
+	buf.WriteString(s)
+}
+
+func appendPos(b []byte, p rules.Position) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(p.Pieces(rules.White)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(p.Pieces(rules.Black)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(p.Kings(rules.White)|p.Kings(rules.Black)))
+	return append(b, byte(p.Side()))
+}
+
+func appendGame(b []byte, g *Game) ([]byte, error) {
+	if g.Result < rules.WhiteWins || g.Result > rules.Draw {
+		return nil, fmt.Errorf("result %v is not a finished game's", g.Result)
+	}
+	if g.End < NoMoves || g.End > Resigned {
+		return nil, fmt.Errorf("termination %d is unknown", g.End)
+	}
+	if g.WouldResign < -1 || g.WouldResign >= len(g.Plies) && g.WouldResign != -1 {
+		return nil, fmt.Errorf("would-resign ply %d outside the game's %d plies", g.WouldResign, len(g.Plies))
+	}
+	b = binary.LittleEndian.AppendUint64(b, g.Seed)
+	var flags byte
+	if g.NoResign {
+		flags |= 1
+	}
+	b = append(b, flags, byte(g.Result), byte(g.End))
+	b = binary.AppendUvarint(b, uint64(g.WouldResign+1))
+	b = appendPos(b, g.Start)
+	b = binary.AppendUvarint(b, uint64(len(g.Plies)))
+	for i := range g.Plies {
+		p := &g.Plies[i]
+		if len(p.Legal) == 0 || len(p.Legal) > rules.MaxMoves || len(p.Visits) != len(p.Legal) || p.Move < 0 || p.Move >= len(p.Legal) {
+			return nil, fmt.Errorf("ply %d: %d legal moves, %d visit counts, move index %d", i, len(p.Legal), len(p.Visits), p.Move)
+		}
+		if p.Repetitions < 0 || p.Repetitions > 2 || p.QuietPlies < 0 || p.QuietPlies > rules.QuietLimit {
+			return nil, fmt.Errorf("ply %d: repetitions %d, quiet plies %d out of range", i, p.Repetitions, p.QuietPlies)
+		}
+		b = appendPos(b, p.Pos)
+		flags = 0
+		if p.Full {
+			flags |= 1
+		}
+		b = append(b, flags, byte(p.Repetitions), byte(p.QuietPlies))
+		for _, x := range p.WDL {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+		}
+		b = binary.AppendUvarint(b, uint64(len(p.Legal)))
+		for j, m := range p.Legal {
+			b = append(b, byte(m.From()), byte(m.To()))
+			b = binary.LittleEndian.AppendUint32(b, uint32(m.Captured()))
+			b = binary.AppendUvarint(b, uint64(p.Visits[j]))
+		}
+		b = binary.AppendUvarint(b, uint64(p.Move))
+	}
+	return b, nil
+}
+
+// Decode reads a games file held in data.
+func Decode(data []byte) (Header, []*Game, error) {
+	var h Header
+	fail := func(off int, err error, format string, args ...any) (Header, []*Game, error) {
+		return Header{}, nil, &FormatError{Offset: int64(off), Err: err, Detail: fmt.Sprintf(format, args...)}
+	}
+	if len(data) < len(fileMagic) {
+		if bytes.HasPrefix([]byte(fileMagic), data) {
+			return fail(len(data), ErrTruncated, "%d bytes, shorter than the magic", len(data))
+		}
+		return fail(0, ErrMagic, "file starts with %q", data)
+	}
+	if string(data[:len(fileMagic)]) != fileMagic {
+		return fail(0, ErrMagic, "file starts with %q, want %q", data[:len(fileMagic)], fileMagic)
+	}
+	if len(data) < len(fileMagic)+2 {
+		return fail(len(data), ErrTruncated, "no version")
+	}
+	h.Version = int(binary.LittleEndian.Uint16(data[len(fileMagic):]))
+	if h.Version != FormatVersion {
+		return fail(len(fileMagic), ErrVersion, "version %d, this reader knows %d", h.Version, FormatVersion)
+	}
+	if len(data) < len(fileMagic)+2+trailerLen || string(data[len(data)-4:]) != trailerMagic {
+		return fail(len(data), ErrTruncated, "no trailer (file of %d bytes)", len(data))
+	}
+	t := data[len(data)-trailerLen:]
+	n := binary.LittleEndian.Uint64(t)
+	if n != uint64(len(data)-trailerLen) {
+		return fail(len(data)-trailerLen, ErrTruncated, "trailer gives %d bytes before it, the file has %d", n, len(data)-trailerLen)
+	}
+	data = data[:n]
+	if got, want := crc32.ChecksumIEEE(data), binary.LittleEndian.Uint32(t[8:]); got != want {
+		return fail(int(n), ErrCorrupt, "CRC-32 %08x, trailer says %08x", got, want)
+	}
+
+	r := &byteReader{b: data, off: len(fileMagic) + 2}
+	h.Model = r.str("model name")
+	h.ModelDigest = r.str("model digest")
+	h.Created = time.Unix(0, int64(r.u64("creation time")))
+	h.ConfigDigest = r.str("config digest")
+	h.Games = int(r.u32("game count"))
+	if r.err != nil {
+		return fail(r.off, ErrCorrupt, "header: %v", r.err)
+	}
+
+	body, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data[r.off:])), maxBody+1))
+	if err != nil {
+		return fail(r.off, ErrCorrupt, "compressed body: %v", err)
+	}
+	if len(body) > maxBody {
+		return fail(r.off, ErrCorrupt, "body expands to more than %d bytes", maxBody)
+	}
+	br := &byteReader{b: body}
+	games := make([]*Game, 0, min(h.Games, 1024))
+	legal := make([]rules.Move, 0, rules.MaxMoves)
+	for i := 0; i < h.Games; i++ {
+		off := br.off
+		g, err := readGame(br, legal)
+		if err != nil {
+			return Header{}, nil, &FormatError{Offset: int64(br.off), Err: ErrCorrupt,
+				Detail: fmt.Sprintf("game %d (body offset %d): %v", i, off, err)}
+		}
+		games = append(games, g)
+	}
+	if br.off != len(body) {
+		return fail(br.off, ErrCorrupt, "%d bytes after the last of %d games in the body", len(body)-br.off, h.Games)
+	}
+	return h, games, nil
+}
+
+// byteReader reads fields from a buffer, remembering the first error.
+type byteReader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *byteReader) take(n int, what string) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > len(r.b)-r.off {
+		r.err = fmt.Errorf("%s: need %d bytes, %d left", what, n, len(r.b)-r.off)
+		return nil
+	}
+	s := r.b[r.off : r.off+n]
+	r.off += n
+	return s
+}
+
+func (r *byteReader) u8(what string) uint8 {
+	if b := r.take(1, what); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (r *byteReader) u32(what string) uint32 {
+	if b := r.take(4, what); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (r *byteReader) u64(what string) uint64 {
+	if b := r.take(8, what); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
+
+func (r *byteReader) uvarint(what string, limit uint64) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.off:])
+	if n <= 0 {
+		r.err = fmt.Errorf("%s: bad or cut varint", what)
+		return 0
+	}
+	if v > limit {
+		r.err = fmt.Errorf("%s: %d exceeds %d", what, v, limit)
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+func (r *byteReader) str(what string) string {
+	n := r.uvarint(what+" length", maxString)
+	return string(r.take(int(n), what))
+}
+
+func (r *byteReader) pos(what string) rules.Position {
+	w := rules.SquareSet(r.u32(what + " white"))
+	b := rules.SquareSet(r.u32(what + " black"))
+	k := rules.SquareSet(r.u32(what + " kings"))
+	side := r.u8(what + " side")
+	if r.err != nil {
+		return rules.Position{}
+	}
+	switch {
+	case w&b != 0:
+		r.err = fmt.Errorf("%s: squares %v hold both colours", what, (w & b).Squares())
+	case k&^(w|b) != 0:
+		r.err = fmt.Errorf("%s: kings on empty squares %v", what, (k &^ (w | b)).Squares())
+	case side > 1:
+		r.err = fmt.Errorf("%s: side to move %d", what, side)
+	case w&^k&0xF != 0:
+		r.err = fmt.Errorf("%s: white men on Black's back row %v", what, (w &^ k & 0xF).Squares())
+	case b&^k&0xF0000000 != 0:
+		r.err = fmt.Errorf("%s: black men on White's back row %v", what, (b &^ k & 0xF0000000).Squares())
+	}
+	if r.err != nil {
+		return rules.Position{}
+	}
+	var board [rules.NumSquares]rules.Piece
+	for s := rules.Square(1); s <= rules.NumSquares; s++ {
+		switch {
+		case w.Has(s) && k.Has(s):
+			board[s-1] = rules.WhiteKing
+		case w.Has(s):
+			board[s-1] = rules.WhiteMan
+		case b.Has(s) && k.Has(s):
+			board[s-1] = rules.BlackKing
+		case b.Has(s):
+			board[s-1] = rules.BlackMan
+		}
+	}
+	return rules.NewPosition(board, rules.Color(side))
+}
+
+func readGame(r *byteReader, legal []rules.Move) (*Game, error) {
+	g := &Game{}
+	g.Seed = r.u64("seed")
+	flags := r.u8("flags")
+	g.Result = rules.Result(r.u8("result"))
+	g.End = Termination(r.u8("termination"))
+	wr := r.uvarint("would-resign ply", math.MaxInt32)
+	g.Start = r.pos("start position")
+	n := r.uvarint("ply count", math.MaxInt32)
+	if r.err != nil {
+		return nil, r.err
+	}
+	switch {
+	case flags&^1 != 0:
+		return nil, fmt.Errorf("unknown game flags %#x", flags)
+	case g.Result < rules.WhiteWins || g.Result > rules.Draw:
+		return nil, fmt.Errorf("result %d is not a finished game's", g.Result)
+	case g.End < NoMoves || g.End > Resigned:
+		return nil, fmt.Errorf("unknown termination %d", g.End)
+	case wr > n:
+		return nil, fmt.Errorf("would-resign ply %d outside the game's %d plies", int(wr)-1, n)
+	}
+	g.NoResign = flags&1 != 0
+	g.WouldResign = int(wr) - 1
+	pos := g.Start
+	for i := 0; i < int(n); i++ {
+		var p Ply
+		p.Pos = r.pos("position")
+		flags := r.u8("ply flags")
+		p.Repetitions = int(r.u8("repetitions"))
+		p.QuietPlies = int(r.u8("quiet plies"))
+		for j := range p.WDL {
+			p.WDL[j] = math.Float32frombits(r.u32("WDL"))
+		}
+		nl := r.uvarint("legal move count", rules.MaxMoves)
+		if r.err != nil {
+			return nil, fmt.Errorf("ply %d: %v", i, r.err)
+		}
+		switch {
+		case p.Pos != pos:
+			return nil, fmt.Errorf("ply %d: position %s, but the moves lead to %s", i, p.Pos.FEN(), pos.FEN())
+		case flags&^1 != 0:
+			return nil, fmt.Errorf("ply %d: unknown flags %#x", i, flags)
+		case p.Repetitions > 2 || p.QuietPlies > rules.QuietLimit:
+			return nil, fmt.Errorf("ply %d: repetitions %d, quiet plies %d out of range", i, p.Repetitions, p.QuietPlies)
+		}
+		p.Full = flags&1 != 0
+		legal = pos.Legal(legal)
+		if int(nl) != len(legal) {
+			return nil, fmt.Errorf("ply %d: %d moves listed, the position %s has %d", i, nl, pos.FEN(), len(legal))
+		}
+		p.Legal = make([]rules.Move, nl)
+		p.Visits = make([]uint32, nl)
+		var seen [rules.MaxMoves]bool
+		for j := range p.Legal {
+			from, to := r.u8("move start"), r.u8("move end")
+			capt := rules.SquareSet(r.u32("move captures"))
+			p.Visits[j] = uint32(r.uvarint("visits", math.MaxUint32))
+			if r.err != nil {
+				return nil, fmt.Errorf("ply %d move %d: %v", i, j, r.err)
+			}
+			k := -1
+			for x, m := range legal {
+				if m.From() == rules.Square(from) && m.To() == rules.Square(to) && m.Captured() == capt {
+					k = x
+					break
+				}
+			}
+			if k < 0 {
+				return nil, fmt.Errorf("ply %d move %d: %d-%d capturing %v is not legal in %s", i, j, from, to, capt.Squares(), pos.FEN())
+			}
+			if seen[k] {
+				return nil, fmt.Errorf("ply %d move %d: %v listed twice", i, j, legal[k])
+			}
+			seen[k] = true
+			p.Legal[j] = legal[k]
+		}
+		p.Move = int(r.uvarint("played move", nl-1))
+		if r.err != nil {
+			return nil, fmt.Errorf("ply %d: %v", i, r.err)
+		}
+		g.Plies = append(g.Plies, p)
+		pos = pos.Play(p.Legal[p.Move])
+	}
+	return g, nil
+}
+
+// ReadFile reads a games file.
+func ReadFile(path string) (Header, []*Game, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	h, games, err := Decode(data)
+	if fe, ok := err.(*FormatError); ok {
+		fe.Path = path
+	}
+	return h, games, err
+}
+
+// WriteFile writes a games file to path, under a temporary name in the same
+// folder first and renamed into place once complete.
+func WriteFile(path string, h Header, games []*Game) error {
+	var buf bytes.Buffer
+	if err := Encode(&buf, h, games); err != nil {
+		return err
+	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+func writeAtomic(path string, data []byte) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("selfplay: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+var workerName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// ChunkName returns the file name of a worker's chunk seq.
+func ChunkName(worker string, seq int) string {
+	return fmt.Sprintf("chunk-%s-%06d%s", worker, seq, FileExt)
+}
+
+// ChunkWriter collects finished games and writes them to chunk files of a
+// fixed number of games in a folder, optionally with a PDN copy of each
+// chunk (same name, extension ".pdn"). It is not safe for concurrent use.
+type ChunkWriter struct {
+	dir, worker string
+	per         int
+	header      Header
+	pdn         bool
+	seq         int
+	pending     []*Game
+	files       []string
+	games       int
+}
+
+// NewChunkWriter returns a writer of chunks of per games (default 100) in
+// dir (created if needed) for worker. Numbering continues after the
+// worker's chunks already in dir. h's model and config fields go into every
+// file; pdn adds a PDN copy of each chunk.
+func NewChunkWriter(dir, worker string, per int, h Header, pdn bool) (*ChunkWriter, error) {
+	if !workerName.MatchString(worker) {
+		return nil, fmt.Errorf("selfplay: worker name %q: use letters, digits, '_', '.' and '-'", worker)
+	}
+	if per <= 0 {
+		per = 100
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	w := &ChunkWriter{dir: dir, worker: worker, per: per, header: h, pdn: pdn}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	prefix := "chunk-" + worker + "-"
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, FileExt) {
+			continue
+		}
+		if s, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, prefix), FileExt)); err == nil && s >= w.seq {
+			w.seq = s + 1
+		}
+	}
+	return w, nil
+}
+
+// Add queues g and writes a chunk once enough games are queued.
+func (w *ChunkWriter) Add(g *Game) error {
+	w.pending = append(w.pending, g)
+	if len(w.pending) >= w.per {
+		return w.Flush()
+	}
+	return nil
+}
+
+// Flush writes the queued games, if any, as a chunk (possibly short).
+func (w *ChunkWriter) Flush() error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	name := ChunkName(w.worker, w.seq)
+	path := filepath.Join(w.dir, name)
+	h := w.header
+	h.Created = time.Now()
+	if w.pdn {
+		var buf bytes.Buffer
+		if err := WritePDN(&buf, w.pending...); err != nil {
+			return err
+		}
+		if err := writeAtomic(strings.TrimSuffix(path, FileExt)+".pdn", buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	if err := WriteFile(path, h, w.pending); err != nil {
+		return err
+	}
+	w.seq++
+	w.games += len(w.pending)
+	w.files = append(w.files, path)
+	w.pending = w.pending[:0]
+	return nil
+}
+
+// Files returns the chunk files written so far.
+func (w *ChunkWriter) Files() []string { return w.files }
+
+// Written returns the number of games written to files so far.
+func (w *ChunkWriter) Written() int { return w.games }
+
+// Chunks lists the chunk files in dir, sorted by name.
+func Chunks(dir string) ([]string, error) {
+	m, err := filepath.Glob(filepath.Join(dir, "chunk-*"+FileExt))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(m)
+	return m, nil
+}

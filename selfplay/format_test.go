@@ -1,0 +1,334 @@
+package selfplay
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"dama/rules"
+)
+
+var update = flag.Bool("update", false, "rewrite the fuzz seed corpus in testdata/fuzz")
+
+// testGames plays a few short games and sets the fields play leaves at
+// their zero values.
+func testGames(t testing.TB, n int) []*Game {
+	t.Helper()
+	cfg := Config{Visits: 8, MaxPlies: 40, CheapVisits: 3, Parallel: 2, Seed: 9}
+	var games []*Game
+	err := Run(context.Background(), materialEval{}, cfg, 0, n, func(g *Game) error {
+		games = append(games, g)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	games[0].NoResign = true
+	games[0].WouldResign = 3
+	if len(games) > 1 {
+		games[1].Result, games[1].End = rules.BlackWins, Resigned
+	}
+	return games
+}
+
+func testHeader() Header {
+	return Header{
+		Model:        "candidates/0007.ckpt",
+		ModelDigest:  "sha256:0123abcd",
+		Created:      time.Unix(0, 1764496800123456789),
+		ConfigDigest: Config{}.Digest(),
+	}
+}
+
+func encode(t testing.TB, h Header, games []*Game) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Encode(&buf, h, games); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestRoundTrip(t *testing.T) {
+	games := testGames(t, 3)
+	h := testHeader()
+	data := encode(t, h, games)
+	got, gotGames, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Version, h.Games = FormatVersion, len(games)
+	if !got.Created.Equal(h.Created) {
+		t.Errorf("created %v, want %v", got.Created, h.Created)
+	}
+	got.Created = h.Created
+	if got != h {
+		t.Errorf("header %+v, want %+v", got, h)
+	}
+	if !reflect.DeepEqual(gotGames, games) {
+		t.Errorf("games read back differ from the games written")
+	}
+	// No games at all is a valid file too.
+	if _, g0, err := Decode(encode(t, h, nil)); err != nil || len(g0) != 0 {
+		t.Errorf("empty file: %d games, err %v", len(g0), err)
+	}
+}
+
+// fixCRC rewrites the trailer of a modified file so that only the change
+// itself is detected.
+func fixCRC(data []byte) []byte {
+	n := len(data) - trailerLen
+	binary.LittleEndian.PutUint32(data[n+8:], crc32.ChecksumIEEE(data[:n]))
+	return data
+}
+
+func TestReaderErrors(t *testing.T) {
+	games := testGames(t, 2)
+	data := encode(t, testHeader(), games)
+	mod := func(f func(b []byte) []byte) []byte { return f(slices.Clone(data)) }
+
+	tests := []struct {
+		name string
+		data []byte
+		want error
+		msg  string // part of the message
+	}{
+		{"empty", nil, ErrTruncated, "shorter than the magic"},
+		{"magic only", []byte("DAMAG"), ErrTruncated, ""},
+		{"wrong magic", mod(func(b []byte) []byte { b[0] = 'X'; return b }), ErrMagic, "XAMAGAME"},
+		{"text file", []byte("[GameType \"22\"]\n1. 22-18 *\n"), ErrMagic, ""},
+		{"wrong version", mod(func(b []byte) []byte { b[8] = 9; return b }), ErrVersion, "version 9"},
+		{"cut in the body", data[:len(data)/2], ErrTruncated, "no trailer"},
+		{"cut in the trailer", data[:len(data)-3], ErrTruncated, ""},
+		{"extra bytes", append(slices.Clone(data), 0), ErrTruncated, ""},
+		{"flipped body byte", mod(func(b []byte) []byte { b[len(b)/2] ^= 0x10; return b }), ErrCorrupt, "CRC-32"},
+		{"flipped header byte", mod(func(b []byte) []byte { b[12] ^= 1; return b }), ErrCorrupt, "CRC-32"},
+		{"bad body with good CRC", mod(func(b []byte) []byte { b[len(b)-trailerLen-3] ^= 0xFF; return fixCRC(b) }), ErrCorrupt, ""},
+		{"game count too high", mod(func(b []byte) []byte {
+			i := bytes.Index(b, []byte(Config{}.Digest())) + 64
+			b[i]++
+			return fixCRC(b)
+		}), ErrCorrupt, "game 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Decode(tc.data)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err %v, want %v", err, tc.want)
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err %T, want *FormatError", err)
+			}
+			if !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("message %q does not mention %q", err, tc.msg)
+			}
+		})
+	}
+}
+
+// TestReaderChecksContent re-encodes games made inconsistent and expects
+// the reader to name the game and ply.
+func TestReaderChecksContent(t *testing.T) {
+	games := testGames(t, 1)
+	g := *games[0]
+	g.Plies = slices.Clone(g.Plies)
+	g.Plies[2].Pos = g.Plies[4].Pos
+	_, _, err := Decode(encode(t, testHeader(), []*Game{&g}))
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "game 0") || !strings.Contains(err.Error(), "ply 2") {
+		t.Errorf("broken chain: err %v", err)
+	}
+	g = *games[0]
+	g.Plies = slices.Clone(g.Plies)
+	g.Plies[1].Legal = g.Plies[1].Legal[:len(g.Plies[1].Legal)-1]
+	g.Plies[1].Visits = g.Plies[1].Visits[:len(g.Plies[1].Legal)]
+	g.Plies[1].Move = 0
+	if _, _, err := Decode(encode(t, testHeader(), []*Game{&g})); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "moves listed") {
+		t.Errorf("incomplete move list: err %v", err)
+	}
+	g = *games[0]
+	g.Result = rules.Ongoing
+	if err := Encode(&bytes.Buffer{}, testHeader(), []*Game{&g}); err == nil {
+		t.Errorf("an unfinished game was encoded")
+	}
+}
+
+func TestChunkWriter(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "games")
+	games := testGames(t, 5)
+	w, err := NewChunkWriter(dir, "w1", 2, testHeader(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range games {
+		if err := w.Add(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Chunks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{ChunkName("w1", 0), ChunkName("w1", 1), ChunkName("w1", 2)}
+	for i := range want {
+		want[i] = filepath.Join(dir, want[i])
+	}
+	if !slices.Equal(files, want) || !slices.Equal(w.Files(), want) || w.Written() != 5 {
+		t.Fatalf("files %v (writer says %v, %d games), want %v", files, w.Files(), w.Written(), want)
+	}
+	var read []*Game
+	for _, f := range files {
+		h, gs, err := ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Model != testHeader().Model || h.Games != len(gs) {
+			t.Errorf("%s: header %+v", f, h)
+		}
+		read = append(read, gs...)
+		pdn, err := os.ReadFile(strings.TrimSuffix(f, FileExt) + ".pdn")
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := rules.ParsePDN(string(pdn))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range recs {
+			if !slices.Equal(r.Moves, gs[i].Moves()) || r.Result != gs[i].Result {
+				t.Errorf("%s game %d: PDN moves or result differ", f, i)
+			}
+		}
+	}
+	if !reflect.DeepEqual(read, games) {
+		t.Errorf("games read from the chunks differ from those written")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+	// A new writer for the same worker continues the numbering.
+	w2, err := NewChunkWriter(dir, "w1", 2, testHeader(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.Add(games[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := filepath.Base(w2.Files()[0]); got != ChunkName("w1", 3) {
+		t.Errorf("restarted writer wrote %s, want %s", got, ChunkName("w1", 3))
+	}
+	if _, err := NewChunkWriter(dir, "a/b", 2, testHeader(), false); err == nil {
+		t.Errorf("worker name with a slash accepted")
+	}
+	if _, _, err := ReadFile(filepath.Join(dir, "missing.dgames")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestWriteSeedCorpus(t *testing.T) {
+	if !*update {
+		t.Skip("run with -update to rewrite testdata/fuzz/FuzzDecode")
+	}
+	games := testGames(t, 2)
+	data := encode(t, testHeader(), games[:1])
+	seeds := map[string][]byte{
+		"valid":     data,
+		"empty":     encode(t, testHeader(), nil),
+		"truncated": data[:len(data)/2],
+		"magic":     []byte(fileMagic),
+	}
+	body, err := appendGame([]byte{1}, games[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds["body"] = body
+	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range seeds {
+		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rawFile builds a file with the given game count around an uncompressed
+// body, so that fuzzing reaches the game decoder past the checksum.
+func rawFile(count byte, body []byte) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(fileMagic)
+	buf.Write(binary.LittleEndian.AppendUint16(nil, FormatVersion))
+	putString(&buf, "m")
+	putString(&buf, "d")
+	buf.Write(binary.LittleEndian.AppendUint64(nil, 1))
+	putString(&buf, "c")
+	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(count)))
+	fw, _ := flate.NewWriter(&buf, flate.BestSpeed)
+	fw.Write(body)
+	fw.Close()
+	return appendTrailer(buf.Bytes())
+}
+
+// appendTrailer adds a valid trailer to the header and body in b.
+func appendTrailer(b []byte) []byte {
+	n := len(b)
+	b = binary.LittleEndian.AppendUint64(b, uint64(n))
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b[:n]))
+	return append(b, trailerMagic...)
+}
+
+// FuzzDecode checks that the reader never panics, and that whatever it
+// accepts it writes back and reads again unchanged. Each input is read as a
+// file, as a file with its trailer repaired, and as the uncompressed body of
+// a file (first byte: the game count).
+func FuzzDecode(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		check := func(data []byte) {
+			h, games, err := Decode(data)
+			if err != nil {
+				var fe *FormatError
+				if !errors.As(err, &fe) {
+					t.Fatalf("error %T is not a *FormatError: %v", err, err)
+				}
+				return
+			}
+			h2, games2, err := Decode(encode(t, h, games))
+			if err != nil {
+				t.Fatalf("re-encoded file does not read: %v", err)
+			}
+			if h2.Model != h.Model || !h2.Created.Equal(h.Created) || !reflect.DeepEqual(games2, games) {
+				t.Fatalf("re-encoded file reads back differently")
+			}
+		}
+		check(data)
+		if len(data) > trailerLen {
+			check(appendTrailer(slices.Clone(data[:len(data)-trailerLen])))
+		}
+		if len(data) > 0 {
+			check(rawFile(data[0], data[1:]))
+		}
+	})
+}

@@ -1,0 +1,292 @@
+// Package selfplay plays games of a model against itself with MCTS and
+// records every position with its search statistics as training data.
+//
+// Many games run at once in one process, each in its own goroutine with its
+// own mcts.Search, all sharing one mcts.Evaluator so that a batched network
+// evaluator sees full batches. Every game draws its randomness (noise,
+// temperature, playout cap, resignation share) from its own generator seeded
+// by GameSeed(Config.Seed, index), so a run is reproducible game by game.
+//
+// Games are stored in versioned, compressed, checksummed chunk files (see
+// FormatVersion for the layout) and can also be written as PDN.
+package selfplay
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	"dama/mcts"
+	"dama/rules"
+)
+
+// Termination says how a game ended.
+type Termination uint8
+
+// Ways a game ends. The first three are rules of the game; LengthCap and
+// Resigned are adjudications.
+const (
+	NoMoves    Termination = iota + 1 // the side to move had no legal move and lost
+	Repetition                        // threefold repetition, a draw
+	FortyMoves                        // the 40-move rule, a draw
+	LengthCap                         // Config.MaxPlies reached, adjudicated a draw
+	Resigned                          // the side to move resigned
+)
+
+// String names the termination.
+func (t Termination) String() string {
+	switch t {
+	case NoMoves:
+		return "no moves"
+	case Repetition:
+		return "threefold repetition"
+	case FortyMoves:
+		return "40-move rule"
+	case LengthCap:
+		return "length cap"
+	case Resigned:
+		return "resignation"
+	}
+	return fmt.Sprintf("termination(%d)", uint8(t))
+}
+
+// Adjudicated reports whether the result was decided outside the rules.
+func (t Termination) Adjudicated() bool { return t == LengthCap || t == Resigned }
+
+// Ply is one position of a game and what the search found there.
+type Ply struct {
+	Pos         rules.Position
+	Legal       []rules.Move // the legal moves of Pos
+	Visits      []uint32     // search visits of each legal move: the policy target
+	Move        int          // index in Legal of the move played
+	WDL         [3]float32   // root win/draw/loss for the side to move (all 0 when the root had no visits)
+	Repetitions int          // earlier occurrences of Pos in the game (0..2)
+	QuietPlies  int          // the 40-move counter at Pos (0..rules.QuietLimit)
+	// Full reports a full search: its visits are a policy target. Cheap
+	// searches (playout cap randomisation) and forced moves (one legal
+	// move, no search) are not.
+	Full bool
+}
+
+// Q returns the root value W-L in [-1, 1] for the side to move.
+func (p *Ply) Q() float32 { return p.WDL[0] - p.WDL[2] }
+
+// Played returns the move played.
+func (p *Ply) Played() rules.Move { return p.Legal[p.Move] }
+
+// Game is one finished self-play game.
+type Game struct {
+	Seed   uint64 // the game's seed (see GameSeed)
+	Start  rules.Position
+	Plies  []Ply // one per move played, in order
+	Result rules.Result
+	End    Termination
+	// NoResign marks a game of the share that never resigns.
+	NoResign bool
+	// WouldResign is, in a NoResign game, the first ply at which the side
+	// to move would have resigned; -1 if none.
+	WouldResign int
+}
+
+// Moves returns the moves played.
+func (g *Game) Moves() []rules.Move {
+	ms := make([]rules.Move, len(g.Plies))
+	for i := range g.Plies {
+		ms[i] = g.Plies[i].Played()
+	}
+	return ms
+}
+
+// FalseResignation reports, for a NoResign game in which a side would have
+// resigned, that side's fate: checked is true, and false is true when it
+// did not in fact lose.
+func (g *Game) FalseResignation() (checked, false bool) {
+	if g.WouldResign < 0 || g.WouldResign >= len(g.Plies) {
+		return false, false
+	}
+	side := g.Plies[g.WouldResign].Pos.Side()
+	return true, g.Result != rules.WinFor(side.Opponent())
+}
+
+// GameSeed derives the seed of game index from the base seed (splitmix64).
+func GameSeed(base uint64, index int) uint64 {
+	z := base + uint64(index+1)*0x9E3779B97F4A7C15
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// Player plays self-play games one after another with one search tree. It
+// is not safe for concurrent use; Run uses one Player per goroutine.
+type Player struct {
+	cfg    Config
+	search *mcts.Search
+}
+
+// NewPlayer returns a Player for cfg that asks ev for evaluations.
+func NewPlayer(ev mcts.Evaluator, cfg Config) (*Player, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	return &Player{cfg: cfg, search: mcts.New(ev, cfg.searchOptions())}, nil
+}
+
+// Play plays one game from the start position with the given seed.
+func (pl *Player) Play(ctx context.Context, seed uint64) (*Game, error) {
+	cfg := pl.cfg
+	rng := rand.New(rand.NewPCG(seed, seed^0x5DEECE66D))
+	start := rules.Start()
+	g := rules.NewGame(start)
+	pl.search.Reset()
+	game := &Game{Seed: seed, Start: start, WouldResign: -1}
+	resign := cfg.ResignThreshold > 0
+	if resign {
+		game.NoResign = rng.Float64() < cfg.NoResignShare
+	}
+	var low [2]int // consecutive moves below the threshold, per side
+	for {
+		if o := g.Outcome(); o.Over() {
+			game.Result = o.Result
+			switch o.Reason {
+			case rules.NoMoves:
+				game.End = NoMoves
+			case rules.Repetition:
+				game.End = Repetition
+			case rules.FortyMoves:
+				game.End = FortyMoves
+			default:
+				return nil, fmt.Errorf("selfplay: game ended by %v", o.Reason)
+			}
+			break
+		}
+		if cfg.MaxPlies > 0 && g.Ply() >= cfg.MaxPlies {
+			game.Result, game.End = rules.Draw, LengthCap
+			break
+		}
+		full, visits := true, cfg.Visits
+		if cfg.CheapVisits > 0 && rng.Float64() >= cfg.FullSearchProb {
+			full, visits = false, cfg.CheapVisits
+		}
+		res, err := pl.search.Run(ctx, g, mcts.Limit{Visits: visits, Noise: full && cfg.DirichletFraction > 0}, rng)
+		if err != nil {
+			return nil, err
+		}
+		side := g.Position().Side()
+		if resign && !res.Forced {
+			if float64(res.WDL[0]+res.WDL[1]/2) < cfg.ResignThreshold {
+				low[side]++
+			} else {
+				low[side] = 0
+			}
+			if low[side] >= cfg.ResignMoves {
+				if !game.NoResign {
+					game.Result, game.End = rules.WinFor(side.Opponent()), Resigned
+					break
+				}
+				if game.WouldResign < 0 {
+					game.WouldResign = g.Ply()
+				}
+			}
+		}
+		ply := Ply{
+			Pos:         g.Position(),
+			Legal:       res.Moves,
+			Visits:      make([]uint32, len(res.Moves)),
+			WDL:         res.WDL,
+			Repetitions: g.Repetitions(),
+			QuietPlies:  g.QuietPlies(),
+			Full:        full && !res.Forced,
+			Move:        -1,
+		}
+		for i, m := range res.Moves {
+			ply.Visits[i] = uint32(res.Visits[i])
+			if m == res.Move {
+				ply.Move = i
+			}
+		}
+		if ply.Move < 0 {
+			return nil, fmt.Errorf("selfplay: search chose %v, not among the legal moves", res.Move)
+		}
+		game.Plies = append(game.Plies, ply)
+		g.PlayUnchecked(res.Move)
+		pl.search.Advance(res.Move)
+	}
+	return game, nil
+}
+
+// Run plays games games, with indices first, first+1, ..., cfg.Parallel
+// (defaults filled in) at a time, all sharing ev. Game i uses the seed
+// GameSeed(cfg.Seed, i). done is called for each finished game, from one
+// goroutine at a time, in order of completion; an error from done stops
+// the run and is returned. When ctx is cancelled, games in progress are
+// dropped and Run returns ctx.Err() after every finished game has been
+// handed to done.
+func Run(ctx context.Context, ev mcts.Evaluator, cfg Config, first, games int, done func(*Game) error) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	cfg = cfg.WithDefaults()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	next := make(chan int)
+	finished := make(chan *Game)
+	errs := make(chan error, cfg.Parallel)
+	var wg sync.WaitGroup
+	for w := 0; w < min(cfg.Parallel, games); w++ {
+		pl, err := NewPlayer(ev, cfg)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				g, err := pl.Play(ctx, GameSeed(cfg.Seed, i))
+				if err != nil {
+					if ctx.Err() == nil {
+						errs <- fmt.Errorf("selfplay: game %d: %w", i, err)
+					}
+					cancel()
+					return
+				}
+				finished <- g // the collector drains finished to the end
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := first; i < first+games; i++ {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(finished)
+	}()
+	var doneErr error
+	for g := range finished {
+		if doneErr != nil {
+			continue
+		}
+		if err := done(g); err != nil {
+			doneErr = err
+			cancel()
+		}
+	}
+	if doneErr != nil {
+		return doneErr
+	}
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	return ctx.Err()
+}
