@@ -1,0 +1,425 @@
+package model
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Checkpoint is a network with its training state and metadata, stored one
+// per file.
+type Checkpoint struct {
+	Net  *Network
+	Step int64 // training steps taken
+	Meta Meta
+	Opt  OptimizerState
+}
+
+// Meta describes where a checkpoint comes from.
+type Meta struct {
+	Parent       string    // the checkpoint it was trained from ("" for a fresh one)
+	Created      time.Time // when it was made
+	ConfigDigest string    // Config.Digest() of the network; filled in by Save
+	Note         string    // free text (e.g. training options)
+}
+
+// OptimizerState is the optimizer's state: Kind "adam" has slots "m/NAME"
+// and "v/NAME" per trainable tensor, "sgd" has "m/NAME"; Kind "" has none.
+type OptimizerState struct {
+	Kind  string
+	Steps int64 // optimizer steps taken (Adam's bias correction)
+	Slots []Tensor
+}
+
+// The checkpoint file format (version 1), little-endian:
+//
+//	magic    8 bytes "DAMANET\x1a"
+//	version  uint32 (FormatVersion)
+//	length   uint64, bytes of payload
+//	payload:
+//	  config   name (string), blocks, filters, policy filters, value filters, value hidden (uint32 each)
+//	  meta     parent (string), created (int64 Unix nanoseconds, 0 for none), config digest (string), note (string)
+//	  step     int64
+//	  encoding number of input planes, policy size (uint32 each)
+//	  tensors  count (uint32), then each tensor
+//	  optimizer kind (string), steps (int64), slot count (uint32), then each slot tensor
+//	crc      uint32, CRC-32C (Castagnoli) of everything before it
+//
+// A string is a uint32 length and its bytes; a tensor is its name (string),
+// kind (uint8), rank (uint8), dims (uint32 each) and values (float32 each).
+const (
+	FormatVersion = 1
+	headerLen     = 8 + 4 + 8
+	maxString     = 1 << 16
+	maxTensors    = 1 << 12
+	maxRank       = 4
+	maxFileSize   = 1 << 31
+)
+
+var magic = [8]byte{'D', 'A', 'M', 'A', 'N', 'E', 'T', 0x1a}
+
+// Errors returned (wrapped) by Load and Unmarshal.
+var (
+	ErrMagic     = errors.New("not a dama checkpoint (bad magic)")
+	ErrVersion   = errors.New("unsupported checkpoint format version")
+	ErrTruncated = errors.New("checkpoint truncated")
+	ErrChecksum  = errors.New("checkpoint checksum mismatch (corrupted file)")
+	ErrFormat    = errors.New("malformed checkpoint")
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Save writes the checkpoint to path: to a temporary file in the same folder
+// first, then renamed into place. It fills Meta.ConfigDigest.
+func (c *Checkpoint) Save(path string) error {
+	if c.Net == nil {
+		return fmt.Errorf("model: save %s: no network", path)
+	}
+	if err := c.Net.Check(); err != nil {
+		return fmt.Errorf("model: save %s: %w", path, err)
+	}
+	c.Meta.ConfigDigest = c.Net.Config.Digest()
+	data, err := c.Marshal()
+	if err != nil {
+		return fmt.Errorf("model: save %s: %w", path, err)
+	}
+	return writeFileAtomic(path, data)
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("model: save %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("model: save %s: %w", path, err)
+	}
+	return nil
+}
+
+// Load reads and validates a checkpoint file.
+func Load(path string) (*Checkpoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if st.Size() > maxFileSize {
+		return nil, fmt.Errorf("model: %s: %d bytes is larger than any checkpoint (%d)", path, st.Size(), int64(maxFileSize))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize))
+	if err != nil {
+		return nil, fmt.Errorf("model: %s: %w", path, err)
+	}
+	ck, err := Unmarshal(data)
+	if err != nil {
+		return nil, fmt.Errorf("model: %s: %w", path, err)
+	}
+	return ck, nil
+}
+
+// Marshal encodes the checkpoint in the file format.
+func (c *Checkpoint) Marshal() ([]byte, error) {
+	if c.Net == nil {
+		return nil, fmt.Errorf("model: checkpoint has no network")
+	}
+	var p bytes.Buffer
+	w := func(v any) { binary.Write(&p, binary.LittleEndian, v) }
+	str := func(s string) {
+		w(uint32(len(s)))
+		p.WriteString(s)
+	}
+	for _, s := range []string{c.Net.Config.Name, c.Meta.Parent, c.Meta.ConfigDigest, c.Meta.Note, c.Opt.Kind} {
+		if len(s) > maxString {
+			return nil, fmt.Errorf("a string field is %d bytes long, at most %d allowed", len(s), maxString)
+		}
+	}
+	cfg := c.Net.Config
+	str(cfg.Name)
+	for _, v := range []int{cfg.Blocks, cfg.Filters, cfg.PolicyFilters, cfg.ValueFilters, cfg.ValueHidden} {
+		w(uint32(v))
+	}
+	str(c.Meta.Parent)
+	var created int64
+	if !c.Meta.Created.IsZero() {
+		created = c.Meta.Created.UnixNano()
+	}
+	w(created)
+	str(c.Meta.ConfigDigest)
+	str(c.Meta.Note)
+	w(c.Step)
+	w(uint32(NumPlanes))
+	w(uint32(PolicySize))
+	tensors := func(ts []Tensor) {
+		w(uint32(len(ts)))
+		for _, t := range ts {
+			str(t.Name)
+			w(uint8(t.Kind))
+			w(uint8(len(t.Shape)))
+			for _, d := range t.Shape {
+				w(uint32(d))
+			}
+			w(t.Data)
+		}
+	}
+	tensors(c.Net.Tensors)
+	str(c.Opt.Kind)
+	w(c.Opt.Steps)
+	tensors(c.Opt.Slots)
+
+	out := make([]byte, 0, headerLen+p.Len()+4)
+	out = append(out, magic[:]...)
+	out = binary.LittleEndian.AppendUint32(out, FormatVersion)
+	out = binary.LittleEndian.AppendUint64(out, uint64(p.Len()))
+	out = append(out, p.Bytes()...)
+	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	return out, nil
+}
+
+// Unmarshal decodes and validates a checkpoint from its file contents.
+func Unmarshal(data []byte) (*Checkpoint, error) {
+	if len(data) < len(magic) {
+		if bytes.HasPrefix(magic[:], data) {
+			return nil, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(data), headerLen)
+		}
+		return nil, ErrMagic
+	}
+	if !bytes.Equal(data[:8], magic[:]) {
+		return nil, fmt.Errorf("%w: file starts with %q", ErrMagic, data[:8])
+	}
+	if len(data) < headerLen {
+		return nil, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(data), headerLen)
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != FormatVersion {
+		return nil, fmt.Errorf("%w: file has version %d, this program reads version %d", ErrVersion, v, FormatVersion)
+	}
+	n := binary.LittleEndian.Uint64(data[12:])
+	if n > uint64(len(data)) || uint64(len(data)) < headerLen+n+4 {
+		return nil, fmt.Errorf("%w: header promises %d payload bytes and a checksum, file has %d bytes in all", ErrTruncated, n, len(data))
+	}
+	end := headerLen + int(n)
+	if len(data) > end+4 {
+		return nil, fmt.Errorf("%w: %d unexpected bytes after the checksum", ErrFormat, len(data)-end-4)
+	}
+	if got, want := crc32.Checksum(data[:end], castagnoli), binary.LittleEndian.Uint32(data[end:]); got != want {
+		return nil, fmt.Errorf("%w: stored %08x, computed %08x", ErrChecksum, want, got)
+	}
+	return decodePayload(data[headerLen:end])
+}
+
+// reader decodes the payload, remembering the first error.
+type reader struct {
+	buf []byte
+	off int
+	err error
+}
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: at payload offset %d: %s", ErrFormat, r.off, fmt.Sprintf(format, args...))
+	}
+}
+
+func (r *reader) take(n int, what string) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.buf)-r.off {
+		r.fail("%s needs %d bytes, %d left", what, n, len(r.buf)-r.off)
+		return nil
+	}
+	b := r.buf[r.off : r.off+n]
+	r.off += n
+	return b
+}
+
+func (r *reader) u8(what string) uint8 {
+	if b := r.take(1, what); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (r *reader) u32(what string) uint32 {
+	if b := r.take(4, what); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (r *reader) i64(what string) int64 {
+	if b := r.take(8, what); b != nil {
+		return int64(binary.LittleEndian.Uint64(b))
+	}
+	return 0
+}
+
+func (r *reader) str(what string) string {
+	n := r.u32(what + " length")
+	if n > maxString {
+		r.fail("%s length %d exceeds %d", what, n, maxString)
+		return ""
+	}
+	return string(r.take(int(n), what))
+}
+
+func (r *reader) tensors(what string) []Tensor {
+	n := r.u32(what + " count")
+	if n > maxTensors {
+		r.fail("%s count %d exceeds %d", what, n, maxTensors)
+		return nil
+	}
+	var ts []Tensor
+	for i := 0; i < int(n) && r.err == nil; i++ {
+		t := Tensor{Name: r.str(fmt.Sprintf("%s %d name", what, i))}
+		t.Kind = TensorKind(r.u8("tensor kind"))
+		rank := int(r.u8("tensor rank"))
+		if rank < 1 || rank > maxRank {
+			r.fail("tensor %s has rank %d, want 1..%d", t.Name, rank, maxRank)
+			break
+		}
+		size := 1
+		for d := 0; d < rank; d++ {
+			v := r.u32("tensor dim")
+			if v == 0 || int64(size)*int64(v) > int64(len(r.buf)-r.off)/4+1 {
+				r.fail("tensor %s dim %d = %d does not fit in the %d bytes left", t.Name, d, v, len(r.buf)-r.off)
+				break
+			}
+			t.Shape = append(t.Shape, int(v))
+			size *= int(v)
+		}
+		raw := r.take(4*size, "tensor "+t.Name+" values")
+		if raw == nil {
+			break
+		}
+		t.Data = make([]float32, size)
+		for j := range t.Data {
+			t.Data[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// decodePayload decodes and validates the payload of a checkpoint.
+func decodePayload(b []byte) (*Checkpoint, error) {
+	r := &reader{buf: b}
+	var cfg Config
+	cfg.Name = r.str("config name")
+	dims := []*int{&cfg.Blocks, &cfg.Filters, &cfg.PolicyFilters, &cfg.ValueFilters, &cfg.ValueHidden}
+	for _, d := range dims {
+		*d = int(int32(r.u32("config field")))
+	}
+	ck := &Checkpoint{}
+	ck.Meta.Parent = r.str("parent")
+	if ns := r.i64("created"); ns != 0 {
+		ck.Meta.Created = time.Unix(0, ns).UTC()
+	}
+	ck.Meta.ConfigDigest = r.str("config digest")
+	ck.Meta.Note = r.str("note")
+	ck.Step = r.i64("step")
+	planes, policy := r.u32("plane count"), r.u32("policy size")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if planes != NumPlanes || policy != PolicySize {
+		return nil, fmt.Errorf("%w: encoding has %d planes and %d policy logits, this program uses %d and %d", ErrFormat, planes, policy, NumPlanes, PolicySize)
+	}
+	net := &Network{Config: cfg, Tensors: r.tensors("tensor")}
+	ck.Opt.Kind = r.str("optimizer kind")
+	ck.Opt.Steps = r.i64("optimizer steps")
+	ck.Opt.Slots = r.tensors("optimizer slot")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.off != len(b) {
+		return nil, fmt.Errorf("%w: %d unexpected bytes at the end of the payload", ErrFormat, len(b)-r.off)
+	}
+	if ck.Step < 0 || ck.Opt.Steps < 0 {
+		return nil, fmt.Errorf("%w: negative step count %d / %d", ErrFormat, ck.Step, ck.Opt.Steps)
+	}
+	if d := cfg.Digest(); ck.Meta.ConfigDigest != d {
+		return nil, fmt.Errorf("%w: config digest %q does not match the config %s (digest %s)", ErrFormat, ck.Meta.ConfigDigest, cfg, d)
+	}
+	if err := net.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	ck.Net = net
+	if err := checkSlots(net, ck.Opt); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	return ck, nil
+}
+
+// checkSlots verifies the optimizer state against the network's tensors.
+func checkSlots(net *Network, o OptimizerState) error {
+	var nslots int
+	switch o.Kind {
+	case "":
+		if len(o.Slots) != 0 {
+			return fmt.Errorf("%d optimizer tensors without an optimizer kind", len(o.Slots))
+		}
+		return nil
+	case "adam":
+		nslots = 2
+	case "sgd":
+		nslots = 1
+	default:
+		return fmt.Errorf("unknown optimizer kind %q", o.Kind)
+	}
+	k := 0
+	for _, t := range net.Tensors {
+		if !t.Kind.Trainable() {
+			continue
+		}
+		for s := 0; s < nslots; s++ {
+			if k >= len(o.Slots) {
+				return fmt.Errorf("optimizer state has %d tensors, too few for the network", len(o.Slots))
+			}
+			st := o.Slots[k]
+			if st.Name != slotNames[s]+t.Name || !equalShape(st.Shape, t.Shape) {
+				return fmt.Errorf("optimizer tensor %d is %s %v, want %s %v", k, st.Name, st.Shape, slotNames[s]+t.Name, t.Shape)
+			}
+			k++
+		}
+	}
+	if k != len(o.Slots) {
+		return fmt.Errorf("optimizer state has %d tensors, want %d", len(o.Slots), k)
+	}
+	return nil
+}
+
+// String summarises a checkpoint: its config and step.
+func (c *Checkpoint) String() string {
+	return fmt.Sprintf("%s step %d", c.Net.Config, c.Step)
+}

@@ -1,0 +1,261 @@
+package model
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// graph is the Gorgonia expression of a network for a fixed batch size, in
+// NCHW (the input planes transposed from the NHWC encoding), with the
+// training loss when built with loss.
+type graph struct {
+	g     *G.ExprGraph
+	dt    tensor.Dtype
+	batch int
+
+	x       *G.Node   // (B, NumPlanes, 8, 4)
+	nodes   []*G.Node // one per network tensor; nil for running statistics
+	bn      []*G.BatchNormOp
+	bnStats [][2]int // indices of each op's mean and var tensors
+
+	policy, value *G.Node // logits (B, 1024), (B, 3)
+
+	// training only
+	mask, ptarget, vtarget *G.Node   // (B, 1024), (B, 1024), (B, 3)
+	logp                   *G.Node   // masked policy log-probabilities
+	policyLoss, valueLoss  *G.Node   // scalars
+	l2, cost               *G.Node   // scalars
+	learn                  []*G.Node // trainable nodes in network order
+	learnIdx               []int     // their tensor indices
+}
+
+func scalar(dt tensor.Dtype, v float64) *G.Node {
+	if dt == tensor.Float64 {
+		return G.NewConstant(v)
+	}
+	return G.NewConstant(float32(v))
+}
+
+func newDense(dt tensor.Dtype, shape []int, data []float32) *tensor.Dense {
+	if dt == tensor.Float64 {
+		d := make([]float64, len(data))
+		for i, v := range data {
+			d[i] = float64(v)
+		}
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(d))
+	}
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float32(nil), data...)))
+}
+
+// buildGraph builds the graph of net at the given batch size and dtype. With
+// loss it adds the masked policy cross-entropy, the WDL cross-entropy and
+// weightDecay times the sum of squared weights, and the gradients of the
+// total with respect to every trainable tensor.
+func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum, weightDecay float64) (gr *graph, err error) {
+	defer func() {
+		// Gorgonia panics on some shape errors; turn them into errors.
+		if r := recover(); r != nil {
+			gr, err = nil, fmt.Errorf("model: building the graph: %v", r)
+		}
+	}()
+	c := net.Config
+	g := G.NewGraph()
+	gr = &graph{g: g, dt: dt, batch: batch, nodes: make([]*G.Node, len(net.Tensors))}
+	idx := map[string]int{}
+	for i, t := range net.Tensors {
+		idx[t.Name] = i
+		if !t.Kind.Trainable() {
+			continue
+		}
+		shape := t.Shape
+		switch {
+		case t.Kind == Scale || (t.Kind == Bias && len(t.Shape) == 1 && !isDenseBias(t.Name)):
+			shape = []int{1, t.Shape[0], 1, 1} // batch-norm gamma and beta
+		case t.Kind == Bias:
+			shape = []int{1, t.Shape[0]}
+		}
+		gr.nodes[i] = G.NewTensor(g, dt, len(shape), G.WithShape(shape...), G.WithName(t.Name), G.WithValue(newDense(dt, shape, t.Data)))
+		gr.learn = append(gr.learn, gr.nodes[i])
+		gr.learnIdx = append(gr.learnIdx, i)
+	}
+	node := func(name string) *G.Node { return gr.nodes[idx[name]] }
+	gr.x = G.NewTensor(g, dt, 4, G.WithShape(batch, NumPlanes, Rows, Cols), G.WithName("x"))
+
+	convBN := func(x *G.Node, conv, bn string, k int) (*G.Node, error) {
+		pad := (k - 1) / 2
+		y, err := G.Conv2d(x, node(conv), tensor.Shape{k, k}, []int{pad, pad}, []int{1, 1}, []int{1, 1})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", conv, err)
+		}
+		y, _, _, op, err := G.BatchNorm(y, node(bn+"/gamma"), node(bn+"/beta"), bnMomentum, BNEpsilon)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", bn, err)
+		}
+		gr.bn = append(gr.bn, op)
+		gr.bnStats = append(gr.bnStats, [2]int{idx[bn+"/mean"], idx[bn+"/var"]})
+		return y, nil
+	}
+	denseLayer := func(x *G.Node, name string) (*G.Node, error) {
+		y, err := G.Mul(x, node(name+"/w"))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return G.BroadcastAdd(y, node(name+"/b"), nil, []byte{0})
+	}
+
+	h, err := convBN(gr.x, "input/conv", "input/bn", 3)
+	if err != nil {
+		return nil, err
+	}
+	h = G.Must(G.Rectify(h))
+	for i := 0; i < c.Blocks; i++ {
+		p := fmt.Sprintf("block%d", i)
+		t, err := convBN(h, p+"/conv1", p+"/bn1", 3)
+		if err != nil {
+			return nil, err
+		}
+		t = G.Must(G.Rectify(t))
+		t, err = convBN(t, p+"/conv2", p+"/bn2", 3)
+		if err != nil {
+			return nil, err
+		}
+		h = G.Must(G.Rectify(G.Must(G.Add(t, h))))
+	}
+
+	p, err := convBN(h, "policy/conv", "policy/bn", 1)
+	if err != nil {
+		return nil, err
+	}
+	p = G.Must(G.Reshape(G.Must(G.Rectify(p)), tensor.Shape{batch, c.PolicyFilters * Squares}))
+	if gr.policy, err = denseLayer(p, "policy/dense"); err != nil {
+		return nil, err
+	}
+	v, err := convBN(h, "value/conv", "value/bn", 1)
+	if err != nil {
+		return nil, err
+	}
+	v = G.Must(G.Reshape(G.Must(G.Rectify(v)), tensor.Shape{batch, c.ValueFilters * Squares}))
+	if v, err = denseLayer(v, "value/dense1"); err != nil {
+		return nil, err
+	}
+	if gr.value, err = denseLayer(G.Must(G.Rectify(v)), "value/dense2"); err != nil {
+		return nil, err
+	}
+	if !loss {
+		return gr, nil
+	}
+
+	gr.mask = G.NewMatrix(g, dt, G.WithShape(batch, PolicySize), G.WithName("mask"))
+	gr.ptarget = G.NewMatrix(g, dt, G.WithShape(batch, PolicySize), G.WithName("policy_target"))
+	gr.vtarget = G.NewMatrix(g, dt, G.WithShape(batch, ValueSize), G.WithName("wdl_target"))
+	invB := scalar(dt, 1/float64(batch))
+	gr.logp = G.Must(G.LogSoftMax(G.Must(G.Add(gr.policy, gr.mask))))
+	gr.policyLoss = G.Must(G.Neg(G.Must(G.Mul(G.Must(G.Sum(G.Must(G.HadamardProd(gr.ptarget, gr.logp)))), invB))))
+	logv := G.Must(G.LogSoftMax(gr.value))
+	gr.valueLoss = G.Must(G.Neg(G.Must(G.Mul(G.Must(G.Sum(G.Must(G.HadamardProd(gr.vtarget, logv)))), invB))))
+	var sq *G.Node
+	for i, t := range net.Tensors {
+		if t.Kind != Weight {
+			continue
+		}
+		s := G.Must(G.Sum(G.Must(G.Square(gr.nodes[i]))))
+		if sq == nil {
+			sq = s
+		} else {
+			sq = G.Must(G.Add(sq, s))
+		}
+	}
+	gr.l2 = G.Must(G.Mul(sq, scalar(dt, weightDecay)))
+	gr.cost = G.Must(G.Add(G.Must(G.Add(gr.policyLoss, gr.valueLoss)), gr.l2))
+	if _, err := G.Grad(gr.cost, gr.learn...); err != nil {
+		return nil, fmt.Errorf("model: gradients: %w", err)
+	}
+	return gr, nil
+}
+
+func isDenseBias(name string) bool {
+	return len(name) > 2 && name[len(name)-2:] == "/b"
+}
+
+// setStats copies the network's running statistics into the graph's batch
+// norms (a new machine resets them, so call it after creating one).
+func (gr *graph) setStats(net *Network) error {
+	for i, op := range gr.bn {
+		mi, vi := gr.bnStats[i][0], gr.bnStats[i][1]
+		m, v := net.Tensors[mi], net.Tensors[vi]
+		if err := op.SetStats(newDense(gr.dt, m.Shape, m.Data), newDense(gr.dt, v.Shape, v.Data)); err != nil {
+			return fmt.Errorf("model: batch norm %s: %w", m.Name, err)
+		}
+	}
+	return nil
+}
+
+// readStats copies the graph's running statistics into net.
+func (gr *graph) readStats(net *Network) {
+	for i, op := range gr.bn {
+		mean, vr := op.Stats()
+		copyOut(net.Tensors[gr.bnStats[i][0]].Data, mean.Data())
+		copyOut(net.Tensors[gr.bnStats[i][1]].Data, vr.Data())
+	}
+}
+
+// readParams copies the graph's trainable values into net.
+func (gr *graph) readParams(net *Network) {
+	for k, n := range gr.learn {
+		copyOut(net.Tensors[gr.learnIdx[k]].Data, n.Value().Data())
+	}
+}
+
+// copyOut copies a float32 or float64 backing slice into dst.
+func copyOut(dst []float32, src interface{}) {
+	switch s := src.(type) {
+	case []float32:
+		copy(dst, s)
+	case []float64:
+		for i := range dst {
+			dst[i] = float32(s[i])
+		}
+	}
+}
+
+// nhwcToNCHW transposes batch encoded positions into the graph's layout.
+func nhwcToNCHW(dst, src []float32, batch int) {
+	for b := 0; b < batch; b++ {
+		in := src[b*InputSize : (b+1)*InputSize]
+		out := dst[b*InputSize : (b+1)*InputSize]
+		for p := 0; p < Squares; p++ {
+			for c := 0; c < NumPlanes; c++ {
+				out[c*Squares+p] = in[p*NumPlanes+c]
+			}
+		}
+	}
+}
+
+// gorgoniaForward evaluates net with Gorgonia in eval mode (running
+// statistics) on batch NHWC-encoded positions; it returns the policy and
+// value logits. It is the reference the pure-Go forward pass is checked
+// against.
+func gorgoniaForward(net *Network, input []float32, batch int) (policy, wdl []float32, err error) {
+	gr, err := buildGraph(net, batch, tensor.Float32, false, 0.1, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	vm := G.NewTapeMachine(gr.g, G.EvalMode())
+	defer vm.Close()
+	if err := gr.setStats(net); err != nil {
+		return nil, nil, err
+	}
+	x := make([]float32, batch*InputSize)
+	nhwcToNCHW(x, input, batch)
+	if err := G.Let(gr.x, tensor.New(tensor.WithShape(batch, NumPlanes, Rows, Cols), tensor.WithBacking(x))); err != nil {
+		return nil, nil, err
+	}
+	if err := vm.RunAll(); err != nil {
+		return nil, nil, fmt.Errorf("model: forward pass: %w", err)
+	}
+	policy = append([]float32(nil), gr.policy.Value().Data().([]float32)...)
+	wdl = append([]float32(nil), gr.value.Value().Data().([]float32)...)
+	return policy, wdl, nil
+}

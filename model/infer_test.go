@@ -1,0 +1,148 @@
+package model
+
+import (
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// compareForward runs net through the pure-Go backend and through the
+// Gorgonia graph in eval mode on the same input and returns the largest
+// absolute difference of the logits.
+func compareForward(t *testing.T, net *Network, input []float32, batch int) float64 {
+	t.Helper()
+	inf, err := newInference(net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := newWorkspace(net.Config, batch)
+	copy(ws.Input, input)
+	inf.forward(ws, batch)
+	pol, wdl, err := gorgoniaForward(net, input, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for i := range pol {
+		worst = math.Max(worst, math.Abs(float64(pol[i]-ws.Policy[i])))
+	}
+	for i := range wdl {
+		worst = math.Max(worst, math.Abs(float64(wdl[i]-ws.WDL[i])))
+	}
+	return worst
+}
+
+func TestForwardMatchesGraph(t *testing.T) {
+	rng := rand.New(rand.NewSource(21))
+	const B = 8
+	for _, name := range []string{"tiny", "small"} {
+		cfg, _ := Preset(name)
+		net := NewNetwork(cfg, rng)
+		perturbStats(net, rng)
+		// Random inputs (not only valid encodings).
+		in := make([]float32, B*InputSize)
+		for i := range in {
+			in[i] = float32(rng.NormFloat64())
+		}
+		if d := compareForward(t, net, in, B); d > 1e-4 {
+			t.Errorf("%s, random inputs: logits differ by %g", name, d)
+		} else {
+			t.Logf("%s, random inputs: largest logit difference %.2g", name, d)
+		}
+		// Encoded positions.
+		for i, q := range randomPositions(rng, B) {
+			Encode(in[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+		}
+		if d := compareForward(t, net, in, B); d > 1e-4 {
+			t.Errorf("%s, positions: logits differ by %g", name, d)
+		}
+	}
+}
+
+// After training, the running statistics the Gorgonia trainer kept are the
+// ones the folded forward pass uses.
+func TestForwardMatchesTrainedGraph(t *testing.T) {
+	rng := rand.New(rand.NewSource(22))
+	const B = 8
+	tr, err := NewTrainer(&Checkpoint{Net: tinyNet(t, 22)}, TrainOptions{Batch: B, LR: 1e-2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	data := randomSamples(rng, 4*B)
+	for i := 0; i < 8; i++ {
+		if _, err := tr.Step(data[(i%4)*B : (i%4+1)*B]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	net := tr.Network()
+	in := make([]float32, B*InputSize)
+	for i := range in {
+		in[i] = float32(rng.NormFloat64())
+	}
+	if d := compareForward(t, net, in, B); d > 1e-4 {
+		t.Errorf("trained network: logits differ by %g", d)
+	}
+}
+
+// A batch gives each position the same result as evaluating it alone.
+func TestForwardBatchIndependent(t *testing.T) {
+	rng := rand.New(rand.NewSource(23))
+	net := tinyNet(t, 23)
+	perturbStats(net, rng)
+	inf, err := newInference(net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const B = 5
+	ws, one := newWorkspace(net.Config, B), newWorkspace(net.Config, 1)
+	for i, q := range randomPositions(rng, B) {
+		Encode(ws.Input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+	}
+	inf.forward(ws, B)
+	for i := 0; i < B; i++ {
+		copy(one.Input, ws.Input[i*InputSize:(i+1)*InputSize])
+		inf.forward(one, 1)
+		for j := 0; j < PolicySize; j++ {
+			if math.Abs(float64(one.Policy[j]-ws.Policy[i*PolicySize+j])) > 1e-5 {
+				t.Fatalf("position %d logit %d: alone %v, in a batch %v", i, j, one.Policy[j], ws.Policy[i*PolicySize+j])
+			}
+		}
+	}
+}
+
+// EvalLosses gives the trainer's losses when the batch statistics equal the
+// running ones: check it against the Gorgonia training graph with
+// BNMomentum 1 (running statistics := last batch's) by evaluating the same
+// batch after a step with learning rate ~0.
+func TestEvalLosses(t *testing.T) {
+	rng := rand.New(rand.NewSource(24))
+	const B = 16
+	data := randomSamples(rng, B)
+	net := tinyNet(t, 24)
+	tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-9, BNMomentum: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	want, err := tr.Step(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The running variance is unbiased (n/(n-1) times the batch's), so the
+	// match is close but not exact.
+	got, err := EvalLosses(tr.Network(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got.Policy-want.Policy) > 1e-3 || math.Abs(got.Value-want.Value) > 1e-3 || math.Abs(got.Entropy-want.Entropy) > 1e-3 {
+		t.Errorf("EvalLosses %+v, trainer %+v", got, want)
+	}
+	t.Logf("eval %.5f/%.5f, trainer %.5f/%.5f", got.Policy, got.Value, want.Policy, want.Value)
+	bad := append([]Sample(nil), data...)
+	bad[3].Policy = bad[3].Policy[:1]
+	if _, err := EvalLosses(net, bad); err == nil || !strings.Contains(err.Error(), "sample 3") {
+		t.Errorf("bad sample: %v", err)
+	}
+}

@@ -1,0 +1,80 @@
+package kernel
+
+import (
+	"fmt"
+	"math/rand"
+	"runtime"
+	"testing"
+)
+
+// measure runs op in a b.Loop and reports GFLOP/s for flops per call, both
+// by wall-clock time and, where the OS tells, by the CPU time of the
+// benchmarking thread ("GFLOP/s-cpu", steadier on a shared machine).
+func measure(b *testing.B, flops float64, op func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ReportAllocs()
+	t0, ok := threadCPU()
+	for b.Loop() {
+		op()
+	}
+	total := flops * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	if t1, ok1 := threadCPU(); ok && ok1 && t1 > t0 {
+		b.ReportMetric(total/(t1-t0).Seconds()/1e9, "GFLOP/s-cpu")
+	}
+}
+
+// withImpls runs f as a sub-benchmark for the active implementation and,
+// for comparison, for the pure-Go one.
+func withImpls(b *testing.B, name string, f func(b *testing.B)) {
+	for _, im := range impls {
+		b.Run(fmt.Sprintf("%s/%s", im.name, name), func(b *testing.B) {
+			saved := active
+			active = im
+			defer func() { active = saved }()
+			f(b)
+		})
+	}
+}
+
+// BenchmarkConv3x3 measures the 3x3 convolution of a residual tower on
+// 8x4 boards (filters in, filters out, bias, ReLU).
+func BenchmarkConv3x3(b *testing.B) {
+	const h, w = 8, 4
+	for _, filters := range []int{32, 64, 128} {
+		for _, batch := range []int{1, 8, 32, 128} {
+			withImpls(b, fmt.Sprintf("f%d/b%d", filters, batch), func(b *testing.B) {
+				if active == goImpl && batch > 32 {
+					b.Skip("slow")
+				}
+				rng := rand.New(rand.NewSource(1))
+				src := randSlice(rng, batch*h*w*filters)
+				dst := make([]float32, batch*h*w*filters)
+				wt := randSlice(rng, 9*filters*filters)
+				bias := randSlice(rng, filters)
+				scratch := make([]float32, Conv3x3Scratch(batch, h, w, filters))
+				measure(b, 2*float64(batch*h*w*9*filters*filters), func() {
+					Conv3x3(dst, src, batch, h, w, filters, filters, wt, bias, nil, true, scratch)
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkSgemm measures plain products of a few shapes (m x k times k x n).
+func BenchmarkSgemm(b *testing.B) {
+	for _, s := range []struct{ m, n, k int }{
+		{1024, 64, 576}, {1024, 128, 1152}, {4096, 32, 288}, {128, 3, 512}, {96, 96, 96},
+	} {
+		withImpls(b, fmt.Sprintf("%dx%dx%d", s.m, s.n, s.k), func(b *testing.B) {
+			rng := rand.New(rand.NewSource(1))
+			a := randSlice(rng, s.m*s.k)
+			bm := randSlice(rng, s.k*s.n)
+			c := make([]float32, s.m*s.n)
+			measure(b, 2*float64(s.m*s.n*s.k), func() {
+				Sgemm(s.m, s.n, s.k, a, s.k, bm, s.n, c, s.n, false)
+			})
+		})
+	}
+}

@@ -1,0 +1,42 @@
+//go:build amd64 && !purego
+
+package kernel
+
+import "golang.org/x/sys/cpu"
+
+//go:generate go run gen_amd64.go
+
+// The assembly micro-kernels (kernel_amd64.s) compute a full mr x nr tile
+// C = A[0:mr][0:k] * B[0:k][0:nr] (+ C with flagAcc, then max(0, x) with
+// flagRelu), where row r of A starts at rows[r]; strides are in elements
+// and k >= 1.
+
+//go:noescape
+func kernel8x32AVX512(k int, rows **float32, b *float32, ldb int, c *float32, ldc int, flags int)
+
+//go:noescape
+func kernel6x16AVX2(k int, rows **float32, b *float32, ldb int, c *float32, ldc int, flags int)
+
+// archImpls returns the assembly implementations this CPU supports,
+// fastest first.
+func archImpls() []*impl {
+	var l []*impl
+	if cpu.X86.HasAVX512F {
+		l = append(l, &impl{name: "avx512", id: idAVX512, mr: 8, nr: 32, kc: 384})
+	}
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		l = append(l, &impl{name: "avx2", id: idAVX2, mr: 6, nr: 16, kc: 384})
+	}
+	return l
+}
+
+func callKernel(id, k int, rows **float32, b *float32, ldb int, c *float32, ldc int, flags int) {
+	switch id {
+	case idAVX512:
+		kernel8x32AVX512(k, rows, b, ldb, c, ldc, flags)
+	case idAVX2:
+		kernel6x16AVX2(k, rows, b, ldb, c, ldc, flags)
+	default:
+		kernelGo(k, rows, b, ldb, c, ldc, flags)
+	}
+}

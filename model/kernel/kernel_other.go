@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package kernel
+
+// archImpls returns no assembly implementations: only the pure-Go kernel
+// is available.
+func archImpls() []*impl { return nil }
+
+func callKernel(id, k int, rows **float32, b *float32, ldb int, c *float32, ldc int, flags int) {
+	kernelGo(k, rows, b, ldb, c, ldc, flags)
+}

@@ -1,0 +1,274 @@
+package model
+
+import (
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+func f64s(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// TestGradientCheck compares the graph's gradients (float64 variant) with
+// central finite differences of the loss for entries of every kind of
+// tensor on the tiny preset.
+func TestGradientCheck(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	net := tinyNet(t, 7)
+	perturbStats(net, rng)
+	const B = 3
+	samples := randomSamples(rng, B)
+	enc := make([]float32, B*InputSize)
+	x := make([]float32, B*InputSize)
+	mask := make([]float32, B*PolicySize)
+	pt := make([]float32, B*PolicySize)
+	vt := make([]float32, B*ValueSize)
+	if err := loadBatch(samples, enc, x, mask, pt, vt); err != nil {
+		t.Fatal(err)
+	}
+	gr, err := buildGraph(net, B, tensor.Float64, true, 0.1, 1e-3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct {
+		n     *G.Node
+		shape []int
+		data  []float32
+	}{{gr.x, []int{B, NumPlanes, Rows, Cols}, x}, {gr.mask, []int{B, PolicySize}, mask}, {gr.ptarget, []int{B, PolicySize}, pt}, {gr.vtarget, []int{B, ValueSize}, vt}} {
+		if err := G.Let(l.n, tensor.New(tensor.WithShape(l.shape...), tensor.WithBacking(f64s(l.data)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vm := G.NewTapeMachine(gr.g, G.BindDualValues(gr.learn...))
+	defer vm.Close()
+	run := func() float64 {
+		t.Helper()
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		defer vm.Reset()
+		return gr.cost.Value().Data().(float64)
+	}
+	run()
+	grads := make([][]float64, len(gr.learn))
+	for k, n := range gr.learn {
+		g, err := n.Grad()
+		if err != nil {
+			t.Fatal(err)
+		}
+		grads[k] = append([]float64(nil), g.Data().([]float64)...)
+	}
+	checked, worst := 0, 0.0
+	for k, n := range gr.learn {
+		w := n.Value().Data().([]float64)
+		for trial := 0; trial < 2; trial++ {
+			i := rng.Intn(len(w))
+			const h = 1e-5
+			old := w[i]
+			w[i] = old + h
+			lp := run()
+			w[i] = old - h
+			lm := run()
+			w[i] = old
+			num := (lp - lm) / (2 * h)
+			ana := grads[k][i]
+			err := math.Abs(num-ana) / math.Max(1e-4, math.Abs(num)+math.Abs(ana))
+			worst = math.Max(worst, err)
+			if err > 1e-3 {
+				t.Errorf("%s[%d]: analytic gradient %.8g, numeric %.8g (relative error %.2g)", n.Name(), i, ana, num, err)
+			}
+			checked++
+		}
+	}
+	t.Logf("checked %d gradient entries over %d tensors, worst relative error %.2g", checked, len(gr.learn), worst)
+}
+
+// TestToyFit trains the tiny net on a small fixed data set: the loss must
+// fall by at least half.
+func TestToyFit(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	net := tinyNet(t, 11)
+	const B = 8
+	data := randomSamples(rng, B)
+	for i := range data {
+		// One-hot policy targets (a chosen move), so the best loss is near 0.
+		clear(data[i].Policy)
+		data[i].Policy[rng.Intn(len(data[i].Policy))] = 1
+	}
+	tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var first, last Losses
+	const steps = 50
+	for i := 0; i < steps; i++ {
+		l, err := tr.Step(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = l
+		}
+		last = l
+	}
+	t.Logf("loss %.4f -> %.4f (policy %.4f -> %.4f, value %.4f -> %.4f, entropy %.3f -> %.3f)",
+		first.Total, last.Total, first.Policy, last.Policy, first.Value, last.Value, first.Entropy, last.Entropy)
+	if last.Total > 0.5*first.Total {
+		t.Errorf("loss fell from %.4f to %.4f only", first.Total, last.Total)
+	}
+	if tr.StepCount() != steps {
+		t.Errorf("StepCount = %d, want %d", tr.StepCount(), steps)
+	}
+	// Batch norm running statistics moved away from their initial values
+	// and are part of the checkpoint.
+	ck := tr.Checkpoint()
+	if m := ck.Net.Tensor("input/bn/mean").Data; m[0] == 0 && m[1] == 0 {
+		t.Errorf("running mean not updated: %v", m[:2])
+	}
+	if ck.Opt.Kind != "adam" || len(ck.Opt.Slots) == 0 || ck.Opt.Steps != steps || ck.Step != steps {
+		t.Errorf("optimizer state %s, %d slots, %d steps; step %d", ck.Opt.Kind, len(ck.Opt.Slots), ck.Opt.Steps, ck.Step)
+	}
+}
+
+// Resuming from a checkpoint continues exactly: two steps in one trainer
+// equal one step, a checkpoint, and one step in a new trainer.
+func TestTrainerResume(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	const B = 4
+	data := randomSamples(rng, 2*B)
+	opt := TrainOptions{Batch: B, LR: 1e-2}
+	a, err := NewTrainer(&Checkpoint{Net: tinyNet(t, 12)}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Step(data[:B]); err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewTrainer(a.Checkpoint(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	la, err := a.Step(data[B:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := b.Step(data[B:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(la.Total-lb.Total) > 1e-6 {
+		t.Errorf("resumed loss %v, uninterrupted %v", lb.Total, la.Total)
+	}
+	na, nb := a.Network(), b.Network()
+	for i := range na.Tensors {
+		for j, v := range na.Tensors[i].Data {
+			if d := math.Abs(float64(v - nb.Tensors[i].Data[j])); d > 1e-6 {
+				t.Fatalf("%s[%d]: resumed %v, uninterrupted %v", na.Tensors[i].Name, j, nb.Tensors[i].Data[j], v)
+			}
+		}
+	}
+}
+
+func TestTrainerRejectsBadInput(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	tr, err := NewTrainer(&Checkpoint{Net: tinyNet(t, 13)}, TrainOptions{Batch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	data := randomSamples(rng, 3)
+	if _, err := tr.Step(data); err == nil || !strings.Contains(err.Error(), "takes 2") {
+		t.Errorf("3 samples for batch 2: error %v", err)
+	}
+	bad := append([]Sample(nil), data[:2]...)
+	bad[1].Policy = append([]float32(nil), bad[1].Policy...)
+	bad[1].Policy[0] += 0.5
+	if _, err := tr.Step(bad); err == nil || !strings.Contains(err.Error(), "sample 1") {
+		t.Errorf("bad policy sum: error %v", err)
+	}
+	bad[1] = data[1]
+	bad[1].WDL = [3]float32{float32(math.NaN()), 0, 1}
+	if _, err := tr.Step(bad); err == nil || !strings.Contains(err.Error(), "WDL") {
+		t.Errorf("NaN WDL: error %v", err)
+	}
+	if tr.StepCount() != 0 {
+		t.Errorf("rejected batches counted as steps: %d", tr.StepCount())
+	}
+	for _, tc := range []struct {
+		opt   TrainOptions
+		field string
+	}{
+		{TrainOptions{Batch: 1}, "Batch"},
+		{TrainOptions{Batch: 8, LR: -1}, "LR"},
+		{TrainOptions{Batch: 8, Optimizer: "rmsprop"}, "Optimizer"},
+		{TrainOptions{Batch: 8, Schedule: "cosine"}, "TotalSteps"},
+		{TrainOptions{Batch: 8, Schedule: "step"}, "DecaySteps"},
+		{TrainOptions{Batch: 8, Schedule: "linear"}, "Schedule"},
+	} {
+		if err := tc.opt.Validate(); err == nil || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%+v: error %v, want one naming %s", tc.opt, err, tc.field)
+		}
+	}
+}
+
+func TestRateSchedules(t *testing.T) {
+	for _, tc := range []struct {
+		opt  TrainOptions
+		step int64
+		want float64
+	}{
+		{TrainOptions{LR: 0.1}, 1000, 0.1},
+		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 0, 0.01},
+		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 4, 0.05},
+		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 10, 0.1},
+		{TrainOptions{LR: 0.1, Schedule: "step", DecaySteps: 100}, 99, 0.1},
+		{TrainOptions{LR: 0.1, Schedule: "step", DecaySteps: 100}, 100, 0.01},
+		{TrainOptions{LR: 0.1, Schedule: "step", DecaySteps: 100, DecayFactor: 0.5}, 250, 0.025},
+		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100}, 0, 0.1},
+		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100}, 50, 0.05},
+		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100, MinLR: 0.01}, 100, 0.01},
+		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100, WarmupSteps: 10}, 60, 0.05},
+	} {
+		if got := tc.opt.RateAt(tc.step); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s schedule (warm-up %d) at step %d: rate %v, want %v", tc.opt.Schedule, tc.opt.WarmupSteps, tc.step, got, tc.want)
+		}
+	}
+}
+
+func TestSGDTrains(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	const B = 8
+	data := randomSamples(rng, B)
+	tr, err := NewTrainer(&Checkpoint{Net: tinyNet(t, 14)}, TrainOptions{Batch: B, Optimizer: "sgd", LR: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var first, last Losses
+	for i := 0; i < 30; i++ {
+		if last, err = tr.Step(data); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = last
+		}
+	}
+	if !(last.Total < first.Total) {
+		t.Errorf("SGD loss %v -> %v did not fall", first.Total, last.Total)
+	}
+	if ck := tr.Checkpoint(); ck.Opt.Kind != "sgd" || len(ck.Opt.Slots) != len(tr.gr.learn) {
+		t.Errorf("SGD checkpoint has optimizer %q with %d slots", ck.Opt.Kind, len(ck.Opt.Slots))
+	}
+}
