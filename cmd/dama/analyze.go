@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"dama/engine"
+	"dama/rules"
+)
+
+func init() {
+	var ef *engineFlags
+	var fen *string
+	var top *int
+	register(&command{
+		name:    "analyze",
+		summary: "show the network's value and top moves for a position, and the search's principal variation",
+		usage:   "--model CKPT|random [--fen FEN] [--visits N] [--top N]",
+		flags: func(fs *flag.FlagSet) {
+			ef = addEngineFlags(fs, engine.DefaultVisits)
+			fen = fs.String("fen", rules.StartFEN, "position in PDN FEN form")
+			top = fs.Int("top", 10, "moves listed (0: all)")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			p, err := rules.ParseFEN(*fen)
+			if err != nil {
+				return err
+			}
+			if *top < 0 {
+				return fmt.Errorf("--top must not be negative")
+			}
+			lim, err := ef.limits()
+			if err != nil {
+				return err
+			}
+			opt, err := ef.searchOptions()
+			if err != nil {
+				return err
+			}
+			ev, name, closeEv, err := ef.evaluator()
+			if err != nil {
+				return err
+			}
+			defer closeEv()
+			a, err := engine.Analyze(context.Background(), ev, rules.NewGame(p), lim, opt)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "Network: %s\n", name)
+			fmt.Fprintf(stdout, "%s\n", p.Diagram())
+			return a.Write(stdout, *top)
+		},
+	})
+}

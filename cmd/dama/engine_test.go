@@ -1,0 +1,130 @@
+package main
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dama/engine"
+	"dama/model"
+	"dama/model/export"
+	"dama/rules"
+)
+
+// tinyCheckpoint saves a freshly initialised tiny network and returns its path.
+func tinyCheckpoint(t *testing.T) string {
+	t.Helper()
+	cfg, err := model.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tiny.ckpt")
+	ck := &model.Checkpoint{Net: model.NewNetwork(cfg, rand.New(rand.NewSource(1))), Step: 42}
+	if err := ck.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// withStdin runs f with engineStdin reading text.
+func withStdin(t *testing.T, text string, f func()) {
+	t.Helper()
+	old := engineStdin
+	engineStdin = strings.NewReader(text)
+	defer func() { engineStdin = old }()
+	f()
+}
+
+func TestExportCommand(t *testing.T) {
+	ckpt := tinyCheckpoint(t)
+	dir := t.TempDir()
+	onnx := filepath.Join(dir, "net.onnx")
+	code, out, errs := runCmd(t, "export", "--model", ckpt, "--format", "onnx", "--out", onnx)
+	if code != 0 || !strings.Contains(out, "wrote "+onnx) {
+		t.Fatalf("export onnx: exit %d, %q %q", code, out, errs)
+	}
+	if st, err := os.Stat(onnx); err != nil || st.Size() < 1000 {
+		t.Fatalf("ONNX file: %v", err)
+	}
+	js := filepath.Join(dir, "net.json")
+	if code, _, errs := runCmd(t, "export", "--model", ckpt, "--format", "json", "--out", js); code != 0 {
+		t.Fatalf("export json: exit %d, %q", code, errs)
+	}
+	f, err := os.Open(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	net, err := export.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if net.Config.Blocks != 2 || net.Config.Filters != 16 {
+		t.Errorf("JSON config %+v", net.Config)
+	}
+	for _, args := range [][]string{
+		{"export", "--model", ckpt, "--format", "tflite", "--out", js},
+		{"export", "--model", filepath.Join(dir, "missing.ckpt"), "--out", js},
+		{"export", "--model", ckpt},
+	} {
+		if code, _, errs := runCmd(t, args...); code == 0 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want a one-line error", args, code, errs)
+		}
+	}
+}
+
+func TestHubCommand(t *testing.T) {
+	ckpt := tinyCheckpoint(t)
+	script := "hub\ninit\npos pos=" + engine.FormatHubPosition(rules.Start()) + "\nlevel nodes=30\ngo think\nping\nquit\n"
+	var code int
+	var out, errs string
+	withStdin(t, script, func() { code, out, errs = runCmd(t, "hub", "--model", ckpt) })
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{"id name=dama", "param name=variant value=italian", "wait", "ready", "done move=", "pong"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestPlayCommand(t *testing.T) {
+	pdn := filepath.Join(t.TempDir(), "game.pdn")
+	var code int
+	var out, errs string
+	withStdin(t, "22-18\nquit\n", func() {
+		code, out, errs = runCmd(t, "play", "--model", "random", "--visits", "10", "--pdn", pdn)
+	})
+	if code != 0 || !strings.Contains(out, "game saved to "+pdn) {
+		t.Fatalf("exit %d, stderr %q, output:\n%s", code, errs, out)
+	}
+	b, err := os.ReadFile(pdn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := rules.ParsePDN(string(b))
+	if err != nil || len(recs) != 1 || len(recs[0].Moves) != 2 || recs[0].Moves[0].String() != "22-18" {
+		t.Fatalf("saved game %v %v:\n%s", recs, err, b)
+	}
+	if code, _, _ := runCmd(t, "play", "--model", "random", "--as", "red"); code == 0 {
+		t.Error("--as red accepted")
+	}
+}
+
+func TestAnalyzeCommand(t *testing.T) {
+	ckpt := tinyCheckpoint(t)
+	code, out, errs := runCmd(t, "analyze", "--model", ckpt, "--fen", "W:WK21,31:B10,18,27", "--visits", "20")
+	if code != 0 || !strings.Contains(out, "only one legal move: 31x22x13x6") {
+		t.Fatalf("exit %d, stderr %q, output:\n%s", code, errs, out)
+	}
+	code, out, _ = runCmd(t, "analyze", "--model", ckpt, "--visits", "40", "--top", "3")
+	if code != 0 || !strings.Contains(out, "Network's top moves (3 of 7 legal)") || !strings.Contains(out, "Principal variation: 1. ") {
+		t.Fatalf("exit %d, output:\n%s", code, out)
+	}
+	if code, _, _ := runCmd(t, "analyze", "--visits", "10"); code == 0 {
+		t.Error("analyze without --model succeeded")
+	}
+}

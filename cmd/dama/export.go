@@ -1,0 +1,85 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"dama/model"
+	"dama/model/export"
+)
+
+func init() {
+	var ckpt, format, out *string
+	register(&command{
+		name:    "export",
+		summary: "export a network as an ONNX model or a JSON file of folded weights",
+		usage:   "--model CKPT --format onnx|json --out FILE",
+		flags: func(fs *flag.FlagSet) {
+			ckpt = fs.String("model", "", "checkpoint file to export")
+			format = fs.String("format", "onnx", "onnx (ONNX opset 13, any runtime) or json (plain weights for engine authors)")
+			out = fs.String("out", "", "output file")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			if *ckpt == "" || *out == "" {
+				return fmt.Errorf("--model and --out are required")
+			}
+			if *format != "onnx" && *format != "json" {
+				return fmt.Errorf("--format %q: want onnx or json", *format)
+			}
+			ck, err := model.Load(*ckpt)
+			if err != nil {
+				return err
+			}
+			net, err := export.Fold(ck.Net)
+			if err != nil {
+				return err
+			}
+			meta := []export.KV{
+				{Key: "dama.source", Value: filepath.Base(*ckpt)},
+				{Key: "dama.step", Value: strconv.FormatInt(ck.Step, 10)},
+			}
+			if ck.Meta.Parent != "" {
+				meta = append(meta, export.KV{Key: "dama.parent", Value: ck.Meta.Parent})
+			}
+			if !ck.Meta.Created.IsZero() {
+				meta = append(meta, export.KV{Key: "dama.created", Value: ck.Meta.Created.UTC().Format(time.RFC3339)})
+			}
+			if *format == "onnx" {
+				err = export.SaveONNX(*out, net, export.Options{Producer: buildVersion(), Metadata: meta})
+			} else {
+				err = export.SaveJSON(*out, net, meta)
+			}
+			if err != nil {
+				return err
+			}
+			st, err := os.Stat(*out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s: %s, %s, step %d, %d bytes\n", *out, *format, ck.Net.Config, ck.Step, st.Size())
+			return nil
+		},
+	})
+}
+
+// buildVersion returns the VCS revision the binary was built from, or "dev".
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return s.Value[:12]
+		}
+	}
+	return "dev"
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"dama/engine"
+	"dama/mcts"
+	"dama/model"
+)
+
+// engineStdin is where the interactive commands (hub, play) read; tests
+// replace it.
+var engineStdin io.Reader = os.Stdin
+
+// engineFlags are the flags shared by hub, play and analyze.
+type engineFlags struct {
+	model    *string
+	visits   *int
+	seconds  *float64
+	parallel *int
+	cache    *int
+}
+
+func addEngineFlags(fs *flag.FlagSet, visits int) *engineFlags {
+	return &engineFlags{
+		model:    fs.String("model", "", `checkpoint file of the network, or "random" for a uniform evaluator (no network)`),
+		visits:   fs.Int("visits", visits, "MCTS visits per move (0: no visit limit; then --time must be set); for hub, when the GUI sets no level"),
+		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit); for hub, when the GUI sets no level"),
+		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step (network batch size)"),
+		cache:    fs.Int("cache", 1<<16, "evaluations cached"),
+	}
+}
+
+// limits returns the search limits the flags ask for.
+func (f *engineFlags) limits() (engine.Limits, error) {
+	if *f.visits < 0 || *f.seconds < 0 {
+		return engine.Limits{}, fmt.Errorf("--visits and --time must not be negative")
+	}
+	lim := engine.Limits{Visits: *f.visits}
+	if *f.seconds > 0 {
+		lim.Time = secondsDuration(*f.seconds)
+	}
+	if lim.Visits == 0 && lim.Time == 0 {
+		return engine.Limits{}, fmt.Errorf("--visits 0 needs a --time limit")
+	}
+	return lim, nil
+}
+
+func (f *engineFlags) searchOptions() (mcts.Options, error) {
+	if *f.parallel < 1 || *f.parallel > 256 {
+		return mcts.Options{}, fmt.Errorf("--parallel %d out of range [1, 256]", *f.parallel)
+	}
+	return mcts.Options{Parallel: *f.parallel}, nil
+}
+
+// evaluator opens the network named by --model; close releases it.
+func (f *engineFlags) evaluator() (ev mcts.Evaluator, name string, close func(), err error) {
+	switch *f.model {
+	case "":
+		return nil, "", nil, fmt.Errorf(`--model is required (a checkpoint file, or "random")`)
+	case "random":
+		return engine.Uniform{}, "uniform evaluator", func() {}, nil
+	}
+	ck, err := model.Load(*f.model)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if *f.cache < 0 {
+		return nil, "", nil, fmt.Errorf("--cache must not be negative")
+	}
+	e := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(*f.parallel, 1), CacheSize: *f.cache})
+	return e, fmt.Sprintf("%s (%s, step %d)", *f.model, ck.Net.Config, ck.Step), e.Close, nil
+}
+
+func init() {
+	var ef *engineFlags
+	register(&command{
+		name:    "hub",
+		summary: "run as a Hub protocol engine (the protocol of Scan) on stdin/stdout, for draughts GUIs",
+		usage:   "--model CKPT|random [--visits N] [--time S] [--parallel N]",
+		flags: func(fs *flag.FlagSet) {
+			ef = addEngineFlags(fs, engine.DefaultVisits)
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			lim, err := ef.limits() // the search size when the GUI's level sets none
+			if err != nil {
+				return err
+			}
+			opt, err := ef.searchOptions()
+			if err != nil {
+				return err
+			}
+			ev, _, closeEv, err := ef.evaluator()
+			if err != nil {
+				return err
+			}
+			defer closeEv()
+			h := engine.NewHub(ev, engine.HubOptions{Visits: lim.Visits, Time: lim.Time, Search: opt, Version: buildVersion()})
+			return h.Run(context.Background(), engineStdin, stdout)
+		},
+	})
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"strings"
+	"time"
+
+	"dama/model"
+)
+
+func init() {
+	var preset, out, note *string
+	var seed *int64
+	register(&command{
+		name:    "model",
+		summary: "create a network checkpoint (new) or describe one (info)",
+		usage:   "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE",
+		flags: func(fs *flag.FlagSet) {
+			preset = fs.String("preset", "", "network size for new: "+strings.Join(model.PresetNames(), ", "))
+			out = fs.String("out", "", "checkpoint file to write (new)")
+			seed = fs.Int64("seed", 1, "random seed of the initial weights (new)")
+			note = fs.String("note", "", "free-text note stored in the checkpoint (new)")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("missing verb: new or info (usage: dama model new --preset NAME --out FILE | dama model info FILE)")
+			}
+			verb := args[0]
+			// Flags may follow the verb: parse them again.
+			if err := fs.Parse(args[1:]); err != nil {
+				return err
+			}
+			rest := fs.Args()
+			switch verb {
+			case "new":
+				if len(rest) > 0 {
+					return fmt.Errorf("new: unexpected argument %q", rest[0])
+				}
+				return modelNew(*preset, *out, *seed, *note)
+			case "info":
+				if len(rest) != 1 {
+					return fmt.Errorf("info: want exactly one checkpoint file, got %d arguments", len(rest))
+				}
+				return modelInfo(rest[0])
+			}
+			return fmt.Errorf("unknown verb %q (want new or info)", verb)
+		},
+	})
+}
+
+// modelNew writes a freshly initialised checkpoint; the weights depend only
+// on the preset and the seed.
+func modelNew(preset, out string, seed int64, note string) error {
+	if preset == "" {
+		return fmt.Errorf("new: --preset is required (one of %s)", strings.Join(model.PresetNames(), ", "))
+	}
+	if out == "" {
+		return fmt.Errorf("new: --out is required")
+	}
+	cfg, err := model.Preset(preset)
+	if err != nil {
+		return err
+	}
+	if note == "" {
+		note = fmt.Sprintf("fresh %s network, seed %d", preset, seed)
+	}
+	ck := &model.Checkpoint{
+		Net:  model.NewNetwork(cfg, rand.New(rand.NewSource(seed))),
+		Meta: model.Meta{Created: time.Now().UTC(), Note: note},
+	}
+	if err := ck.Save(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s, %d parameters, digest %s\n", out, cfg, ck.Net.NumParams(), ck.Meta.ConfigDigest)
+	return nil
+}
+
+// modelInfo prints a checkpoint's header.
+func modelInfo(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	ck, err := model.Load(path)
+	if err != nil {
+		return err
+	}
+	w := stdout
+	fmt.Fprintf(w, "file        %s (%d bytes)\n", path, st.Size())
+	fmt.Fprintf(w, "format      version %d\n", model.FormatVersion)
+	fmt.Fprintf(w, "config      %s\n", ck.Net.Config)
+	fmt.Fprintf(w, "digest      %s\n", ck.Meta.ConfigDigest)
+	fmt.Fprintf(w, "parameters  %d\n", ck.Net.NumParams())
+	fmt.Fprintf(w, "step        %d\n", ck.Step)
+	parent := ck.Meta.Parent
+	if parent == "" {
+		parent = "-"
+	}
+	fmt.Fprintf(w, "parent      %s\n", parent)
+	created := "-"
+	if !ck.Meta.Created.IsZero() {
+		created = ck.Meta.Created.Format(time.RFC3339)
+	}
+	fmt.Fprintf(w, "created     %s\n", created)
+	opt := "none"
+	if ck.Opt.Kind != "" {
+		opt = fmt.Sprintf("%s (%d steps)", ck.Opt.Kind, ck.Opt.Steps)
+	}
+	fmt.Fprintf(w, "optimizer   %s\n", opt)
+	if ck.Meta.Note != "" {
+		fmt.Fprintf(w, "note        %s\n", ck.Meta.Note)
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"dama/engine"
+	"dama/rules"
+)
+
+func init() {
+	var ef *engineFlags
+	var as, fen, pdn *string
+	register(&command{
+		name:    "play",
+		summary: "play a game against the network in the terminal (moves in FID notation)",
+		usage:   "--model CKPT|random [--as white|black] [--visits N] [--fen FEN] [--pdn FILE]",
+		flags: func(fs *flag.FlagSet) {
+			ef = addEngineFlags(fs, engine.DefaultVisits)
+			as = fs.String("as", "white", "the side you play: white or black")
+			fen = fs.String("fen", rules.StartFEN, "start position in PDN FEN form")
+			pdn = fs.String("pdn", "", "file to save the game to as PDN (default: print it at the end)")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			var human rules.Color
+			switch *as {
+			case "white", "w":
+				human = rules.White
+			case "black", "b":
+				human = rules.Black
+			default:
+				return fmt.Errorf("--as %q: want white or black", *as)
+			}
+			start, err := rules.ParseFEN(*fen)
+			if err != nil {
+				return err
+			}
+			lim, err := ef.limits()
+			if err != nil {
+				return err
+			}
+			opt, err := ef.searchOptions()
+			if err != nil {
+				return err
+			}
+			ev, name, closeEv, err := ef.evaluator()
+			if err != nil {
+				return err
+			}
+			defer closeEv()
+			fmt.Fprintf(stdout, "dama: %s\n", name)
+			rec, err := engine.Play(context.Background(), ev, engineStdin, stdout, engine.PlayOptions{
+				Human: human, Start: &start, Limits: lim, Search: opt,
+			})
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			if err := rules.WritePDN(&buf, rec); err != nil {
+				return err
+			}
+			if *pdn == "" {
+				fmt.Fprintf(stdout, "\n%s", buf.String())
+				return nil
+			}
+			if err := writeFileTmp(*pdn, buf.Bytes()); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "game saved to %s\n", *pdn)
+			return nil
+		},
+	})
+}
+
+// writeFileTmp writes data to path through a temporary file in the same
+// folder, renamed into place.
+func writeFileTmp(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// secondsDuration converts seconds to a Duration.
+func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/viper"
+
+	"dama/mcts"
+	"dama/model"
+	"dama/selfplay"
+	"dama/train"
+)
+
+func init() {
+	register(&command{
+		name:    "selfplay",
+		summary: "play games of a model against itself and write them as training data",
+		usage:   "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--pdn]\n       dama selfplay --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]",
+		flags:   selfplayFlags,
+		run:     runSelfplay,
+	})
+}
+
+type selfplayOptions struct {
+	model, out, config, worker string
+	run                        string
+	games, parallel, visits    int
+	first, chunk, batch, cache int
+	seed                       uint64
+	pdn, quiet                 bool
+}
+
+var selfplayOpt selfplayOptions
+
+func selfplayFlags(fs *flag.FlagSet) {
+	o := &selfplayOpt
+	*o = selfplayOptions{}
+	fs.StringVar(&o.model, "model", "", `checkpoint file of the model, or "random" (uniform priors, every position a draw)`)
+	fs.IntVar(&o.games, "games", 0, "number of games to play")
+	fs.StringVar(&o.out, "out", "", "folder for the game chunks (created if needed)")
+	fs.StringVar(&o.run, "run", "", "work as a self-play worker of a training run folder: follow its best model and add games to it (--games 0: until interrupted)")
+	fs.StringVar(&o.config, "config", "", "YAML file of self-play settings (keys: the selfplay.Config fields in snake_case)")
+	fs.IntVar(&o.parallel, "parallel", 0, "games played at once (default 32; overrides the config file)")
+	fs.IntVar(&o.visits, "visits", 0, "visits of a full search (default 200; overrides the config file)")
+	fs.Uint64Var(&o.seed, "seed", 0, "base seed of the games (overrides the config file; workers sharing a folder need different seeds)")
+	fs.BoolVar(&o.pdn, "pdn", false, "also write each chunk as PDN")
+	fs.IntVar(&o.first, "first", 0, "index of the first game (its seed is derived from the base seed and the index)")
+	fs.IntVar(&o.chunk, "chunk", 100, "games per chunk file")
+	fs.StringVar(&o.worker, "worker", "", "worker name in the chunk file names (default HOST-PID)")
+	fs.IntVar(&o.batch, "batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
+	fs.IntVar(&o.cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+}
+
+// selfplayRandom is the "random" model: uniform priors, and every position
+// a draw.
+type selfplayRandom struct{}
+
+func (selfplayRandom) Evaluate(_ context.Context, q mcts.Query, out *mcts.Evaluation) error {
+	for i := range out.Priors {
+		out.Priors[i] = 1 / float32(len(q.Legal))
+	}
+	out.WDL = [3]float32{0, 1, 0}
+	return nil
+}
+
+// readSelfplayConfig reads a YAML file of selfplay.Config settings; unknown
+// keys are errors.
+func readSelfplayConfig(path string) (selfplay.Config, error) {
+	var cfg selfplay.Config
+	v := viper.New()
+	v.SetConfigFile(path)
+	v.SetConfigType("yaml")
+	if err := v.ReadInConfig(); err != nil {
+		return cfg, fmt.Errorf("--config %s: %w", path, err)
+	}
+	err := v.Unmarshal(&cfg, func(dc *mapstructure.DecoderConfig) { dc.ErrorUnused = true })
+	if err != nil {
+		return cfg, fmt.Errorf("--config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+func runSelfplay(fs *flag.FlagSet, args []string) error {
+	o := selfplayOpt
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q", args[0])
+	}
+	if o.run != "" {
+		return runSelfplayWorker(fs, o)
+	}
+	switch {
+	case o.model == "":
+		return errors.New(`--model is required (a checkpoint file, or "random")`)
+	case o.out == "":
+		return errors.New("--out is required")
+	case o.games < 1:
+		return fmt.Errorf("--games %d: want at least 1", o.games)
+	case o.first < 0:
+		return fmt.Errorf("--first %d: must not be negative", o.first)
+	}
+	var cfg selfplay.Config
+	if o.config != "" {
+		var err error
+		if cfg, err = readSelfplayConfig(o.config); err != nil {
+			return err
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["parallel"] {
+		cfg.Parallel = o.parallel
+	}
+	if set["visits"] {
+		cfg.Visits = o.visits
+	}
+	if set["seed"] {
+		cfg.Seed = o.seed
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	full := cfg.WithDefaults()
+
+	h := selfplay.Header{Model: o.model, ConfigDigest: cfg.Digest()}
+	var ev mcts.Evaluator = selfplayRandom{}
+	if o.model != "random" {
+		data, err := os.ReadFile(o.model)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		h.ModelDigest = "sha256:" + hex.EncodeToString(sum[:])
+		ck, err := model.Load(o.model)
+		if err != nil {
+			return err
+		}
+		batch := o.batch
+		if batch <= 0 {
+			batch = full.Parallel * full.LeavesInFlight
+		}
+		mev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: batch, CacheSize: o.cache})
+		defer mev.Close()
+		ev = mev
+	}
+	worker := o.worker
+	if worker == "" {
+		worker = defaultWorkerName()
+	}
+	cw, err := selfplay.NewChunkWriter(o.out, worker, o.chunk, h, o.pdn)
+	if err != nil {
+		return err
+	}
+
+	bar := progressbar.NewOptions(o.games,
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetVisibility(!o.quiet),
+		progressbar.OptionSetDescription("selfplay"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	var st selfplayStats
+	start := time.Now()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	runErr := selfplay.Run(ctx, ev, cfg, o.first, o.games, func(g *selfplay.Game) error {
+		st.add(g)
+		el := time.Since(start).Seconds()
+		bar.Describe(fmt.Sprintf("%.0f pos/s, mean %.0f plies, W/D/L %s", float64(st.positions)/el, st.meanLength(), st.shares()))
+		_ = bar.Add(1)
+		return cw.Add(g)
+	})
+	_ = bar.Finish()
+	interrupted := runErr != nil && errors.Is(runErr, context.Canceled) && ctx.Err() != nil
+	if runErr != nil && !interrupted {
+		// Keep the whole games already played even when the run failed.
+		if err := cw.Flush(); err != nil {
+			fmt.Fprintf(stderr, "dama selfplay: %v\n", err)
+		}
+		return runErr
+	}
+	if err := cw.Flush(); err != nil {
+		return err
+	}
+	el := time.Since(start)
+	note := ""
+	if interrupted {
+		note = " (interrupted)"
+	}
+	fmt.Fprintf(stdout, "selfplay%s: %d games in %d files in %s, %s; %d positions, mean %.1f plies, %.0f positions/s, %.0f games/h, %.1fs\n",
+		note, cw.Written(), len(cw.Files()), o.out, st.summary(), st.positions, st.meanLength(),
+		float64(st.positions)/el.Seconds(), float64(st.games)/el.Hours(), el.Seconds())
+	return nil
+}
+
+// selfplayStats sums up finished games for the progress bar and summary.
+type selfplayStats struct {
+	games, positions, white, draws, black int
+	resigned, capped                      int
+	checked, falseResign                  int
+}
+
+func (s *selfplayStats) add(g *selfplay.Game) {
+	s.games++
+	s.positions += len(g.Plies)
+	switch g.Result.String() {
+	case "2-0":
+		s.white++
+	case "0-2":
+		s.black++
+	default:
+		s.draws++
+	}
+	switch g.End {
+	case selfplay.Resigned:
+		s.resigned++
+	case selfplay.LengthCap:
+		s.capped++
+	}
+	if ok, f := g.FalseResignation(); ok {
+		s.checked++
+		if f {
+			s.falseResign++
+		}
+	}
+}
+
+func (s *selfplayStats) meanLength() float64 {
+	if s.games == 0 {
+		return 0
+	}
+	return float64(s.positions) / float64(s.games)
+}
+
+func (s *selfplayStats) shares() string {
+	if s.games == 0 {
+		return "-"
+	}
+	pc := func(n int) int { return (100*n + s.games/2) / s.games }
+	return fmt.Sprintf("%d/%d/%d%%", pc(s.white), pc(s.draws), pc(s.black))
+}
+
+func (s *selfplayStats) summary() string {
+	out := fmt.Sprintf("White/draw/Black %s, %d resigned, %d at the length cap", s.shares(), s.resigned, s.capped)
+	if s.checked > 0 {
+		out += fmt.Sprintf(", false resignations %d of %d checked", s.falseResign, s.checked)
+	}
+	return out
+}
+
+// defaultWorkerName is HOST-PID with the host name cut to file-name
+// characters.
+func defaultWorkerName() string {
+	host, _ := os.Hostname()
+	host = strings.Map(func(r rune) rune {
+		if r < 128 && (r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return -1
+	}, host)
+	if host == "" {
+		host = "w"
+	}
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
+// runSelfplayWorker is dama selfplay --run: a worker of a training run.
+func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
+	bad := ""
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "model", "out", "config", "parallel", "visits", "pdn", "first", "batch", "cache":
+			bad = f.Name
+		}
+	})
+	if bad != "" {
+		return fmt.Errorf("--%s does not go with --run: a worker takes its settings and model from the run folder", bad)
+	}
+	if o.games < 0 {
+		return fmt.Errorf("--games %d: must not be negative", o.games)
+	}
+	worker := o.worker
+	if worker == "" {
+		worker = defaultWorkerName()
+	}
+	seed := o.seed
+	if seed == 0 {
+		// Distinct workers get distinct games; a worker is reproducible
+		// from its name.
+		h := fnv.New64a()
+		h.Write([]byte(worker))
+		seed = h.Sum64()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var log io.Writer = stdout
+	if o.quiet {
+		log = nil
+	}
+	chunk := o.chunk
+	if !isFlagSet(fs, "chunk") {
+		chunk = 16
+	}
+	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log})
+}
+
+func isFlagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dama/rules"
+	"dama/selfplay"
+)
+
+func TestSelfplayCommand(t *testing.T) {
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "sp.yaml")
+	if err := os.WriteFile(cfgFile, []byte("visits: 50\nmax_plies: 60\ncheap_visits: 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "games")
+	code, stdout, errs := runCmd(t, "selfplay", "--model", "random", "--games", "5", "--out", out,
+		"--config", cfgFile, "--visits", "12", "--parallel", "2", "--chunk", "2", "--pdn", "--quiet", "--worker", "t")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(stdout, "selfplay: 5 games in 3 files") {
+		t.Errorf("summary %q", stdout)
+	}
+	files, err := selfplay.Chunks(out)
+	if err != nil || len(files) != 3 {
+		t.Fatalf("chunks %v, err %v", files, err)
+	}
+	n := 0
+	for _, f := range files {
+		h, games, err := selfplay.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := selfplay.Config{Visits: 12, MaxPlies: 60, CheapVisits: 4, Parallel: 2}
+		if h.Model != "random" || h.ConfigDigest != want.Digest() {
+			t.Errorf("%s: header %+v, want model random and the digest of %+v", f, h, want)
+		}
+		for _, g := range games {
+			n++
+			if len(g.Plies) > 60 {
+				t.Errorf("a game of %d plies, beyond the config's cap", len(g.Plies))
+			}
+		}
+		pdn, err := os.ReadFile(strings.TrimSuffix(f, selfplay.FileExt) + ".pdn")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if recs, err := rules.ParsePDN(string(pdn)); err != nil || len(recs) != len(games) {
+			t.Errorf("%s PDN: %d games, err %v", f, len(recs), err)
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d games in the files, want 5", n)
+	}
+
+	for _, args := range [][]string{
+		{"selfplay", "--games", "1", "--out", out},
+		{"selfplay", "--model", "random", "--games", "0", "--out", out},
+		{"selfplay", "--model", "random", "--games", "1"},
+		{"selfplay", "--model", filepath.Join(dir, "missing.ckpt"), "--games", "1", "--out", out},
+		{"selfplay", "--model", "random", "--games", "1", "--out", out, "--config", cfgFile + ".missing"},
+	} {
+		if code, _, errs := runCmd(t, args...); code != 1 || !strings.HasPrefix(errs, "dama selfplay: ") {
+			t.Errorf("%v: exit %d, stderr %q, want a one-line error", args, code, errs)
+		}
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("visit: 50\n"), 0o644)
+	if code, _, errs := runCmd(t, "selfplay", "--model", "random", "--games", "1", "--out", out, "--config", bad); code != 1 || !strings.Contains(errs, "visit") {
+		t.Errorf("unknown config key: exit %d, stderr %q", code, errs)
+	}
+}

@@ -1,0 +1,417 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"dama/mcts"
+	"dama/rules"
+)
+
+// HubOptions configures a Hub engine. Zero fields take the documented
+// defaults.
+type HubOptions struct {
+	Name    string // engine name in the id line (default "dama")
+	Version string // version in the id line (default "dev")
+	Author  string // author in the id line (default "the dama authors")
+	// Visits and Time bound a search when the GUI's level sets no limit
+	// (default DefaultVisits visits); the GUI can change Visits with
+	// "set-param name=visits value=N".
+	Visits int
+	Time   time.Duration
+	// Search configures the tree search (temperature is ignored).
+	Search mcts.Options
+	// InfoEvery is the least time between two info lines (default 500ms).
+	InfoEvery time.Duration
+}
+
+// Hub is an engine speaking the Hub protocol (version 2, as Scan 3.1) on
+// a pair of streams. Commands understood:
+//
+//	hub                     -> id, param declarations, wait
+//	set-param name= value=  (variant: italian only; visits: visits per move when level sets no limit)
+//	init                    -> ready
+//	ping                    -> pong (also during a search)
+//	new-game                   forget the search tree
+//	pos pos=<W|B><32 squares> [moves="..."]
+//	level nodes=N | move-time=S | [moves=M] time=T [inc=I] | depth=D | infinite
+//	go think | go ponder | go analyze   -> info ..., done move=... [ponder=...]
+//	ponder-hit                 during go ponder: the opponent played the expected move; the clock starts
+//	stop                       end the search now; done follows
+//	quit
+//
+// Unknown commands and arguments are ignored, as the protocol asks.
+// level nodes counts root visits of the MCTS; level depth stops the search
+// once its principal variation is that long. info lines carry depth (PV
+// length), nodes (root visits), score (expected result W-L for the side to
+// move, in [-1, 1]), wdl (win, draw and loss probabilities), time
+// (seconds), nps (visits per second) and pv.
+type Hub struct {
+	opt      HubOptions
+	ev       mcts.Evaluator
+	searcher *Searcher
+
+	mu   sync.Mutex // guards out and werr
+	out  io.Writer
+	werr error
+
+	// State of the reader goroutine.
+	game  *rules.Game
+	level level
+	job   *job
+}
+
+// level is the time or depth limit of the next search, as the GUI set it.
+type level struct {
+	visits, depth     int
+	moveTime          time.Duration
+	time, inc         time.Duration
+	moves             int
+	infinite, clocked bool
+}
+
+// job is a search in progress.
+type job struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	// hit starts the clock of a ponder search (nil when there is none).
+	hit func()
+}
+
+// NewHub returns a Hub engine searching with ev.
+func NewHub(ev mcts.Evaluator, opt HubOptions) *Hub {
+	if opt.Name == "" {
+		opt.Name = "dama"
+	}
+	if opt.Version == "" {
+		opt.Version = "dev"
+	}
+	if opt.Author == "" {
+		opt.Author = "the dama authors"
+	}
+	if opt.Visits <= 0 && opt.Time <= 0 {
+		opt.Visits = DefaultVisits
+	}
+	s := NewSearcher(ev, opt.Search)
+	s.InfoEvery = opt.InfoEvery
+	return &Hub{opt: opt, ev: ev, searcher: s}
+}
+
+// Run reads commands from in and answers on out until "quit", the end of
+// in, or the cancellation of ctx. It returns nil after quit or the end of
+// in, ctx.Err() after cancellation, and an error if reading in or writing
+// out fails.
+func (h *Hub) Run(ctx context.Context, in io.Reader, out io.Writer) error {
+	h.out = out
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-quit:
+				return
+			}
+		}
+		readErr <- sc.Err()
+		close(lines)
+	}()
+	defer h.stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case line, ok := <-lines:
+			if !ok {
+				if err := <-readErr; err != nil {
+					return fmt.Errorf("engine: hub: reading commands: %w", err)
+				}
+				return nil // the GUI closed the stream
+			}
+			if quit := h.handle(ctx, line); quit {
+				return nil
+			}
+			if err := h.writeErr(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (h *Hub) writeErr() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.werr
+}
+
+// send writes one line; it is safe from any goroutine.
+func (h *Hub) send(l HubLine) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.werr != nil {
+		return
+	}
+	if _, err := io.WriteString(h.out, l.String()+"\n"); err != nil {
+		h.werr = fmt.Errorf("engine: hub: writing answers: %w", err)
+	}
+}
+
+func (h *Hub) sendError(format string, args ...any) {
+	h.send(hubLine("error", "message", fmt.Sprintf(format, args...)))
+}
+
+// stop ends the search in progress, if any, and waits for its done line.
+func (h *Hub) stop() {
+	if h.job == nil {
+		return
+	}
+	h.job.cancel()
+	<-h.job.done
+	h.job = nil
+}
+
+// finished drops a job whose search has ended by itself.
+func (h *Hub) finished() {
+	if h.job == nil {
+		return
+	}
+	select {
+	case <-h.job.done:
+		h.job.cancel()
+		h.job = nil
+	default:
+	}
+}
+
+// handle executes one command line; it reports whether to quit.
+func (h *Hub) handle(ctx context.Context, text string) bool {
+	h.finished()
+	l, err := ParseHubLine(text)
+	if err != nil {
+		h.sendError("%v", err)
+		return false
+	}
+	switch l.Command {
+	case "":
+	case "hub":
+		h.send(hubLine("id", "name", h.opt.Name, "version", h.opt.Version, "author", h.opt.Author))
+		p := hubLine("param", "name", "variant", "value", "italian", "type", "enum", "values", "italian")
+		h.send(p)
+		h.send(hubLine("param", "name", "visits", "value", strconv.Itoa(h.opt.Visits), "type", "int", "min", "0", "max", "100000000"))
+		h.send(HubLine{Command: "wait"})
+	case "set-param":
+		h.setParam(l)
+	case "init":
+		h.send(HubLine{Command: "ready"})
+	case "ping":
+		h.send(HubLine{Command: "pong"})
+	case "new-game":
+		h.stop()
+		h.searcher.Reset()
+	case "pos":
+		h.stop()
+		h.setPosition(l)
+	case "level":
+		h.setLevel(l)
+	case "go":
+		h.stop()
+		h.start(ctx, l)
+	case "ponder-hit":
+		if h.job != nil && h.job.hit != nil {
+			h.job.hit()
+			h.job.hit = nil
+		}
+	case "stop":
+		h.stop()
+	case "quit":
+		h.stop()
+		return true
+	}
+	return false
+}
+
+func (h *Hub) setParam(l HubLine) {
+	name, _ := l.Get("name")
+	value, _ := l.Get("value")
+	switch name {
+	case "variant":
+		if value != "italian" {
+			h.sendError("variant %q is not supported (only italian)", value)
+		}
+	case "visits":
+		v, err := strconv.Atoi(value)
+		if err != nil || v < 0 || (v == 0 && h.opt.Time <= 0) {
+			h.sendError("param visits: %q is not a positive integer", value)
+			return
+		}
+		h.opt.Visits = v
+	default:
+		h.sendError("unknown param %q", name)
+	}
+}
+
+func (h *Hub) setPosition(l HubLine) {
+	h.game = nil
+	ps, ok := l.Get("pos")
+	if !ok {
+		h.sendError("pos: missing pos=<W|B><32 squares>")
+		return
+	}
+	p, err := ParseHubPosition(ps)
+	if err != nil {
+		h.sendError("%v", err)
+		return
+	}
+	g := rules.NewGame(p)
+	if moves, ok := l.Get("moves"); ok {
+		for i, ms := range strings.Fields(moves) {
+			m, err := ParseHubMove(g.Position(), ms)
+			if err != nil {
+				h.sendError("pos: move %d: %v", i+1, err)
+				return
+			}
+			if err := g.Play(m); err != nil {
+				h.sendError("pos: move %d (%s): %v", i+1, ms, err)
+				return
+			}
+		}
+	}
+	h.game = g
+}
+
+func (h *Hub) setLevel(l HubLine) {
+	var lv level
+	seconds := func(name string) time.Duration {
+		v, ok := l.Get(name)
+		if !ok {
+			return 0
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			h.sendError("level %s: %q is not a number of seconds", name, v)
+			return 0
+		}
+		return time.Duration(f * float64(time.Second))
+	}
+	count := func(name string) int {
+		v, ok := l.Get(name)
+		if !ok {
+			return 0
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			h.sendError("level %s: %q is not a count", name, v)
+			return 0
+		}
+		return n
+	}
+	lv.visits = count("nodes")
+	lv.depth = count("depth")
+	lv.moves = count("moves")
+	lv.moveTime = seconds("move-time")
+	lv.time = seconds("time")
+	lv.inc = seconds("inc")
+	_, lv.clocked = l.Get("time")
+	_, lv.infinite = l.Get("infinite")
+	h.level = lv
+}
+
+// limits turns the GUI's level into search limits.
+func (h *Hub) limits() Limits {
+	lv := h.level
+	lim := Limits{Visits: lv.visits, Depth: lv.depth, Infinite: lv.infinite}
+	switch {
+	case lv.moveTime > 0:
+		lim.Time = lv.moveTime
+	case lv.clocked:
+		lim.Time = TimeBudget(lv.time, lv.inc, lv.moves)
+	}
+	if lim.unlimited() && !lim.Infinite {
+		lim.Visits, lim.Time = h.opt.Visits, h.opt.Time
+	}
+	return lim
+}
+
+// TimeBudget returns the time to spend on one move with remaining time
+// left, increment inc and movesToGo moves until the next time control (0
+// for sudden death, counted as 30): left/movesToGo plus three quarters of
+// the increment, never more than half of what is left, and at least 10ms.
+func TimeBudget(left, inc time.Duration, movesToGo int) time.Duration {
+	if movesToGo <= 0 {
+		movesToGo = 30
+	}
+	b := left/time.Duration(movesToGo) + inc*3/4
+	b = min(b, left/2)
+	return max(b, 10*time.Millisecond)
+}
+
+// start launches a search for "go think|ponder|analyze".
+func (h *Hub) start(ctx context.Context, l HubLine) {
+	if h.game == nil {
+		h.sendError("go: no position (send pos first)")
+		return
+	}
+	if o := h.game.Outcome(); o.Over() {
+		h.sendError("go: the game is over (%s, %s)", o.Result, o.Reason)
+		return
+	}
+	lim := h.limits()
+	_, ponder := l.Get("ponder")
+	jctx, cancel := context.WithCancel(ctx)
+	j := &job{cancel: cancel, done: make(chan struct{})}
+	if ponder && lim.Time > 0 {
+		// The clock is not running: search until ponder-hit, then for lim.Time.
+		budget := lim.Time
+		lim.Time = 0
+		if lim.Visits <= 0 && lim.Depth <= 0 {
+			lim.Infinite = true
+		}
+		var once sync.Once
+		j.hit = func() { once.Do(func() { time.AfterFunc(budget, cancel) }) }
+	}
+	h.job = j
+	g := h.game
+	go func() {
+		defer close(j.done)
+		res, err := h.searcher.Think(jctx, g, lim, func(i Info) { h.send(infoLine(i)) })
+		if err != nil {
+			h.sendError("search failed: %v", err)
+			if legal := g.Position().Legal(nil); len(legal) > 0 {
+				h.send(hubLine("done", "move", FormatHubMove(legal[0])))
+			}
+			return
+		}
+		done := hubLine("done", "move", FormatHubMove(res.Move))
+		if len(res.PV) >= 2 && res.PV[0] == res.Move {
+			done.Args = append(done.Args, HubArg{Name: "ponder", Value: FormatHubMove(res.PV[1]), HasValue: true})
+		}
+		h.send(done)
+	}()
+}
+
+// infoLine formats a progress report.
+func infoLine(i Info) HubLine {
+	r := i.Result
+	pv := make([]string, len(r.PV))
+	for k, m := range r.PV {
+		pv[k] = FormatHubMove(m)
+	}
+	return hubLine("info",
+		"depth", strconv.Itoa(len(r.PV)),
+		"nodes", strconv.Itoa(r.RootVisits),
+		"score", strconv.FormatFloat(float64(r.Value), 'f', 3, 32),
+		"wdl", fmt.Sprintf("%.3f %.3f %.3f", r.WDL[0], r.WDL[1], r.WDL[2]),
+		"time", strconv.FormatFloat(i.Elapsed.Seconds(), 'f', 3, 64),
+		"nps", strconv.FormatFloat(i.NodesPerSecond(), 'f', 0, 64),
+		"pv", strings.Join(pv, " "))
+}
