@@ -44,6 +44,10 @@ type Run struct {
 	// Workers is the number of CPU threads for search and training;
 	// 0 means all CPUs. Default 0.
 	Workers int `mapstructure:"workers" yaml:"workers"`
+	// Generations is the number of generations (self-play, training,
+	// arena) after which dama train stops, 0..10^6; 0 runs until
+	// interrupted. Default 0.
+	Generations int `mapstructure:"generations" yaml:"generations"`
 }
 
 // ModelPresets are the network presets known to package model

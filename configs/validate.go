@@ -44,6 +44,7 @@ func (c *Config) Validate() error {
 
 	v.check("run.name", c.Run.Name, nameRE.MatchString(c.Run.Name), "1 to 64 letters, digits, '.', '_' or '-'")
 	v.intIn("run.workers", c.Run.Workers, 0, 4096)
+	v.intIn("run.generations", c.Run.Generations, 0, 1000000)
 
 	m := c.Model
 	v.oneOf("model.preset", m.Preset, ModelPresets)

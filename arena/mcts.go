@@ -1,0 +1,54 @@
+package arena
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+
+	"dama/mcts"
+	"dama/rules"
+)
+
+// MCTSPlayer plays with a PUCT search over an evaluator, usually a network.
+// It plays the most visited move, without root noise, reusing its tree
+// between moves of a game.
+type MCTSPlayer struct {
+	Label     string         // Name of the player
+	Evaluator mcts.Evaluator // shared by all its games; must be safe for concurrent use
+	Visits    int            // root visits per move (> 0)
+	Options   mcts.Options   // search options; a nil Temperature plays the most visited move
+}
+
+// Name returns the player's label.
+func (p *MCTSPlayer) Name() string { return p.Label }
+
+// Start begins a game with a fresh search tree.
+func (p *MCTSPlayer) Start(ctx context.Context, g *rules.Game, rng *rand.Rand) (GamePlayer, error) {
+	if p.Evaluator == nil {
+		return nil, errors.New("arena: MCTS player " + p.Label + " has no evaluator")
+	}
+	if p.Visits <= 0 {
+		return nil, errors.New("arena: MCTS player " + p.Label + " needs a positive visit count")
+	}
+	opt := p.Options
+	if opt.Temperature == nil {
+		opt.Temperature = func(int) float64 { return 0 }
+	}
+	return &mctsGame{s: mcts.New(p.Evaluator, opt), rng: rng, visits: p.Visits}, nil
+}
+
+type mctsGame struct {
+	s      *mcts.Search
+	rng    *rand.Rand
+	visits int
+}
+
+func (m *mctsGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
+	res, err := m.s.Run(ctx, g, mcts.Limit{Visits: m.visits}, m.rng)
+	if err != nil {
+		return rules.Move{}, err
+	}
+	return res.Move, nil
+}
+
+func (m *mctsGame) Close() {}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"dama/configs"
+	"dama/train"
+)
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func init() {
+	var config, runDir *string
+	var workers *int
+	var sets multiFlag
+	var quiet *bool
+	register(&command{
+		name:    "train",
+		summary: "run the training loop: self-play, train, arena, promote (resumable)",
+		usage:   "[--config FILE|quick|workstation] [--run DIR] [--selfplay-workers N] [--set key=value]...",
+		flags: func(fs *flag.FlagSet) {
+			sets = nil
+			config = fs.String("config", "", "configuration: a YAML file or a preset name (quick, workstation); default: the run's archived config, else quick")
+			runDir = fs.String("run", "", "run folder (default checkpoints/<run.name>)")
+			workers = fs.Int("selfplay-workers", 1, "1: play self-play games in this process; 0: only train and gate on games from 'dama selfplay --run DIR' workers")
+			fs.Var(&sets, "set", "override one configuration key, e.g. --set selfplay.visits=64 (repeatable)")
+			quiet = fs.Bool("quiet", false, "no progress bars")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			if *workers < 0 || *workers > 1 {
+				return fmt.Errorf("--selfplay-workers %d: want 0 (external workers) or 1 (self-play in this process)", *workers)
+			}
+			source := *config
+			if source == "" && *runDir != "" {
+				if _, err := os.Stat(filepath.Join(*runDir, train.ConfigFile)); err == nil {
+					source = filepath.Join(*runDir, train.ConfigFile)
+				}
+			}
+			cfg, err := configs.Load(source, os.Environ(), sets)
+			if err != nil {
+				return err
+			}
+			dir := *runDir
+			if dir == "" {
+				dir = filepath.Join("checkpoints", cfg.Run.Name)
+			}
+			if cfg.Run.Workers > 0 {
+				runtime.GOMAXPROCS(cfg.Run.Workers)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			opt := train.Options{
+				Config: cfg, Dir: dir, SelfPlay: *workers == 1,
+				Revision: revision(), Log: stdout,
+			}
+			if !*quiet {
+				opt.Progress = stderr
+			}
+			fmt.Fprintf(stdout, "run %s: config %s, model %s, %d generations (0 = until interrupted)\n",
+				dir, cfg.Run.Name, cfg.Model.Preset, cfg.Run.Generations)
+			err = train.Loop(ctx, opt)
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("interrupted; run the same command again to resume %s", dir)
+			}
+			if err != nil {
+				return err
+			}
+			best, _ := (&train.Run{Dir: dir}).Best()
+			fmt.Fprintf(stdout, "done: best model %s\n", filepath.Join(dir, best))
+			return nil
+		},
+	})
+}
+
+// revision returns the version control revision the binary was built from.
+func revision() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	rev, dirty := "unknown", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if dirty {
+		rev += "+modified"
+	}
+	return rev
+}

@@ -1,0 +1,782 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	mrand "math/rand"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"dama/arena"
+	"dama/configs"
+	"dama/mcts"
+	"dama/model"
+	"dama/selfplay"
+)
+
+// Options drives Loop.
+type Options struct {
+	Config *configs.Config // the run's configuration (validated)
+	Dir    string          // the run folder
+
+	// SelfPlay plays the self-play games of each generation in this
+	// process. When false, the games come from separate `dama selfplay
+	// --run DIR` workers and the loop waits for them.
+	SelfPlay bool
+	// Poll is how often to look for new games from workers (default 2s).
+	Poll time.Duration
+	// Revision is the project revision archived in the run folder.
+	Revision string
+	// Progress receives progress bars (nil: none); Log one summary line per
+	// generation and notes (nil: none).
+	Progress io.Writer
+	Log      io.Writer
+}
+
+// planFile names generation gen's plan: the chunks it consumes as new data,
+// fixed before its training starts so that a restart trains on the same
+// data and no chunk is consumed twice.
+func planFile(gen int) string { return fmt.Sprintf("%04d.plan.json", gen) }
+
+// recordFile names generation gen's final record.
+func recordFile(gen int) string { return fmt.Sprintf("%04d.json", gen) }
+
+type plan struct {
+	Gen    int         `json:"gen"`
+	Chunks []chunkInfo `json:"chunks"`
+}
+
+// loop is the state of one Loop call.
+type loop struct {
+	opt     Options
+	cfg     *configs.Config
+	run     *Run
+	log     io.Writer
+	win     Window
+	counts  map[string]chunkInfo // games and samples of chunk files seen
+	tr      *model.Trainer
+	trGen   int // generation whose checkpoint tr holds
+	samples int64
+}
+
+// Loop runs generations of self-play, training and gating in the run folder
+// until the configured number of generations is complete or ctx is
+// cancelled. Killed at any moment and started again with the same options,
+// it resumes where it stopped: finished games, checkpoints and arena results
+// are kept, nothing is consumed twice and nothing half-written is read.
+func Loop(ctx context.Context, opt Options) error {
+	if opt.Config == nil {
+		return errors.New("train: no configuration")
+	}
+	if err := opt.Config.Validate(); err != nil {
+		return err
+	}
+	if opt.Poll <= 0 {
+		opt.Poll = 2 * time.Second
+	}
+	run, err := OpenRun(opt.Dir)
+	if err != nil {
+		return err
+	}
+	unlock, err := run.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	l := &loop{opt: opt, cfg: opt.Config, run: run, log: opt.Log, counts: map[string]chunkInfo{}, trGen: -1}
+	if l.log == nil {
+		l.log = io.Discard
+	}
+	defer func() {
+		if l.tr != nil {
+			l.tr.Close()
+		}
+	}()
+	if err := l.archive(); err != nil {
+		return err
+	}
+	if err := l.initialModel(); err != nil {
+		return err
+	}
+	gen := 1
+	for {
+		if _, err := os.Stat(run.Path(GenerationsDir, recordFile(gen))); err != nil {
+			break
+		}
+		gen++
+	}
+	if gen > 1 {
+		fmt.Fprintf(l.log, "resuming %s at generation %d\n", run.Dir, gen)
+	}
+	for ; l.cfg.Run.Generations == 0 || gen <= l.cfg.Run.Generations; gen++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := l.generation(ctx, gen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// archive writes the configuration and revision at the start of a run, or
+// checks that a resumed run has the same configuration.
+func (l *loop) archive() error {
+	y, err := l.cfg.YAML()
+	if err != nil {
+		return err
+	}
+	path := l.run.Path(ConfigFile)
+	_, err = os.Stat(path)
+	if err == nil {
+		prev, err := configs.Load(path, nil, nil)
+		if err != nil {
+			return fmt.Errorf("train: archived configuration: %w", err)
+		}
+		if prev.Digest() != l.cfg.Digest() {
+			return fmt.Errorf("train: run folder %s was started with another configuration (see %s); resume it with the same configuration or start a new --run", l.run.Dir, path)
+		}
+		return nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := WriteFileAtomic(l.run.Path(RevisionFile), []byte(l.opt.Revision+"\n")); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, y)
+}
+
+// ModelConfig returns the network configuration a run configuration asks
+// for: the preset with any size fields set.
+func ModelConfig(c configs.Model) (model.Config, error) {
+	mc, err := model.Preset(c.Preset)
+	if err != nil {
+		return mc, err
+	}
+	custom := false
+	set := func(dst *int, v int) {
+		if v > 0 && *dst != v {
+			*dst = v
+			custom = true
+		}
+	}
+	set(&mc.Blocks, c.Blocks)
+	set(&mc.Filters, c.Filters)
+	set(&mc.PolicyFilters, c.PolicyFilters)
+	set(&mc.ValueFilters, c.ValueFilters)
+	set(&mc.ValueHidden, c.ValueHidden)
+	if custom {
+		mc.Name = "custom"
+	}
+	return mc, mc.Validate()
+}
+
+// initialModel writes generation 0, a seeded random network, as the first
+// best model.
+func (l *loop) initialModel() error {
+	if l.run.FindCheckpoint(0) == "" {
+		mc, err := ModelConfig(l.cfg.Model)
+		if err != nil {
+			return err
+		}
+		rng := mrand.New(mrand.NewSource(l.cfg.Run.Seed))
+		ck := &model.Checkpoint{Net: model.NewNetwork(mc, rng), Meta: model.Meta{
+			Created: time.Now().UTC(), Note: "generation 0: random initialisation, seed " + fmt.Sprint(l.cfg.Run.Seed),
+		}}
+		if err := ck.Save(l.run.Path(AcceptedDir, CandidateName(0))); err != nil {
+			return err
+		}
+	}
+	best, err := l.run.Best()
+	if err != nil {
+		return err
+	}
+	if best == "" {
+		return l.run.SetBest(l.run.FindCheckpoint(0))
+	}
+	return nil
+}
+
+// plans reads the plans of generations 1..upto that exist.
+func (l *loop) plans(upto int) ([]plan, error) {
+	var out []plan
+	for g := 1; g <= upto; g++ {
+		b, err := os.ReadFile(l.run.Path(GenerationsDir, planFile(g)))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var p plan
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, fmt.Errorf("train: %s: %w", l.run.Path(GenerationsDir, planFile(g)), err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// consumed returns the chunks named in any plan.
+func consumed(plans []plan) map[string]bool {
+	m := map[string]bool{}
+	for _, p := range plans {
+		for _, c := range p.Chunks {
+			m[c.Name] = true
+		}
+	}
+	return m
+}
+
+// unconsumed lists the chunk files no plan has taken, with their counts.
+func (l *loop) unconsumed(done map[string]bool) ([]chunkInfo, error) {
+	paths, err := selfplay.Chunks(l.run.Path(GamesDir))
+	if err != nil {
+		return nil, err
+	}
+	var out []chunkInfo
+	for _, p := range paths {
+		name := filepath.Base(p)
+		if done[name] {
+			continue
+		}
+		ci, ok := l.counts[name]
+		if !ok {
+			s, games, err := l.run.readChunk(name)
+			if err != nil {
+				return nil, err
+			}
+			ci = chunkInfo{Name: name, Games: games, Positions: len(s)}
+			l.counts[name] = ci
+		}
+		out = append(out, ci)
+	}
+	return out, nil
+}
+
+func sumChunks(cs []chunkInfo) (games, positions int) {
+	for _, c := range cs {
+		games += c.Games
+		positions += c.Positions
+	}
+	return
+}
+
+// generation runs (or finishes) generation gen.
+func (l *loop) generation(ctx context.Context, gen int) error {
+	rec := GenerationRecord{Gen: gen}
+	earlier, err := l.plans(gen - 1)
+	if err != nil {
+		return err
+	}
+	done := consumed(earlier)
+	var total int64
+	for _, p := range earlier {
+		_, n := sumChunks(p.Chunks)
+		total += int64(n)
+	}
+
+	// 1. Self-play: gather the new games of this generation in a plan.
+	t0 := time.Now()
+	pl, err := l.readPlan(gen)
+	if err != nil {
+		return err
+	}
+	if pl == nil {
+		if err := l.gather(ctx, gen, done, total); err != nil {
+			return err
+		}
+		fresh, err := l.unconsumed(done)
+		if err != nil {
+			return err
+		}
+		pl = &plan{Gen: gen, Chunks: fresh}
+		b, _ := json.MarshalIndent(pl, "", "  ")
+		if err := WriteFileAtomic(l.run.Path(GenerationsDir, planFile(gen)), b); err != nil {
+			return err
+		}
+	}
+	rec.SelfPlaySec = time.Since(t0).Seconds()
+	for _, c := range pl.Chunks {
+		rec.Chunks = append(rec.Chunks, c.Name)
+	}
+	rec.Games, rec.Positions = sumChunks(pl.Chunks)
+	total += int64(rec.Positions)
+	for _, p := range earlier {
+		g, _ := sumChunks(p.Chunks)
+		rec.TotalGames += g
+	}
+	rec.TotalGames += rec.Games
+
+	// 2. Training: a candidate from the previous generation's checkpoint.
+	t1 := time.Now()
+	cand := l.run.FindCheckpoint(gen)
+	if cand == "" {
+		order := []chunkInfo{}
+		for _, p := range earlier {
+			order = append(order, p.Chunks...)
+		}
+		order = append(order, pl.Chunks...)
+		size := int(l.cfg.Train.Window(total))
+		if err := l.win.Update(order, size, func(name string) ([]model.Sample, error) {
+			s, _, err := l.run.readChunk(name)
+			return s, err
+		}); err != nil {
+			return err
+		}
+		rec.Window = l.win.Len()
+		steps, sps, losses, err := l.trainCandidate(ctx, gen, rec.Positions)
+		if err != nil {
+			return err
+		}
+		rec.Steps, rec.SamplesPerSec = steps, sps
+		rec.PolicyLoss, rec.ValueLoss = losses.Policy, losses.Value
+		cand = filepath.Join(CandidatesDir, CandidateName(gen))
+	} else {
+		// A restart after training: take the losses from the metrics.
+		err := ReadJSONL(l.run, MetricsFile, func(m MetricRecord) error {
+			if m.Gen == gen {
+				rec.Steps++
+				rec.PolicyLoss, rec.ValueLoss = m.PolicyLoss, m.ValueLoss
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	rec.TrainSec = time.Since(t1).Seconds()
+
+	// 3. Arena: the candidate against the best model.
+	t2 := time.Now()
+	ar, err := l.findArena(gen)
+	if err != nil {
+		return err
+	}
+	best, err := l.run.Best()
+	if err != nil {
+		return err
+	}
+	if ar == nil {
+		if ar, err = l.gate(ctx, gen, cand, best); err != nil {
+			return err
+		}
+		if err := l.run.AppendJSONL(ArenaFile, ar); err != nil {
+			return err
+		}
+	}
+	rec.ArenaSec = time.Since(t2).Seconds()
+
+	// 4. Promotion: move the candidate and point best at it.
+	dstDir := RejectedDir
+	if ar.Promoted {
+		dstDir = AcceptedDir
+	}
+	final := filepath.Join(dstDir, CandidateName(gen))
+	if cand != final {
+		if err := os.Rename(l.run.Path(cand), l.run.Path(final)); err != nil {
+			return err
+		}
+	}
+	if ar.Promoted && best != final {
+		if err := l.run.SetBest(final); err != nil {
+			return err
+		}
+	}
+	best, _ = l.run.Best()
+
+	prevElo := 0.0
+	if gen > 1 {
+		if prev, err := l.readRecord(gen - 1); err == nil {
+			prevElo = prev.BestElo
+		}
+	}
+	rec.Candidate, rec.Best = final, best
+	rec.Score, rec.Elo, rec.Promoted = ar.Score, ar.Elo, ar.Promoted
+	rec.BestElo = prevElo
+	if ar.Promoted {
+		rec.BestElo += ar.Elo
+	}
+	rec.Finished = time.Now().UTC()
+	b, _ := json.MarshalIndent(rec, "", "  ")
+	if err := WriteFileAtomic(l.run.Path(GenerationsDir, recordFile(gen)), b); err != nil {
+		return err
+	}
+	verdict := "rejected"
+	if ar.Promoted {
+		verdict = "PROMOTED"
+	}
+	fmt.Fprintf(l.log, "gen %d: games %d positions %d window %d steps %d | policy %.3f value %.3f | arena %.1f%% Elo %+.0f [%+.0f,%+.0f] %s | best %s (Elo %+.0f) | selfplay %.0fs train %.0fs arena %.0fs\n",
+		gen, rec.Games, rec.Positions, rec.Window, rec.Steps, rec.PolicyLoss, rec.ValueLoss,
+		100*ar.Score, ar.Elo, ar.EloLow, ar.EloHigh, verdict, best, rec.BestElo,
+		rec.SelfPlaySec, rec.TrainSec, rec.ArenaSec)
+	return nil
+}
+
+func (l *loop) readPlan(gen int) (*plan, error) {
+	b, err := os.ReadFile(l.run.Path(GenerationsDir, planFile(gen)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var p plan
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("train: %s: %w", l.run.Path(GenerationsDir, planFile(gen)), err)
+	}
+	return &p, nil
+}
+
+func (l *loop) readRecord(gen int) (*GenerationRecord, error) {
+	b, err := os.ReadFile(l.run.Path(GenerationsDir, recordFile(gen)))
+	if err != nil {
+		return nil, err
+	}
+	var r GenerationRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("train: %s: %w", l.run.Path(GenerationsDir, recordFile(gen)), err)
+	}
+	return &r, nil
+}
+
+// enough reports whether unconsumed games suffice for a generation: at least
+// the configured games, and enough samples in all for the smallest window.
+func (l *loop) enough(fresh []chunkInfo, total int64) bool {
+	games, pos := sumChunks(fresh)
+	return games >= l.cfg.SelfPlay.GamesPerGeneration && total+int64(pos) >= int64(l.cfg.Train.WindowMin)
+}
+
+// gather makes sure enough unconsumed games exist for generation gen:
+// played here with the best model, or waited for from workers.
+func (l *loop) gather(ctx context.Context, gen int, done map[string]bool, total int64) error {
+	var bar *progressbar.ProgressBar
+	for round := 0; ; round++ {
+		fresh, err := l.unconsumed(done)
+		if err != nil {
+			return err
+		}
+		if l.enough(fresh, total) {
+			if bar != nil {
+				bar.Finish()
+			}
+			return nil
+		}
+		have, _ := sumChunks(fresh)
+		if !l.opt.SelfPlay {
+			if bar == nil {
+				bar = l.bar(l.cfg.SelfPlay.GamesPerGeneration, fmt.Sprintf("gen %d: waiting for workers' games", gen))
+			}
+			if bar != nil {
+				bar.Set(have)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(l.opt.Poll):
+			}
+			continue
+		}
+		need := l.cfg.SelfPlay.GamesPerGeneration - have
+		if need <= 0 {
+			need = l.cfg.SelfPlay.Parallel // more samples for the smallest window
+		}
+		if err := l.selfPlay(ctx, gen, round, len(fresh), need); err != nil {
+			return err
+		}
+	}
+}
+
+// SelfPlayConfig maps the run configuration to selfplay's, where zero means
+// "default" and negative "off".
+func SelfPlayConfig(c configs.SelfPlay, seed uint64) selfplay.Config {
+	off := func(v float64) float64 {
+		if v == 0 {
+			return -1
+		}
+		return v
+	}
+	offInt := func(v int) int {
+		if v == 0 {
+			return -1
+		}
+		return v
+	}
+	return selfplay.Config{
+		Visits: c.Visits, CPuct: c.CPuct, FPUReduction: off(c.FPUReduction),
+		DirichletAlpha: c.DirichletAlpha, DirichletFraction: off(c.DirichletFraction),
+		TemperaturePlies: offInt(c.TemperaturePlies), MaxPlies: c.MaxPlies,
+		Parallel: c.Parallel, LeavesInFlight: c.LeavesInFlight,
+		CheapVisits: c.CheapVisits, FullSearchProb: c.FullSearchProb,
+		ResignThreshold: c.ResignThreshold, ResignMoves: c.ResignMoves,
+		NoResignShare: off(c.NoResignShare), Seed: seed,
+	}
+}
+
+// PlayGames plays games with the model in the checkpoint at path and
+// writes them as chunks of the worker into dir; it stops early, keeping
+// every finished game, when ctx is cancelled. onGame, if set, is called
+// after each game.
+func PlayGames(ctx context.Context, c configs.SelfPlay, path, dir, worker string, seed uint64, games, perChunk int, onGame func(*selfplay.Game)) error {
+	ck, err := model.Load(path)
+	if err != nil {
+		return err
+	}
+	ev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize})
+	defer ev.Close()
+	sc := SelfPlayConfig(c, seed)
+	cw, err := selfplay.NewChunkWriter(dir, worker, perChunk, selfplay.Header{
+		Model: path, ModelDigest: ck.Net.Config.Digest() + "/" + fmt.Sprint(ck.Step), ConfigDigest: sc.Digest(),
+	}, false)
+	if err != nil {
+		return err
+	}
+	runErr := selfplay.Run(ctx, ev, sc, 0, games, func(g *selfplay.Game) error {
+		if onGame != nil {
+			onGame(g)
+		}
+		return cw.Add(g)
+	})
+	if err := cw.Flush(); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// selfPlay plays need games in this process with the best model.
+func (l *loop) selfPlay(ctx context.Context, gen, round, have, need int) error {
+	best, err := l.run.Best()
+	if err != nil {
+		return err
+	}
+	seed := selfplay.GameSeed(uint64(l.cfg.Run.Seed), gen*1_000_000+round*1000+have)
+	bar := l.bar(need, fmt.Sprintf("gen %d: self-play", gen))
+	per := max(1, min(need, 64, max(8, l.cfg.SelfPlay.GamesPerGeneration/4)))
+	err = PlayGames(ctx, l.cfg.SelfPlay, l.run.Path(best), l.run.Path(GamesDir), "main", seed, need, per, func(*selfplay.Game) {
+		if bar != nil {
+			bar.Add(1)
+		}
+	})
+	if bar != nil {
+		bar.Finish()
+	}
+	return err
+}
+
+// trainOptions maps the run configuration to the trainer's.
+func trainOptions(c configs.Train) model.TrainOptions {
+	return model.TrainOptions{
+		Batch: c.Batch, LR: c.LR, WeightDecay: c.WeightDecay,
+		Optimizer: c.Optimizer, Momentum: c.Momentum,
+		Schedule: c.LRSchedule, WarmupSteps: c.LRWarmupSteps,
+		DecaySteps: c.LRDecaySteps, DecayFactor: c.LRDecayFactor,
+		TotalSteps: c.LRDecaySteps, MinLR: c.LRMin,
+	}
+}
+
+// trainCandidate trains generation gen's candidate from generation gen-1's
+// checkpoint and saves it in candidates/.
+func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps int, samplesPerSec float64, last model.Losses, err error) {
+	if l.win.Len() == 0 {
+		return 0, 0, last, fmt.Errorf("train: generation %d has no training samples", gen)
+	}
+	// Metrics a killed trainer logged for this generation are redone.
+	if err := RewriteJSONL(l.run, MetricsFile, func(m MetricRecord) bool { return m.Gen < gen }); err != nil {
+		return 0, 0, last, err
+	}
+	parent := l.run.FindCheckpoint(gen - 1)
+	if parent == "" {
+		return 0, 0, last, fmt.Errorf("train: generation %d has no checkpoint to train from", gen-1)
+	}
+	if l.tr == nil || l.trGen != gen-1 {
+		if l.tr != nil {
+			l.tr.Close()
+			l.tr = nil
+		}
+		ck, err := model.Load(l.run.Path(parent))
+		if err != nil {
+			return 0, 0, last, err
+		}
+		ck.Meta.Parent = parent
+		if l.tr, err = model.NewTrainer(ck, trainOptions(l.cfg.Train)); err != nil {
+			return 0, 0, last, err
+		}
+		l.trGen = gen - 1
+	}
+	l.trGen = -1 // until the candidate is saved
+	steps = l.cfg.Train.Steps(newSamples)
+	rng := rand.New(rand.NewPCG(uint64(l.cfg.Run.Seed), uint64(gen)))
+	batch := make([]model.Sample, l.cfg.Train.Batch)
+	bar := l.bar(steps, fmt.Sprintf("gen %d: training", gen))
+	var pending []MetricRecord
+	start := time.Now()
+	var sumP, sumV float64
+	for i := 0; i < steps; i++ {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, last, err
+		}
+		l.win.Sample(rng, batch)
+		ls, err := l.tr.Step(batch)
+		if err != nil {
+			return 0, 0, last, err
+		}
+		last = ls
+		sumP += ls.Policy
+		sumV += ls.Value
+		el := time.Since(start).Seconds()
+		samplesPerSec = float64((i+1)*len(batch)) / el
+		l.samples += int64(len(batch))
+		pending = append(pending, MetricRecord{
+			Gen: gen, Step: l.tr.StepCount(), Samples: l.tr.StepCount() * int64(len(batch)), LR: ls.LR,
+			PolicyLoss: ls.Policy, ValueLoss: ls.Value, Entropy: ls.Entropy, L2: ls.L2, Total: ls.Total,
+			Time: time.Now().UTC(), SamplesPerSec: samplesPerSec,
+		})
+		if len(pending) >= 50 || i == steps-1 {
+			for _, m := range pending {
+				if err := l.run.AppendJSONL(MetricsFile, m); err != nil {
+					return 0, 0, last, err
+				}
+			}
+			pending = pending[:0]
+		}
+		if bar != nil {
+			bar.Add(1)
+		}
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+	ck := l.tr.Checkpoint()
+	ck.Meta.Parent = parent
+	ck.Meta.Note = fmt.Sprintf("generation %d: %d steps on a window of %d positions", gen, steps, l.win.Len())
+	if err := ck.Save(l.run.Path(CandidatesDir, CandidateName(gen))); err != nil {
+		return 0, 0, last, err
+	}
+	l.trGen = gen
+	if steps > 0 {
+		last.Policy, last.Value = sumP/float64(steps), sumV/float64(steps)
+	}
+	return steps, samplesPerSec, last, nil
+}
+
+func (l *loop) findArena(gen int) (*ArenaRecord, error) {
+	var found *ArenaRecord
+	err := ReadJSONL(l.run, ArenaFile, func(a ArenaRecord) error {
+		if a.Gen == gen {
+			a := a
+			found = &a
+		}
+		return nil
+	})
+	return found, err
+}
+
+// gate plays the candidate against the best model and decides.
+func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*ArenaRecord, error) {
+	ac := l.cfg.Arena
+	rec := &ArenaRecord{Gen: gen, Candidate: cand, Best: best, Time: time.Now().UTC()}
+	if ac.Gating == "none" {
+		rec.Verdict, rec.Promoted = "accept", true
+		return rec, nil
+	}
+	load := func(rel string) (*model.Evaluator, error) {
+		ck, err := model.Load(l.run.Path(rel))
+		if err != nil {
+			return nil, err
+		}
+		return model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, ac.Parallel), CacheSize: 1 << 16}), nil
+	}
+	ce, err := load(cand)
+	if err != nil {
+		return nil, err
+	}
+	defer ce.Close()
+	be, err := load(best)
+	if err != nil {
+		return nil, err
+	}
+	defer be.Close()
+	sc := l.cfg.SelfPlay
+	opts := mcts.Options{CPuct: sc.CPuct, FPUReduction: sc.FPUReduction, MaxPlies: ac.MaxPlies}
+	if sc.FPUReduction == 0 {
+		opts.FPUReduction = -1
+	}
+	a := &arena.MCTSPlayer{Label: filepath.Base(cand), Evaluator: ce, Visits: ac.Visits, Options: opts}
+	b := &arena.MCTSPlayer{Label: filepath.Base(best), Evaluator: be, Visits: ac.Visits, Options: opts}
+	mo := arena.MatchOptions{
+		Games: ac.Games, Parallel: ac.Parallel, Seed: l.cfg.Run.Seed*1_000_003 + int64(gen),
+		OpeningPlies: ac.OpeningPlies, MaxPlies: ac.MaxPlies,
+	}
+	switch ac.Gating {
+	case "sprt":
+		mo.SPRT = &arena.SPRT{Elo0: ac.Elo0, Elo1: ac.Elo1, Alpha: ac.Alpha, Beta: ac.Beta}
+	case "threshold":
+		mo.Threshold = ac.Threshold
+	}
+	bar := l.bar(ac.Games, fmt.Sprintf("gen %d: arena", gen))
+	var w, d, lo int
+	mo.OnGame = func(r arena.GameResult) {
+		if bar != nil {
+			switch s := r.ScoreA; {
+			case s > 0.5:
+				w++
+			case s < 0.5:
+				lo++
+			default:
+				d++
+			}
+			bar.Describe(fmt.Sprintf("gen %d: arena +%d =%d -%d", gen, w, d, lo))
+			bar.Add(1)
+		}
+	}
+	res, err := arena.Match(ctx, a, b, mo)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return nil, err
+	}
+	est := res.Estimate()
+	rec.Games, rec.Wins, rec.Draws, rec.Losses = res.Games(), res.Wins, res.Draws, res.Losses
+	rec.Score, rec.Elo, rec.EloLow, rec.EloHigh, rec.LLR = res.Score(), clampElo(est.Elo), clampElo(est.Low), clampElo(est.High), res.LLR
+	rec.Promoted = res.Verdict == arena.Accept
+	rec.Verdict = strings.ToLower(res.Verdict.String())
+	return rec, nil
+}
+
+func (l *loop) bar(n int, desc string) *progressbar.ProgressBar {
+	if l.opt.Progress == nil || n <= 0 {
+		return nil
+	}
+	return progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(l.opt.Progress),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+// MaxElo bounds the Elo figures written to the logs: a match won or lost
+// without a single point for the other side has an infinite estimate,
+// which JSON cannot hold.
+const MaxElo = 1000
+
+func clampElo(e float64) float64 {
+	if math.IsNaN(e) {
+		return 0
+	}
+	return math.Max(-MaxElo, math.Min(MaxElo, e))
+}

@@ -1,0 +1,263 @@
+package train
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Run is a run folder: everything a training run writes, so that any process
+// may be killed at any moment and the same command started again.
+//
+//	config.yaml      the effective configuration, archived at the start
+//	revision         the project revision that started the run
+//	best             one line: the current best model, relative to the run
+//	candidates/      NNNN.ckpt, written by the trainer
+//	accepted/        candidates that passed the arena
+//	rejected/        candidates that failed it
+//	games/           self-play chunks (selfplay's binary format)
+//	generations/     NNNN.json: what each generation consumed and produced
+//	metrics.jsonl    one JSON object per training step
+//	arena.jsonl      one JSON object per arena match
+//	plots/           PNG plots written by dama report
+//
+// Every file is written under a temporary name and renamed into place.
+type Run struct {
+	Dir string
+}
+
+// Subfolders of a run.
+const (
+	CandidatesDir  = "candidates"
+	AcceptedDir    = "accepted"
+	RejectedDir    = "rejected"
+	GamesDir       = "games"
+	GenerationsDir = "generations"
+	PlotsDir       = "plots"
+)
+
+// Files of a run.
+const (
+	ConfigFile   = "config.yaml"
+	RevisionFile = "revision"
+	BestFile     = "best"
+	MetricsFile  = "metrics.jsonl"
+	ArenaFile    = "arena.jsonl"
+)
+
+// OpenRun creates the run folder and its subfolders if needed.
+func OpenRun(dir string) (*Run, error) {
+	if dir == "" {
+		return nil, errors.New("train: empty run folder name")
+	}
+	for _, sub := range []string{"", CandidatesDir, AcceptedDir, RejectedDir, GamesDir, GenerationsDir, PlotsDir} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("train: creating run folder: %w", err)
+		}
+	}
+	return &Run{Dir: dir}, nil
+}
+
+// Path joins elem to the run folder.
+func (r *Run) Path(elem ...string) string {
+	return filepath.Join(append([]string{r.Dir}, elem...)...)
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder, synced and renamed into place, so readers see the old or the new
+// content, never a part.
+func WriteFileAtomic(path string, data []byte) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
+
+// CandidateName is the file name of generation gen's candidate.
+func CandidateName(gen int) string { return fmt.Sprintf("%04d.ckpt", gen) }
+
+// Best returns the current best model's path relative to the run folder, or
+// "" when none has been set.
+func (r *Run) Best() (string, error) {
+	b, err := os.ReadFile(r.Path(BestFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimSpace(string(b))
+	if name == "" || strings.Contains(name, "\n") || filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
+		return "", fmt.Errorf("train: %s: bad best model name %q", r.Path(BestFile), name)
+	}
+	return name, nil
+}
+
+// SetBest replaces the best pointer atomically.
+func (r *Run) SetBest(rel string) error {
+	return WriteFileAtomic(r.Path(BestFile), []byte(rel+"\n"))
+}
+
+// CheckpointGen parses the generation from a checkpoint file name
+// ("0007.ckpt" -> 7).
+func CheckpointGen(name string) (int, bool) {
+	base := strings.TrimSuffix(filepath.Base(name), ".ckpt")
+	if base == filepath.Base(name) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(base)
+	return n, err == nil && n >= 0
+}
+
+// Generations lists the generation numbers of the checkpoints in a subfolder
+// (CandidatesDir, AcceptedDir or RejectedDir), in increasing order.
+func (r *Run) Generations(sub string) ([]int, error) {
+	ents, err := os.ReadDir(r.Path(sub))
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, e := range ents {
+		if g, ok := CheckpointGen(e.Name()); ok && !e.IsDir() {
+			out = append(out, g)
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// FindCheckpoint returns the relative path of generation gen's checkpoint,
+// wherever it is (candidates, accepted or rejected), or "".
+func (r *Run) FindCheckpoint(gen int) string {
+	for _, sub := range []string{AcceptedDir, RejectedDir, CandidatesDir} {
+		rel := filepath.Join(sub, CandidateName(gen))
+		if _, err := os.Stat(r.Path(rel)); err == nil {
+			return rel
+		}
+	}
+	return ""
+}
+
+// AppendJSONL appends v as one JSON line to the run file name, synced. A
+// reader skips a final line without its newline (a write cut off by a kill).
+func (r *Run) AppendJSONL(name string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	path := r.Path(name)
+	if err := repairJSONL(path); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(append(b, '\n'))
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// repairJSONL cuts a trailing partial line left by a killed writer.
+func repairJSONL(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) || len(b) == 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if b[len(b)-1] == '\n' {
+		return nil
+	}
+	cut := bytes.LastIndexByte(b, '\n') + 1
+	return os.Truncate(path, int64(cut))
+}
+
+// ReadJSONL decodes every complete line of the run file name into a new T,
+// calling fn for each; a missing file has no lines.
+func ReadJSONL[T any](r *Run, name string, fn func(T) error) error {
+	f, err := os.Open(r.Path(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadBytes('\n')
+		if err == io.EOF {
+			return nil // a final line without newline is a cut-off write
+		}
+		if err != nil {
+			return err
+		}
+		var v T
+		if err := json.Unmarshal(line, &v); err != nil {
+			return fmt.Errorf("%s line %d: %w", r.Path(name), lineNo, err)
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+	}
+}
+
+// RewriteJSONL keeps only the complete lines of the run file name for which
+// keep returns true, atomically. It is used on resume to drop metrics that a
+// killed trainer logged past its last saved checkpoint.
+func RewriteJSONL[T any](r *Run, name string, keep func(T) bool) error {
+	var buf bytes.Buffer
+	changed := false
+	err := ReadJSONL(r, name, func(v T) error {
+		if !keep(v) {
+			changed = true
+			return nil
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+		return nil
+	})
+	if err != nil || !changed {
+		return err
+	}
+	return WriteFileAtomic(r.Path(name), buf.Bytes())
+}

@@ -1,0 +1,98 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"dama/configs"
+	"dama/selfplay"
+)
+
+// WorkerOptions drives a self-play worker of a run.
+type WorkerOptions struct {
+	Dir      string        // the run folder
+	Name     string        // worker name, unique among the run's workers (letters, digits, '.', '_', '-')
+	Games    int           // stop after this many games (0: until cancelled)
+	PerChunk int           // games per chunk file (default 16)
+	Seed     uint64        // base seed; give each worker its own
+	Poll     time.Duration // how often to look for the run to start (default 2s)
+	Log      io.Writer     // one line per chunk (nil: none)
+}
+
+// Worker plays self-play games for a run as a separate process would: it
+// reads the run's archived configuration, plays a chunk of games with the
+// current best model, writes it into the run's games folder, and looks at
+// the best model again before the next chunk, so it follows each promotion.
+// It returns when Games games are written or ctx is cancelled (then nil,
+// after flushing the finished games).
+func Worker(ctx context.Context, opt WorkerOptions) error {
+	if opt.Name == "" {
+		return errors.New("train: a worker needs a name")
+	}
+	if opt.PerChunk <= 0 {
+		opt.PerChunk = 16
+	}
+	if opt.Poll <= 0 {
+		opt.Poll = 2 * time.Second
+	}
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	run := &Run{Dir: opt.Dir}
+	var cfg *configs.Config
+	var best string
+	for {
+		var err error
+		if cfg == nil {
+			if _, err = os.Stat(run.Path(ConfigFile)); err == nil {
+				if cfg, err = configs.Load(run.Path(ConfigFile), nil, nil); err != nil {
+					return err
+				}
+			}
+		}
+		if cfg != nil {
+			if best, err = run.Best(); err != nil {
+				return err
+			}
+		}
+		if cfg != nil && best != "" {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(opt.Poll):
+		}
+	}
+	played := 0
+	for round := 0; opt.Games == 0 || played < opt.Games; round++ {
+		if ctx.Err() != nil {
+			return nil
+		}
+		best, err := run.Best()
+		if err != nil {
+			return err
+		}
+		n := opt.PerChunk
+		if opt.Games > 0 {
+			n = min(n, opt.Games-played)
+		}
+		seed := selfplay.GameSeed(opt.Seed, round)
+		var got int
+		err = PlayGames(ctx, cfg.SelfPlay, run.Path(best), run.Path(GamesDir), opt.Name, seed, n, n, func(*selfplay.Game) { got++ })
+		played += got
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		fmt.Fprintf(log, "worker %s: %d games with %s (%d in all)\n", opt.Name, got, best, played)
+	}
+	return nil
+}
