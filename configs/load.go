@@ -28,8 +28,9 @@ var Presets = []string{"quick", "workstation"}
 const DefaultPreset = "quick"
 
 // EnvPrefix starts the environment variables that set configuration keys:
-// DAMA_SELFPLAY_VISITS sets selfplay.visits. The prefix is reserved: any
-// other DAMA_ variable is an error.
+// DAMA_SELFPLAY_VISITS sets selfplay.visits. A variable that starts with a
+// section's prefix (DAMA_RUN_, DAMA_MODEL_, DAMA_SELFPLAY_, DAMA_TRAIN_,
+// DAMA_ARENA_) must name a key of it; other DAMA_ variables are left alone.
 const EnvPrefix = "DAMA_"
 
 // PresetYAML returns the text of an embedded preset.
@@ -82,6 +83,9 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 			continue
 		}
 		k, ok := envKeys[n]
+		if !ok && !inSection(n) {
+			continue // DAMA_ variables of other parts of dama (tests, tools)
+		}
 		if !ok {
 			return nil, fmt.Errorf("configs: environment variable %s names no configuration key (%s variables set keys, e.g. %s for selfplay.visits)",
 				n, EnvPrefix, envName("selfplay.visits"))
@@ -326,4 +330,16 @@ func convert(raw any, kind reflect.Kind) (any, string) {
 		return nil, "a string"
 	}
 	return nil, "a value of kind " + kind.String()
+}
+
+// inSection reports whether an environment variable name starts with the
+// prefix of a configuration section (DAMA_SELFPLAY_, ...): such a variable
+// must name a key, so that a misspelt one is an error rather than ignored.
+func inSection(name string) bool {
+	for _, sec := range []string{"RUN", "MODEL", "SELFPLAY", "TRAIN", "ARENA", "VERSION"} {
+		if strings.HasPrefix(name, EnvPrefix+sec) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"dama/train"
+)
+
+func init() {
+	var plots *string
+	var noPlots *bool
+	register(&command{
+		name:    "report",
+		summary: "print the generations table of a training run and write its PNG plots",
+		usage:   "RUN [--plots DIR] [--no-plots]",
+		flags: func(fs *flag.FlagSet) {
+			plots = fs.String("plots", "", "folder for the PNG plots (default RUN/plots)")
+			noPlots = fs.Bool("no-plots", false, "print the table only")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("missing run folder (usage: dama report RUN [--plots DIR] [--no-plots])")
+			}
+			dir := args[0]
+			// Flags may follow the run folder: parse them again.
+			if err := fs.Parse(args[1:]); err != nil {
+				return err
+			}
+			if rest := fs.Args(); len(rest) > 0 {
+				return fmt.Errorf("unexpected argument %q (one run folder at a time)", rest[0])
+			}
+			st, err := os.Stat(dir)
+			if err != nil {
+				return fmt.Errorf("run folder %s: %w", dir, err)
+			}
+			if !st.IsDir() {
+				return fmt.Errorf("run folder %s: not a directory", dir)
+			}
+			run := &train.Run{Dir: dir}
+			rep, err := train.LoadReport(run)
+			if err != nil {
+				return err
+			}
+			if err := rep.WriteTable(stdout); err != nil {
+				return err
+			}
+			if *noPlots || rep.Empty() {
+				return nil
+			}
+			out := *plots
+			if out == "" {
+				out = run.Path(train.PlotsDir)
+			}
+			paths, err := rep.WritePlots(out)
+			if err != nil {
+				return err
+			}
+			if len(paths) == 0 {
+				fmt.Fprintln(stdout, "\nno plots yet: nothing to draw")
+				return nil
+			}
+			fmt.Fprintln(stdout)
+			for _, p := range paths {
+				fmt.Fprintf(stdout, "wrote %s\n", p)
+			}
+			return nil
+		},
+	})
+}

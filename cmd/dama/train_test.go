@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"dama/model"
+	"dama/selfplay"
+	"dama/train"
+)
+
+// The test binary doubles as the dama binary for tests that start, kill and
+// restart real processes.
+func TestMain(m *testing.M) {
+	if os.Getenv("DAMA_TEST_AS_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// damaCmd returns a command running this test binary as dama.
+func damaCmd(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "DAMA_TEST_AS_MAIN=1")
+	return cmd
+}
+
+// fastRun is a configuration small enough for tests: a few seconds per
+// generation on one core.
+var fastRun = []string{
+	"--config", "quick",
+	"--set", "run.generations=3",
+	"--set", "run.workers=1",
+	"--set", "selfplay.games_per_generation=6",
+	"--set", "selfplay.parallel=3",
+	"--set", "selfplay.visits=6",
+	"--set", "selfplay.max_plies=60",
+	"--set", "selfplay.eval_batch=4",
+	"--set", "train.batch=16",
+	"--set", "train.window_min=100",
+	"--set", "train.window_max=2000",
+	"--set", "train.steps_per_generation=8",
+	"--set", "arena.games=4",
+	"--set", "arena.parallel=2",
+	"--set", "arena.visits=4",
+	"--set", "arena.max_plies=60",
+	"--quiet",
+}
+
+func TestTrainCommandRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts training processes")
+	}
+	dir := t.TempDir()
+	out, err := damaCmd(append([]string{"train", "--run", dir}, fastRun...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dama train: %v\n%s", err, out)
+	}
+	for g := 1; g <= 3; g++ {
+		if !strings.Contains(string(out), fmt.Sprintf("gen %d: games", g)) {
+			t.Errorf("no summary line for generation %d:\n%s", g, out)
+		}
+	}
+	checkRun(t, dir, 3)
+	// Run again: everything is done, nothing is repeated.
+	out2, err := damaCmd(append([]string{"train", "--run", dir}, fastRun...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("second dama train: %v\n%s", err, out2)
+	}
+	if strings.Contains(string(out2), "gen 1: games") {
+		t.Errorf("a finished run played generation 1 again:\n%s", out2)
+	}
+	checkRun(t, dir, 3)
+	// Another configuration on the same folder is refused.
+	bad := append([]string{"train", "--run", dir}, fastRun...)
+	bad = append(bad, "--set", "selfplay.visits=7")
+	if out, err := damaCmd(bad...).CombinedOutput(); err == nil || !strings.Contains(string(out), "another configuration") {
+		t.Errorf("training a run with another configuration: err %v, output %s", err, out)
+	}
+}
+
+// TestTrainSurvivesKills kills the trainer at random moments and restarts
+// it with the same command until the run is complete, then checks that no
+// game, checkpoint or arena result was lost or counted twice.
+func TestTrainSurvivesKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills training processes")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 7))
+	args := append([]string{"train", "--run", dir}, fastRun...)
+	kills := 0
+	for attempt := 0; attempt < 40; attempt++ {
+		cmd := damaCmd(args...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		if kills < 12 {
+			delay := time.Duration(20+rng.IntN(250)) * time.Millisecond
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("dama train failed: %v\n%s", err, out.String())
+				}
+				if kills < 3 {
+					t.Fatalf("the run finished after only %d kills; the test needs a slower run", kills)
+				}
+				checkRun(t, dir, 3)
+				t.Logf("finished after %d kills", kills)
+				return
+			case <-time.After(delay):
+				cmd.Process.Signal(syscall.SIGKILL)
+				<-done
+				kills++
+				continue
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("dama train failed: %v\n%s", err, out.String())
+		}
+		checkRun(t, dir, 3)
+		t.Logf("finished after %d kills", kills)
+		return
+	}
+	t.Fatal("the run did not finish")
+}
+
+// TestWorkersFeedTrainer runs two self-play worker processes beside a
+// trainer that plays no games itself, and checks that every game the
+// workers wrote is used once and none is lost.
+func TestWorkersFeedTrainer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	dir := t.TempDir()
+	var workers []*exec.Cmd
+	var outs []*bytes.Buffer
+	for _, name := range []string{"wa", "wb"} {
+		cmd := damaCmd("selfplay", "--run", dir, "--worker", name, "--chunk", "2", "--quiet")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		workers = append(workers, cmd)
+		outs = append(outs, &out)
+	}
+	defer func() {
+		for _, w := range workers {
+			w.Process.Kill()
+		}
+	}()
+	args := append([]string{"train", "--run", dir, "--selfplay-workers", "0"}, fastRun...)
+	args = append(args, "--set", "run.generations=2")
+	out, err := damaCmd(args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dama train --selfplay-workers 0: %v\n%s", err, out)
+	}
+	for i, w := range workers {
+		w.Process.Signal(os.Interrupt)
+		if err := w.Wait(); err != nil {
+			t.Errorf("worker %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	plans := checkRun(t, dir, 2)
+	byWorker := map[string]int{}
+	for name := range plans {
+		byWorker[strings.Split(name, "-")[1]]++
+	}
+	if byWorker["wa"] == 0 || byWorker["wb"] == 0 {
+		t.Errorf("chunks used per worker %v, want both workers' games used", byWorker)
+	}
+}
+
+// checkRun checks the invariants of a finished run of gens generations and
+// returns the chunks its plans consumed.
+func checkRun(t *testing.T, dir string, gens int) map[string]int {
+	t.Helper()
+	run := &train.Run{Dir: dir}
+	// Every chunk on disk is whole and consumed at most once; every
+	// consumed chunk exists.
+	files, err := selfplay.Chunks(run.Path(train.GamesDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk := map[string]int{}
+	for _, f := range files {
+		_, games, err := selfplay.ReadFile(f)
+		if err != nil {
+			t.Errorf("games file: %v", err)
+		}
+		onDisk[filepath.Base(f)] = len(games)
+	}
+	used := map[string]int{}
+	for g := 1; g <= gens; g++ {
+		var p struct {
+			Chunks []struct {
+				Name  string
+				Games int
+			}
+		}
+		b, err := os.ReadFile(run.Path(train.GenerationsDir, fmt.Sprintf("%04d.plan.json", g)))
+		if err != nil {
+			t.Fatalf("generation %d: %v", g, err)
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Chunks) == 0 {
+			t.Errorf("generation %d consumed no games", g)
+		}
+		for _, c := range p.Chunks {
+			used[c.Name]++
+			if n, ok := onDisk[c.Name]; !ok || n != c.Games {
+				t.Errorf("generation %d consumed %s (%d games), on disk: %v (%d games)", g, c.Name, c.Games, ok, n)
+			}
+		}
+		var rec train.GenerationRecord
+		b, err = os.ReadFile(run.Path(train.GenerationsDir, fmt.Sprintf("%04d.json", g)))
+		if err != nil {
+			t.Fatalf("generation %d record: %v", g, err)
+		}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, n := range used {
+		if n != 1 {
+			t.Errorf("chunk %s consumed %d times", name, n)
+		}
+	}
+	// One arena result per generation.
+	arenaGens := map[int]int{}
+	if err := train.ReadJSONL(run, train.ArenaFile, func(a train.ArenaRecord) error {
+		arenaGens[a.Gen]++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for g := 1; g <= gens; g++ {
+		if arenaGens[g] != 1 {
+			t.Errorf("generation %d has %d arena results, want 1", g, arenaGens[g])
+		}
+	}
+	// Metrics: steps strictly increasing, none repeated.
+	var last int64
+	if err := train.ReadJSONL(run, train.MetricsFile, func(m train.MetricRecord) error {
+		if m.Step <= last {
+			t.Errorf("metrics step %d after %d", m.Step, last)
+		}
+		last = m.Step
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Each generation's checkpoint exists once, accepted or rejected, and
+	// loads; the best model is an accepted one.
+	for g := 0; g <= gens; g++ {
+		var where []string
+		for _, sub := range []string{train.CandidatesDir, train.AcceptedDir, train.RejectedDir} {
+			p := run.Path(sub, train.CandidateName(g))
+			if _, err := os.Stat(p); err == nil {
+				where = append(where, sub)
+				if _, err := model.Load(p); err != nil {
+					t.Errorf("checkpoint %s: %v", p, err)
+				}
+			}
+		}
+		if len(where) != 1 || where[0] == train.CandidatesDir {
+			t.Errorf("generation %d checkpoint in %v, want exactly one of accepted/rejected", g, where)
+		}
+	}
+	best, err := run.Best()
+	if err != nil || !strings.HasPrefix(best, train.AcceptedDir) {
+		t.Errorf("best = %q, %v; want an accepted checkpoint", best, err)
+	}
+	return used
+}

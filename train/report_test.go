@@ -1,0 +1,397 @@
+package train
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// synthGen describes one generation of a synthetic run.
+type synthGen struct {
+	games, positions, steps int
+	elo, lo, hi             float64
+	promoted                bool
+}
+
+var synthGens = []synthGen{
+	{games: 100, positions: 7100, steps: 400, elo: 120, lo: 80, hi: 160, promoted: true},
+	{games: 110, positions: 7300, steps: 400, elo: -15, lo: -55, hi: 25, promoted: false},
+	{games: 120, positions: 7700, steps: 400, elo: 60, lo: 30, hi: 90, promoted: true},
+	{games: 130, positions: 8100, steps: 400, elo: 5, lo: -30, hi: 40, promoted: false},
+}
+
+// writeSynthRun writes a run folder with the generations of synthGens, one
+// metric line per training step, and a replayed arena line for generation 2.
+func writeSynthRun(t *testing.T) *Run {
+	t.Helper()
+	r, err := OpenRun(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	now := start
+	step, samples, total := int64(0), int64(0), 0
+	best := "accepted/0000.ckpt"
+	var metrics []byte // written at once: AppendJSONL syncs every line
+	for i, sg := range synthGens {
+		gen := i + 1
+		now = now.Add(600 * time.Second) // self-play
+		for s := 0; s < sg.steps; s++ {
+			step++
+			samples += 256
+			now = now.Add(time.Second / 2)
+			x := float64(step)
+			b, err := json.Marshal(MetricRecord{
+				Gen: gen, Step: step, Samples: samples, LR: 1e-3,
+				PolicyLoss: 2.5 * math.Exp(-x/800), ValueLoss: 1 - 0.2*math.Exp(-x/1000),
+				Total: 2.5*math.Exp(-x/800) + 1 - 0.2*math.Exp(-x/1000), Time: now, SamplesPerSec: 512,
+			})
+			must(t, err)
+			metrics = append(append(metrics, b...), '\n')
+		}
+		cand := fmt.Sprintf("candidates/%04d.ckpt", gen)
+		arena := ArenaRecord{
+			Gen: gen, Candidate: cand, Best: best, Games: 100,
+			Score: eloScore(sg.elo), Elo: sg.elo, EloLow: sg.lo, EloHigh: sg.hi,
+			Verdict: "reject", Promoted: sg.promoted, Time: now,
+		}
+		if sg.promoted {
+			arena.Verdict = "accept"
+		}
+		if gen == 2 { // a match cut short by a kill and played again
+			early := arena
+			early.Elo, early.EloLow, early.EloHigh, early.Score = 999, 900, 1100, 0.99
+			must(t, r.AppendJSONL(ArenaFile, early))
+		}
+		now = now.Add(300 * time.Second) // arena
+		arena.Time = now
+		must(t, r.AppendJSONL(ArenaFile, arena))
+		if sg.promoted {
+			best = fmt.Sprintf("accepted/%04d.ckpt", gen)
+		}
+		total += sg.games
+		b := mustJSON(t, GenerationRecord{
+			Gen: gen, Games: sg.games, Positions: sg.positions, TotalGames: total,
+			Steps: sg.steps, PolicyLoss: 2 - 0.1*float64(gen), ValueLoss: 0.9 - 0.01*float64(gen),
+			Candidate: cand, Score: eloScore(sg.elo), Elo: sg.elo, Promoted: sg.promoted, Best: best,
+			SelfPlaySec: 600, TrainSec: 200, ArenaSec: 300, SamplesPerSec: 512, Finished: now,
+		})
+		must(t, WriteFileAtomic(r.Path(GenerationsDir, fmt.Sprintf("%04d.json", gen)), b))
+	}
+	must(t, WriteFileAtomic(r.Path(MetricsFile), metrics))
+	// Files a reader must skip: a writer's temporary file, stray notes.
+	must(t, os.WriteFile(r.Path(GenerationsDir, ".0005.json.tmp-123"), []byte("{"), 0o644))
+	must(t, os.WriteFile(r.Path(GenerationsDir, "notes.txt"), []byte("x"), 0o644))
+	must(t, os.WriteFile(r.Path(GenerationsDir, "12.json"), []byte("{"), 0o644))
+	return r
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	must(t, err)
+	return b
+}
+
+func TestReportTable(t *testing.T) {
+	r := writeSynthRun(t)
+	rep, err := LoadReport(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rep.Generations), len(synthGens); got != want {
+		t.Fatalf("generations: got %d, want %d", got, want)
+	}
+	if got, want := rep.MetricLines, 1600; got != want {
+		t.Errorf("metric lines: got %d, want %d", got, want)
+	}
+	if got, want := len(rep.Arena), len(synthGens); got != want {
+		t.Errorf("arena matches: got %d, want %d (one per generation)", got, want)
+	}
+	// Chained Elo: only promoted candidates add to the best's Elo.
+	sig := func(sg synthGen) float64 { return (sg.hi - sg.lo) / (2 * z95) }
+	wantBest := []float64{120, 120, 180, 180}
+	wantCand := []float64{120, 105, 180, 185}
+	for i, g := range rep.Generations {
+		if g.Match == nil {
+			t.Fatalf("gen %d: no arena match joined", g.Gen)
+		}
+		if math.Abs(g.BestChainElo-wantBest[i]) > 1e-9 || math.Abs(g.CandidateElo-wantCand[i]) > 1e-9 {
+			t.Errorf("gen %d: best %v candidate %v, want %v %v", g.Gen, g.BestChainElo, g.CandidateElo, wantBest[i], wantCand[i])
+		}
+	}
+	wantErr := z95 * math.Hypot(sig(synthGens[0]), sig(synthGens[2]))
+	if got := rep.Generations[3].BestChainErr; math.Abs(got-wantErr) > 1e-9 {
+		t.Errorf("chained interval: got ±%v, want ±%v", got, wantErr)
+	}
+	if got := rep.Generations[1].Match.Elo; got != -15 {
+		t.Errorf("gen 2 match Elo: got %v, want -15 (the replayed match replaces the first line)", got)
+	}
+
+	var buf bytes.Buffer
+	if err := rep.WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	t.Log("\n" + out)
+	lines := strings.Split(out, "\n")
+	rowOf := func(gen int) []string {
+		for _, l := range lines {
+			f := strings.Fields(l)
+			if len(f) > 10 && f[0] == fmt.Sprint(gen) {
+				return f
+			}
+		}
+		t.Fatalf("no table row for generation %d in\n%s", gen, out)
+		return nil
+	}
+	for i, sg := range synthGens {
+		f := rowOf(i + 1)
+		row := strings.Join(f, " ")
+		for _, want := range []string{
+			fmt.Sprint(sg.games), fmt.Sprint(sg.positions), fmt.Sprint(sg.steps),
+			fmt.Sprintf("%.1f%%", 100*eloScore(sg.elo)),
+			fmt.Sprintf("%+.0f ±%.0f", sg.elo, (sg.hi-sg.lo)/2),
+			fmt.Sprintf("%+.0f", wantBest[i]),
+			"600.0 200.0 300.0 55/18/27",
+		} {
+			if !strings.Contains(row, want) {
+				t.Errorf("gen %d row %q lacks %q", i+1, row, want)
+			}
+		}
+		promoted := "no"
+		if sg.promoted {
+			promoted = "yes"
+		}
+		if f[9] != promoted {
+			t.Errorf("gen %d promoted column: got %q, want %q", i+1, f[9], promoted)
+		}
+	}
+	if !strings.Contains(rowOf(4)[10], "accepted/0003.ckpt") {
+		t.Errorf("gen 4 best: got %q, want accepted/0003.ckpt", rowOf(4)[10])
+	}
+	for _, want := range []string{
+		"4 generations completed, 2 promoted",
+		"best accepted/0003.ckpt at +180 ±",
+		"total: 460 games, 30200 positions, 1600 training steps",
+		"time: 1h13m20s in stages (self-play 55%, train 18%, arena 27%)",
+		"training: 512 samples/s (409600 samples in 13m20s)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "in progress") {
+		t.Errorf("no generation is in progress, table says:\n%s", out)
+	}
+}
+
+func TestReportPlots(t *testing.T) {
+	r := writeSynthRun(t)
+	rep, err := LoadReport(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "plots")
+	paths, err := rep.WritePlots(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{LossPlot, EloPlot, EloGamesPlot, ArenaPlot}
+	if len(paths) != len(want) {
+		t.Fatalf("plots: got %v, want %v", paths, want)
+	}
+	for i, p := range paths {
+		if filepath.Base(p) != want[i] {
+			t.Errorf("plot %d: got %s, want %s", i, p, want[i])
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 400 {
+			t.Errorf("%s: %dx%d, want at least 600x400", p, b.Dx(), b.Dy())
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != len(want) {
+		t.Errorf("plots folder holds %d files, want %d (temporary files left?)", len(ents), len(want))
+	}
+	if out := os.Getenv("DAMA_REPORT_PLOTS"); out != "" { // for looking at them
+		for _, p := range paths {
+			b, _ := os.ReadFile(p)
+			must(t, os.WriteFile(filepath.Join(out, filepath.Base(p)), b, 0o644))
+		}
+	}
+}
+
+func TestReportEmptyRun(t *testing.T) {
+	r, err := OpenRun(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := LoadReport(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Empty() {
+		t.Fatal("a fresh run folder is not empty")
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); !strings.Contains(got, "nothing to report yet") || strings.Count(got, "\n") != 1 {
+		t.Errorf("empty run: got %q, want one line saying there is nothing to report yet", got)
+	}
+	dir := filepath.Join(t.TempDir(), "plots")
+	paths, err := rep.WritePlots(dir)
+	if err != nil || len(paths) != 0 {
+		t.Errorf("empty run plots: got %v, %v, want none and no error", paths, err)
+	}
+	if _, err := LoadReport(&Run{Dir: filepath.Join(t.TempDir(), "missing")}); err == nil {
+		t.Error("a missing run folder gives no error")
+	}
+}
+
+func TestReportInProgress(t *testing.T) {
+	r, err := OpenRun(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := int64(1); s <= 30; s++ {
+		must(t, r.AppendJSONL(MetricsFile, MetricRecord{Gen: 1, Step: s, Samples: 64 * s, PolicyLoss: 3, ValueLoss: 1, Total: 4, SamplesPerSec: 700}))
+	}
+	// A write cut off by a kill: skipped, not an error.
+	f, err := os.OpenFile(r.Path(MetricsFile), os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteString(`{"gen":1,"step":31,"pol`)
+	must(t, err)
+	must(t, f.Close())
+
+	rep, err := LoadReport(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	must(t, rep.WriteTable(&buf))
+	out := buf.String()
+	for _, want := range []string{"no generation completed yet", "generation 1 in progress: step 30, policy loss 3.0000, value loss 1.0000, 700 samples/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	paths, err := rep.WritePlots(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 1 || filepath.Base(paths[0]) != LossPlot {
+		t.Errorf("plots of a run without generations: got %v, want only %s", paths, LossPlot)
+	}
+}
+
+func TestReportCorrupt(t *testing.T) {
+	t.Run("metrics line", func(t *testing.T) {
+		r := writeSynthRun(t)
+		b, err := os.ReadFile(r.Path(MetricsFile))
+		must(t, err)
+		lines := strings.SplitAfter(string(b), "\n")
+		lines[2] = "{\"gen\": 1, \"step\": oops}\n"
+		must(t, os.WriteFile(r.Path(MetricsFile), []byte(strings.Join(lines, "")), 0o644))
+		_, err = LoadReport(r)
+		if err == nil || !strings.Contains(err.Error(), MetricsFile+" line 3") {
+			t.Errorf("got %v, want an error naming %s line 3", err, MetricsFile)
+		}
+	})
+	t.Run("arena line", func(t *testing.T) {
+		r := writeSynthRun(t)
+		f, err := os.OpenFile(r.Path(ArenaFile), os.O_APPEND|os.O_WRONLY, 0)
+		must(t, err)
+		_, err = f.WriteString("{\"gen\": \"two\"}\n")
+		must(t, err)
+		must(t, f.Close())
+		_, err = LoadReport(r)
+		if err == nil || !strings.Contains(err.Error(), ArenaFile+" line 6") {
+			t.Errorf("got %v, want an error naming %s line 6", err, ArenaFile)
+		}
+	})
+	t.Run("generation file", func(t *testing.T) {
+		r := writeSynthRun(t)
+		path := r.Path(GenerationsDir, "0003.json")
+		must(t, os.WriteFile(path, []byte("{\n  \"gen\": 3,\n  \"games\": ten\n}\n"), 0o644))
+		_, err := LoadReport(r)
+		if err == nil || !strings.Contains(err.Error(), path+" line 3") {
+			t.Errorf("got %v, want an error naming %s line 3", err, path)
+		}
+	})
+	t.Run("generation field type", func(t *testing.T) {
+		r := writeSynthRun(t)
+		path := r.Path(GenerationsDir, "0002.json")
+		must(t, os.WriteFile(path, []byte("{\"gen\": 2,\n\"promoted\": \"yes\"}"), 0o644))
+		_, err := LoadReport(r)
+		if err == nil || !strings.Contains(err.Error(), path+" line 2") || !strings.Contains(err.Error(), "promoted") {
+			t.Errorf("got %v, want an error naming %s line 2 and the field", err, path)
+		}
+	})
+	t.Run("generation number", func(t *testing.T) {
+		r := writeSynthRun(t)
+		path := r.Path(GenerationsDir, "0004.json")
+		must(t, os.WriteFile(path, []byte(`{"gen": 7}`), 0o644))
+		_, err := LoadReport(r)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "gen is 7, want 4") {
+			t.Errorf("got %v, want an error naming %s and the mismatched gen", err, path)
+		}
+	})
+}
+
+// TestLossSeriesBounded checks that the loss buckets stay bounded, cover
+// every line, and hold the means of equal-width runs of steps.
+func TestLossSeriesBounded(t *testing.T) {
+	for _, n := range []int{1, 7, 2*maxLossBuckets - 1, 2 * maxLossBuckets, 5*maxLossBuckets + 3} {
+		var s lossSeries
+		for i := 1; i <= n; i++ {
+			s.add(MetricRecord{Step: int64(i), PolicyLoss: float64(2 * i), ValueLoss: 1, Total: float64(2*i + 1)})
+		}
+		pts := s.points()
+		if len(pts) > 2*maxLossBuckets {
+			t.Errorf("n=%d: %d points, want at most %d", n, len(pts), 2*maxLossBuckets)
+		}
+		seen := 0
+		for i, p := range pts {
+			first := float64(seen + 1)
+			last := float64(seen + p.Steps)
+			if want := (first + last) / 2; p.Step != want || p.Policy != 2*want || p.Total != 2*want+1 || p.Value != 1 {
+				t.Fatalf("n=%d point %d: got %+v, want step %v", n, i, p, want)
+			}
+			if i < len(pts)-1 && p.Steps != s.width {
+				t.Fatalf("n=%d point %d: %d steps, want the bucket width %d", n, i, p.Steps, s.width)
+			}
+			seen += p.Steps
+		}
+		if seen != n {
+			t.Errorf("n=%d: buckets cover %d lines", n, seen)
+		}
+	}
+}
