@@ -28,4 +28,10 @@
 //	small        4x32   19k / 34k / 36k / 35k    (about 195 GFLOP/s)
 //	workstation  6x64   5.6k / 7.6k / 7.5k / 7.4k (about 225 GFLOP/s)
 //	(8x64              4.5k / 5.2k / 5.5k / 5.3k)
+//
+// Gorgonia training at batch 256 on two cores (go test ./model/ -run XXX
+// -bench Train -benchtime 3x), with Gorgonia's float32 matrix products routed
+// to package kernel (blas.go): tiny 3.5k, small 1.1k, workstation 300
+// samples/s. Policy index sharing (two captures with the same start and end)
+// is rare: 1 position in 20,000 of random games (TestSharingRate).
 package model

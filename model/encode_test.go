@@ -127,21 +127,24 @@ func TestPolicyIndexRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	n := 0
 	for _, q := range randomPositions(rng, 2000) {
+		// Decode: index -> the set of legal moves with that index.
+		sets := map[int][]rules.Move{}
 		for _, m := range q.legal {
 			idx := PolicyIndex(q.pos, m)
 			if idx < 0 || idx >= PolicySize {
 				t.Fatalf("%s: %s has index %d out of range", q.pos.FEN(), m, idx)
 			}
+			sets[idx] = append(sets[idx], m)
+		}
+		for _, m := range q.legal {
+			idx := PolicyIndex(q.pos, m)
 			from, to := IndexSquares(q.pos, idx)
-			if from != m.From() || to != m.To() {
-				t.Fatalf("%s: %s -> %d -> %d-%d", q.pos.FEN(), m, idx, from, to)
-			}
-			// The set of legal moves with this index contains m.
 			found := false
-			for _, m2 := range q.legal {
-				if PolicyIndex(q.pos, m2) == idx && m2 == m {
-					found = true
+			for _, m2 := range sets[idx] {
+				if m2.From() != from || m2.To() != to {
+					t.Fatalf("%s: index %d decodes to %d-%d but holds %s", q.pos.FEN(), idx, from, to, m2)
 				}
+				found = found || m2 == m
 			}
 			if !found {
 				t.Fatalf("%s: %s not in the set of its index %d", q.pos.FEN(), m, idx)

@@ -60,6 +60,7 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 			gr, err = nil, fmt.Errorf("model: building the graph: %v", r)
 		}
 	}()
+	installBLAS()
 	c := net.Config
 	g := G.NewGraph()
 	gr = &graph{g: g, dt: dt, batch: batch, nodes: make([]*G.Node, len(net.Tensors))}

@@ -18,6 +18,7 @@ const (
 	BNVar                        // a batch-norm running variance (not trained)
 )
 
+// String names the kind.
 func (k TensorKind) String() string {
 	switch k {
 	case Weight:

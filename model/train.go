@@ -40,6 +40,8 @@ type TrainOptions struct {
 	//   "constant" (default): LR;
 	//   "step": LR * DecayFactor^(k / DecaySteps) after k post-warm-up steps;
 	//   "cosine": from LR down to MinLR over TotalSteps (then MinLR).
+	// Steps count from the start of training (Checkpoint.Step), so a trainer
+	// resumed from a checkpoint continues the schedule where it was.
 	Schedule    string
 	WarmupSteps int64
 	DecaySteps  int64   // step schedule

@@ -272,3 +272,86 @@ func TestSGDTrains(t *testing.T) {
 		t.Errorf("SGD checkpoint has optimizer %q with %d slots", ck.Opt.Kind, len(ck.Opt.Slots))
 	}
 }
+
+// graphGrads runs the training graph of net at dtype dt on samples and
+// returns the loss and the gradient of every trainable tensor as float64.
+func graphGrads(t *testing.T, net *Network, samples []Sample, dt tensor.Dtype) (float64, [][]float64) {
+	t.Helper()
+	B := len(samples)
+	enc := make([]float32, B*InputSize)
+	x := make([]float32, B*InputSize)
+	mask := make([]float32, B*PolicySize)
+	pt := make([]float32, B*PolicySize)
+	vt := make([]float32, B*ValueSize)
+	if err := loadBatch(samples, enc, x, mask, pt, vt); err != nil {
+		t.Fatal(err)
+	}
+	gr, err := buildGraph(net, B, dt, true, 0.1, 1e-3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct {
+		n     *G.Node
+		shape []int
+		data  []float32
+	}{{gr.x, []int{B, NumPlanes, Rows, Cols}, x}, {gr.mask, []int{B, PolicySize}, mask}, {gr.ptarget, []int{B, PolicySize}, pt}, {gr.vtarget, []int{B, ValueSize}, vt}} {
+		var back any = l.data
+		if dt == tensor.Float64 {
+			back = f64s(l.data)
+		}
+		if err := G.Let(l.n, tensor.New(tensor.WithShape(l.shape...), tensor.WithBacking(back))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vm := G.NewTapeMachine(gr.g, G.BindDualValues(gr.learn...))
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	var grads [][]float64
+	for _, n := range gr.learn {
+		g, err := n.Grad()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch d := g.Data().(type) {
+		case []float64:
+			grads = append(grads, append([]float64(nil), d...))
+		case []float32:
+			grads = append(grads, f64s(d))
+		}
+	}
+	return scalarValue(gr.cost), grads
+}
+
+// The float32 graph, whose large products run on package kernel's SGEMM
+// (fastBLAS, transposed operands included), gives the same gradients as the
+// float64 graph on gonum's BLAS, up to float32 rounding.
+func TestFloat32GradientsMatch(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	net := tinyNet(t, 8)
+	perturbStats(net, rng)
+	samples := randomSamples(rng, 8)
+	l32, g32 := graphGrads(t, net, samples, tensor.Float32)
+	l64, g64 := graphGrads(t, net, samples, tensor.Float64)
+	if math.Abs(l32-l64) > 1e-4*math.Abs(l64) {
+		t.Errorf("loss float32 %v, float64 %v", l32, l64)
+	}
+	specs := Layout(net.Config)
+	k := 0
+	for _, s := range specs {
+		if !s.Kind.Trainable() {
+			continue
+		}
+		var diff, norm float64
+		for i := range g64[k] {
+			d := g32[k][i] - g64[k][i]
+			diff += d * d
+			norm += g64[k][i] * g64[k][i]
+		}
+		if rel := math.Sqrt(diff / math.Max(norm, 1e-30)); rel > 1e-3 {
+			t.Errorf("%s: float32 gradient differs from float64 by %.2g (relative)", s.Name, rel)
+		}
+		k++
+	}
+}
