@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"dama/internal/atomicfile"
 	"dama/rules"
 )
 
@@ -527,35 +528,8 @@ func WriteFile(path string, h Header, games []*Game) error {
 	if err := Encode(&buf, h, games); err != nil {
 		return err
 	}
-	return writeAtomic(path, buf.Bytes())
-}
-
-func writeAtomic(path string, data []byte) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("selfplay: writing %s: %w", path, err)
+	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("selfplay: %w", err)
 	}
 	return nil
 }
@@ -636,7 +610,7 @@ func (w *ChunkWriter) Flush() error {
 		if err := WritePDN(&buf, w.pending...); err != nil {
 			return err
 		}
-		if err := writeAtomic(strings.TrimSuffix(path, FileExt)+".pdn", buf.Bytes()); err != nil {
+		if err := atomicfile.WriteFile(strings.TrimSuffix(path, FileExt)+".pdn", buf.Bytes()); err != nil {
 			return err
 		}
 	}

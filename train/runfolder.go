@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"dama/internal/atomicfile"
 )
 
 // Run is a run folder: everything a training run writes, so that any process
@@ -74,32 +76,7 @@ func (r *Run) Path(elem ...string) string {
 // WriteFileAtomic writes data to path through a temporary file in the same
 // folder, synced and renamed into place, so readers see the old or the new
 // content, never a part.
-func WriteFileAtomic(path string, data []byte) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
-}
+func WriteFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data) }
 
 // CandidateName is the file name of generation gen's candidate.
 func CandidateName(gen int) string { return fmt.Sprintf("%04d.ckpt", gen) }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"dama/arena"
+	"dama/internal/atomicfile"
 	"dama/rules"
 )
 
@@ -189,19 +189,8 @@ func writeArenaPDN(path string, games []arena.GameResult, res arena.MatchResult)
 	if len(recs) != res.Games() {
 		return fmt.Errorf("--pdn: %d whole pairs of games recorded, the result counts %d games", len(recs)/2, res.Games())
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	err := atomicfile.Write(path, func(w io.Writer) error { return rules.WritePDN(w, recs...) })
 	if err != nil {
-		return fmt.Errorf("--pdn: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if err := rules.WritePDN(tmp, recs...); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--pdn %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--pdn %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("--pdn: %w", err)
 	}
 	return nil

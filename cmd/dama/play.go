@@ -5,11 +5,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"dama/engine"
+	"dama/internal/atomicfile"
 	"dama/rules"
 )
 
@@ -71,36 +70,13 @@ func init() {
 				fmt.Fprintf(stdout, "\n%s", buf.String())
 				return nil
 			}
-			if err := writeFileTmp(*pdn, buf.Bytes()); err != nil {
+			if err := atomicfile.WriteFile(*pdn, buf.Bytes()); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "game saved to %s\n", *pdn)
 			return nil
 		},
 	})
-}
-
-// writeFileTmp writes data to path through a temporary file in the same
-// folder, renamed into place.
-func writeFileTmp(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 // secondsDuration converts seconds to a Duration.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"dama/internal/atomicfile"
 	"dama/model"
 )
 
@@ -163,7 +164,7 @@ func WriteJSON(w io.Writer, n *Net, extra []KV) error {
 // SaveJSON writes the JSON export of n to path through a temporary file
 // renamed into place.
 func SaveJSON(path string, n *Net, extra []KV) error {
-	return writeFileAtomic(path, func(w io.Writer) error { return WriteJSON(w, n, extra) })
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteJSON(w, n, extra) })
 }
 
 // ReadJSON reads a JSON export back into a Net, checking the format, the

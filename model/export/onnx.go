@@ -3,10 +3,9 @@ package export
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 
+	"dama/internal/atomicfile"
 	"dama/model"
 )
 
@@ -68,7 +67,7 @@ func Metadata(n *Net) []KV {
 // SaveONNX writes n as an ONNX model to path, through a temporary file in
 // the same folder renamed into place.
 func SaveONNX(path string, n *Net, opt Options) error {
-	return writeFileAtomic(path, func(w io.Writer) error { return WriteONNX(w, n, opt) })
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteONNX(w, n, opt) })
 }
 
 // WriteONNX writes n as an ONNX model (IR version 7, opset 13) to w. The
@@ -241,32 +240,4 @@ func valueInfo(name, doc string, dims ...int) *pb {
 	vi.message(2, &typ)
 	vi.string(3, doc)
 	return &vi
-}
-
-// writeFileAtomic writes path through a temporary file in the same folder,
-// renamed into place once complete.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	return nil
 }
