@@ -2,19 +2,33 @@ package rules
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
 )
+
+// rate reports n per wall-clock second as unit, and per second of the
+// benchmark thread's CPU time as unit-cpu (steadier on a shared machine).
+func rate(b *testing.B, n float64, unit string, cpu0 time.Duration, cpuOK bool) {
+	b.ReportMetric(n/b.Elapsed().Seconds(), unit)
+	if cpu1, ok := threadCPU(); ok && cpuOK && cpu1 > cpu0 {
+		b.ReportMetric(n/(cpu1-cpu0).Seconds(), unit+"-cpu")
+	}
+}
 
 // BenchmarkPerft plays every move down to the last ply (no bulk counting).
 func BenchmarkPerft(b *testing.B) {
 	p := Start()
 	const depth = 7
 	b.ReportAllocs()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu0, ok := threadCPU()
 	var nodes uint64
 	for b.Loop() {
 		nodes += Perft(p, depth)
 	}
-	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	rate(b, float64(nodes), "nodes/s", cpu0, ok)
 }
 
 // BenchmarkPerftBulk counts the last ply's moves without playing them.
@@ -22,11 +36,14 @@ func BenchmarkPerftBulk(b *testing.B) {
 	p := Start()
 	const depth = 8
 	b.ReportAllocs()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu0, ok := threadCPU()
 	var nodes uint64
 	for b.Loop() {
 		nodes += PerftBulk(p, depth)
 	}
-	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	rate(b, float64(nodes), "nodes/s", cpu0, ok)
 }
 
 // benchPositions returns positions from seeded random games, a mix of
@@ -54,12 +71,15 @@ func BenchmarkGenerate(b *testing.B) {
 	ps := benchPositions(4096)
 	buf := make([]Move, 0, MaxMoves)
 	b.ReportAllocs()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu0, ok := threadCPU()
 	var moves int
 	i := 0
 	for b.Loop() {
 		moves += len(ps[i&4095].Legal(buf))
 		i++
 	}
-	b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "positions/s")
+	rate(b, float64(i), "positions/s", cpu0, ok)
 	b.ReportMetric(float64(moves)/b.Elapsed().Seconds(), "moves/s")
 }
