@@ -71,6 +71,19 @@ func TestTrainCommandRuns(t *testing.T) {
 		}
 	}
 	checkRun(t, dir, 3)
+	// The report reads the run: a row per generation and four plots.
+	code, rep, errs := runCmd(t, "report", dir)
+	if code != 0 {
+		t.Fatalf("dama report: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"wrote ", "losses.png", "elo.png"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report output lacks %q:\n%s", want, rep)
+		}
+	}
+	if pngs, _ := filepath.Glob(filepath.Join(dir, "plots", "*.png")); len(pngs) < 3 {
+		t.Errorf("report wrote %d plots, want at least 3", len(pngs))
+	}
 	// Run again: everything is done, nothing is repeated.
 	out2, err := damaCmd(append([]string{"train", "--run", dir}, fastRun...)...).CombinedOutput()
 	if err != nil {
