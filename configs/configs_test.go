@@ -37,8 +37,8 @@ func TestPresetsLoad(t *testing.T) {
 	if !reflect.DeepEqual(def, quick) {
 		t.Errorf("Load(\"\") differs from the quick preset")
 	}
-	if def.Model.Preset != "tiny" {
-		t.Errorf("quick preset: model.preset = %q, want tiny", def.Model.Preset)
+	if def.Model.Preset != "small" {
+		t.Errorf("quick preset: model.preset = %q, want small", def.Model.Preset)
 	}
 }
 

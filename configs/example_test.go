@@ -20,6 +20,6 @@ func ExampleLoad() {
 	_, err = configs.Load("quick", nil, []string{"arena.alpha=1.5"})
 	fmt.Println(err)
 	// Output:
-	// tiny 64 40
+	// small 64 40
 	// configs: arena.alpha = 1.5: want a number in (0,0.5]
 }

@@ -20,7 +20,7 @@ import (
 var presetFS embed.FS
 
 // Presets are the names of the embedded configurations: "quick" (a few
-// generations in minutes on 2 cores with the tiny network) and
+// generations in minutes on 2 cores with the small network) and
 // "workstation" (days of training on a many-core machine).
 var Presets = []string{"quick", "workstation"}
 

@@ -40,6 +40,7 @@ var fastRun = []string{
 	"--config", "quick",
 	"--set", "run.generations=3",
 	"--set", "run.workers=1",
+	"--set", "model.preset=tiny",
 	"--set", "selfplay.games_per_generation=6",
 	"--set", "selfplay.parallel=3",
 	"--set", "selfplay.visits=6",
