@@ -748,7 +748,13 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*ArenaReco
 	}
 	est := res.Estimate()
 	rec.Games, rec.Wins, rec.Draws, rec.Losses = res.Games(), res.Wins, res.Draws, res.Losses
-	rec.Score, rec.Elo, rec.EloLow, rec.EloHigh, rec.LLR = res.Score(), clampElo(est.Elo), clampElo(est.Low), clampElo(est.High), res.LLR
+	elo := est.Elo
+	if math.IsInf(elo, 0) && res.Games() > 0 {
+		// A clean sweep has no finite estimate; count half a game more for
+		// each side, as a weak prior.
+		elo = arena.Elo((res.Score()*float64(res.Games()) + 0.5) / float64(res.Games()+1))
+	}
+	rec.Score, rec.Elo, rec.EloLow, rec.EloHigh, rec.LLR = res.Score(), clampElo(elo), clampElo(est.Low), clampElo(est.High), res.LLR
 	rec.Promoted = res.Verdict == arena.Accept
 	rec.Verdict = strings.ToLower(res.Verdict.String())
 	return rec, nil
