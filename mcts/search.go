@@ -59,7 +59,9 @@ type Options struct {
 	// counted from the game's start) is a draw. 0 means no cap.
 	MaxPlies int
 	// Parallel is the number of leaves a search collects (with virtual loss)
-	// before it evaluates them concurrently, one goroutine each. Default 1.
+	// before it evaluates them concurrently: the first on the calling
+	// goroutine, the others on Parallel-1 helper goroutines that live for
+	// one Run. Default 1.
 	Parallel int
 	// Temperature gives the temperature of the move choice at a game ply:
 	// Result.Move is drawn with probability proportional to visits^(1/T).
@@ -192,6 +194,7 @@ type Search struct {
 	noised bool
 
 	leaves []leaf
+	pool   *evalPool        // helpers of the current Run that evaluate leaves 1.. of a batch
 	stack  []rules.Position // hist, then the selection path: repetitions compare whole positions, which is exact
 	path   []int32
 	legal  []rules.Move
@@ -258,6 +261,13 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 	}
 
 	s.stack = append(s.stack[:0], s.hist...)
+	if s.opt.Parallel > 1 {
+		s.pool = &evalPool{}
+		defer func() {
+			s.pool.stop()
+			s.pool = nil
+		}()
+	}
 	start := s.nodes[0].n
 	full := true
 	if s.nodes[0].state == expanded {
@@ -323,21 +333,13 @@ func (s *Search) step(ctx context.Context, want int) error {
 	if batch == 0 {
 		return nil
 	}
-	if batch == 1 {
-		l := &s.leaves[0]
-		l.err = s.ev.Evaluate(ctx, l.q, &l.eval)
-	} else {
-		var wg sync.WaitGroup
-		for i := 1; i < batch; i++ {
-			wg.Add(1)
-			go func(l *leaf) {
-				defer wg.Done()
-				l.err = s.ev.Evaluate(ctx, l.q, &l.eval)
-			}(&s.leaves[i])
-		}
-		l := &s.leaves[0]
-		l.err = s.ev.Evaluate(ctx, l.q, &l.eval)
-		wg.Wait()
+	if batch > 1 {
+		s.pool.run(ctx, s.ev, s.leaves[1:batch])
+	}
+	l := &s.leaves[0]
+	l.err = s.ev.Evaluate(ctx, l.q, &l.eval)
+	if batch > 1 {
+		s.pool.wait()
 	}
 	var firstErr error
 	for i := 0; i < batch; i++ {
@@ -356,6 +358,48 @@ func (s *Search) step(ctx context.Context, want int) error {
 		s.expand(l)
 	}
 	return firstErr
+}
+
+// evalPool evaluates the extra leaves of a batch on helper goroutines that
+// live for one Run, so that a batch does not start goroutines: each helper
+// takes leaves from jobs until stop closes it, and none outlives the Run.
+type evalPool struct {
+	jobs    chan *leaf
+	pending sync.WaitGroup // leaves handed out and not yet evaluated
+	running sync.WaitGroup // helpers
+	helpers int
+}
+
+// run hands leaves to the helpers, starting more (with ctx) as needed.
+func (p *evalPool) run(ctx context.Context, ev Evaluator, leaves []leaf) {
+	if p.jobs == nil {
+		p.jobs = make(chan *leaf, cap(leaves))
+	}
+	for ; p.helpers < len(leaves); p.helpers++ {
+		p.running.Add(1)
+		go func() {
+			defer p.running.Done()
+			for l := range p.jobs {
+				l.err = ev.Evaluate(ctx, l.q, &l.eval)
+				p.pending.Done()
+			}
+		}()
+	}
+	p.pending.Add(len(leaves))
+	for i := range leaves {
+		p.jobs <- &leaves[i]
+	}
+}
+
+// wait returns when every leaf handed to run has been evaluated.
+func (p *evalPool) wait() { p.pending.Wait() }
+
+// stop ends the helpers and waits for them to exit.
+func (p *evalPool) stop() {
+	if p.jobs != nil {
+		close(p.jobs)
+	}
+	p.running.Wait()
 }
 
 type selection int

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -537,5 +538,38 @@ func TestTemperature(t *testing.T) {
 	}
 	if count[moves[2]] != 0 || count[moves[0]] < 800 || count[moves[0]] > 1200 {
 		t.Errorf("temperature 1 counts %v, want about 1000:3000:0", count)
+	}
+}
+
+// TestParallelHelpersEnd checks that the goroutines evaluating the leaves
+// of a batch end with each Run, including a Run that fails. Goroutines of
+// the runtime or of earlier tests may come and go meanwhile, so the test
+// looks for the Parallel-1 helpers of a Run left behind.
+func TestParallelHelpersEnd(t *testing.T) {
+	const par = 8
+	g := game(t, rules.StartFEN)
+	s := New(&materialEval{}, Options{Parallel: par})
+	if _, err := s.Run(context.Background(), g, Limit{Visits: 20}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	for i := 1; i <= 3; i++ {
+		res, err := s.Run(context.Background(), g, Limit{Visits: 50 * i}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RootVisits != 50*i {
+			t.Errorf("root visits %d, want %d", res.RootVisits, 50*i)
+		}
+		if n := runtime.NumGoroutine(); n >= before+par-1 {
+			t.Errorf("after Run %d: %d goroutines, %d before", i, n, before)
+		}
+	}
+	s = New(&failingEval{after: 20}, Options{Parallel: par})
+	if _, err := s.Run(context.Background(), g, Limit{Visits: 100}, nil); !errors.Is(err, errBroken) {
+		t.Errorf("err %v, want the evaluator's", err)
+	}
+	if n := runtime.NumGoroutine(); n >= before+par-1 {
+		t.Errorf("after a failed Run: %d goroutines, %d before", n, before)
 	}
 }

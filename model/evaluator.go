@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -197,6 +198,13 @@ func (e *Evaluator) batcher() {
 			batch = append(batch, r)
 		case <-e.quit:
 			return
+		}
+		if len(e.reqs) < e.max-1 {
+			// The callers answered by the last batch are runnable but have
+			// not queued their next position yet: let them, so batches
+			// fill (measured: batch ~18 instead of ~6 in self-play, +20%
+			// forward throughput for the small preset).
+			runtime.Gosched()
 		}
 	drain:
 		for len(batch) < e.max {

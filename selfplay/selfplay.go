@@ -9,6 +9,14 @@
 //
 // Games are stored in versioned, compressed, checksummed chunk files (see
 // FormatVersion for the layout) and can also be written as PDN.
+//
+// BenchmarkSelfplayEvaluatorLoad measures how busy self-play keeps a
+// network evaluator, against the same evaluator fed back to back, in one
+// run. At the defaults (32 games, one leaf each, batch 32, one batcher) on
+// a 2-core machine shared with two training runs (the process got about
+// one core), self-play reached 76-91% of the standalone positions/s with
+// the small network and 93-95% with the workstation one: the batcher,
+// which does not wait for more work, takes batches of 5-8 positions.
 package selfplay
 
 import (
