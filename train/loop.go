@@ -65,7 +65,6 @@ type loop struct {
 	counts  map[string]chunkInfo // games and samples of chunk files seen
 	tr      *model.Trainer
 	trGen   int // generation whose checkpoint tr holds
-	samples int64
 }
 
 // Loop runs generations of self-play, training and gating in the run folder
@@ -635,7 +634,6 @@ func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps i
 		sumV += ls.Value
 		el := time.Since(start).Seconds()
 		samplesPerSec = float64((i+1)*len(batch)) / el
-		l.samples += int64(len(batch))
 		pending = append(pending, MetricRecord{
 			Gen: gen, Step: l.tr.StepCount(), Samples: l.tr.StepCount() * int64(len(batch)), LR: ls.LR,
 			PolicyLoss: ls.Policy, ValueLoss: ls.Value, Entropy: ls.Entropy, L2: ls.L2, Total: ls.Total,

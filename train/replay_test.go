@@ -1,0 +1,109 @@
+package train
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"dama/model"
+	"dama/rules"
+	"dama/selfplay"
+)
+
+// chunkOf returns n samples whose QuietPlies field names their chunk.
+func chunkOf(id, n int) []model.Sample {
+	s := make([]model.Sample, n)
+	for i := range s {
+		s[i].QuietPlies = id
+	}
+	return s
+}
+
+func TestWindowKeepsNewestChunks(t *testing.T) {
+	order := []chunkInfo{{Name: "a", Positions: 100}, {Name: "b", Positions: 50}, {Name: "c", Positions: 30}, {Name: "d", Positions: 40}}
+	ids := map[string]int{"a": 1, "b": 2, "c": 3, "d": 4}
+	loads := map[string]int{}
+	load := func(name string) ([]model.Sample, error) {
+		loads[name]++
+		for _, c := range order {
+			if c.Name == name {
+				return chunkOf(ids[name], c.Positions), nil
+			}
+		}
+		return nil, errors.New("no chunk " + name)
+	}
+	var w Window
+	if err := w.Update(order, 60, load); err != nil {
+		t.Fatal(err)
+	}
+	// 60 positions need d (40) and c (30): the newest chunks reaching 60.
+	if w.Len() != 70 || w.Chunks() != 2 {
+		t.Errorf("window holds %d samples in %d chunks, want 70 in 2", w.Len(), w.Chunks())
+	}
+	// Growing to 100 adds b without loading c and d again.
+	if err := w.Update(order, 100, load); err != nil {
+		t.Fatal(err)
+	}
+	if w.Len() != 120 || loads["c"] != 1 || loads["d"] != 1 || loads["b"] != 1 || loads["a"] != 0 {
+		t.Errorf("window %d samples, loads %v; want 120 samples, c and d loaded once, a never", w.Len(), loads)
+	}
+	// Sampling is uniform over positions: chunk shares follow their sizes.
+	rng := rand.New(rand.NewPCG(1, 2))
+	dst := make([]model.Sample, 120000)
+	w.Sample(rng, dst)
+	count := map[int]int{}
+	for _, s := range dst {
+		count[s.QuietPlies]++
+	}
+	for id, size := range map[int]int{2: 50, 3: 30, 4: 40} {
+		want := float64(size) / 120
+		got := float64(count[id]) / float64(len(dst))
+		if math.Abs(got-want) > 0.01 {
+			t.Errorf("chunk %d drawn %.3f of the time, want %.3f", id, got, want)
+		}
+	}
+	if count[1] != 0 {
+		t.Errorf("a dropped chunk was sampled %d times", count[1])
+	}
+	if err := w.Update(append(order, chunkInfo{Name: "e", Positions: 5}), 10, load); err == nil {
+		t.Error("a chunk that fails to load gave no error")
+	}
+}
+
+func TestGameSamplesTargets(t *testing.T) {
+	p := rules.Start()
+	legal := p.Legal(nil)
+	visits := make([]uint32, len(legal))
+	visits[0], visits[1] = 3, 1
+	q := p.Play(legal[0])
+	qlegal := q.Legal(nil)
+	g := &selfplay.Game{
+		Start:  p,
+		Result: rules.WhiteWins,
+		Plies: []selfplay.Ply{
+			{Pos: p, Legal: legal, Visits: visits, Move: 0, Full: true},
+			{Pos: q, Legal: qlegal, Visits: make([]uint32, len(qlegal)), Move: 0, Full: true}, // no visits: skipped
+			{Pos: q, Legal: qlegal, Visits: append([]uint32{2}, make([]uint32, len(qlegal)-1)...), Move: 0, Full: false},
+		},
+	}
+	s := GameSamples(g, nil)
+	if len(s) != 1 {
+		t.Fatalf("got %d samples, want 1 (the full search with visits)", len(s))
+	}
+	if s[0].Policy[0] != 0.75 || s[0].Policy[1] != 0.25 {
+		t.Errorf("policy target %v, want visits normalised (0.75, 0.25, 0...)", s[0].Policy[:2])
+	}
+	if s[0].WDL != [3]float32{1, 0, 0} {
+		t.Errorf("White to move in a White win: WDL target %v, want a win", s[0].WDL)
+	}
+	// The same ply seen from Black's side of a White win is a loss; a draw is a draw.
+	g.Plies = []selfplay.Ply{{Pos: q, Legal: qlegal, Visits: append([]uint32{1}, make([]uint32, len(qlegal)-1)...), Full: true}}
+	if s := GameSamples(g, nil); s[0].WDL != [3]float32{0, 0, 1} {
+		t.Errorf("Black to move in a White win: WDL target %v, want a loss", s[0].WDL)
+	}
+	g.Result = rules.Draw
+	if s := GameSamples(g, nil); s[0].WDL != [3]float32{0, 1, 0} {
+		t.Errorf("draw: WDL target %v, want a draw", s[0].WDL)
+	}
+}
