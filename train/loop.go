@@ -57,14 +57,14 @@ type plan struct {
 
 // loop is the state of one Loop call.
 type loop struct {
-	opt     Options
-	cfg     *configs.Config
-	run     *Run
-	log     io.Writer
-	win     Window
-	counts  map[string]chunkInfo // games and samples of chunk files seen
-	tr      *model.Trainer
-	trGen   int // generation whose checkpoint tr holds
+	opt    Options
+	cfg    *configs.Config
+	run    *Run
+	log    io.Writer
+	win    Window
+	counts map[string]chunkInfo // games and samples of chunk files seen
+	tr     *model.Trainer
+	trGen  int // generation whose checkpoint tr holds
 }
 
 // Loop runs generations of self-play, training and gating in the run folder
