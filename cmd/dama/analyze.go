@@ -33,24 +33,16 @@ func init() {
 			if *top < 0 {
 				return fmt.Errorf("--top must not be negative")
 			}
-			lim, err := ef.limits()
+			es, err := ef.setup()
 			if err != nil {
 				return err
 			}
-			opt, err := ef.searchOptions()
+			defer es.close()
+			a, err := engine.Analyze(context.Background(), es.ev, rules.NewGame(p), es.limits, es.options)
 			if err != nil {
 				return err
 			}
-			ev, name, closeEv, err := ef.evaluator()
-			if err != nil {
-				return err
-			}
-			defer closeEv()
-			a, err := engine.Analyze(context.Background(), ev, rules.NewGame(p), lim, opt)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "Network: %s\n", name)
+			fmt.Fprintf(stdout, "Network: %s\n", es.name)
 			fmt.Fprintf(stdout, "%s\n", p.Diagram())
 			return a.Write(stdout, *top)
 		},

@@ -57,6 +57,32 @@ func (f *engineFlags) searchOptions() (mcts.Options, error) {
 	return mcts.Options{Parallel: *f.parallel}, nil
 }
 
+// engineSetup is what hub, play and analyze need from their flags.
+type engineSetup struct {
+	limits  engine.Limits
+	options mcts.Options
+	ev      mcts.Evaluator
+	name    string // the network, for people
+	close   func() // releases the evaluator
+}
+
+// setup checks the flags and opens the network.
+func (f *engineFlags) setup() (*engineSetup, error) {
+	lim, err := f.limits()
+	if err != nil {
+		return nil, err
+	}
+	opt, err := f.searchOptions()
+	if err != nil {
+		return nil, err
+	}
+	ev, name, closeEv, err := f.evaluator()
+	if err != nil {
+		return nil, err
+	}
+	return &engineSetup{limits: lim, options: opt, ev: ev, name: name, close: closeEv}, nil
+}
+
 // evaluator opens the network named by --model; close releases it.
 func (f *engineFlags) evaluator() (ev mcts.Evaluator, name string, close func(), err error) {
 	switch *f.model {
@@ -89,20 +115,12 @@ func init() {
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected argument %q", args[0])
 			}
-			lim, err := ef.limits() // the search size when the GUI's level sets none
+			es, err := ef.setup() // limits: the search size when the GUI's level sets none
 			if err != nil {
 				return err
 			}
-			opt, err := ef.searchOptions()
-			if err != nil {
-				return err
-			}
-			ev, _, closeEv, err := ef.evaluator()
-			if err != nil {
-				return err
-			}
-			defer closeEv()
-			h := engine.NewHub(ev, engine.HubOptions{Visits: lim.Visits, Time: lim.Time, Search: opt, Version: buildVersion()})
+			defer es.close()
+			h := engine.NewHub(es.ev, engine.HubOptions{Visits: es.limits.Visits, Time: es.limits.Time, Search: es.options, Version: buildVersion()})
 			return h.Run(context.Background(), engineStdin, stdout)
 		},
 	})

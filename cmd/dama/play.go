@@ -42,22 +42,14 @@ func init() {
 			if err != nil {
 				return err
 			}
-			lim, err := ef.limits()
+			es, err := ef.setup()
 			if err != nil {
 				return err
 			}
-			opt, err := ef.searchOptions()
-			if err != nil {
-				return err
-			}
-			ev, name, closeEv, err := ef.evaluator()
-			if err != nil {
-				return err
-			}
-			defer closeEv()
-			fmt.Fprintf(stdout, "dama: %s\n", name)
-			rec, err := engine.Play(context.Background(), ev, engineStdin, stdout, engine.PlayOptions{
-				Human: human, Start: &start, Limits: lim, Search: opt,
+			defer es.close()
+			fmt.Fprintf(stdout, "dama: %s\n", es.name)
+			rec, err := engine.Play(context.Background(), es.ev, engineStdin, stdout, engine.PlayOptions{
+				Human: human, Start: &start, Limits: es.limits, Search: es.options,
 			})
 			if err != nil {
 				return err
