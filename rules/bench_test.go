@@ -5,13 +5,15 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"dama/internal/cputime"
 )
 
 // rate reports n per wall-clock second as unit, and per second of the
 // benchmark thread's CPU time as unit-cpu (steadier on a shared machine).
 func rate(b *testing.B, n float64, unit string, cpu0 time.Duration, cpuOK bool) {
 	b.ReportMetric(n/b.Elapsed().Seconds(), unit)
-	if cpu1, ok := threadCPU(); ok && cpuOK && cpu1 > cpu0 {
+	if cpu1, ok := cputime.Thread(); ok && cpuOK && cpu1 > cpu0 {
 		b.ReportMetric(n/(cpu1-cpu0).Seconds(), unit+"-cpu")
 	}
 }
@@ -23,7 +25,7 @@ func BenchmarkPerft(b *testing.B) {
 	b.ReportAllocs()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu0, ok := threadCPU()
+	cpu0, ok := cputime.Thread()
 	var nodes uint64
 	for b.Loop() {
 		nodes += Perft(p, depth)
@@ -38,7 +40,7 @@ func BenchmarkPerftBulk(b *testing.B) {
 	b.ReportAllocs()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu0, ok := threadCPU()
+	cpu0, ok := cputime.Thread()
 	var nodes uint64
 	for b.Loop() {
 		nodes += PerftBulk(p, depth)
@@ -73,7 +75,7 @@ func BenchmarkGenerate(b *testing.B) {
 	b.ReportAllocs()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu0, ok := threadCPU()
+	cpu0, ok := cputime.Thread()
 	var moves int
 	i := 0
 	for b.Loop() {

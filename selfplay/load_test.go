@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"dama/internal/cputime"
 	"dama/mcts"
 	"dama/model"
 	"dama/rules"
@@ -211,18 +212,18 @@ func measureLoad(b *testing.B, net *model.Network, c loadCase, qs []mcts.Query) 
 			}()
 		}
 		time.Sleep(*loadPhase / 10) // fill the queue
-		s0, t0, c0 := aev.Stats(), time.Now(), processCPU()
+		s0, t0, c0 := aev.Stats(), time.Now(), processSeconds()
 		time.Sleep(*loadPhase)
-		alone.add(s0, aev.Stats(), time.Since(t0).Seconds(), processCPU()-c0)
+		alone.add(s0, aev.Stats(), time.Since(t0).Seconds(), processSeconds()-c0)
 		stop()
 		wg.Wait()
 
 		// Self-play phase.
 		g.mu.Unlock()
 		time.Sleep(*loadPhase / 10)
-		s0, t0, c0 = sev.Stats(), time.Now(), processCPU()
+		s0, t0, c0 = sev.Stats(), time.Now(), processSeconds()
 		time.Sleep(*loadPhase)
-		sp.add(s0, sev.Stats(), time.Since(t0).Seconds(), processCPU()-c0)
+		sp.add(s0, sev.Stats(), time.Since(t0).Seconds(), processSeconds()-c0)
 		g.mu.Lock()
 	}
 	select {
@@ -235,4 +236,10 @@ func measureLoad(b *testing.B, net *model.Network, c loadCase, qs []mcts.Query) 
 	g.mu.Unlock()
 	<-runErr
 	return alone, sp
+}
+
+// processSeconds is the process's CPU time in seconds (0 where unmeasured).
+func processSeconds() float64 {
+	d, _ := cputime.Process()
+	return d.Seconds()
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"runtime"
 	"testing"
+
+	"dama/internal/cputime"
 )
 
 // measure runs op in a b.Loop and reports GFLOP/s for flops per call, both
@@ -14,13 +16,13 @@ func measure(b *testing.B, flops float64, op func()) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	b.ReportAllocs()
-	t0, ok := threadCPU()
+	t0, ok := cputime.Thread()
 	for b.Loop() {
 		op()
 	}
 	total := flops * float64(b.N)
 	b.ReportMetric(total/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	if t1, ok1 := threadCPU(); ok && ok1 && t1 > t0 {
+	if t1, ok1 := cputime.Thread(); ok && ok1 && t1 > t0 {
 		b.ReportMetric(total/(t1-t0).Seconds()/1e9, "GFLOP/s-cpu")
 	}
 }

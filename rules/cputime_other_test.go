@@ -1,7 +1,0 @@
-//go:build !linux
-
-package rules
-
-import "time"
-
-func threadCPU() (time.Duration, bool) { return 0, false }
