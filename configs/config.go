@@ -132,6 +132,10 @@ type SelfPlay struct {
 	// EvalBatch is the largest batch of positions the network evaluates at
 	// once, 1..4096. Default 32.
 	EvalBatch int `mapstructure:"eval_batch" yaml:"eval_batch"`
+	// EvalWorkers is the number of goroutines running forward passes, each
+	// on its own core, 0..256; 0 means one per CPU thread the run may use
+	// (run.workers). Default 0.
+	EvalWorkers int `mapstructure:"eval_workers" yaml:"eval_workers"`
 	// CacheSize is the number of evaluations kept by position hash,
 	// 0..10^8; 0 disables the cache. Default 200000.
 	CacheSize int `mapstructure:"cache_size" yaml:"cache_size"`

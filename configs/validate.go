@@ -74,6 +74,7 @@ func (c *Config) Validate() error {
 	v.intIn("selfplay.resign_moves", s.ResignMoves, 1, 100)
 	v.floatIn("selfplay.no_resign_share", s.NoResignShare, 0, true, 1, true)
 	v.intIn("selfplay.eval_batch", s.EvalBatch, 1, 4096)
+	v.intIn("selfplay.eval_workers", s.EvalWorkers, 0, 256)
 	v.intIn("selfplay.cache_size", s.CacheSize, 0, 1e8)
 
 	t := c.Train

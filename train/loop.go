@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -531,7 +532,11 @@ func PlayGames(ctx context.Context, c configs.SelfPlay, path, dir, worker string
 	if err != nil {
 		return err
 	}
-	ev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize})
+	workers := c.EvalWorkers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers})
 	defer ev.Close()
 	sc := SelfPlayConfig(c, seed)
 	cw, err := selfplay.NewChunkWriter(dir, worker, perChunk, selfplay.Header{
