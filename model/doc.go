@@ -17,7 +17,10 @@
 //
 // Training runs in Gorgonia with batch statistics in the batch norms and
 // keeps their running statistics, which checkpoints store and inference
-// uses (eval mode). Inference is plain Go: the forward pass agrees with the
+// uses (eval mode). In float32 graphs the convolutions, batch norms and
+// ReLUs are the package's own Gorgonia ops (convop.go on package kernel,
+// bnop.go, affineop.go); float64 graphs, used by the finite-difference
+// gradient check, use Gorgonia's Conv2d, BatchNorm and Rectify. Inference is plain Go: the forward pass agrees with the
 // Gorgonia graph in eval mode to 1e-4 (see infer_test.go).
 //
 // Measured on one core of the development machine (AMD EPYC with AVX-512,
@@ -29,9 +32,9 @@
 //	workstation  6x64   5.6k / 7.6k / 7.5k / 7.4k (about 225 GFLOP/s)
 //	(8x64              4.5k / 5.2k / 5.5k / 5.3k)
 //
-// Gorgonia training at batch 256 on two cores (go test ./model/ -run XXX
-// -bench Train -benchtime 3x), with Gorgonia's float32 matrix products routed
-// to package kernel (blas.go): tiny 3.5k, small 1.1k, workstation 300
-// samples/s. Policy index sharing (two captures with the same start and end)
+// Gorgonia training at batch 256 on two shared cores (go test ./model/ -run
+// XXX -bench Train -benchtime 3x), with those ops and Gorgonia's float32
+// matrix products routed to package kernel (blas.go): tiny 7.5k, small 3.2k,
+// workstation 1.0k samples/s (3.5k, 1.1k and 290 with Gorgonia's ops). Policy index sharing (two captures with the same start and end)
 // is rare: 1 position in 20,000 of random games (TestSharingRate).
 package model

@@ -17,7 +17,7 @@ type graph struct {
 
 	x       *G.Node   // (B, NumPlanes, 8, 4)
 	nodes   []*G.Node // one per network tensor; nil for running statistics
-	bn      []*G.BatchNormOp
+	bn      []statsOp
 	bnStats [][2]int // indices of each op's mean and var tensors
 
 	policy, value *G.Node // logits (B, 1024), (B, 3)
@@ -52,7 +52,9 @@ func newDense(dt tensor.Dtype, shape []int, data []float32) *tensor.Dense {
 // buildGraph builds the graph of net at the given batch size and dtype. With
 // loss it adds the masked policy cross-entropy, the WDL cross-entropy and
 // weightDecay times the sum of squared weights, and the gradients of the
-// total with respect to every trainable tensor.
+// total with respect to every trainable tensor. Float32 graphs use the
+// package's convolution, batch-norm and scale-shift-ReLU ops; float64 graphs
+// Gorgonia's Conv2d, BatchNorm and Rectify.
 func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum, weightDecay float64) (gr *graph, err error) {
 	defer func() {
 		// Gorgonia panics on some shape errors; turn them into errors.
@@ -84,7 +86,30 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 	node := func(name string) *G.Node { return gr.nodes[idx[name]] }
 	gr.x = G.NewTensor(g, dt, 4, G.WithShape(batch, NumPlanes, Rows, Cols), G.WithName("x"))
 
-	convBN := func(x *G.Node, conv, bn string, k int) (*G.Node, error) {
+	// convBNReLU is max(0, BN(conv(x)) + residual), residual nil meaning 0.
+	convBNReLU := func(x *G.Node, conv, bn string, k int, residual *G.Node) (*G.Node, error) {
+		if dt == tensor.Float32 {
+			// Our ops: the convolution on package kernel, the batch norm's
+			// normalisation, then its scale and shift, the residual and the
+			// ReLU in one op.
+			y, err := conv2d(x, node(conv), k, x != gr.x) // the input planes need no gradient
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", conv, err)
+			}
+			op, err := newBNOp(y.Shape(), bnMomentum, BNEpsilon)
+			if err == nil {
+				y, err = G.ApplyOp(op, y)
+			}
+			if err == nil {
+				y, err = affineReLU(y, node(bn+"/gamma"), node(bn+"/beta"), residual)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", bn, err)
+			}
+			gr.bn = append(gr.bn, op)
+			gr.bnStats = append(gr.bnStats, [2]int{idx[bn+"/mean"], idx[bn+"/var"]})
+			return y, nil
+		}
 		pad := (k - 1) / 2
 		y, err := G.Conv2d(x, node(conv), tensor.Shape{k, k}, []int{pad, pad}, []int{1, 1}, []int{1, 1})
 		if err != nil {
@@ -96,7 +121,10 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		}
 		gr.bn = append(gr.bn, op)
 		gr.bnStats = append(gr.bnStats, [2]int{idx[bn+"/mean"], idx[bn+"/var"]})
-		return y, nil
+		if residual != nil {
+			y = G.Must(G.Add(y, residual))
+		}
+		return G.Rectify(y)
 	}
 	denseLayer := func(x *G.Node, name string) (*G.Node, error) {
 		y, err := G.Mul(x, node(name+"/w"))
@@ -106,38 +134,34 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		return G.BroadcastAdd(y, node(name+"/b"), nil, []byte{0})
 	}
 
-	h, err := convBN(gr.x, "input/conv", "input/bn", 3)
+	h, err := convBNReLU(gr.x, "input/conv", "input/bn", 3, nil)
 	if err != nil {
 		return nil, err
 	}
-	h = G.Must(G.Rectify(h))
 	for i := 0; i < c.Blocks; i++ {
 		p := fmt.Sprintf("block%d", i)
-		t, err := convBN(h, p+"/conv1", p+"/bn1", 3)
+		t, err := convBNReLU(h, p+"/conv1", p+"/bn1", 3, nil)
 		if err != nil {
 			return nil, err
 		}
-		t = G.Must(G.Rectify(t))
-		t, err = convBN(t, p+"/conv2", p+"/bn2", 3)
-		if err != nil {
+		if h, err = convBNReLU(t, p+"/conv2", p+"/bn2", 3, h); err != nil {
 			return nil, err
 		}
-		h = G.Must(G.Rectify(G.Must(G.Add(t, h))))
 	}
 
-	p, err := convBN(h, "policy/conv", "policy/bn", 1)
+	p, err := convBNReLU(h, "policy/conv", "policy/bn", 1, nil)
 	if err != nil {
 		return nil, err
 	}
-	p = G.Must(G.Reshape(G.Must(G.Rectify(p)), tensor.Shape{batch, c.PolicyFilters * Squares}))
+	p = G.Must(G.Reshape(p, tensor.Shape{batch, c.PolicyFilters * Squares}))
 	if gr.policy, err = denseLayer(p, "policy/dense"); err != nil {
 		return nil, err
 	}
-	v, err := convBN(h, "value/conv", "value/bn", 1)
+	v, err := convBNReLU(h, "value/conv", "value/bn", 1, nil)
 	if err != nil {
 		return nil, err
 	}
-	v = G.Must(G.Reshape(G.Must(G.Rectify(v)), tensor.Shape{batch, c.ValueFilters * Squares}))
+	v = G.Must(G.Reshape(v, tensor.Shape{batch, c.ValueFilters * Squares}))
 	if v, err = denseLayer(v, "value/dense1"); err != nil {
 		return nil, err
 	}
