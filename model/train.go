@@ -30,7 +30,7 @@ type TrainOptions struct {
 	WeightDecay float64 // L2 coefficient on convolution and dense weights (0: none)
 
 	Optimizer string  // "adam" (default) or "sgd" (with momentum)
-	Momentum  float64 // SGD momentum (default 0.9)
+	Momentum  float64 // SGD momentum (default 0.9; negative: none, plain SGD)
 	Beta1     float64 // Adam (default 0.9)
 	Beta2     float64 // Adam (default 0.999)
 	Epsilon   float64 // Adam (default 1e-8)
@@ -62,8 +62,11 @@ func (o TrainOptions) withDefaults() TrainOptions {
 			o.LR = 0.02
 		}
 	}
-	if o.Momentum == 0 {
+	switch {
+	case o.Momentum == 0:
 		o.Momentum = 0.9
+	case o.Momentum < 0:
+		o.Momentum = 0
 	}
 	if o.Beta1 == 0 {
 		o.Beta1 = 0.9

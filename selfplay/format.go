@@ -466,6 +466,8 @@ func readGame(r *byteReader, legal []rules.Move) (*Game, error) {
 			return nil, fmt.Errorf("ply %d: unknown flags %#x", i, flags)
 		case p.Repetitions > 2 || p.QuietPlies > rules.QuietLimit:
 			return nil, fmt.Errorf("ply %d: repetitions %d, quiet plies %d out of range", i, p.Repetitions, p.QuietPlies)
+		case nl == 0:
+			return nil, fmt.Errorf("ply %d: position %s has no legal move; the game ended before it", i, p.Pos.FEN())
 		}
 		p.Full = flags&1 != 0
 		legal = pos.Legal(legal)

@@ -163,6 +163,29 @@ func TestReaderChecksContent(t *testing.T) {
 	if err := Encode(&bytes.Buffer{}, testHeader(), []*Game{&g}); err == nil {
 		t.Errorf("an unfinished game was encoded")
 	}
+	// A ply in a position without legal moves (found in review: the
+	// played-move bound wrapped and the reader panicked).
+	lost, err := rules.ParseFEN("W:W:B1,2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := func(b []byte, p rules.Position) []byte {
+		b = binary.LittleEndian.AppendUint32(b, uint32(p.Pieces(rules.White)))
+		b = binary.LittleEndian.AppendUint32(b, uint32(p.Pieces(rules.Black)))
+		b = binary.LittleEndian.AppendUint32(b, uint32(p.Kings(rules.White)|p.Kings(rules.Black)))
+		return append(b, byte(p.Side()))
+	}
+	body := binary.LittleEndian.AppendUint64(nil, 1) // seed
+	body = append(body, 0, byte(rules.BlackWins), byte(NoMoves), 0)
+	body = pos(body, lost)
+	body = append(body, 1) // one ply
+	body = pos(body, lost)
+	body = append(body, 1, 0, 0)             // flags, repetitions, quiet plies
+	body = append(body, make([]byte, 12)...) // WDL
+	body = append(body, 0, 0)                // no legal moves, played move 0
+	if _, _, err := Decode(rawFile(1, body)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "no legal move") {
+		t.Errorf("ply without legal moves: err %v", err)
+	}
 }
 
 func TestChunkWriter(t *testing.T) {

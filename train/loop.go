@@ -566,7 +566,7 @@ func (l *loop) selfPlay(ctx context.Context, gen, round, have, need int) error {
 	seed := selfplay.GameSeed(uint64(l.cfg.Run.Seed), gen*1_000_000+round*1000+have)
 	bar := l.bar(need, fmt.Sprintf("gen %d: self-play", gen))
 	per := max(1, min(need, 64, max(8, l.cfg.SelfPlay.GamesPerGeneration/4)))
-	err = PlayGames(ctx, l.cfg.SelfPlay, l.run.Path(best), l.run.Path(GamesDir), "main", seed, need, per, func(*selfplay.Game) {
+	err = PlayGames(ctx, l.cfg.SelfPlay, l.run.Path(best), l.run.Path(GamesDir), trainerWorker, seed, need, per, func(*selfplay.Game) {
 		if bar != nil {
 			bar.Add(1)
 		}
@@ -579,9 +579,13 @@ func (l *loop) selfPlay(ctx context.Context, gen, round, have, need int) error {
 
 // trainOptions maps the run configuration to the trainer's.
 func trainOptions(c configs.Train) model.TrainOptions {
+	momentum := c.Momentum
+	if momentum == 0 {
+		momentum = -1 // model's "none": 0 there means its default
+	}
 	return model.TrainOptions{
 		Batch: c.Batch, LR: c.LR, WeightDecay: c.WeightDecay,
-		Optimizer: c.Optimizer, Momentum: c.Momentum,
+		Optimizer: c.Optimizer, Momentum: momentum,
 		Schedule: c.LRSchedule, WarmupSteps: c.LRWarmupSteps,
 		DecaySteps: c.LRDecaySteps, DecayFactor: c.LRDecayFactor,
 		TotalSteps: c.LRDecaySteps, MinLR: c.LRMin,
@@ -595,7 +599,12 @@ func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps i
 		return 0, 0, last, fmt.Errorf("train: generation %d has no training samples", gen)
 	}
 	// Metrics a killed trainer logged for this generation are redone.
-	if err := RewriteJSONL(l.run, MetricsFile, func(m MetricRecord) bool { return m.Gen < gen }); err != nil {
+	var tail MetricRecord
+	found, err := LastJSONL(l.run, MetricsFile, &tail)
+	if err == nil && found && tail.Gen >= gen {
+		err = RewriteJSONL(l.run, MetricsFile, func(m MetricRecord) bool { return m.Gen < gen })
+	}
+	if err != nil {
 		return 0, 0, last, err
 	}
 	parent := l.run.FindCheckpoint(gen - 1)
@@ -645,10 +654,12 @@ func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps i
 			Time: time.Now().UTC(), SamplesPerSec: samplesPerSec,
 		})
 		if len(pending) >= 50 || i == steps-1 {
-			for _, m := range pending {
-				if err := l.run.AppendJSONL(MetricsFile, m); err != nil {
-					return 0, 0, last, err
-				}
+			lines := make([]any, len(pending))
+			for k := range pending {
+				lines[k] = pending[k]
+			}
+			if err := l.run.AppendJSONL(MetricsFile, lines...); err != nil {
+				return 0, 0, last, err
 			}
 			pending = pending[:0]
 		}

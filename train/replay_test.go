@@ -4,8 +4,11 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"dama/configs"
 	"dama/model"
 	"dama/rules"
 	"dama/selfplay"
@@ -105,5 +108,67 @@ func TestGameSamplesTargets(t *testing.T) {
 	g.Result = rules.Draw
 	if s := GameSamples(g, nil); s[0].WDL != [3]float32{0, 1, 0} {
 		t.Errorf("draw: WDL target %v, want a draw", s[0].WDL)
+	}
+}
+
+func TestNextChunk(t *testing.T) {
+	dir := t.TempDir()
+	if n, err := nextChunk(dir, "w1"); err != nil || n != 0 {
+		t.Fatalf("empty folder: next chunk %d, %v; want 0", n, err)
+	}
+	for _, name := range []string{selfplay.ChunkName("w1", 0), selfplay.ChunkName("w1", 4), selfplay.ChunkName("w10", 9), selfplay.ChunkName("x", 7)} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := nextChunk(dir, "w1"); err != nil || n != 5 {
+		t.Errorf("next chunk of w1 = %d, %v; want 5 (w10's chunks are not w1's)", n, err)
+	}
+}
+
+func TestTrainOptionsZeroMomentumIsPlainSGD(t *testing.T) {
+	if m := trainOptions(configs.Train{Momentum: 0}).Momentum; m >= 0 {
+		t.Errorf("train.momentum 0 maps to model momentum %v, want a negative value (none)", m)
+	}
+	if m := trainOptions(configs.Train{Momentum: 0.5}).Momentum; m != 0.5 {
+		t.Errorf("train.momentum 0.5 maps to %v", m)
+	}
+}
+
+func TestLastJSONL(t *testing.T) {
+	r, err := OpenRun(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m MetricRecord
+	if ok, err := LastJSONL(r, MetricsFile, &m); ok || err != nil {
+		t.Fatalf("missing file: %v, %v; want false, nil", ok, err)
+	}
+	for i := 1; i <= 3000; i++ { // longer than one read of the tail
+		if err := r.AppendJSONL(MetricsFile, MetricRecord{Gen: i / 1000, Step: int64(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A cut-off last line is not a line.
+	f, _ := os.OpenFile(r.Path(MetricsFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"gen":9,"st`)
+	f.Close()
+	if ok, err := LastJSONL(r, MetricsFile, &m); !ok || err != nil || m.Step != 3000 || m.Gen != 3 {
+		t.Errorf("last line: %v, %v, %+v; want step 3000 of gen 3", ok, err, m)
+	}
+	// The next append cuts the partial line and adds whole ones.
+	if err := r.AppendJSONL(MetricsFile, MetricRecord{Gen: 4, Step: 3001}, MetricRecord{Gen: 4, Step: 3002}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = ReadJSONL(r, MetricsFile, func(m MetricRecord) error {
+		n++
+		if m.Step != int64(n) {
+			t.Fatalf("line %d has step %d", n, m.Step)
+		}
+		return nil
+	})
+	if err != nil || n != 3002 {
+		t.Errorf("after repair: %d lines, %v; want 3002", n, err)
 	}
 }

@@ -143,12 +143,18 @@ func (r *Run) FindCheckpoint(gen int) string {
 	return ""
 }
 
-// AppendJSONL appends v as one JSON line to the run file name, synced. A
-// reader skips a final line without its newline (a write cut off by a kill).
-func (r *Run) AppendJSONL(name string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
+// AppendJSONL appends each value as one JSON line to the run file name, in
+// one synced write. A reader skips a final line without its newline (a write
+// cut off by a kill), and the next append cuts such a line first.
+func (r *Run) AppendJSONL(name string, vs ...any) error {
+	var buf bytes.Buffer
+	for _, v := range vs {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
 	}
 	path := r.Path(name)
 	if err := repairJSONL(path); err != nil {
@@ -158,7 +164,7 @@ func (r *Run) AppendJSONL(name string, v any) error {
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(append(b, '\n'))
+	_, werr := f.Write(buf.Bytes())
 	if werr == nil {
 		werr = f.Sync()
 	}
@@ -168,20 +174,38 @@ func (r *Run) AppendJSONL(name string, v any) error {
 	return werr
 }
 
-// repairJSONL cuts a trailing partial line left by a killed writer.
+// repairJSONL cuts a trailing partial line left by a killed writer. It
+// reads only the end of the file.
 func repairJSONL(path string) error {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) || len(b) == 0 {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if b[len(b)-1] == '\n' {
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
 		return nil
 	}
-	cut := bytes.LastIndexByte(b, '\n') + 1
-	return os.Truncate(path, int64(cut))
+	for n := int64(4096); ; n *= 4 {
+		off := max(0, st.Size()-n)
+		buf := make([]byte, st.Size()-off)
+		if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+			return err
+		}
+		if k := bytes.LastIndexByte(buf, '\n'); k >= 0 || off == 0 {
+			return os.Truncate(path, off+int64(k)+1)
+		}
+	}
 }
 
 // ReadJSONL decodes every complete line of the run file name into a new T,
@@ -211,6 +235,46 @@ func ReadJSONL[T any](r *Run, name string, fn func(T) error) error {
 		if err := fn(v); err != nil {
 			return err
 		}
+	}
+}
+
+// LastJSONL decodes the last complete line of the run file name into v; it
+// reports false when the file is missing or has no complete line. It reads
+// only the end of the file.
+func LastJSONL(r *Run, name string, v any) (bool, error) {
+	f, err := os.Open(r.Path(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	for n := int64(4096); ; n *= 4 {
+		off := max(0, st.Size()-n)
+		buf := make([]byte, st.Size()-off)
+		if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+			return false, err
+		}
+		end := bytes.LastIndexByte(buf, '\n')
+		if end < 0 {
+			if off == 0 {
+				return false, nil
+			}
+			continue
+		}
+		start := bytes.LastIndexByte(buf[:end], '\n') + 1
+		if start == 0 && off > 0 {
+			continue // the line may begin before what was read
+		}
+		if err := json.Unmarshal(buf[start:end], v); err != nil {
+			return false, fmt.Errorf("%s: last line: %w", r.Path(name), err)
+		}
+		return true, nil
 	}
 }
 

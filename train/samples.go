@@ -20,16 +20,16 @@ func GameSamples(g *selfplay.Game, dst []model.Sample) []model.Sample {
 		if !p.Full || len(p.Legal) < 2 {
 			continue
 		}
-		var total uint32
+		var total uint64
 		for _, v := range p.Visits {
-			total += v
+			total += uint64(v)
 		}
 		if total == 0 {
 			continue
 		}
 		pol := make([]float32, len(p.Visits))
 		for j, v := range p.Visits {
-			pol[j] = float32(v) / float32(total)
+			pol[j] = float32(float64(v) / float64(total))
 		}
 		var wdl [3]float32
 		switch {

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"dama/configs"
@@ -32,6 +35,9 @@ type WorkerOptions struct {
 func Worker(ctx context.Context, opt WorkerOptions) error {
 	if opt.Name == "" {
 		return errors.New("train: a worker needs a name")
+	}
+	if opt.Name == trainerWorker {
+		return fmt.Errorf("train: worker name %q is the trainer's own; choose another", trainerWorker)
 	}
 	if opt.PerChunk <= 0 {
 		opt.PerChunk = 16
@@ -70,7 +76,7 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 		}
 	}
 	played := 0
-	for round := 0; opt.Games == 0 || played < opt.Games; round++ {
+	for opt.Games == 0 || played < opt.Games {
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -82,7 +88,13 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 		if opt.Games > 0 {
 			n = min(n, opt.Games-played)
 		}
-		seed := selfplay.GameSeed(opt.Seed, round)
+		// The seed follows the worker's chunk number, not a count kept by
+		// this process, so a restarted worker never replays its games.
+		seq, err := nextChunk(run.Path(GamesDir), opt.Name)
+		if err != nil {
+			return err
+		}
+		seed := selfplay.GameSeed(opt.Seed, seq)
 		var got int
 		err = PlayGames(ctx, cfg.SelfPlay, run.Path(best), run.Path(GamesDir), opt.Name, seed, n, n, func(*selfplay.Game) { got++ })
 		played += got
@@ -95,4 +107,29 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 		fmt.Fprintf(log, "worker %s: %d games with %s (%d in all)\n", opt.Name, got, best, played)
 	}
 	return nil
+}
+
+// trainerWorker is the worker name of the self-play a trainer plays itself.
+const trainerWorker = "main"
+
+// nextChunk returns the number of the next chunk file worker will write in
+// dir: one more than the highest it has written.
+func nextChunk(dir, worker string) (int, error) {
+	paths, err := selfplay.Chunks(dir)
+	if err != nil {
+		return 0, err
+	}
+	next := 0
+	prefix := strings.TrimSuffix(selfplay.ChunkName(worker, 0), "000000"+selfplay.FileExt)
+	for _, p := range paths {
+		name := filepath.Base(p)
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, prefix), selfplay.FileExt))
+		if err == nil && n >= next {
+			next = n + 1
+		}
+	}
+	return next, nil
 }

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -76,6 +77,12 @@ func run(args []string, out, errw io.Writer) int {
 		return 2
 	}
 	if err := c.run(fs, fs.Args()); err != nil {
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			return 2 // the flag package has printed what was wrong
+		}
 		fmt.Fprintf(errw, "dama %s: %v\n", c.name, oneLine(err))
 		return 1
 	}
@@ -111,6 +118,21 @@ func printCommands(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'dama COMMAND --help' for a command's flags.")
+}
+
+// errUsage is returned by a subcommand that parses flags after its
+// arguments when that parse fails; the flag package has already said why.
+var errUsage = errors.New("usage error")
+
+// parseMore parses flags that follow a subcommand's positional arguments.
+func parseMore(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	return nil
 }
 
 // oneLine folds an error message onto a single line.

@@ -30,7 +30,7 @@ func init() {
 			}
 			verb := args[0]
 			// Flags may follow the verb: parse them again.
-			if err := fs.Parse(args[1:]); err != nil {
+			if err := parseMore(fs, args[1:]); err != nil {
 				return err
 			}
 			rest := fs.Args()

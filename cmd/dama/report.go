@@ -25,7 +25,7 @@ func init() {
 			}
 			dir := args[0]
 			// Flags may follow the run folder: parse them again.
-			if err := fs.Parse(args[1:]); err != nil {
+			if err := parseMore(fs, args[1:]); err != nil {
 				return err
 			}
 			if rest := fs.Args(); len(rest) > 0 {

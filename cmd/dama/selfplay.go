@@ -100,6 +100,9 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	if len(args) > 0 {
 		return fmt.Errorf("unexpected argument %q", args[0])
 	}
+	if o.chunk < 1 {
+		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.chunk)
+	}
 	if o.run != "" {
 		return runSelfplayWorker(fs, o)
 	}

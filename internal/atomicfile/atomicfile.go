@@ -2,7 +2,8 @@
 // content or the new one, never a part: the data goes to a temporary file
 // in the same folder (named "."+base+".tmp*"), is synced, and is renamed
 // into place. A process killed while writing leaves at most a temporary
-// file, which no reader of the real name ever opens.
+// file, which no reader of the real name ever opens; the folder is synced
+// after the rename so the new name survives a power loss too.
 package atomicfile
 
 import (
@@ -44,6 +45,12 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	// Make the rename itself durable (best effort: some systems cannot
+	// sync a folder).
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
 	}
 	return nil
 }
