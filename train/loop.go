@@ -321,20 +321,20 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	// 2. Training: a candidate from the previous generation's checkpoint.
 	t1 := time.Now()
 	cand := l.run.FindCheckpoint(gen)
+	order := []chunkInfo{}
+	for _, p := range earlier {
+		order = append(order, p.Chunks...)
+	}
+	order = append(order, pl.Chunks...)
+	size := int(l.cfg.Train.Window(total))
+	rec.Window = windowSpan(order, size)
 	if cand == "" {
-		order := []chunkInfo{}
-		for _, p := range earlier {
-			order = append(order, p.Chunks...)
-		}
-		order = append(order, pl.Chunks...)
-		size := int(l.cfg.Train.Window(total))
 		if err := l.win.Update(order, size, func(name string) ([]model.Sample, error) {
 			s, _, err := l.run.readChunk(name)
 			return s, err
 		}); err != nil {
 			return err
 		}
-		rec.Window = l.win.Len()
 		steps, sps, losses, err := l.trainCandidate(ctx, gen, rec.Positions)
 		if err != nil {
 			return err
@@ -343,16 +343,22 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 		rec.PolicyLoss, rec.ValueLoss = losses.Policy, losses.Value
 		cand = filepath.Join(CandidatesDir, CandidateName(gen))
 	} else {
-		// A restart after training: take the losses from the metrics.
+		// A restart after training: the figures come from the metrics.
+		var sumP, sumV float64
 		err := ReadJSONL(l.run, MetricsFile, func(m MetricRecord) error {
 			if m.Gen == gen {
 				rec.Steps++
-				rec.PolicyLoss, rec.ValueLoss = m.PolicyLoss, m.ValueLoss
+				sumP += m.PolicyLoss
+				sumV += m.ValueLoss
+				rec.SamplesPerSec = m.SamplesPerSec
 			}
 			return nil
 		})
 		if err != nil {
 			return err
+		}
+		if rec.Steps > 0 {
+			rec.PolicyLoss, rec.ValueLoss = sumP/float64(rec.Steps), sumV/float64(rec.Steps)
 		}
 	}
 	rec.TrainSec = time.Since(t1).Seconds()
@@ -799,4 +805,14 @@ func clampElo(e float64) float64 {
 		return 0
 	}
 	return math.Max(-MaxElo, math.Min(MaxElo, e))
+}
+
+// windowSpan is the number of samples Window.Update keeps for order and
+// size: the newest chunks that together reach size.
+func windowSpan(order []chunkInfo, size int) int {
+	n := 0
+	for i := len(order) - 1; i >= 0 && n < size; i-- {
+		n += order[i].Positions
+	}
+	return n
 }
