@@ -82,6 +82,9 @@ type job struct {
 	done   chan struct{}
 	// hit starts the clock of a ponder search (nil when there is none).
 	hit func()
+	// release, for a ponder search, is closed by ponder-hit: until then (or
+	// a stop) the search holds its done line even if it has finished.
+	release chan struct{}
 }
 
 // NewHub returns a Hub engine searching with ev.
@@ -231,6 +234,10 @@ func (h *Hub) handle(ctx context.Context, text string) bool {
 			h.job.hit()
 			h.job.hit = nil
 		}
+		if h.job != nil && h.job.release != nil {
+			close(h.job.release)
+			h.job.release = nil
+		}
 	case "stop":
 		h.stop()
 	case "quit":
@@ -379,11 +386,23 @@ func (h *Hub) start(ctx context.Context, l HubLine) {
 		var once sync.Once
 		j.hit = func() { once.Do(func() { time.AfterFunc(budget, cancel) }) }
 	}
+	var release chan struct{}
+	if ponder {
+		release = make(chan struct{})
+		j.release = release
+	}
 	h.job = j
 	g := h.game
 	go func() {
 		defer close(j.done)
 		res, err := h.searcher.Think(jctx, g, lim, func(i Info) { h.send(infoLine(i)) })
+		if release != nil && err == nil {
+			// A finished ponder search answers only after ponder-hit or stop.
+			select {
+			case <-release:
+			case <-jctx.Done():
+			}
+		}
 		if err != nil {
 			h.sendError("search failed: %v", err)
 			if legal := g.Position().Legal(nil); len(legal) > 0 {

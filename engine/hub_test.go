@@ -279,6 +279,20 @@ func TestHubSession(t *testing.T) {
 			done, _ = c.expect("done")
 			checkDone(t, done, start)
 
+			// A ponder search with a node limit finishes early but answers
+			// only after ponder-hit: "done" must come after the pong of a
+			// ping sent once the search has surely ended.
+			c.send("level nodes=10")
+			c.send("go ponder")
+			time.Sleep(200 * time.Millisecond)
+			c.send("ping")
+			if _, before := c.expect("pong"); hasCommand(before, "done") {
+				t.Errorf("a finished ponder search sent done before ponder-hit")
+			}
+			c.send("ponder-hit")
+			done, _ = c.expect("done")
+			checkDone(t, done, start)
+
 			// The forced capture comes back in Hub form.
 			forced, _ := rules.ParseFEN("W:WK21,31:B10,18,27")
 			c.send("pos pos=" + FormatHubPosition(forced))
@@ -349,4 +363,13 @@ func TestTimeBudget(t *testing.T) {
 			t.Errorf("TimeBudget(%v, %v, %d) = %v, want %v", tc.left, tc.inc, tc.moves, got, tc.want)
 		}
 	}
+}
+
+func hasCommand(lines []HubLine, cmd string) bool {
+	for _, l := range lines {
+		if l.Command == cmd {
+			return true
+		}
+	}
+	return false
 }
