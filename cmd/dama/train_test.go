@@ -109,12 +109,20 @@ func TestTrainSurvivesKills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills training processes")
 	}
+	// An uninterrupted run of the same work times the kills, so that they
+	// land inside the run on a fast machine and a slow one alike.
+	args := func(dir string) []string { return append([]string{"train", "--run", dir}, fastRun...) }
+	start := time.Now()
+	if out, err := damaCmd(args(t.TempDir())...).CombinedOutput(); err != nil {
+		t.Fatalf("reference run: %v\n%s", err, out)
+	}
+	span := time.Since(start)
+
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(7, 7))
-	args := append([]string{"train", "--run", dir}, fastRun...)
 	kills := 0
-	for attempt := 0; attempt < 40; attempt++ {
-		cmd := damaCmd(args...)
+	for attempt := 0; attempt < 60; attempt++ {
+		cmd := damaCmd(args(dir)...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -122,18 +130,20 @@ func TestTrainSurvivesKills(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
-		if kills < 12 {
-			delay := time.Duration(20+rng.IntN(250)) * time.Millisecond
+		if kills < 8 {
+			// Somewhere in the first third of a whole run's time: a restart
+			// redoes little, so the run moves on between kills.
+			delay := time.Duration(rng.Int64N(int64(span/3))) + 10*time.Millisecond
 			select {
 			case err := <-done:
 				if err != nil {
 					t.Fatalf("dama train failed: %v\n%s", err, out.String())
 				}
 				if kills < 3 {
-					t.Fatalf("the run finished after only %d kills; the test needs a slower run", kills)
+					t.Fatalf("the run finished after only %d kills (a whole run takes %v)", kills, span)
 				}
 				checkRun(t, dir, 3)
-				t.Logf("finished after %d kills", kills)
+				t.Logf("finished after %d kills (a whole run takes %v)", kills, span)
 				return
 			case <-time.After(delay):
 				cmd.Process.Signal(syscall.SIGKILL)
@@ -146,7 +156,7 @@ func TestTrainSurvivesKills(t *testing.T) {
 			t.Fatalf("dama train failed: %v\n%s", err, out.String())
 		}
 		checkRun(t, dir, 3)
-		t.Logf("finished after %d kills", kills)
+		t.Logf("finished after %d kills (a whole run takes %v)", kills, span)
 		return
 	}
 	t.Fatal("the run did not finish")
