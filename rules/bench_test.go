@@ -19,31 +19,22 @@ func rate(b *testing.B, n float64, unit string, cpu0 time.Duration, cpuOK bool) 
 }
 
 // BenchmarkPerft plays every move down to the last ply (no bulk counting).
-func BenchmarkPerft(b *testing.B) {
-	p := Start()
-	const depth = 7
-	b.ReportAllocs()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cpu0, ok := cputime.Thread()
-	var nodes uint64
-	for b.Loop() {
-		nodes += Perft(p, depth)
-	}
-	rate(b, float64(nodes), "nodes/s", cpu0, ok)
-}
+func BenchmarkPerft(b *testing.B) { benchPerft(b, Perft, 7) }
 
 // BenchmarkPerftBulk counts the last ply's moves without playing them.
-func BenchmarkPerftBulk(b *testing.B) {
+func BenchmarkPerftBulk(b *testing.B) { benchPerft(b, PerftBulk, 8) }
+
+// benchPerft runs count from the start position on one locked thread and
+// reports nodes per second of wall and of CPU time.
+func benchPerft(b *testing.B, count func(Position, int) uint64, depth int) {
 	p := Start()
-	const depth = 8
 	b.ReportAllocs()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	cpu0, ok := cputime.Thread()
 	var nodes uint64
 	for b.Loop() {
-		nodes += PerftBulk(p, depth)
+		nodes += count(p, depth)
 	}
 	rate(b, float64(nodes), "nodes/s", cpu0, ok)
 }
