@@ -40,8 +40,10 @@ type MatchOptions struct {
 	// SPRT, when set, is checked after every finished pair and stops the
 	// match when it accepts or rejects A.
 	SPRT *SPRT
-	// Threshold, when positive, accepts A if its final score is at least
-	// Threshold (0..1) and rejects it otherwise. Not together with SPRT.
+	// Threshold, when positive, accepts A if its score over all Games is at
+	// least Threshold (0..1) and rejects it otherwise. The match stops as
+	// soon as the games left cannot change the verdict (a clear win or loss
+	// costs few games). Not together with SPRT.
 	Threshold float64
 	// OnGame, when set, is called after each finished game, from the
 	// goroutine that called Match, one call at a time (for progress bars and
@@ -254,6 +256,24 @@ func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, er
 			}
 		}
 		res.Pairs[int(math.Round(2*(other.ScoreA+d.r.ScoreA)))]++
+		if opts.Threshold > 0 {
+			// Stop as soon as the games left cannot change the verdict.
+			done := res.Pairs.Pairs()
+			got, _ := points(res.Pairs)
+			total := float64(2 * pairs)
+			left := float64(2 * (pairs - done))
+			switch {
+			case got/total >= opts.Threshold:
+				res.Verdict = Accept
+			case (got+left)/total < opts.Threshold:
+				res.Verdict = Reject
+			}
+			if res.Verdict != Inconclusive {
+				res.Stopped = done < pairs
+				stopped = true
+				cancel()
+			}
+		}
 		if opts.SPRT != nil {
 			res.LLR = opts.SPRT.LLR(res.Pairs)
 			if v := opts.SPRT.Verdict(res.Pairs); v != Inconclusive {
@@ -271,12 +291,6 @@ func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, er
 		return res, err
 	}
 	res.Discarded = len(half)
-	if opts.Threshold > 0 && res.Pairs.Pairs() == pairs {
-		res.Verdict = Reject
-		if res.Score() >= opts.Threshold {
-			res.Verdict = Accept
-		}
-	}
 	return res, nil
 }
 

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"dama/arena"
+	"dama/internal/atomicfile"
+	"dama/model"
+)
+
+// defaultLadderVisits is the visit count of a model on the ladder.
+const defaultLadderVisits = 800
+
+func init() {
+	var o struct {
+		model, ladder, out, players, anchor, revision string
+		visits, games, parallel, probe, span          int
+		seed                                          int64
+		calibrate, show, asJSON, quiet                bool
+	}
+	register(&command{
+		name:    "ladder",
+		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
+		usage:   "--model CKPT [--visits N] [--games N] | --show | --calibrate --players A,B,... --out FILE",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network)")
+			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
+			fs.IntVar(&o.games, "games", 200, "games in all, even; at least 2 x probe x rungs")
+			fs.IntVar(&o.probe, "probe", 2, "pairs of games against every rung before the rest goes to the rungs near the model, 1..1000")
+			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
+			fs.StringVar(&o.ladder, "ladder", "", "ladder file (default: the one in the repository, arena/ladder.json, built in)")
+			fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
+			fs.BoolVar(&o.show, "show", false, "print the ladder's rungs and ratings")
+			fs.BoolVar(&o.calibrate, "calibrate", false, "re-measure the rungs' ratings (each plays the two above it) and write a new ladder file to --out")
+			fs.StringVar(&o.players, "players", "", "with --calibrate: the rungs, weakest first, comma-separated (default: the current ladder's)")
+			fs.StringVar(&o.anchor, "anchor", "random", "with --calibrate: the player rated 0")
+			fs.IntVar(&o.span, "span", 2, "with --calibrate: how many rungs up each rung plays, 1..10")
+			fs.Int64Var(&o.seed, "seed", 1, "with --calibrate: seed of the openings (kept in the file for every later rating)")
+			fs.StringVar(&o.out, "out", "", "with --calibrate: the ladder file to write")
+			fs.StringVar(&o.revision, "revision", "", "with --calibrate: the project revision to record (default: the build's)")
+			fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			if err := checkRange("--parallel", o.parallel, 1, 4096); err != nil {
+				return err
+			}
+			l, err := loadLadder(o.ladder)
+			if err != nil && !o.calibrate {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			switch {
+			case o.calibrate:
+				if o.out == "" {
+					return errors.New("--calibrate needs --out FILE (e.g. arena/ladder.json)")
+				}
+				if err := checkRange("--games", o.games, 2, 1_000_000); err != nil {
+					return err
+				}
+				if o.games%2 != 0 {
+					return fmt.Errorf("--games %d: want an even number (each opening is played with both colours)", o.games)
+				}
+				if err := checkRange("--span", o.span, 1, 10); err != nil {
+					return err
+				}
+				var players []string
+				if o.players != "" {
+					for _, p := range strings.Split(o.players, ",") {
+						players = append(players, strings.TrimSpace(p))
+					}
+				} else if l != nil {
+					players = l.Players()
+				} else {
+					return fmt.Errorf("--calibrate without --players needs a readable ladder: %w", err)
+				}
+				for _, p := range players {
+					if _, err := arena.ParsePlayer(p); err != nil {
+						return fmt.Errorf("--players: %w", err)
+					}
+				}
+				return calibrateLadder(ctx, players, o.anchor, o.out, o.revision, o.seed, o.games, o.span, o.parallel, o.quiet)
+			case o.show:
+				printLadder(l)
+				return nil
+			}
+			if o.model == "" {
+				return errors.New("--model CKPT is required (or --show, or --calibrate)")
+			}
+			if err := checkRange("--visits", o.visits, 1, 1_000_000); err != nil {
+				return err
+			}
+			if err := checkRange("--probe", o.probe, 1, 1000); err != nil {
+				return err
+			}
+			if min := 2 * o.probe * len(l.Rungs); o.games < min || o.games%2 != 0 || o.games > 1_000_000 {
+				return fmt.Errorf("--games %d: want an even number in %d..1000000 (%d probe pairs against each of %d rungs first)", o.games, min, o.probe, len(l.Rungs))
+			}
+			ck, err := model.Load(o.model)
+			if err != nil {
+				return err
+			}
+			p := newModelPlayer(o.model, ck, o.visits, o.parallel)
+			defer p.Close()
+			bar := progressbar.NewOptions(o.games,
+				progressbar.OptionSetWriter(stderr),
+				progressbar.OptionSetVisibility(!o.quiet),
+				progressbar.OptionSetDescription("ladder"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionThrottle(200*time.Millisecond),
+				progressbar.OptionClearOnFinish(),
+			)
+			res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{
+				Games: o.games, ProbePairs: o.probe, Parallel: o.parallel,
+				OnGame: func(rung int, _ arena.GameResult) {
+					bar.Describe("ladder: " + l.Rungs[rung].Player)
+					_ = bar.Add(1)
+				},
+			})
+			_ = bar.Finish()
+			if err != nil {
+				return err
+			}
+			if o.asJSON {
+				b, _ := json.MarshalIndent(res, "", "  ")
+				fmt.Fprintln(stdout, string(b))
+				return nil
+			}
+			printClimb(res)
+			return nil
+		},
+	})
+}
+
+// checkRange returns an error naming the flag when v is outside lo..hi.
+func checkRange(name string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s %d: want an integer in %d..%d", name, v, lo, hi)
+	}
+	return nil
+}
+
+func loadLadder(path string) (*arena.Ladder, error) {
+	if path == "" {
+		return arena.DefaultLadder()
+	}
+	return arena.ReadLadder(path)
+}
+
+func printLadder(l *arena.Ladder) {
+	fmt.Fprintf(stdout, "ladder v%d, measured %s (revision %s), anchor %s = 0, openings %d plies from seed %d\n",
+		l.Version, l.Created.Format("2006-01-02"), orDash(l.Revision), l.Anchor, l.OpeningPlies, l.Seed)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rung\tplayer\tElo\t±95%\tms/move\t")
+	for i, r := range l.Rungs {
+		fmt.Fprintf(tw, "%d\t%s\t%+.0f\t%.0f\t%.1f\t\n", i+1, r.Player, r.Elo, 1.96*r.StdErr, r.MoveMillis)
+	}
+	tw.Flush()
+}
+
+func printClimb(res arena.LadderResult) {
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rung\tElo\tgames\t+\t=\t-\tscore\texpected\t")
+	for _, r := range res.Rungs {
+		w, d, l := pairCounts(r.Pairs)
+		n := 2 * r.Pairs.Pairs()
+		if n == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%+.0f\t%d\t%d\t%d\t%d\t%.1f%%\t%.1f%%\t\n", r.Rung.Player, r.Rung.Elo, n, w, d, l, 100*r.Pairs.Score(), 100*r.Expected)
+	}
+	tw.Flush()
+	fmt.Fprintln(stdout, res)
+}
+
+// pairCounts returns the wins, draws and losses a pentanomial implies at
+// least (a pair worth 1 point may be a win and a loss or two draws: it is
+// shown as two draws).
+func pairCounts(p arena.Pentanomial) (w, d, l int) {
+	l += 2*p[0] + p[1]
+	d += p[1] + 2*p[2] + p[3]
+	w += p[3] + 2*p[4]
+	return
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func calibrateLadder(ctx context.Context, players []string, anchor, out, rev string, seed int64, games, span, parallel int, quiet bool) error {
+	if rev == "" {
+		rev = revision()
+	}
+	matches := 0
+	for i := range players {
+		matches += min(span, len(players)-1-i)
+	}
+	bar := progressbar.NewOptions(matches*games,
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetVisibility(!quiet),
+		progressbar.OptionSetDescription("calibrating"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	l, err := arena.Calibrate(ctx, players, arena.ParsePlayer, arena.CalibrateOptions{
+		Games: games, Parallel: parallel, Seed: seed, Span: span, Anchor: anchor,
+		OnGame: func(arena.GameResult) { _ = bar.Add(1) },
+		OnMatch: func(m arena.MatchResult) {
+			_ = bar.Clear()
+			fmt.Fprintln(stdout, m)
+		},
+	})
+	_ = bar.Finish()
+	if err != nil {
+		return err
+	}
+	l.Revision = rev
+	b, err := l.Encode()
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(out, b); err != nil {
+		return err
+	}
+	printLadder(l)
+	fmt.Fprintf(stdout, "wrote %s\n", out)
+	return nil
+}
