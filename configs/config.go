@@ -31,6 +31,7 @@ type Config struct {
 	SelfPlay SelfPlay `mapstructure:"selfplay" yaml:"selfplay"`
 	Train    Train    `mapstructure:"train" yaml:"train"`
 	Arena    Arena    `mapstructure:"arena" yaml:"arena"`
+	Ladder   Ladder   `mapstructure:"ladder" yaml:"ladder"`
 }
 
 // Run holds what identifies and drives the run as a whole.
@@ -213,7 +214,8 @@ type Arena struct {
 	MaxPlies int `mapstructure:"max_plies" yaml:"max_plies"`
 	// Gating decides acceptance: "sprt" (stop as soon as the SPRT of Elo0
 	// against Elo1 decides; an undecided match rejects), "threshold"
-	// (accept when the score over all games is at least Threshold) or
+	// (accept when the score over all games is at least Threshold; the
+	// match stops once the games left cannot change that) or
 	// "none" (always accept, as AlphaZero). Default "sprt".
 	Gating string `mapstructure:"gating" yaml:"gating"`
 	// Elo0 is the SPRT's null hypothesis in Elo, [-1000,1000), below Elo1.
@@ -231,6 +233,28 @@ type Arena struct {
 	// Threshold is the score (0..1, draws half) that accepts in threshold
 	// mode, (0,1]. Default 0.55.
 	Threshold float64 `mapstructure:"threshold" yaml:"threshold"`
+}
+
+// Ladder configures the absolute rating of the best model during a run:
+// every Every generations it plays the ladder of reference players (see
+// dama ladder) and the rating goes to ladder.jsonl, which dama report plots
+// against CPU-hours and games played.
+type Ladder struct {
+	// Every rates the best model every Every generations (when it has not
+	// been rated yet), 0..10^6; 0 = never. Default 0.
+	Every int `mapstructure:"every" yaml:"every"`
+	// Visits is the model's MCTS visits per move on the ladder, 1..10^6.
+	// Default 800.
+	Visits int `mapstructure:"visits" yaml:"visits"`
+	// Games is the number of ladder games, even, 2..10^6 (at least two per
+	// rung). Default 100.
+	Games int `mapstructure:"games" yaml:"games"`
+	// Parallel is the number of ladder games played at once, 1..4096.
+	// Default 16.
+	Parallel int `mapstructure:"parallel" yaml:"parallel"`
+	// File is a ladder file to rate on instead of the one built in
+	// (arena/ladder.json); "" = built in. Default "".
+	File string `mapstructure:"file" yaml:"file"`
 }
 
 // Default returns the documented default of every field.
@@ -288,6 +312,7 @@ func Default() Config {
 			Beta:         0.05,
 			Threshold:    0.55,
 		},
+		Ladder: Ladder{Every: 0, Visits: 800, Games: 100, Parallel: 16},
 	}
 }
 

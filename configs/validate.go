@@ -108,6 +108,13 @@ func (c *Config) Validate() error {
 	v.floatIn("arena.alpha", a.Alpha, 0, false, 0.5, true)
 	v.floatIn("arena.beta", a.Beta, 0, false, 0.5, true)
 	v.floatIn("arena.threshold", a.Threshold, 0, false, 1, true)
+
+	ld := c.Ladder
+	v.intIn("ladder.every", ld.Every, 0, 1e6)
+	v.intIn("ladder.visits", ld.Visits, 1, 1e6)
+	v.check("ladder.games", ld.Games, ld.Games >= 2 && ld.Games <= 1e6 && ld.Games%2 == 0,
+		"an even integer in 2..1000000")
+	v.intIn("ladder.parallel", ld.Parallel, 1, 4096)
 	return errors.Join(v.errs...)
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"dama/arena"
 	"dama/configs"
+	"dama/internal/cputime"
 	"dama/mcts"
 	"dama/model"
 	"dama/selfplay"
@@ -37,6 +38,12 @@ type Options struct {
 	Poll time.Duration
 	// Revision is the project revision archived in the run folder.
 	Revision string
+	// Init, when set, is a checkpoint that a new run starts from instead of
+	// a random network (its weights, and its optimizer state when it has
+	// one). Its network must be the one the configuration asks for. A run
+	// started from it records it in the file "init"; resuming with another
+	// Init is refused.
+	Init string
 	// Progress receives progress bars (nil: none); Log one summary line per
 	// generation and notes (nil: none).
 	Progress io.Writer
@@ -107,6 +114,15 @@ func Loop(ctx context.Context, opt Options) error {
 	if err := l.initialModel(); err != nil {
 		return err
 	}
+	if lc := l.cfg.Ladder; lc.Every > 0 {
+		lad, err := loadLadder(lc)
+		if err != nil {
+			return err
+		}
+		if need := 2 * len(lad.Rungs); lc.Games < need {
+			return fmt.Errorf("train: ladder.games = %d: the ladder has %d rungs, want at least %d games (two per rung)", lc.Games, len(lad.Rungs), need)
+		}
+	}
 	gen := 1
 	for {
 		if _, err := os.Stat(run.Path(GenerationsDir, recordFile(gen))); err != nil {
@@ -116,6 +132,10 @@ func Loop(ctx context.Context, opt Options) error {
 	}
 	if gen > 1 {
 		fmt.Fprintf(l.log, "resuming %s at generation %d\n", run.Dir, gen)
+		// A kill during the rating after the last generation: redo it.
+		if err := l.rate(ctx, gen-1); err != nil {
+			return err
+		}
 	}
 	for ; l.cfg.Run.Generations == 0 || gen <= l.cfg.Run.Generations; gen++ {
 		if err := ctx.Err(); err != nil {
@@ -181,18 +201,34 @@ func ModelConfig(c configs.Model) (model.Config, error) {
 	return mc, mc.Validate()
 }
 
-// initialModel writes generation 0, a seeded random network, as the first
-// best model.
+// initialModel writes generation 0, a seeded random network or the
+// checkpoint Options.Init, as the first best model.
 func (l *loop) initialModel() error {
+	if err := l.checkInit(); err != nil {
+		return err
+	}
 	if l.run.FindCheckpoint(0) == "" {
 		mc, err := ModelConfig(l.cfg.Model)
 		if err != nil {
 			return err
 		}
-		rng := mrand.New(mrand.NewSource(l.cfg.Run.Seed))
-		ck := &model.Checkpoint{Net: model.NewNetwork(mc, rng), Meta: model.Meta{
-			Created: time.Now().UTC(), Note: "generation 0: random initialisation, seed " + fmt.Sprint(l.cfg.Run.Seed),
-		}}
+		var ck *model.Checkpoint
+		if l.opt.Init != "" {
+			if ck, err = model.Load(l.opt.Init); err != nil {
+				return fmt.Errorf("train: --init: %w", err)
+			}
+			if got, want := ck.Net.Config.Digest(), mc.Digest(); got != want {
+				return fmt.Errorf("train: --init %s holds a %s network, the configuration asks for %s (model.* keys)", l.opt.Init, ck.Net.Config, mc)
+			}
+			ck.Meta.Parent = l.opt.Init
+			ck.Meta.Created = time.Now().UTC()
+			ck.Meta.Note = fmt.Sprintf("generation 0: initialised from %s (step %d)", l.opt.Init, ck.Step)
+		} else {
+			rng := mrand.New(mrand.NewSource(l.cfg.Run.Seed))
+			ck = &model.Checkpoint{Net: model.NewNetwork(mc, rng), Meta: model.Meta{
+				Created: time.Now().UTC(), Note: "generation 0: random initialisation, seed " + fmt.Sprint(l.cfg.Run.Seed),
+			}}
+		}
 		if err := ck.Save(l.run.Path(AcceptedDir, CandidateName(0))); err != nil {
 			return err
 		}
@@ -286,6 +322,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 		total += int64(n)
 	}
 
+	cpu0, _ := cputime.Process()
 	// 1. Self-play: gather the new games of this generation in a plan.
 	t0 := time.Now()
 	pl, err := l.readPlan(gen)
@@ -414,6 +451,9 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 		rec.BestElo += ar.Elo
 	}
 	rec.Finished = time.Now().UTC()
+	if cpu1, ok := cputime.Process(); ok {
+		rec.CPUSec = (cpu1 - cpu0).Seconds()
+	}
 	b, _ := json.MarshalIndent(rec, "", "  ")
 	if err := WriteFileAtomic(l.run.Path(GenerationsDir, recordFile(gen)), b); err != nil {
 		return err
@@ -426,7 +466,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 		gen, rec.Games, rec.Positions, rec.Window, rec.Steps, rec.PolicyLoss, rec.ValueLoss,
 		100*ar.Score, ar.Elo, ar.EloLow, ar.EloHigh, verdict, best, rec.BestElo,
 		rec.SelfPlaySec, rec.TrainSec, rec.ArenaSec)
-	return nil
+	return l.rate(ctx, gen)
 }
 
 func (l *loop) readPlan(gen int) (*plan, error) {

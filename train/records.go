@@ -39,24 +39,51 @@ type ArenaRecord struct {
 // GenerationRecord is generations/NNNN.json: what one generation consumed
 // and produced. Its presence marks the generation as complete.
 type GenerationRecord struct {
-	Gen           int       `json:"gen"`
-	Chunks        []string  `json:"chunks"`    // game files consumed as new data, relative to games/
-	Games         int       `json:"games"`     // new games
-	Positions     int       `json:"positions"` // new training positions
-	TotalGames    int       `json:"total_games"`
-	Window        int       `json:"window"` // replay window in positions
-	Steps         int       `json:"steps"`  // training steps of this generation
-	PolicyLoss    float64   `json:"policy_loss"`
-	ValueLoss     float64   `json:"value_loss"`
-	Candidate     string    `json:"candidate"` // where the candidate ended, relative to the run
-	Score         float64   `json:"score"`
-	Elo           float64   `json:"elo"`      // candidate minus best in the gating match
-	Promoted      bool      `json:"promoted"` // candidate became the best
-	Best          string    `json:"best"`     // best model after this generation
-	BestElo       float64   `json:"best_elo"` // cumulative Elo of the best over generation 0
-	SelfPlaySec   float64   `json:"selfplay_s"`
-	TrainSec      float64   `json:"train_s"`
-	ArenaSec      float64   `json:"arena_s"`
-	SamplesPerSec float64   `json:"samples_per_s"`
-	Finished      time.Time `json:"finished"`
+	Gen           int      `json:"gen"`
+	Chunks        []string `json:"chunks"`    // game files consumed as new data, relative to games/
+	Games         int      `json:"games"`     // new games
+	Positions     int      `json:"positions"` // new training positions
+	TotalGames    int      `json:"total_games"`
+	Window        int      `json:"window"` // replay window in positions
+	Steps         int      `json:"steps"`  // training steps of this generation
+	PolicyLoss    float64  `json:"policy_loss"`
+	ValueLoss     float64  `json:"value_loss"`
+	Candidate     string   `json:"candidate"` // where the candidate ended, relative to the run
+	Score         float64  `json:"score"`
+	Elo           float64  `json:"elo"`      // candidate minus best in the gating match
+	Promoted      bool     `json:"promoted"` // candidate became the best
+	Best          string   `json:"best"`     // best model after this generation
+	BestElo       float64  `json:"best_elo"` // cumulative Elo of the best over generation 0
+	SelfPlaySec   float64  `json:"selfplay_s"`
+	TrainSec      float64  `json:"train_s"`
+	ArenaSec      float64  `json:"arena_s"`
+	SamplesPerSec float64  `json:"samples_per_s"`
+	// CPUSec is the CPU time (all threads) the trainer process spent on
+	// this generation, ladder excluded; after a restart only the time since
+	// the restart counts. Workers in other processes are not included.
+	CPUSec   float64   `json:"cpu_s"`
+	Finished time.Time `json:"finished"`
+}
+
+// LadderRecord is one line of ladder.jsonl: the best model's rating on the
+// ladder of reference players after a generation.
+type LadderRecord struct {
+	Gen    int     `json:"gen"`    // generation after which it was rated
+	Model  string  `json:"model"`  // the best model, relative to the run
+	Ladder string  `json:"ladder"` // checksum prefix of the ladder file: ratings on different ladders do not compare
+	Visits int     `json:"visits"` // the model's visits per move
+	Games  int     `json:"games"`
+	Elo    float64 `json:"elo"` // anchored rating
+	Low    float64 `json:"low"` // 95% interval
+	High   float64 `json:"high"`
+	// Bound is "above" or "below" when the model is out of the ladder's
+	// range and Elo is only a bound.
+	Bound string `json:"bound,omitempty"`
+	// Totals of the run up to and including Gen: trainer CPU time,
+	// self-play games and training positions.
+	CPUHours       float64   `json:"cpu_hours"`
+	TotalGames     int       `json:"total_games"`
+	TotalPositions int64     `json:"total_positions"`
+	LadderSec      float64   `json:"ladder_s"` // wall time of the rating itself
+	Time           time.Time `json:"time"`
 }

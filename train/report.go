@@ -37,6 +37,7 @@ type Report struct {
 	Generations []GenerationRow // completed generations, by increasing Gen
 	Arena       []ArenaRecord   // the last match of each generation, by increasing Gen
 	Losses      []LossPoint     // bucket means of metrics.jsonl, by increasing step
+	Ladder      []LadderRecord  // ladder ratings of the best model, by increasing Gen
 
 	MetricLines int           // lines of metrics.jsonl read
 	ArenaLines  int           // lines of arena.jsonl read
@@ -127,6 +128,19 @@ func LoadReport(r *Run) (*Report, error) {
 		rep.Arena = append(rep.Arena, a)
 	}
 	sort.Slice(rep.Arena, func(i, j int) bool { return rep.Arena[i].Gen < rep.Arena[j].Gen })
+
+	err = ReadJSONL(r, LadderFile, func(l LadderRecord) error {
+		if n := len(rep.Ladder); n > 0 && rep.Ladder[n-1].Gen == l.Gen {
+			rep.Ladder[n-1] = l // a rerun after a kill replaces the line
+		} else {
+			rep.Ladder = append(rep.Ladder, l)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(rep.Ladder, func(i, j int) bool { return rep.Ladder[i].Gen < rep.Ladder[j].Gen })
 
 	gens, err := readGenerations(r)
 	if err != nil {
@@ -304,7 +318,31 @@ func (rep *Report) WriteTable(w io.Writer) error {
 			m.Gen, m.Step, m.PolicyLoss, m.ValueLoss, m.SamplesPerSec)
 	}
 	rep.writeTotals(ew)
+	rep.writeLadder(ew)
 	return ew.err
+}
+
+// writeLadder prints the ladder ratings of the run, the absolute scale (the
+// chained gating Elo above is relative and drifts).
+func (rep *Report) writeLadder(w io.Writer) {
+	if len(rep.Ladder) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nladder (anchored ratings of the best model against the reference players):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "gen\tmodel\tElo\t95% interval\tgames\tvisits\tCPU-hours\tself-play games\tladder\t")
+	for _, l := range rep.Ladder {
+		bound := ""
+		switch l.Bound {
+		case "above":
+			bound = " (lower bound)"
+		case "below":
+			bound = " (upper bound)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%+.0f%s\t[%+.0f, %+.0f]\t%d\t%d\t%.2f\t%d\t%s\t\n",
+			l.Gen, l.Model, l.Elo, bound, l.Low, l.High, l.Games, l.Visits, l.CPUHours, l.TotalGames, l.Ladder)
+	}
+	tw.Flush()
 }
 
 func (rep *Report) writeTotals(w io.Writer) {
@@ -323,7 +361,15 @@ func (rep *Report) writeTotals(w io.Writer) {
 		trainedEst += g.SamplesPerSec * g.TrainSec
 	}
 	stages := sp + tr + ar
-	fmt.Fprintf(w, "\ntotal: %d games, %d positions, %d training steps\n", games, positions, steps)
+	var cpu float64
+	for _, g := range rep.Generations {
+		cpu += g.CPUSec
+	}
+	fmt.Fprintf(w, "\ntotal: %d games, %d positions, %d training steps", games, positions, steps)
+	if cpu > 0 {
+		fmt.Fprintf(w, ", %.2f trainer CPU-hours", cpu/3600)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "time: %s in stages (self-play %s, train %s, arena %s)",
 		fmtDur(stages), pct(sp, stages), pct(tr, stages), pct(ar, stages))
 	last := rep.Generations[len(rep.Generations)-1]
@@ -472,6 +518,10 @@ const (
 	EloPlot      = "elo.png"
 	EloGamesPlot = "elo_games.png"
 	ArenaPlot    = "arena.png"
+	// LadderPlot and LadderGamesPlot show the ladder rating against the
+	// trainer's CPU-hours and against self-play games.
+	LadderPlot      = "ladder.png"
+	LadderGamesPlot = "ladder_games.png"
 )
 
 // Plot size and resolution.
@@ -509,6 +559,11 @@ func (rep *Report) WritePlots(dir string) ([]string, error) {
 	}
 	if len(rep.Arena) > 0 {
 		jobs = append(jobs, job{ArenaPlot, rep.arenaPlot})
+	}
+	if len(rep.Ladder) > 0 {
+		jobs = append(jobs,
+			job{LadderPlot, func() (*plot.Plot, error) { return rep.ladderPlot(false) }},
+			job{LadderGamesPlot, func() (*plot.Plot, error) { return rep.ladderPlot(true) }})
 	}
 	if len(jobs) == 0 {
 		return nil, nil
@@ -901,4 +956,49 @@ func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
 	}
 	return ts
+}
+
+// ladderPlot draws the ladder rating of the best model with its 95%
+// interval against the trainer's CPU-hours or the self-play games.
+func (rep *Report) ladderPlot(overGames bool) (*plot.Plot, error) {
+	title, xlabel := "Ladder rating of the best model by CPU time", "trainer CPU-hours (cumulative)"
+	if overGames {
+		title, xlabel = "Ladder rating of the best model by self-play games", "self-play games (cumulative)"
+	}
+	p := newPlot(title, xlabel, "Elo on the ladder (random = 0)")
+	p.Legend.Top = true
+	p.Legend.Left = true
+	var xys plotter.XYs
+	var errs plotter.YErrors
+	for _, l := range rep.Ladder {
+		x := l.CPUHours
+		if overGames {
+			x = float64(l.TotalGames)
+		}
+		xys = append(xys, plotter.XY{X: x, Y: l.Elo})
+		errs = append(errs, struct{ Low, High float64 }{l.Elo - l.Low, l.High - l.Elo})
+	}
+	if err := checkXYs(xys); err != nil {
+		return nil, err
+	}
+	line, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, err
+	}
+	line.Color = colAccepted
+	line.Width = vg.Points(1.5)
+	p.Add(line)
+	bars := &plotter.YErrorBars{XYs: xys, YErrors: errs, LineStyle: plotter.DefaultLineStyle, CapWidth: vg.Points(6)}
+	bars.Color = colAccepted
+	p.Add(bars)
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return nil, err
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: colAccepted, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+	p.Add(sc)
+	p.Legend.Add("best model (bar: 95% interval)", sc)
+	padX(p, 0.03)
+	padY(p, 0.08)
+	return p, nil
 }

@@ -53,6 +53,8 @@ const (
 	BestFile     = "best"
 	MetricsFile  = "metrics.jsonl"
 	ArenaFile    = "arena.jsonl"
+	LadderFile   = "ladder.jsonl"
+	InitFile     = "init"
 )
 
 // OpenRun creates the run folder and its subfolders if needed.

@@ -23,18 +23,19 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func init() {
-	var config, runDir *string
+	var config, runDir, initFrom *string
 	var workers *int
 	var sets multiFlag
 	var quiet *bool
 	register(&command{
 		name:    "train",
 		summary: "run the training loop: self-play, train, arena, promote (resumable)",
-		usage:   "[--config FILE|quick|workstation] [--run DIR] [--selfplay-workers N] [--set key=value]...",
+		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--selfplay-workers N] [--set key=value]...",
 		flags: func(fs *flag.FlagSet) {
 			sets = nil
 			config = fs.String("config", "", "configuration: a YAML file or a preset name (quick, workstation); default: the run's archived config, else quick")
 			runDir = fs.String("run", "", "run folder (default checkpoints/<run.name>)")
+			initFrom = fs.String("init", "", "start a new run from this checkpoint (e.g. the shipped model) instead of a random network; its network must match model.*")
 			workers = fs.Int("selfplay-workers", 1, "1: play self-play games in this process; 0: only train and gate on games from 'dama selfplay --run DIR' workers")
 			fs.Var(&sets, "set", "override one configuration key, e.g. --set selfplay.visits=64 (repeatable)")
 			quiet = fs.Bool("quiet", false, "no progress bars")
@@ -67,7 +68,7 @@ func init() {
 			defer stop()
 			opt := train.Options{
 				Config: cfg, Dir: dir, SelfPlay: *workers == 1,
-				Revision: revision(), Log: stdout,
+				Revision: revision(), Log: stdout, Init: *initFrom,
 			}
 			if !*quiet {
 				opt.Progress = stderr

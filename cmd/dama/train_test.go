@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"dama/arena"
 	"dama/model"
 	"dama/selfplay"
 	"dama/train"
@@ -62,6 +64,8 @@ func TestTrainCommandRuns(t *testing.T) {
 		t.Skip("starts training processes")
 	}
 	dir := t.TempDir()
+	ladder := writeTestLadder(t)
+	fastRun := append(slices.Clip(fastRun), "--set", "ladder.every=2", "--set", "ladder.games=8", "--set", "ladder.visits=4", "--set", "ladder.parallel=2", "--set", "ladder.file="+ladder)
 	out, err := damaCmd(append([]string{"train", "--run", dir}, fastRun...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("dama train: %v\n%s", err, out)
@@ -84,6 +88,20 @@ func TestTrainCommandRuns(t *testing.T) {
 	}
 	if pngs, _ := filepath.Glob(filepath.Join(dir, "plots", "*.png")); len(pngs) < 3 {
 		t.Errorf("report wrote %d plots, want at least 3", len(pngs))
+	}
+	// The ladder rated the best model after generation 2 (ladder.every=2).
+	var lad []train.LadderRecord
+	if err := train.ReadJSONL(&train.Run{Dir: dir}, train.LadderFile, func(r train.LadderRecord) error {
+		lad = append(lad, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(lad) != 1 || lad[0].Gen != 2 || lad[0].Games != 8 || lad[0].CPUHours <= 0 || lad[0].TotalGames < 12 {
+		t.Errorf("ladder records %+v: want one after generation 2, 8 games, CPU time and games counted", lad)
+	}
+	if !strings.Contains(rep, "ladder.png") {
+		t.Errorf("report does not plot the ladder:\n%s", rep)
 	}
 	// Run again: everything is done, nothing is repeated.
 	out2, err := damaCmd(append([]string{"train", "--run", dir}, fastRun...)...).CombinedOutput()
@@ -312,4 +330,72 @@ func checkRun(t *testing.T, dir string, gens int) map[string]int {
 		t.Errorf("best = %q, %v; want an accepted checkpoint", best, err)
 	}
 	return used
+}
+
+// writeTestLadder writes a ladder of two fast rungs for tests.
+func writeTestLadder(t *testing.T) string {
+	t.Helper()
+	l := &arena.Ladder{
+		Anchor: "random", Seed: 1, OpeningPlies: 4, MaxPlies: 60,
+		Rungs: []arena.Rung{{Player: "random"}, {Player: "alphabeta:1", Elo: 600, StdErr: 50}},
+	}
+	b, err := l.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ladder.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTrainInit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts training processes")
+	}
+	tmp := t.TempDir()
+	tiny, tiny2, small := filepath.Join(tmp, "tiny.ckpt"), filepath.Join(tmp, "tiny2.ckpt"), filepath.Join(tmp, "small.ckpt")
+	for _, a := range [][]string{
+		{"model", "new", "--preset", "tiny", "--seed", "5", "--out", tiny},
+		{"model", "new", "--preset", "tiny", "--seed", "6", "--out", tiny2},
+		{"model", "new", "--preset", "small", "--out", small},
+	} {
+		if code, _, errs := runCmd(t, a...); code != 0 {
+			t.Fatalf("dama %v: %s", a, errs)
+		}
+	}
+	cfg := append(slices.Clip(fastRun), "--set", "run.generations=1")
+	dir := filepath.Join(tmp, "run")
+	out, err := damaCmd(append([]string{"train", "--run", dir, "--init", tiny}, cfg...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dama train --init: %v\n%s", err, out)
+	}
+	ck, err := model.Load(filepath.Join(dir, "accepted", "0000.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := model.Load(tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want.Net.Tensors {
+		if !slices.Equal(ck.Net.Tensors[i].Data, want.Net.Tensors[i].Data) {
+			t.Fatalf("generation 0 tensor %s differs from the --init checkpoint", want.Net.Tensors[i].Name)
+		}
+	}
+	if !strings.Contains(ck.Meta.Note, "initialised from") {
+		t.Errorf("generation 0 note %q does not say where it came from", ck.Meta.Note)
+	}
+	// Resuming with the same --init is fine; another one is refused.
+	if out, err := damaCmd(append([]string{"train", "--run", dir, "--init", tiny}, cfg...)...).CombinedOutput(); err != nil {
+		t.Errorf("resume with the same --init: %v\n%s", err, out)
+	}
+	if out, err := damaCmd(append([]string{"train", "--run", dir, "--init", tiny2}, cfg...)...).CombinedOutput(); err == nil || !strings.Contains(string(out), "another checkpoint") {
+		t.Errorf("resume with another --init: err %v, output %s", err, out)
+	}
+	// A network other than the configuration's is refused before any work.
+	if out, err := damaCmd(append([]string{"train", "--run", filepath.Join(tmp, "run2"), "--init", small}, cfg...)...).CombinedOutput(); err == nil || !strings.Contains(string(out), "configuration asks for") {
+		t.Errorf("--init with a small network on a tiny config: err %v, output %s", err, out)
+	}
 }

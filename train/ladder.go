@@ -1,0 +1,150 @@
+package train
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"dama/arena"
+	"dama/configs"
+	"dama/mcts"
+	"dama/model"
+)
+
+// RateCheckpoint rates the model in the checkpoint at path on the ladder l
+// with the settings of lc, searching with the self-play search constants of
+// sc (without noise). onGame, if set, is called after each game.
+func RateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc configs.Ladder, sc configs.SelfPlay, onGame func()) (arena.LadderResult, error) {
+	ck, err := model.Load(path)
+	if err != nil {
+		return arena.LadderResult{}, err
+	}
+	ev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, lc.Parallel), CacheSize: 1 << 18})
+	defer ev.Close()
+	opts := mcts.Options{CPuct: sc.CPuct, FPUReduction: sc.FPUReduction}
+	if sc.FPUReduction == 0 {
+		opts.FPUReduction = -1
+	}
+	p := &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", filepath.Base(path), lc.Visits), Evaluator: ev, Visits: lc.Visits, Options: opts}
+	return arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{
+		Games: lc.Games, ProbePairs: 1, Parallel: lc.Parallel,
+		OnGame: func(int, arena.GameResult) {
+			if onGame != nil {
+				onGame()
+			}
+		},
+	})
+}
+
+// rate puts the best model on the ladder after generation gen when the
+// configuration asks for it (every ladder.every generations) and this best
+// model has not been rated yet.
+func (l *loop) rate(ctx context.Context, gen int) error {
+	lc := l.cfg.Ladder
+	if lc.Every <= 0 || gen <= 0 || gen%lc.Every != 0 {
+		return nil
+	}
+	best, err := l.run.Best()
+	if err != nil {
+		return err
+	}
+	done := false
+	err = ReadJSONL(l.run, LadderFile, func(r LadderRecord) error {
+		if r.Gen == gen || r.Model == best {
+			done = true
+		}
+		return nil
+	})
+	if err != nil || done {
+		return err
+	}
+	lad, err := loadLadder(lc)
+	if err != nil {
+		return err
+	}
+	rec := LadderRecord{Gen: gen, Model: best, Ladder: lad.Checksum[:12], Visits: lc.Visits}
+	for g := 1; g <= gen; g++ {
+		r, err := l.readRecord(g)
+		if err != nil {
+			return fmt.Errorf("train: ladder after generation %d: %w", gen, err)
+		}
+		rec.CPUHours += r.CPUSec / 3600
+		rec.TotalGames += r.Games
+		rec.TotalPositions += int64(r.Positions)
+	}
+	start := time.Now()
+	bar := l.bar(lc.Games, fmt.Sprintf("gen %d: ladder", gen))
+	res, err := RateCheckpoint(ctx, l.run.Path(best), lad, lc, l.cfg.SelfPlay, func() {
+		if bar != nil {
+			bar.Add(1)
+		}
+	})
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	rec.LadderSec = time.Since(start).Seconds()
+	rec.Games, rec.Elo, rec.Low, rec.High = res.Games, res.Elo, res.Low, res.High
+	switch {
+	case res.AboveTop:
+		rec.Bound = "above"
+	case res.BelowBottom:
+		rec.Bound = "below"
+	}
+	rec.Time = time.Now().UTC()
+	if err := l.run.AppendJSONL(LadderFile, rec); err != nil {
+		return err
+	}
+	fmt.Fprintf(l.log, "gen %d: ladder %s: Elo %+.0f [%+.0f, %+.0f] from %d games at %d visits (%.1f trainer CPU-hours, %d games so far) in %.0fs\n",
+		gen, best, rec.Elo, rec.Low, rec.High, rec.Games, rec.Visits, rec.CPUHours, rec.TotalGames, rec.LadderSec)
+	return nil
+}
+
+// checkInit records Options.Init in a new run folder, or checks that a
+// resumed run was started from the same checkpoint.
+func (l *loop) checkInit() error {
+	path := l.run.Path(InitFile)
+	prev, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if l.opt.Init == "" {
+		return nil
+	}
+	b, err := os.ReadFile(l.opt.Init)
+	if err != nil {
+		return fmt.Errorf("train: --init: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	line := fmt.Sprintf("%s %s\n", hex.EncodeToString(sum[:]), l.opt.Init)
+	switch {
+	case prev != nil:
+		if !strings.HasPrefix(string(prev), hex.EncodeToString(sum[:])) {
+			return fmt.Errorf("train: run folder %s was started from %s; --init %s is another checkpoint", l.run.Dir, strings.TrimSpace(string(prev)), l.opt.Init)
+		}
+		return nil
+	case l.run.FindCheckpoint(0) != "":
+		return fmt.Errorf("train: run folder %s already has a generation 0 not made from --init %s; start a new --run", l.run.Dir, l.opt.Init)
+	}
+	return WriteFileAtomic(path, []byte(line))
+}
+
+// loadLadder returns the ladder the configuration names.
+func loadLadder(lc configs.Ladder) (*arena.Ladder, error) {
+	if lc.File == "" {
+		return arena.DefaultLadder()
+	}
+	l, err := arena.ReadLadder(lc.File)
+	if err != nil {
+		return nil, fmt.Errorf("train: ladder.file: %w", err)
+	}
+	return l, nil
+}
