@@ -44,6 +44,10 @@ type Options struct {
 	// started from it records it in the file "init"; resuming with another
 	// Init is refused.
 	Init string
+	// MaxCPU, when positive, stops the loop before a generation once the
+	// trainer's CPU time over the completed generations (their cpu_s)
+	// reaches it: runs of equal CPU time for A/B comparisons.
+	MaxCPU time.Duration
 	// Progress receives progress bars (nil: none); Log one summary line per
 	// generation and notes (nil: none).
 	Progress io.Writer
@@ -140,6 +144,16 @@ func Loop(ctx context.Context, opt Options) error {
 	for ; l.cfg.Run.Generations == 0 || gen <= l.cfg.Run.Generations; gen++ {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if opt.MaxCPU > 0 {
+			used, err := l.cpuUsed(gen - 1)
+			if err != nil {
+				return err
+			}
+			if used >= opt.MaxCPU {
+				fmt.Fprintf(l.log, "CPU budget reached: %s of trainer CPU time over generations 1..%d (budget %s)\n", used.Round(time.Second), gen-1, opt.MaxCPU)
+				return nil
+			}
 		}
 		if err := l.generation(ctx, gen); err != nil {
 			return err
@@ -855,4 +869,17 @@ func windowSpan(order []chunkInfo, size int) int {
 		n += order[i].Positions
 	}
 	return n
+}
+
+// cpuUsed returns the trainer CPU time recorded by generations 1..upto.
+func (l *loop) cpuUsed(upto int) (time.Duration, error) {
+	var sec float64
+	for g := 1; g <= upto; g++ {
+		r, err := l.readRecord(g)
+		if err != nil {
+			return 0, err
+		}
+		sec += r.CPUSec
+	}
+	return time.Duration(sec * float64(time.Second)), nil
 }

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"dama/configs"
 	"dama/train"
@@ -27,10 +28,11 @@ func init() {
 	var workers *int
 	var sets multiFlag
 	var quiet *bool
+	var maxCPU *time.Duration
 	register(&command{
 		name:    "train",
 		summary: "run the training loop: self-play, train, arena, promote (resumable)",
-		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--selfplay-workers N] [--set key=value]...",
+		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--max-cpu DURATION] [--selfplay-workers N] [--set key=value]...",
 		flags: func(fs *flag.FlagSet) {
 			sets = nil
 			config = fs.String("config", "", "configuration: a YAML file or a preset name (quick, workstation); default: the run's archived config, else quick")
@@ -39,10 +41,14 @@ func init() {
 			workers = fs.Int("selfplay-workers", 1, "1: play self-play games in this process; 0: only train and gate on games from 'dama selfplay --run DIR' workers")
 			fs.Var(&sets, "set", "override one configuration key, e.g. --set selfplay.visits=64 (repeatable)")
 			quiet = fs.Bool("quiet", false, "no progress bars")
+			maxCPU = fs.Duration("max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (e.g. 30m; for A/B runs of equal CPU time); 0 = no limit")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			if *maxCPU < 0 {
+				return fmt.Errorf("--max-cpu %s: want a duration >= 0", *maxCPU)
 			}
 			if *workers < 0 || *workers > 1 {
 				return fmt.Errorf("--selfplay-workers %d: want 0 (external workers) or 1 (self-play in this process)", *workers)
@@ -68,7 +74,7 @@ func init() {
 			defer stop()
 			opt := train.Options{
 				Config: cfg, Dir: dir, SelfPlay: *workers == 1,
-				Revision: revision(), Log: stdout, Init: *initFrom,
+				Revision: revision(), Log: stdout, Init: *initFrom, MaxCPU: *maxCPU,
 			}
 			if !*quiet {
 				opt.Progress = stderr

@@ -399,3 +399,20 @@ func TestTrainInit(t *testing.T) {
 		t.Errorf("--init with a small network on a tiny config: err %v, output %s", err, out)
 	}
 }
+
+func TestTrainMaxCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts training processes")
+	}
+	dir := t.TempDir()
+	out, err := damaCmd(append([]string{"train", "--run", dir, "--max-cpu", "1ns"}, fastRun...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dama train --max-cpu: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "CPU budget reached") || !strings.Contains(string(out), "gen 1: games") || strings.Contains(string(out), "gen 2: games") {
+		t.Errorf("with a budget of 1ns the run should stop after generation 1:\n%s", out)
+	}
+	if code, _, errs := runCmd(t, "train", "--run", dir, "--max-cpu", "-1s"); code == 0 || !strings.Contains(errs, "--max-cpu") {
+		t.Errorf("negative --max-cpu: exit %d, %s", code, errs)
+	}
+}
