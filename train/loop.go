@@ -780,26 +780,9 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*ArenaReco
 		return nil, err
 	}
 	defer be.Close()
-	sc := l.cfg.SelfPlay
-	opts := mcts.Options{CPuct: sc.CPuct, FPUReduction: sc.FPUReduction, MaxPlies: ac.MaxPlies}
-	if sc.FPUReduction == 0 {
-		opts.FPUReduction = -1
-	}
-	a := &arena.MCTSPlayer{Label: filepath.Base(cand), Evaluator: ce, Visits: ac.Visits, Options: opts}
-	b := &arena.MCTSPlayer{Label: filepath.Base(best), Evaluator: be, Visits: ac.Visits, Options: opts}
-	mo := arena.MatchOptions{
-		Games: ac.Games, Parallel: ac.Parallel, Seed: l.cfg.Run.Seed*1_000_003 + int64(gen),
-		OpeningPlies: ac.OpeningPlies, MaxPlies: ac.MaxPlies,
-	}
-	switch ac.Gating {
-	case "sprt":
-		mo.SPRT = &arena.SPRT{Elo0: ac.Elo0, Elo1: ac.Elo1, Alpha: ac.Alpha, Beta: ac.Beta}
-	case "threshold":
-		mo.Threshold = ac.Threshold
-	}
 	bar := l.bar(ac.Games, fmt.Sprintf("gen %d: arena", gen))
 	var w, d, lo int
-	mo.OnGame = func(r arena.GameResult) {
+	onGame := func(r arena.GameResult) {
 		if bar != nil {
 			switch s := r.ScoreA; {
 			case s > 0.5:
@@ -813,7 +796,7 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*ArenaReco
 			bar.Add(1)
 		}
 	}
-	res, err := arena.Match(ctx, a, b, mo)
+	res, err := gateMatch(ctx, ac, l.cfg.SelfPlay, filepath.Base(cand), filepath.Base(best), ce, be, l.cfg.Run.Seed*1_000_003+int64(gen), onGame)
 	if bar != nil {
 		bar.Finish()
 	}
@@ -832,6 +815,29 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*ArenaReco
 	rec.Promoted = res.Verdict == arena.Accept
 	rec.Verdict = strings.ToLower(res.Verdict.String())
 	return rec, nil
+}
+
+// gateMatch plays the gating match of a candidate against the best model
+// with the arena settings ac (MCTS without noise, the search constants of
+// sc) and judges it by ac.Gating.
+func gateMatch(ctx context.Context, ac configs.Arena, sc configs.SelfPlay, candName, bestName string, cand, best mcts.Evaluator, seed int64, onGame func(arena.GameResult)) (arena.MatchResult, error) {
+	opts := mcts.Options{CPuct: sc.CPuct, FPUReduction: sc.FPUReduction, MaxPlies: ac.MaxPlies}
+	if sc.FPUReduction == 0 {
+		opts.FPUReduction = -1
+	}
+	a := &arena.MCTSPlayer{Label: candName, Evaluator: cand, Visits: ac.Visits, Options: opts}
+	b := &arena.MCTSPlayer{Label: bestName, Evaluator: best, Visits: ac.Visits, Options: opts}
+	mo := arena.MatchOptions{
+		Games: ac.Games, Parallel: ac.Parallel, Seed: seed,
+		OpeningPlies: ac.OpeningPlies, MaxPlies: ac.MaxPlies, OnGame: onGame,
+	}
+	switch ac.Gating {
+	case "sprt":
+		mo.SPRT = &arena.SPRT{Elo0: ac.Elo0, Elo1: ac.Elo1, Alpha: ac.Alpha, Beta: ac.Beta}
+	case "threshold":
+		mo.Threshold = ac.Threshold
+	}
+	return arena.Match(ctx, a, b, mo)
 }
 
 func (l *loop) bar(n int, desc string) *progressbar.ProgressBar {
