@@ -81,6 +81,10 @@ type Engine struct {
 	w       Weights
 	tt      table
 	threats bool
+	// exactDepth, for tests, takes table cutoffs only from entries of
+	// exactly the depth needed, so that the score equals a search without
+	// the table.
+	exactDepth bool
 
 	g     *rules.Game // private copy of the searched game
 	moves [maxPly][]rules.Move
@@ -186,7 +190,8 @@ func (e *Engine) Search(ctx context.Context, g *rules.Game, lim Limits, rng *ran
 			}
 		}
 	}
-	if len(rootMoves) == 1 {
+	if len(rootMoves) == 1 && lim.Time > 0 {
+		// Nothing to choose, and the clock counts: answer at once.
 		m := rootMoves[0]
 		return Result{Move: m, Score: e.w.Evaluate(root), Nodes: 0, PV: []rules.Move{m}}, nil
 	}
@@ -340,7 +345,7 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 	if useTT {
 		if t := e.tt.probe(key); t != nil {
 			ttMove = t.move
-			if quiet == 0 && int(t.depth) >= depth && !pvNode {
+			if quiet == 0 && int(t.depth) >= depth && !pvNode && (!e.exactDepth || int(t.depth) == depth) {
 				s := fromTT(int(t.score), ply)
 				switch {
 				case t.bound == boundExact,
