@@ -371,7 +371,7 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 		case ttMove != 0 && i == int(ttMove)-1:
 			s = keyTT
 		case capture:
-			s = keyCapture + int32(m.Captured().Len())*16 + int32((m.Captured()&p.Kings(side.Opponent())).Len())
+			s = keyCapture + int32(m.Captured().Len())*16 + int32((m.Captured() & p.Kings(side.Opponent())).Len())
 		default:
 			from, to := m.From(), m.To()
 			if !kings.Has(from) && (to.Row() == 0 || to.Row() == 7) {
