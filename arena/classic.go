@@ -13,8 +13,9 @@ import (
 )
 
 // Classic is the reference engine of package classic as a player: alpha-beta
-// with a transposition table, quiescence and a hand-made evaluation. Exactly
-// one of its limits is set, and it names the player:
+// with a transposition table, quiescence and a hand-made evaluation. Its
+// limit names it (ParsePlayer reads these names; a player given several
+// limits programmatically is named classic:dD,nN,tMS):
 //
 //	classic:D    fixed depth D (1..classic.MaxDepth) per move
 //	classic:nN   fixed N nodes per move (1..MaxClassicNodes)
@@ -34,8 +35,8 @@ const (
 	MaxClassicMillis = 3_600_000
 )
 
-// ParseClassic reads the argument of a classic spec: "D", "nN" or "tMS".
-func ParseClassic(spec, arg string) (Classic, error) {
+// parseClassic reads the argument of a classic spec: "D", "nN" or "tMS".
+func parseClassic(spec, arg string) (Classic, error) {
 	bad := func(what string, lo, hi int64) (Classic, error) {
 		return Classic{}, fmt.Errorf("arena: player %q: %s must be an integer in %d..%d (classic:D, classic:nNODES or classic:tMILLISECONDS)", spec, what, lo, hi)
 	}

@@ -67,7 +67,7 @@ func ParsePlayer(spec string) (Player, error) {
 		if !hasArg {
 			return nil, fmt.Errorf("arena: player %q: want classic:DEPTH, classic:nNODES or classic:tMILLISECONDS", spec)
 		}
-		return ParseClassic(spec, strings.ToLower(arg))
+		return parseClassic(spec, strings.ToLower(arg))
 	}
 	return nil, fmt.Errorf("arena: unknown player %q (want random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES or classic:tMILLISECONDS)", spec)
 }
