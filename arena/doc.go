@@ -15,7 +15,9 @@
 // error. With paired openings this is sharper than counting games alone,
 // because the two games of a pair share the opening's bias.
 //
-// Baselines: Random (uniform over legal moves) and AlphaBeta (negamax with a
-// material evaluation). Players from checkpoints are plugged in through a
+// Baselines: Random (uniform over legal moves), AlphaBeta (negamax with a
+// material evaluation, the bottom rung) and Classic, the reference engine of
+// package arena/classic (alpha-beta with a table, quiescence and a hand-made
+// evaluation; by depth, node count or time), the fixed yardstick. Players from checkpoints are plugged in through a
 // PlayerFactory by the command line.
 package arena

@@ -41,7 +41,10 @@ type PlayerFactory func(spec string) (Player, error)
 const MaxDepth = 20
 
 // ParsePlayer is the PlayerFactory for the built-in baselines: "random",
-// "alphabeta" (depth 4) and "alphabeta:D" with D in 1..MaxDepth.
+// "alphabeta" (depth 4) and "alphabeta:D" with D in 1..MaxDepth (the simple
+// bottom rung), and the reference engine Classic: "classic:D" (fixed depth
+// D in 1..classic.MaxDepth), "classic:nN" (N nodes per move) and
+// "classic:tMS" (MS milliseconds per move).
 func ParsePlayer(spec string) (Player, error) {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
 	switch strings.ToLower(name) {
@@ -60,8 +63,13 @@ func ParsePlayer(spec string) (Player, error) {
 			}
 		}
 		return AlphaBeta{Depth: d}, nil
+	case "classic":
+		if !hasArg {
+			return nil, fmt.Errorf("arena: player %q: want classic:DEPTH, classic:nNODES or classic:tMILLISECONDS", spec)
+		}
+		return parseClassic(spec, strings.ToLower(arg))
 	}
-	return nil, fmt.Errorf("arena: unknown player %q (want random or alphabeta:DEPTH)", spec)
+	return nil, fmt.Errorf("arena: unknown player %q (want random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES or classic:tMILLISECONDS)", spec)
 }
 
 // Random plays a uniformly random legal move.

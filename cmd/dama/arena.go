@@ -22,7 +22,8 @@ import (
 )
 
 // playerFromSpec turns a --a/--b spec into a player. It knows the built-in
-// baselines ("random", "alphabeta:D"); the pipeline wiring extends it with
+// baselines ("random", "alphabeta:D") and the reference engine ("classic:D",
+// "classic:nNODES", "classic:tMS"); the pipeline wiring extends it with
 // checkpoint players (a path to a .ckpt file) by wrapping it.
 var playerFromSpec arena.PlayerFactory = arena.ParsePlayer
 
@@ -51,7 +52,7 @@ var arenaOpt struct {
 
 func arenaFlags(fs *flag.FlagSet) {
 	o := &arenaOpt
-	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH (or a checkpoint, where supported)")
+	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tMILLISECONDS (or a checkpoint, where supported)")
 	fs.StringVar(&o.b, "b", "", "player B, the reference A is judged against")
 	fs.IntVar(&o.games, "games", 100, "most games to play, even: each opening is played with both colours")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "games played at once")

@@ -1,0 +1,100 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"dama/arena/classic"
+)
+
+func TestParseClassic(t *testing.T) {
+	for spec, want := range map[string]classic.Limits{
+		"classic:1":        {Depth: 1},
+		"classic:12":       {Depth: 12},
+		"Classic:N20000":   {Nodes: 20000},
+		"classic:n20000":   {Nodes: 20000},
+		"classic:t1000":    {Time: time.Second},
+		" classic:t5 ":     {Time: 5 * time.Millisecond},
+		"classic:40":       {Depth: classic.MaxDepth},
+		"classic:n1":       {Nodes: 1},
+		"classic:t3600000": {Time: time.Hour},
+	} {
+		p, err := ParsePlayer(spec)
+		if err != nil {
+			t.Errorf("ParsePlayer(%q): %v", spec, err)
+			continue
+		}
+		c, ok := p.(Classic)
+		if !ok || c.Limits != want {
+			t.Errorf("ParsePlayer(%q) = %#v, want limits %+v", spec, p, want)
+			continue
+		}
+		// The name parses back to the same player.
+		if q, err := ParsePlayer(p.Name()); err != nil || q.(Classic).Limits != want {
+			t.Errorf("ParsePlayer(%q) (the name of %q) = %v, %v", p.Name(), spec, q, err)
+		}
+	}
+	for spec, range_ := range map[string]string{
+		"classic":      "classic:DEPTH",
+		"classic:":     "1..40",
+		"classic:0":    "1..40",
+		"classic:41":   "1..40",
+		"classic:x":    "1..40",
+		"classic:nfoo": "1..1000000000",
+		"classic:n0":   "1..1000000000",
+		"classic:n-3":  "1..1000000000",
+		"classic:t-5":  "1..3600000",
+		"classic:t":    "1..3600000",
+		"classic:t1.5": "1..3600000",
+		"classic:4:5":  "1..40",
+	} {
+		_, err := ParsePlayer(spec)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", spec)) || !strings.Contains(err.Error(), range_) {
+			t.Errorf("ParsePlayer(%q): err %v, want an error quoting the spec and naming %s", spec, err, range_)
+		}
+	}
+}
+
+// TestClassicBeatsBaselines plays short fixed-seed matches: the reference
+// engine must crush random play and beat the simple alpha-beta of the same
+// depth (60-72% over 40 games for seeds 11..14, 72% over 80).
+func TestClassicBeatsBaselines(t *testing.T) {
+	for _, c := range []struct {
+		b     Player
+		games int
+		min   float64
+	}{
+		{Random{}, 10, 0.95},
+		{AlphaBeta{Depth: 4}, 40, 0.55},
+	} {
+		res, err := Match(context.Background(), Classic{Limits: classic.Limits{Depth: 4}}, c.b, MatchOptions{Games: c.games, Parallel: 2, Seed: 11})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Score() < c.min {
+			t.Errorf("classic:4 against %s: %v; want a score of at least %.2f", c.b.Name(), res, c.min)
+		}
+	}
+}
+
+func TestClassicNodeLimitedMatchRepeats(t *testing.T) {
+	p := Classic{Limits: classic.Limits{Nodes: 2000}}
+	var runs [2][]string
+	for i := range runs {
+		_, err := Match(context.Background(), p, AlphaBeta{Depth: 2}, MatchOptions{Games: 4, Parallel: 2, Seed: 4,
+			OnGame: func(g GameResult) { runs[i] = append(runs[i], fmt.Sprint(g.Index, g.Moves)) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(runs[0])
+	slices.Sort(runs[1])
+	a, b := strings.Join(runs[0], "\n"), strings.Join(runs[1], "\n")
+	if a != b {
+		t.Errorf("classic:n2000: the same seed gave different games")
+	}
+}
