@@ -916,6 +916,28 @@ func (s *Search) compact(idx int32) {
 	}
 	s.spare = s.nodes[:0]
 	s.nodes = out
+	s.rootVisitsFromChildren()
+}
+
+// rootVisitsFromChildren makes the root's visits one (its own evaluation)
+// plus its children's, keeping its mean value. A node proven by the solver
+// counts the visits that stopped at it; as the new root, those would stand
+// for child visits that do not exist.
+func (s *Search) rootVisitsFromChildren() {
+	root := &s.nodes[0]
+	if root.state != expanded {
+		return
+	}
+	n := int32(1)
+	for c := root.first; c < root.first+int32(root.nchild); c++ {
+		n += s.nodes[c].n
+	}
+	if root.n > n {
+		f := float64(n) / float64(root.n)
+		root.sumV *= f
+		root.sumD *= f
+		root.n = n
+	}
 }
 
 // sync makes the root the current position of g, following the tree down
