@@ -54,7 +54,12 @@ type gumbelRoot struct {
 // max(1, floor(budget / (ceil(log2 m) * remaining))) times, then halves the
 // remaining actions (never below 2).
 func HalvingSchedule(m, budget int) []int32 {
-	seq := make([]int32, 0, budget)
+	return appendHalvingSchedule(make([]int32, 0, budget), m, budget)
+}
+
+// appendHalvingSchedule appends HalvingSchedule(m, budget) to seq[:0].
+func appendHalvingSchedule(seq []int32, m, budget int) []int32 {
+	seq = seq[:0]
 	if m <= 1 {
 		for i := 0; i < budget; i++ {
 			seq = append(seq, int32(i))
@@ -111,7 +116,7 @@ func (s *Search) gumbelInit(lim Limit, rng *rand.Rand) {
 		}
 		gr.sampled[best] = true
 	}
-	gr.table = HalvingSchedule(m, budget)
+	gr.table = appendHalvingSchedule(gr.table, m, budget)
 	gr.valid = true
 }
 
@@ -260,21 +265,36 @@ func (s *Search) gumbelChoice() int32 {
 
 // gumbelPick is the deterministic selection below the root: the child
 // maximising pi'(a) - N(a) / (1 + sum N), visits in flight counted.
+// pi'(a) = P(a) exp(sigma(q(a))) / Z, which needs no logarithm; the
+// unvisited children share one completed Q and so one exponential.
 func (s *Search) gumbelPick(nd *node) int32 {
 	children := s.nodes[nd.first : nd.first+int32(nd.nchild)]
 	f := s.completedQ(nd)
 	q := s.gum.q
-	maxL := math.Inf(-1)
+	maxS := math.Inf(-1)
 	var sumN int32
 	for i := range children {
-		q[i] = logit(children[i].prior) + sigma(f, q[i]) // q now holds the improved logits
-		maxL = max(maxL, q[i])
+		q[i] = sigma(f, q[i])
+		maxS = max(maxS, q[i])
 		sumN += children[i].n + children[i].inflight
 	}
 	var z float64
+	unvisited := math.NaN()
 	for i := range q {
-		q[i] = math.Exp(q[i] - maxL)
+		var e float64
+		if children[i].n == 0 {
+			if math.IsNaN(unvisited) {
+				unvisited = math.Exp(q[i] - maxS)
+			}
+			e = unvisited
+		} else {
+			e = math.Exp(q[i] - maxS)
+		}
+		q[i] = float64(children[i].prior) * e
 		z += q[i]
+	}
+	if z <= 0 {
+		z = 1
 	}
 	skipLost := s.opt.Solver && !allLost(children)
 	best, bestScore := 0, math.Inf(-1)
