@@ -140,7 +140,36 @@ type SelfPlay struct {
 	// CacheSize is the number of evaluations kept by position hash,
 	// 0..10^8; 0 disables the cache. Default 200000.
 	CacheSize int `mapstructure:"cache_size" yaml:"cache_size"`
+	// Solver turns on the MCTS solver: proven wins, losses and draws are
+	// propagated up the tree and not searched further, and a proven win
+	// is played at once. Default false.
+	Solver bool `mapstructure:"solver" yaml:"solver"`
+	// ForcedPlayoutsK turns on KataGo's forced playouts at the root of
+	// full searches: each child c gets at least sqrt(k P(c) N) visits
+	// (P its noised prior, N the root's visits), [0,100]; 0 = off, KataGo
+	// uses 2. Needs root_search puct. Default 0.
+	ForcedPlayoutsK float64 `mapstructure:"forced_playouts_k" yaml:"forced_playouts_k"`
+	// PolicyTargetPruning takes the forced playouts out of the recorded
+	// policy target (KataGo); needs forced_playouts_k > 0. Default false.
+	PolicyTargetPruning bool `mapstructure:"policy_target_pruning" yaml:"policy_target_pruning"`
+	// RootSearch is the search at the root: "puct" (Dirichlet noise,
+	// visit counts as the policy target) or "gumbel" (Gumbel-Top-k and
+	// sequential halving, the completed-Q policy as the target; the move
+	// is the halving's winner, temperature_plies does not apply).
+	// Default "puct".
+	RootSearch string `mapstructure:"root_search" yaml:"root_search"`
+	// GumbelM is the number of actions Gumbel search samples at the root,
+	// 1..128. Default 16.
+	GumbelM int `mapstructure:"gumbel_m" yaml:"gumbel_m"`
+	// GumbelCVisit is c_visit of Gumbel search's sigma(q) = (c_visit +
+	// max visits) * c_scale * q, (0,10000]. Default 50.
+	GumbelCVisit float64 `mapstructure:"gumbel_c_visit" yaml:"gumbel_c_visit"`
+	// GumbelCScale is c_scale of sigma(q), (0,100]. Default 1.
+	GumbelCScale float64 `mapstructure:"gumbel_c_scale" yaml:"gumbel_c_scale"`
 }
+
+// RootSearches are the allowed values of selfplay.root_search.
+var RootSearches = []string{"puct", "gumbel"}
 
 // Train configures the optimisation of the network.
 type Train struct {
@@ -192,6 +221,10 @@ type Train struct {
 	// 0 derives them from SamplesPerNewSample (see Steps), 0..10^9.
 	// Default 0.
 	StepsPerGeneration int `mapstructure:"steps_per_generation" yaml:"steps_per_generation"`
+	// ValueTargetMix m mixes the root search's WDL of each position into
+	// its value target: (1-m) * game result + m * search WDL, [0,1];
+	// 0 = the game result alone. Default 0.
+	ValueTargetMix float64 `mapstructure:"value_target_mix" yaml:"value_target_mix"`
 }
 
 // GatingModes are the allowed values of arena.gating.
@@ -281,6 +314,10 @@ func Default() Config {
 			NoResignShare:      0.1,
 			EvalBatch:          32,
 			CacheSize:          200000,
+			RootSearch:         "puct",
+			GumbelM:            16,
+			GumbelCVisit:       50,
+			GumbelCScale:       1,
 		},
 		Train: Train{
 			Batch:               256,

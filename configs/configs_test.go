@@ -185,6 +185,16 @@ func TestBadValues(t *testing.T) {
 		{"unknown override", "", nil, []string{"selfplay.vists=3"}, []string{`unknown key "selfplay.vists"`}},
 		{"override without =", "", nil, []string{"selfplay.visits"}, []string{`"selfplay.visits"`, "key=value"}},
 		{"not yaml", "selfplay: [1, 2\n", nil, nil, []string{"run.yaml"}},
+		{"solver not a bool", "selfplay:\n  solver: maybe\n", nil, nil, []string{`selfplay.solver = "maybe"`, "true or false"}},
+		{"solver env not a bool", "", []string{"DAMA_SELFPLAY_SOLVER=yes"}, nil, []string{"selfplay.solver", "DAMA_SELFPLAY_SOLVER", "true or false"}},
+		{"negative forced playouts", "", nil, []string{"selfplay.forced_playouts_k=-1"}, []string{"selfplay.forced_playouts_k = -1", "[0,100]"}},
+		{"pruning without forced playouts", "", nil, []string{"selfplay.policy_target_pruning=true"}, []string{"selfplay.policy_target_pruning = true", "forced_playouts_k > 0"}},
+		{"forced playouts with gumbel", "", nil, []string{"selfplay.forced_playouts_k=2", "selfplay.root_search=gumbel"}, []string{"selfplay.forced_playouts_k = 2", "root_search gumbel"}},
+		{"unknown root search", "", nil, []string{"selfplay.root_search=alphabeta"}, []string{`selfplay.root_search = "alphabeta"`, "puct, gumbel"}},
+		{"gumbel m of 0", "", nil, []string{"selfplay.gumbel_m=0"}, []string{"selfplay.gumbel_m = 0", "1..128"}},
+		{"gumbel c_visit of 0", "", nil, []string{"selfplay.gumbel_c_visit=0"}, []string{"selfplay.gumbel_c_visit = 0", "(0,10000]"}},
+		{"gumbel c_scale too big", "", nil, []string{"selfplay.gumbel_c_scale=1000"}, []string{"selfplay.gumbel_c_scale = 1000", "(0,100]"}},
+		{"value target mix above 1", "", nil, []string{"train.value_target_mix=1.5"}, []string{"train.value_target_mix = 1.5", "[0,1]"}},
 	}
 	for _, c := range cases {
 		src := ""
@@ -205,6 +215,35 @@ func TestBadValues(t *testing.T) {
 	for _, src := range []string{"quik", "/no/such/dir/run.yaml"} {
 		if _, err := Load(src, nil, nil); err == nil || !strings.Contains(err.Error(), src) {
 			t.Errorf("Load(%q): err %v, want one naming it", src, err)
+		}
+	}
+}
+
+func TestTechniqueKeys(t *testing.T) {
+	c, err := Load("", []string{"DAMA_SELFPLAY_SOLVER=true"}, []string{"selfplay.forced_playouts_k=2", "selfplay.policy_target_pruning=true", "train.value_target_mix=0.25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.SelfPlay
+	if !s.Solver || s.ForcedPlayoutsK != 2 || !s.PolicyTargetPruning || c.Train.ValueTargetMix != 0.25 {
+		t.Errorf("solver %v forced %v pruning %v mix %v, want true 2 true 0.25", s.Solver, s.ForcedPlayoutsK, s.PolicyTargetPruning, c.Train.ValueTargetMix)
+	}
+	c, err = Load(writeFile(t, "selfplay:\n  root_search: gumbel\n  gumbel_m: 8\n"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SelfPlay.RootSearch != "gumbel" || c.SelfPlay.GumbelM != 8 || c.SelfPlay.GumbelCVisit != 50 {
+		t.Errorf("root_search %q gumbel_m %d c_visit %v", c.SelfPlay.RootSearch, c.SelfPlay.GumbelM, c.SelfPlay.GumbelCVisit)
+	}
+	// Both presets keep every technique off for now.
+	for _, name := range Presets {
+		c, err := Load(name, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := c.SelfPlay
+		if s.Solver || s.ForcedPlayoutsK != 0 || s.PolicyTargetPruning || s.RootSearch != "puct" || c.Train.ValueTargetMix != 0 {
+			t.Errorf("preset %s turns on a technique: %+v, value_target_mix %v", name, s, c.Train.ValueTargetMix)
 		}
 	}
 }

@@ -320,6 +320,18 @@ func convert(raw any, kind reflect.Kind) (any, string) {
 			return f, ""
 		}
 		return nil, "a number"
+	case reflect.Bool:
+		switch x := raw.(type) {
+		case bool:
+			return x, ""
+		case string:
+			b, err := strconv.ParseBool(strings.TrimSpace(x))
+			if err != nil {
+				return nil, "true or false"
+			}
+			return b, ""
+		}
+		return nil, "true or false"
 	case reflect.String:
 		switch x := raw.(type) {
 		case string:

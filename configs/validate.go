@@ -76,6 +76,17 @@ func (c *Config) Validate() error {
 	v.intIn("selfplay.eval_batch", s.EvalBatch, 1, 4096)
 	v.intIn("selfplay.eval_workers", s.EvalWorkers, 0, 256)
 	v.intIn("selfplay.cache_size", s.CacheSize, 0, 1e8)
+	v.floatIn("selfplay.forced_playouts_k", s.ForcedPlayoutsK, 0, true, 100, true)
+	v.oneOf("selfplay.root_search", s.RootSearch, RootSearches)
+	if s.ForcedPlayoutsK > 0 && s.RootSearch == "gumbel" {
+		v.check("selfplay.forced_playouts_k", s.ForcedPlayoutsK, false, "0 with selfplay.root_search gumbel (forced playouts are a PUCT technique)")
+	}
+	if s.PolicyTargetPruning && !(s.ForcedPlayoutsK > 0) {
+		v.check("selfplay.policy_target_pruning", s.PolicyTargetPruning, false, "false unless selfplay.forced_playouts_k > 0 (it prunes the forced playouts)")
+	}
+	v.intIn("selfplay.gumbel_m", s.GumbelM, 1, 128)
+	v.floatIn("selfplay.gumbel_c_visit", s.GumbelCVisit, 0, false, 10000, true)
+	v.floatIn("selfplay.gumbel_c_scale", s.GumbelCScale, 0, false, 100, true)
 
 	t := c.Train
 	v.intIn("train.batch", t.Batch, 2, 65536)
@@ -93,6 +104,7 @@ func (c *Config) Validate() error {
 	v.floatIn("train.window_growth", t.WindowGrowth, 0, true, 1, true)
 	v.floatIn("train.samples_per_new_sample", t.SamplesPerNewSample, 0, false, 1000, true)
 	v.intIn("train.steps_per_generation", t.StepsPerGeneration, 0, 1e9)
+	v.floatIn("train.value_target_mix", t.ValueTargetMix, 0, true, 1, true)
 
 	a := c.Arena
 	v.check("arena.games", a.Games, a.Games >= 2 && a.Games <= 1e6 && a.Games%2 == 0,

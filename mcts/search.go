@@ -71,6 +71,29 @@ type Options struct {
 	// MaxNodes bounds the tree: a Run stops early (Result.Full false) rather
 	// than grow past it. Default DefaultMaxNodes (about 130 MB).
 	MaxNodes int
+
+	// Solver turns on the MCTS solver (see solver.go): proven wins, losses
+	// and draws are propagated up the tree, proven nodes are not searched
+	// further, and Result.Proof reports a proven root. Default off.
+	Solver bool
+	// ForcedPlayoutsK turns on KataGo's forced playouts at the root of
+	// searches with noise: a child c gets at least sqrt(k P(c) N) visits,
+	// P the noised prior, N the root's child visits. 0 means off; KataGo
+	// uses 2. Ignored with Gumbel.
+	ForcedPlayoutsK float64
+	// Gumbel replaces PUCT by Gumbel search (see gumbel.go): Gumbel-Top-k
+	// sampling and sequential halving at the root, the deterministic
+	// selection of Danihelka et al. below it, and the completed-Q policy
+	// in Result.Policy. Needs a visit limit. Default off.
+	Gumbel bool
+	// GumbelM is the number of actions sampled at the root. Default
+	// DefaultGumbelM.
+	GumbelM int
+	// GumbelCVisit and GumbelCScale shape sigma(q) = (GumbelCVisit +
+	// max_b N(b)) * GumbelCScale * q, q in [0,1]. Defaults
+	// DefaultGumbelCVisit and DefaultGumbelCScale.
+	GumbelCVisit float64
+	GumbelCScale float64
 }
 
 func (o Options) withDefaults() Options {
@@ -93,6 +116,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxNodes <= 0 {
 		o.MaxNodes = DefaultMaxNodes
+	}
+	if o.GumbelM <= 0 {
+		o.GumbelM = DefaultGumbelM
+	}
+	if o.GumbelCVisit <= 0 {
+		o.GumbelCVisit = DefaultGumbelCVisit
+	}
+	if o.GumbelCScale <= 0 {
+		o.GumbelCScale = DefaultGumbelCScale
 	}
 	return o
 }
@@ -124,6 +156,17 @@ type Result struct {
 	Visits []int        // visits of each move
 	Priors []float32    // the evaluator's priors of each move (without noise)
 	Q      []float32    // mean value of each move for the side to move; 0 when unvisited
+	// SearchPriors are the priors the search used at the root: Priors with
+	// the root noise mixed in (the same slice as Priors without noise).
+	SearchPriors []float32
+	// Policy is, with Options.Gumbel, the completed-Q policy
+	// softmax(logits + sigma(completed Q)) over Moves: a policy target that
+	// improves on the priors. Nil with PUCT.
+	Policy []float32
+	// Proof is, with Options.Solver, the proven result of the root for the
+	// side to move (ProofNone when not proven). A proven root reports the
+	// exact Value and WDL.
+	Proof Proof
 
 	Value float32    // root value W-L in [-1, 1]
 	WDL   [3]float32 // root win, draw and loss probabilities
@@ -157,6 +200,8 @@ type node struct {
 	first    int32 // index of the first child in the arena
 	nchild   int16
 	state    uint8
+	proof    uint8   // solver: proven result for the side that played move (proofNone, proofWin, ...)
+	raw      float32 // the evaluator's value W-L for the side to move at this node, once expanded
 	sumV     float64
 	sumD     float64
 	termV    float32 // terminal value for the parent's side to move
@@ -192,6 +237,7 @@ type Search struct {
 
 	clean  []float32 // the root's priors before noise
 	noised bool
+	gum    gumbelRoot // the Gumbel root state of the current Run
 
 	leaves []leaf
 	pool   *evalPool        // helpers of the current Run that evaluate leaves 1.. of a batch
@@ -259,6 +305,10 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 	if (lim.Noise || temp > 0.01) && rng == nil {
 		return Result{}, errors.New("mcts: noise or temperature needs an rng")
 	}
+	if s.opt.Gumbel && lim.Visits <= 0 {
+		return Result{}, errors.New("mcts: Gumbel search needs a visit limit")
+	}
+	s.gum.valid = false
 
 	s.stack = append(s.stack[:0], s.hist...)
 	if s.opt.Parallel > 1 {
@@ -271,9 +321,12 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 	start := s.nodes[0].n
 	full := true
 	if s.nodes[0].state == expanded {
-		s.setNoise(lim.Noise, rng)
+		s.rootReady(lim, rng)
 	}
 	for lim.Visits <= 0 || int(s.nodes[0].n) < lim.Visits {
+		if s.opt.Solver && s.nodes[0].proof != proofNone && lim.Visits <= 0 {
+			break // a proven root needs no more time
+		}
 		if err := ctx.Err(); err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && s.nodes[0].n > 0 {
 				full = lim.Visits <= 0
@@ -296,17 +349,27 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 			}
 			return Result{}, err
 		}
-		if s.nodes[0].state == expanded && lim.Noise != s.noised {
-			s.setNoise(lim.Noise, rng)
+		if s.nodes[0].state == expanded && !s.gum.valid && (s.opt.Gumbel || lim.Noise != s.noised) {
+			s.rootReady(lim, rng)
 		}
 	}
 	res := s.result(rng)
 	res.Playouts = int(s.nodes[0].n - start)
 	res.Full = full
-	if temp > 0.01 {
-		res.Move = pick(res.Visits, res.Moves, temp, rng)
+	if temp > 0.01 && !s.opt.Gumbel && res.Proof != ProofWin {
+		res.Move = pick(s.solverVisits(res.Visits), res.Moves, temp, rng)
 	}
 	return res, nil
+}
+
+// rootReady prepares the expanded root for the rest of a Run: root noise
+// for PUCT, the sampled actions for Gumbel.
+func (s *Search) rootReady(lim Limit, rng *rand.Rand) {
+	if s.opt.Gumbel {
+		s.gumbelInit(lim, rng)
+		return
+	}
+	s.setNoise(lim.Noise, rng)
 }
 
 // step collects up to want leaves and evaluates them. Terminal leaves are
@@ -424,6 +487,11 @@ func (s *Search) selectLeaf(l *leaf) selection {
 		nd := &nodes[idx]
 		l.path = append(l.path, idx)
 		nd.inflight++
+		if nd.proof != proofNone && idx != 0 && nd.state != terminal {
+			v, d := proofValue(nd.proof)
+			s.backup(l.path, v, d)
+			return selTerminal
+		}
 		switch nd.state {
 		case terminal:
 			s.backup(l.path, float64(nd.termV), float64(nd.termD))
@@ -439,6 +507,9 @@ func (s *Search) selectLeaf(l *leaf) selection {
 					nd.state = terminal
 					nd.termV, nd.termD = v, d
 					s.backup(l.path, float64(v), float64(d))
+					if s.opt.Solver {
+						s.prove(l.path)
+					}
 					return selTerminal
 				}
 			}
@@ -454,7 +525,7 @@ func (s *Search) selectLeaf(l *leaf) selection {
 			nd.state = pending
 			return selLeaf
 		}
-		c := s.pickChild(nd)
+		c := s.pick(idx)
 		m := nodes[c].move
 		if !pos.Reversible(m) {
 			from = len(s.stack)
@@ -486,8 +557,28 @@ func (s *Search) terminalValue(pos rules.Position, quiet, ply, from int) (v, d f
 	return 0, 0, false
 }
 
-// pickChild returns the child of nd with the highest PUCT score.
-func (s *Search) pickChild(nd *node) int32 {
+// pick returns the child of node idx that the selection follows.
+func (s *Search) pick(idx int32) int32 {
+	nd := &s.nodes[idx]
+	if s.opt.Solver {
+		if c, ok := s.solverPick(nd); ok {
+			return c
+		}
+	}
+	if s.opt.Gumbel {
+		if idx == 0 && s.gum.valid {
+			return s.gumbelRootPick()
+		}
+		return s.gumbelPick(nd)
+	}
+	return s.pickChild(nd, idx == 0 && s.opt.ForcedPlayoutsK > 0 && s.noised)
+}
+
+// pickChild returns the child of nd with the highest PUCT score. With
+// forced, a child with fewer visits than its forced playouts goes first.
+// With the solver, children proven lost for the side to move are passed
+// over while another child is not.
+func (s *Search) pickChild(nd *node, forced bool) int32 {
 	children := s.nodes[nd.first : nd.first+int32(nd.nchild)]
 	var visits int32
 	var visitedPolicy float64
@@ -504,15 +595,22 @@ func (s *Search) pickChild(nd *node) int32 {
 	}
 	fpu := parentQ - s.opt.FPUReduction*math.Sqrt(visitedPolicy)
 	k := s.opt.CPuct * math.Sqrt(float64(max(visits, 1)))
+	skipLost := s.opt.Solver && !allLost(children)
 	best, bestScore := 0, math.Inf(-1)
 	for i := range children {
 		c := &children[i]
+		if skipLost && c.proof == proofLoss {
+			continue
+		}
 		n := c.n + c.inflight
 		q := fpu
 		if n > 0 {
 			q = (c.sumV - float64(c.inflight)) / float64(n)
 		}
 		score := q + k*float64(c.prior)/float64(1+n)
+		if forced && float64(n) < ForcedPlayouts(s.opt.ForcedPlayoutsK, float64(c.prior), float64(visits)) {
+			score += forcedBonus
+		}
 		if score > bestScore {
 			best, bestScore = i, score
 		}
@@ -574,6 +672,7 @@ func (s *Search) expand(l *leaf) {
 	} else {
 		w, d, lo = 0, 1, 0
 	}
+	nd.raw = float32(w - lo)
 	// The leaf's value for its side to move is w-lo; the node stores it for
 	// the side that moved into it.
 	s.backup(l.path, lo-w, d)
@@ -665,6 +764,10 @@ func (s *Search) result(rng *rand.Rand) Result {
 	res.Visits = make([]int, len(children))
 	res.Priors = make([]float32, len(children))
 	res.Q = make([]float32, len(children))
+	res.SearchPriors = res.Priors
+	if s.noised {
+		res.SearchPriors = make([]float32, len(children))
+	}
 	for i := range children {
 		c := &children[i]
 		res.Moves[i] = c.move
@@ -672,35 +775,52 @@ func (s *Search) result(rng *rand.Rand) Result {
 		res.Priors[i] = c.prior
 		if s.noised {
 			res.Priors[i] = s.clean[i]
+			res.SearchPriors[i] = c.prior
 		}
 		if c.n > 0 {
 			res.Q[i] = float32(c.sumV / float64(c.n))
 		}
 	}
 	best := s.bestChild(0)
-	res.Move = s.nodes[best].move
-	for idx := int32(0); ; {
-		nd := &s.nodes[idx]
-		if nd.state != expanded {
-			break
+	if s.opt.Gumbel {
+		res.Policy = s.completedPolicy(0)
+		if s.gum.valid && root.proof == proofNone {
+			best = s.gumbelChoice()
 		}
-		c := s.bestChild(idx)
+	}
+	res.Move = s.nodes[best].move
+	if s.opt.Solver {
+		s.solverResult(&res)
+	}
+	for idx, c := int32(0), best; ; c = s.bestChild(idx) {
 		if s.nodes[c].n == 0 {
 			break
 		}
 		res.PV = append(res.PV, s.nodes[c].move)
 		idx = c
+		if s.nodes[idx].state != expanded {
+			break
+		}
 	}
 	return res
 }
 
 // bestChild returns the most visited child of an expanded node; ties go to
-// the higher Q, then the higher prior.
+// the higher Q, then the higher prior. With the solver, a child proven won
+// for the side to move comes first and children proven lost last.
 func (s *Search) bestChild(idx int32) int32 {
 	nd := &s.nodes[idx]
 	best := nd.first
 	for c := nd.first + 1; c < nd.first+int32(nd.nchild); c++ {
 		a, b := &s.nodes[c], &s.nodes[best]
+		if s.opt.Solver {
+			if ra, rb := proofRank(a.proof), proofRank(b.proof); ra != rb {
+				if ra > rb {
+					best = c
+				}
+				continue
+			}
+		}
 		switch {
 		case a.n > b.n:
 			best = c
@@ -796,6 +916,28 @@ func (s *Search) compact(idx int32) {
 	}
 	s.spare = s.nodes[:0]
 	s.nodes = out
+	s.rootVisitsFromChildren()
+}
+
+// rootVisitsFromChildren makes the root's visits one (its own evaluation)
+// plus its children's, keeping its mean value. A node proven by the solver
+// counts the visits that stopped at it; as the new root, those would stand
+// for child visits that do not exist.
+func (s *Search) rootVisitsFromChildren() {
+	root := &s.nodes[0]
+	if root.state != expanded {
+		return
+	}
+	n := int32(1)
+	for c := root.first; c < root.first+int32(root.nchild); c++ {
+		n += s.nodes[c].n
+	}
+	if root.n > n {
+		f := float64(n) / float64(root.n)
+		root.sumV *= f
+		root.sumD *= f
+		root.n = n
+	}
 }
 
 // sync makes the root the current position of g, following the tree down

@@ -4,9 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 
 	"dama/mcts"
+	"dama/rules"
 )
 
 // Config configures self-play. The zero value of every field means its
@@ -62,7 +65,36 @@ type Config struct {
 	// Seed is the base seed; each game's seed is derived from it and the
 	// game's index (GameSeed).
 	Seed uint64 `mapstructure:"seed" json:"seed"`
+
+	// The learning-efficiency techniques below are off at their zero
+	// values, which the digest leaves out, so that a Config without them
+	// keeps its digest.
+
+	// Solver turns on the MCTS solver (mcts.Options.Solver). Default off.
+	Solver bool `mapstructure:"solver" json:"solver,omitempty"`
+	// ForcedPlayoutsK turns on forced playouts at the root of full
+	// searches (mcts.Options.ForcedPlayoutsK); 0: off. Not with Gumbel.
+	ForcedPlayoutsK float64 `mapstructure:"forced_playouts_k" json:"forced_playouts_k,omitempty"`
+	// PolicyTargetPruning records the visits of full searches with the
+	// forced playouts taken out (mcts.PruneVisits) as the policy target.
+	// Needs ForcedPlayoutsK.
+	PolicyTargetPruning bool `mapstructure:"policy_target_pruning" json:"policy_target_pruning,omitempty"`
+	// RootSearch is "puct" (the zero value "" means puct) or "gumbel":
+	// Gumbel search (mcts.Options.Gumbel) with Gumbel noise in full
+	// searches instead of Dirichlet noise, the move chosen by sequential
+	// halving (no temperature), and the completed-Q policy recorded as
+	// each full search's policy target (Ply.Policy).
+	RootSearch string `mapstructure:"root_search" json:"root_search,omitempty"`
+	// GumbelM, GumbelCVisit, GumbelCScale: see mcts.Options (defaults
+	// mcts.DefaultGumbelM, mcts.DefaultGumbelCVisit,
+	// mcts.DefaultGumbelCScale; used only with Gumbel).
+	GumbelM      int     `mapstructure:"gumbel_m" json:"gumbel_m,omitempty"`
+	GumbelCVisit float64 `mapstructure:"gumbel_c_visit" json:"gumbel_c_visit,omitempty"`
+	GumbelCScale float64 `mapstructure:"gumbel_c_scale" json:"gumbel_c_scale,omitempty"`
 }
+
+// Gumbel reports whether c asks for Gumbel root search.
+func (c Config) Gumbel() bool { return c.RootSearch == "gumbel" }
 
 // WithDefaults returns c with every zero field set to its default and
 // every "off" (negative) field set to 0.
@@ -99,6 +131,22 @@ func (c Config) WithDefaults() Config {
 	}
 	def(&c.ResignMoves, 3)
 	deff(&c.NoResignShare, 0.1)
+	if c.RootSearch == "puct" {
+		c.RootSearch = ""
+	}
+	if c.Gumbel() {
+		if c.GumbelM == 0 {
+			c.GumbelM = mcts.DefaultGumbelM
+		}
+		if c.GumbelCVisit == 0 {
+			c.GumbelCVisit = mcts.DefaultGumbelCVisit
+		}
+		if c.GumbelCScale == 0 {
+			c.GumbelCScale = mcts.DefaultGumbelCScale
+		}
+	} else {
+		c.GumbelM, c.GumbelCVisit, c.GumbelCScale = 0, 0, 0
+	}
 	return c
 }
 
@@ -123,6 +171,18 @@ func (c Config) Validate() error {
 		return fmt.Errorf("selfplay: resign_threshold %v must lie in [0,1)", c.ResignThreshold)
 	case c.NoResignShare > 1:
 		return fmt.Errorf("selfplay: no_resign_share %v must be at most 1", c.NoResignShare)
+	case c.RootSearch != "" && c.RootSearch != "gumbel":
+		return fmt.Errorf("selfplay: root_search %q must be puct or gumbel", c.RootSearch)
+	case c.ForcedPlayoutsK < 0 || c.ForcedPlayoutsK > 100 || math.IsNaN(c.ForcedPlayoutsK):
+		return fmt.Errorf("selfplay: forced_playouts_k %v must lie in [0,100]", c.ForcedPlayoutsK)
+	case c.ForcedPlayoutsK > 0 && c.Gumbel():
+		return fmt.Errorf("selfplay: forced_playouts_k %v must be 0 with root_search gumbel", c.ForcedPlayoutsK)
+	case c.PolicyTargetPruning && c.ForcedPlayoutsK == 0:
+		return errors.New("selfplay: policy_target_pruning needs forced_playouts_k > 0")
+	case c.GumbelM < 0 || c.GumbelM > rules.MaxMoves:
+		return fmt.Errorf("selfplay: gumbel_m %d must lie in 1..%d", c.GumbelM, rules.MaxMoves)
+	case c.GumbelCVisit < 0 || c.GumbelCScale < 0:
+		return fmt.Errorf("selfplay: gumbel_c_visit %v and gumbel_c_scale %v must be positive", c.GumbelCVisit, c.GumbelCScale)
 	}
 	return nil
 }
@@ -151,6 +211,12 @@ func (c Config) searchOptions() mcts.Options {
 		DirichletFraction: c.DirichletFraction,
 		MaxPlies:          c.MaxPlies,
 		Parallel:          c.LeavesInFlight,
+		Solver:            c.Solver,
+		ForcedPlayoutsK:   c.ForcedPlayoutsK,
+		Gumbel:            c.Gumbel(),
+		GumbelM:           c.GumbelM,
+		GumbelCVisit:      c.GumbelCVisit,
+		GumbelCScale:      c.GumbelCScale,
 	}
 	if c.TemperaturePlies > 0 {
 		o.Temperature = mcts.TemperatureSchedule(c.TemperaturePlies, 1, 0)

@@ -22,8 +22,8 @@ import (
 	"dama/rules"
 )
 
-// FormatVersion is the version of the game file format this package writes
-// and reads.
+// FormatVersion is the version of the game file format this package
+// writes; the reader also reads version 1 (see below).
 //
 // Self-play games are stored in chunk files of whole games. A worker names
 // its files
@@ -37,7 +37,7 @@ import (
 // digits) and renamed into place, so readers that list "*.dgames" see only
 // whole files.
 //
-// Format version 1. Integers are little-endian; a uvarint is
+// Format version 2. Integers are little-endian; a uvarint is
 // encoding/binary's unsigned varint; a string is a uvarint byte length (at
 // most 4096) followed by UTF-8 bytes; a float32 is its IEEE 754 bits as a
 // uint32. A position is 13 bytes: White's squares, Black's squares and the
@@ -69,23 +69,41 @@ import (
 //	  plies       uvarint  number of plies, then each ply:
 //	    pos       position Ply.Pos; the first is start, each next one is
 //	                       the previous one after its played move
-//	    flags     uint8    bit 0: Ply.Full; other bits 0
+//	    flags     uint8    bit 0: Ply.Full; bit 1: a policy target
+//	                       follows the played move; other bits 0
 //	    reps      uint8    Ply.Repetitions (0..2)
 //	    quiet     uint8    Ply.QuietPlies (0..80)
 //	    wdl       3 float32 Ply.WDL
 //	    legal     uvarint  number of legal moves (all of them, 1..128),
 //	                       then per move: move (6 bytes), visits uvarint
 //	    played    uvarint  Ply.Move, an index into the legal moves
+//	    policy    uint16 per legal move, in the order listed, when flag
+//	              bit 1 is set: Ply.Policy quantised, round(p * 65535)
+//	              (at least one not 0)
 //	trailer (16 bytes)
 //	  length    uint64   bytes before the trailer (header and body)
 //	  crc       uint32   CRC-32 (IEEE) of those bytes
 //	  magic     4 bytes  "DEND"
 //
+// Version 1 is version 2 without policy targets: ply flag bit 1 is always
+// clear. The reader reads both; Header.Version says which it read.
+//
 // The reader checks everything: the magic, the version, the trailer (a
 // short or cut file is ErrTruncated, a checksum mismatch ErrCorrupt), and
 // that every position is possible, every move legal, every list complete
 // and the plies chain from the start position through the moves played.
-const FormatVersion = 1
+const FormatVersion = 2
+
+// minVersion is the oldest format version the reader reads.
+const minVersion = 1
+
+// quantizePolicy maps a policy probability to its stored uint16.
+func quantizePolicy(p float32) uint16 {
+	return uint16(math.Round(float64(min(max(p, 0), 1)) * 65535))
+}
+
+// policyValue maps a stored uint16 back to a probability.
+func policyValue(q uint16) float32 { return float32(q) / 65535 }
 
 // FileExt is the extension of game chunk files.
 const FileExt = ".dgames"
@@ -229,10 +247,28 @@ func appendGame(b []byte, g *Game) ([]byte, error) {
 		if p.Repetitions < 0 || p.Repetitions > 2 || p.QuietPlies < 0 || p.QuietPlies > rules.QuietLimit {
 			return nil, fmt.Errorf("ply %d: repetitions %d, quiet plies %d out of range", i, p.Repetitions, p.QuietPlies)
 		}
+		if p.Policy != nil {
+			if len(p.Policy) != len(p.Legal) {
+				return nil, fmt.Errorf("ply %d: %d policy values for %d legal moves", i, len(p.Policy), len(p.Legal))
+			}
+			var sum int
+			for _, x := range p.Policy {
+				if !(x >= 0 && x <= 1) {
+					return nil, fmt.Errorf("ply %d: policy value %v outside [0,1]", i, x)
+				}
+				sum += int(quantizePolicy(x))
+			}
+			if sum == 0 {
+				return nil, fmt.Errorf("ply %d: policy target of zeros", i)
+			}
+		}
 		b = appendPos(b, p.Pos)
 		flags = 0
 		if p.Full {
 			flags |= 1
+		}
+		if p.Policy != nil {
+			flags |= 2
 		}
 		b = append(b, flags, byte(p.Repetitions), byte(p.QuietPlies))
 		for _, x := range p.WDL {
@@ -245,6 +281,9 @@ func appendGame(b []byte, g *Game) ([]byte, error) {
 			b = binary.AppendUvarint(b, uint64(p.Visits[j]))
 		}
 		b = binary.AppendUvarint(b, uint64(p.Move))
+		for _, x := range p.Policy {
+			b = binary.LittleEndian.AppendUint16(b, quantizePolicy(x))
+		}
 	}
 	return b, nil
 }
@@ -268,8 +307,8 @@ func Decode(data []byte) (Header, []*Game, error) {
 		return fail(len(data), ErrTruncated, "no version")
 	}
 	h.Version = int(binary.LittleEndian.Uint16(data[len(fileMagic):]))
-	if h.Version != FormatVersion {
-		return fail(len(fileMagic), ErrVersion, "version %d, this reader knows %d", h.Version, FormatVersion)
+	if h.Version < minVersion || h.Version > FormatVersion {
+		return fail(len(fileMagic), ErrVersion, "version %d, this reader knows %d..%d", h.Version, minVersion, FormatVersion)
 	}
 	if len(data) < len(fileMagic)+2+trailerLen || string(data[len(data)-4:]) != trailerMagic {
 		return fail(len(data), ErrTruncated, "no trailer (file of %d bytes)", len(data))
@@ -306,7 +345,7 @@ func Decode(data []byte) (Header, []*Game, error) {
 	legal := make([]rules.Move, 0, rules.MaxMoves)
 	for i := 0; i < h.Games; i++ {
 		off := br.off
-		g, err := readGame(br, legal)
+		g, err := readGame(br, legal, h.Version)
 		if err != nil {
 			return Header{}, nil, &FormatError{Offset: int64(br.off), Err: ErrCorrupt,
 				Detail: fmt.Sprintf("game %d (body offset %d): %v", i, off, err)}
@@ -342,6 +381,13 @@ func (r *byteReader) take(n int, what string) []byte {
 func (r *byteReader) u8(what string) uint8 {
 	if b := r.take(1, what); b != nil {
 		return b[0]
+	}
+	return 0
+}
+
+func (r *byteReader) u16(what string) uint16 {
+	if b := r.take(2, what); b != nil {
+		return binary.LittleEndian.Uint16(b)
 	}
 	return 0
 }
@@ -421,7 +467,11 @@ func (r *byteReader) pos(what string) rules.Position {
 	return rules.NewPosition(board, rules.Color(side))
 }
 
-func readGame(r *byteReader, legal []rules.Move) (*Game, error) {
+func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
+	plyFlags := uint8(3) // the ply flags of the version
+	if version == 1 {
+		plyFlags = 1
+	}
 	g := &Game{}
 	g.Seed = r.u64("seed")
 	flags := r.u8("flags")
@@ -462,7 +512,7 @@ func readGame(r *byteReader, legal []rules.Move) (*Game, error) {
 		switch {
 		case p.Pos != pos:
 			return nil, fmt.Errorf("ply %d: position %s, but the moves lead to %s", i, p.Pos.FEN(), pos.FEN())
-		case flags&^1 != 0:
+		case flags&^plyFlags != 0:
 			return nil, fmt.Errorf("ply %d: unknown flags %#x", i, flags)
 		case p.Repetitions > 2 || p.QuietPlies > rules.QuietLimit:
 			return nil, fmt.Errorf("ply %d: repetitions %d, quiet plies %d out of range", i, p.Repetitions, p.QuietPlies)
@@ -501,6 +551,18 @@ func readGame(r *byteReader, legal []rules.Move) (*Game, error) {
 			p.Legal[j] = legal[k]
 		}
 		p.Move = int(r.uvarint("played move", nl-1))
+		if flags&2 != 0 {
+			p.Policy = make([]float32, nl)
+			var sum int
+			for j := range p.Policy {
+				q := r.u16("policy")
+				sum += int(q)
+				p.Policy[j] = policyValue(q)
+			}
+			if r.err == nil && sum == 0 {
+				return nil, fmt.Errorf("ply %d: policy target of zeros", i)
+			}
+		}
 		if r.err != nil {
 			return nil, fmt.Errorf("ply %d: %v", i, r.err)
 		}

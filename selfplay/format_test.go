@@ -301,9 +301,14 @@ func TestWriteSeedCorpus(t *testing.T) {
 // rawFile builds a file with the given game count around an uncompressed
 // body, so that fuzzing reaches the game decoder past the checksum.
 func rawFile(count byte, body []byte) []byte {
+	return rawFileVersion(FormatVersion, count, body)
+}
+
+// rawFileVersion is rawFile with the given format version in the header.
+func rawFileVersion(version uint16, count byte, body []byte) []byte {
 	var buf bytes.Buffer
 	buf.WriteString(fileMagic)
-	buf.Write(binary.LittleEndian.AppendUint16(nil, FormatVersion))
+	buf.Write(binary.LittleEndian.AppendUint16(nil, version))
 	putString(&buf, "m")
 	putString(&buf, "d")
 	buf.Write(binary.LittleEndian.AppendUint64(nil, 1))

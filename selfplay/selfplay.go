@@ -64,13 +64,18 @@ func (t Termination) Adjudicated() bool { return t == LengthCap || t == Resigned
 
 // Ply is one position of a game and what the search found there.
 type Ply struct {
-	Pos         rules.Position
-	Legal       []rules.Move // the legal moves of Pos
-	Visits      []uint32     // search visits of each legal move: the policy target
-	Move        int          // index in Legal of the move played
-	WDL         [3]float32   // root win/draw/loss for the side to move (all 0 when the root had no visits)
-	Repetitions int          // earlier occurrences of Pos in the game (0..2)
-	QuietPlies  int          // the 40-move counter at Pos (0..rules.QuietLimit)
+	Pos    rules.Position
+	Legal  []rules.Move // the legal moves of Pos
+	Visits []uint32     // search visits of each legal move: the policy target (with Config.PolicyTargetPruning, pruned)
+	// Policy is a policy target per legal move that replaces the visits
+	// (Gumbel search's completed-Q policy, Config.RootSearch), stored
+	// quantised to multiples of 1/65535; nil when the visits are the
+	// target.
+	Policy      []float32
+	Move        int        // index in Legal of the move played
+	WDL         [3]float32 // root win/draw/loss for the side to move (all 0 when the root had no visits)
+	Repetitions int        // earlier occurrences of Pos in the game (0..2)
+	QuietPlies  int        // the 40-move counter at Pos (0..rules.QuietLimit)
 	// Full reports a full search: its visits are a policy target. Cheap
 	// searches (playout cap randomisation) and forced moves (one legal
 	// move, no search) are not.
@@ -177,7 +182,8 @@ func (pl *Player) Play(ctx context.Context, seed uint64) (*Game, error) {
 		if cfg.CheapVisits > 0 && rng.Float64() >= cfg.FullSearchProb {
 			full, visits = false, cfg.CheapVisits
 		}
-		res, err := pl.search.Run(ctx, g, mcts.Limit{Visits: visits, Noise: full && cfg.DirichletFraction > 0}, rng)
+		noise := full && (cfg.DirichletFraction > 0 || cfg.Gumbel())
+		res, err := pl.search.Run(ctx, g, mcts.Limit{Visits: visits, Noise: noise}, rng)
 		if err != nil {
 			return nil, err
 		}
@@ -208,10 +214,20 @@ func (pl *Player) Play(ctx context.Context, seed uint64) (*Game, error) {
 			Full:        full && !res.Forced,
 			Move:        -1,
 		}
+		target := res.Visits
+		if ply.Full && cfg.PolicyTargetPruning {
+			target = pl.search.PrunedVisits(res)
+		}
 		for i, m := range res.Moves {
-			ply.Visits[i] = uint32(res.Visits[i])
+			ply.Visits[i] = uint32(target[i])
 			if m == res.Move {
 				ply.Move = i
+			}
+		}
+		if ply.Full && res.Policy != nil {
+			ply.Policy = make([]float32, len(res.Policy))
+			for i, x := range res.Policy {
+				ply.Policy[i] = policyValue(quantizePolicy(x))
 			}
 		}
 		if ply.Move < 0 {

@@ -302,7 +302,7 @@ func (l *loop) unconsumed(done map[string]bool) ([]chunkInfo, error) {
 		}
 		ci, ok := l.counts[name]
 		if !ok {
-			s, games, err := l.run.readChunk(name)
+			s, games, err := l.run.readChunk(name, l.sampleOptions())
 			if err != nil {
 				return nil, err
 			}
@@ -381,7 +381,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	rec.Window = windowSpan(order, size)
 	if cand == "" {
 		if err := l.win.Update(order, size, func(name string) ([]model.Sample, error) {
-			s, _, err := l.run.readChunk(name)
+			s, _, err := l.run.readChunk(name, l.sampleOptions())
 			return s, err
 		}); err != nil {
 			return err
@@ -557,6 +557,11 @@ func (l *loop) gather(ctx context.Context, gen int, done map[string]bool, total 
 	}
 }
 
+// sampleOptions are the training targets the run asks for.
+func (l *loop) sampleOptions() SampleOptions {
+	return SampleOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix}
+}
+
 // SelfPlayConfig maps the run configuration to selfplay's, where zero means
 // "default" and negative "off".
 func SelfPlayConfig(c configs.SelfPlay, seed uint64) selfplay.Config {
@@ -580,6 +585,8 @@ func SelfPlayConfig(c configs.SelfPlay, seed uint64) selfplay.Config {
 		CheapVisits: c.CheapVisits, FullSearchProb: c.FullSearchProb,
 		ResignThreshold: c.ResignThreshold, ResignMoves: c.ResignMoves,
 		NoResignShare: off(c.NoResignShare), Seed: seed,
+		Solver: c.Solver, ForcedPlayoutsK: c.ForcedPlayoutsK, PolicyTargetPruning: c.PolicyTargetPruning,
+		RootSearch: c.RootSearch, GumbelM: c.GumbelM, GumbelCVisit: c.GumbelCVisit, GumbelCScale: c.GumbelCScale,
 	}
 }
 

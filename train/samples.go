@@ -7,29 +7,39 @@ import (
 	"dama/selfplay"
 )
 
-// GameSamples turns a self-play game into training samples: one per ply
+// GameSamples turns a self-play game into training samples with the value
+// target the game's result alone: SampleOptions{}.Samples.
+func GameSamples(g *selfplay.Game, dst []model.Sample) []model.Sample {
+	return SampleOptions{}.Samples(g, dst)
+}
+
+// SampleOptions choose how training targets are made from games.
+type SampleOptions struct {
+	// ValueTargetMix m in [0,1] mixes the root search's WDL of each
+	// position (selfplay.Ply.WDL) into its value target:
+	// (1-m) * result + m * WDL. 0: the result alone.
+	ValueTargetMix float64
+}
+
+// Samples turns a self-play game into training samples: one per ply
 // searched in full (cheap searches of playout cap randomisation and forced
 // moves carry no policy target and are left out). The policy target is the
-// visit distribution; the value target is the game's result from the side to
-// move's point of view (an adjudicated length cap is a draw, a resignation a
-// loss for the side that resigned).
-func GameSamples(g *selfplay.Game, dst []model.Sample) []model.Sample {
+// ply's stored policy target when it has one (Gumbel search), otherwise
+// its visit distribution; the value target is the game's result from the
+// side to move's point of view (an adjudicated length cap is a draw, a
+// resignation a loss for the side that resigned), mixed with the root
+// search's WDL by ValueTargetMix.
+func (o SampleOptions) Samples(g *selfplay.Game, dst []model.Sample) []model.Sample {
 	winner, decided := g.Result.Winner()
+	m := float32(o.ValueTargetMix)
 	for i := range g.Plies {
 		p := &g.Plies[i]
 		if !p.Full || len(p.Legal) < 2 {
 			continue
 		}
-		var total uint64
-		for _, v := range p.Visits {
-			total += uint64(v)
-		}
-		if total == 0 {
+		pol := policyTarget(p)
+		if pol == nil {
 			continue
-		}
-		pol := make([]float32, len(p.Visits))
-		for j, v := range p.Visits {
-			pol[j] = float32(float64(v) / float64(total))
 		}
 		var wdl [3]float32
 		switch {
@@ -40,12 +50,45 @@ func GameSamples(g *selfplay.Game, dst []model.Sample) []model.Sample {
 		default:
 			wdl[2] = 1
 		}
+		if sum := p.WDL[0] + p.WDL[1] + p.WDL[2]; m > 0 && sum > 0 {
+			for k := range wdl {
+				wdl[k] = (1-m)*wdl[k] + m*p.WDL[k]/sum
+			}
+		}
 		dst = append(dst, model.Sample{
 			Pos: p.Pos, Repetitions: p.Repetitions, QuietPlies: p.QuietPlies,
 			Legal: p.Legal, Policy: pol, WDL: wdl,
 		})
 	}
 	return dst
+}
+
+// policyTarget returns the normalised policy target of a ply: its stored
+// target, or else its visits; nil when it has none.
+func policyTarget(p *selfplay.Ply) []float32 {
+	var w []float64
+	var total float64
+	if p.Policy != nil {
+		w = make([]float64, len(p.Policy))
+		for j, x := range p.Policy {
+			w[j] = float64(max(x, 0))
+			total += w[j]
+		}
+	} else {
+		w = make([]float64, len(p.Visits))
+		for j, v := range p.Visits {
+			w[j] = float64(v)
+			total += w[j]
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	pol := make([]float32, len(w))
+	for j := range w {
+		pol[j] = float32(w[j] / total)
+	}
+	return pol
 }
 
 // chunkInfo is what the trainer knows of one games file.
@@ -56,14 +99,14 @@ type chunkInfo struct {
 }
 
 // readChunk loads the samples of a games file in the run.
-func (r *Run) readChunk(name string) ([]model.Sample, int, error) {
+func (r *Run) readChunk(name string, opt SampleOptions) ([]model.Sample, int, error) {
 	_, games, err := selfplay.ReadFile(filepath.Join(r.Path(GamesDir), name))
 	if err != nil {
 		return nil, 0, err
 	}
 	var out []model.Sample
 	for _, g := range games {
-		out = GameSamples(g, out)
+		out = opt.Samples(g, out)
 	}
 	return out, len(games), nil
 }

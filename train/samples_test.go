@@ -1,0 +1,153 @@
+package train
+
+import (
+	"reflect"
+	"testing"
+
+	"dama/configs"
+	"dama/model"
+	"dama/rules"
+	"dama/selfplay"
+)
+
+// samplesBefore is GameSamples as it was before the value target mix and
+// stored policy targets, kept to hold SampleOptions{} to it.
+func samplesBefore(g *selfplay.Game, dst []model.Sample) []model.Sample {
+	winner, decided := g.Result.Winner()
+	for i := range g.Plies {
+		p := &g.Plies[i]
+		if !p.Full || len(p.Legal) < 2 {
+			continue
+		}
+		var total uint64
+		for _, v := range p.Visits {
+			total += uint64(v)
+		}
+		if total == 0 {
+			continue
+		}
+		pol := make([]float32, len(p.Visits))
+		for j, v := range p.Visits {
+			pol[j] = float32(float64(v) / float64(total))
+		}
+		var wdl [3]float32
+		switch {
+		case !decided:
+			wdl[1] = 1
+		case winner == p.Pos.Side():
+			wdl[0] = 1
+		default:
+			wdl[2] = 1
+		}
+		dst = append(dst, model.Sample{
+			Pos: p.Pos, Repetitions: p.Repetitions, QuietPlies: p.QuietPlies,
+			Legal: p.Legal, Policy: pol, WDL: wdl,
+		})
+	}
+	return dst
+}
+
+func TestSamplesMixOffUnchanged(t *testing.T) {
+	_, games, err := selfplay.ReadFile("../selfplay/testdata/games-v1.dgames")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, g := range games {
+		want := samplesBefore(g, nil)
+		if got := (SampleOptions{}).Samples(g, nil); !reflect.DeepEqual(got, want) {
+			t.Errorf("game %d: samples with mix 0 differ from before", g.Seed)
+		}
+		if got := GameSamples(g, nil); !reflect.DeepEqual(got, want) {
+			t.Errorf("game %d: GameSamples differs from before", g.Seed)
+		}
+		n += len(want)
+	}
+	if n == 0 {
+		t.Fatal("no samples in the test games")
+	}
+}
+
+func TestValueTargetMix(t *testing.T) {
+	p := rules.Start()
+	legal := p.Legal(nil)
+	visits := make([]uint32, len(legal))
+	visits[0] = 4
+	g := &selfplay.Game{
+		Start: p, Result: rules.WhiteWins,
+		Plies: []selfplay.Ply{{Pos: p, Legal: legal, Visits: visits, Full: true, WDL: [3]float32{0.2, 0.5, 0.3}}},
+	}
+	near := func(a, b [3]float32) bool {
+		for i := range a {
+			if d := a[i] - b[i]; d > 1e-6 || d < -1e-6 {
+				return false
+			}
+		}
+		return true
+	}
+	for _, tc := range []struct {
+		m    float64
+		want [3]float32
+	}{
+		{0, [3]float32{1, 0, 0}},
+		{0.25, [3]float32{0.75 + 0.25*0.2, 0.25 * 0.5, 0.25 * 0.3}},
+		{1, [3]float32{0.2, 0.5, 0.3}},
+	} {
+		s := SampleOptions{ValueTargetMix: tc.m}.Samples(g, nil)
+		if len(s) != 1 || !near(s[0].WDL, tc.want) {
+			t.Errorf("mix %v: WDL %v, want %v", tc.m, s[0].WDL, tc.want)
+		}
+	}
+	// A WDL that does not sum to 1 is normalised; none at all leaves the
+	// result alone.
+	g.Plies[0].WDL = [3]float32{0.4, 1, 0.6}
+	if s := (SampleOptions{ValueTargetMix: 0.5}).Samples(g, nil); !near(s[0].WDL, [3]float32{0.6, 0.25, 0.15}) {
+		t.Errorf("unnormalised WDL: %v", s[0].WDL)
+	}
+	g.Plies[0].WDL = [3]float32{}
+	if s := (SampleOptions{ValueTargetMix: 0.5}).Samples(g, nil); s[0].WDL != [3]float32{1, 0, 0} {
+		t.Errorf("no search WDL: %v, want the result", s[0].WDL)
+	}
+}
+
+func TestStoredPolicyTarget(t *testing.T) {
+	p := rules.Start()
+	legal := p.Legal(nil)
+	visits := make([]uint32, len(legal))
+	visits[0] = 10
+	pol := make([]float32, len(legal))
+	pol[1], pol[2] = 0.3, 0.1 // not normalised
+	g := &selfplay.Game{
+		Start: p, Result: rules.Draw,
+		Plies: []selfplay.Ply{{Pos: p, Legal: legal, Visits: visits, Policy: pol, Full: true}},
+	}
+	s := GameSamples(g, nil)
+	if len(s) != 1 || s[0].Policy[0] != 0 || s[0].Policy[1] != 0.75 || s[0].Policy[2] != 0.25 {
+		t.Errorf("policy target %v, want the stored one normalised (0, 0.75, 0.25, ...)", s[0].Policy)
+	}
+}
+
+func TestSelfPlayConfigTechniques(t *testing.T) {
+	c := configs.Default().SelfPlay
+	sc := SelfPlayConfig(c, 1)
+	if sc.Solver || sc.ForcedPlayoutsK != 0 || sc.PolicyTargetPruning || sc.Gumbel() {
+		t.Errorf("defaults turn on a technique: %+v", sc)
+	}
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c.Solver, c.ForcedPlayoutsK, c.PolicyTargetPruning = true, 2, true
+	sc = SelfPlayConfig(c, 1)
+	if !sc.Solver || sc.ForcedPlayoutsK != 2 || !sc.PolicyTargetPruning {
+		t.Errorf("techniques not mapped: %+v", sc)
+	}
+	c.ForcedPlayoutsK, c.PolicyTargetPruning = 0, false
+	c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale = "gumbel", 8, 30, 0.5
+	sc = SelfPlayConfig(c, 1).WithDefaults()
+	if !sc.Gumbel() || sc.GumbelM != 8 || sc.GumbelCVisit != 30 || sc.GumbelCScale != 0.5 {
+		t.Errorf("Gumbel settings not mapped: %+v", sc)
+	}
+	if err := sc.Validate(); err != nil {
+		t.Error(err)
+	}
+}
