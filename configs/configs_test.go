@@ -316,3 +316,20 @@ func TestWindowAndSteps(t *testing.T) {
 		t.Errorf("Steps with steps_per_generation 7: %d", got)
 	}
 }
+
+// TestABConfigs loads every configuration of the A/B experiments
+// (configs/ab, used by scripts/ab.sh): each must stay valid as keys change.
+func TestABConfigs(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("ab", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 2 {
+		t.Fatalf("configs/ab holds %d configurations, want a base and arms", len(files))
+	}
+	for _, f := range files {
+		if _, err := Load(f, nil, nil); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
