@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -117,16 +118,33 @@ func (h *Hub) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	quit := make(chan struct{})
 	defer close(quit)
 	go func() {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		for sc.Scan() {
+		r := bufio.NewReaderSize(in, 64*1024)
+		var err error
+		for {
+			var line string
+			line, err = readLine(r, MaxHubLine)
+			if errors.Is(err, errLineTooLong) {
+				line, err = tooLongLine, nil // handle answers with an error and reads on
+			}
+			eof := errors.Is(err, io.EOF)
+			if eof {
+				err = nil
+				if line == "" {
+					break
+				}
+			} else if err != nil {
+				break
+			}
 			select {
-			case lines <- sc.Text():
+			case lines <- line:
 			case <-quit:
 				return
 			}
+			if eof { // a last line without its newline
+				break
+			}
 		}
-		readErr <- sc.Err()
+		readErr <- err
 		close(lines)
 	}()
 	defer h.stop()
@@ -155,6 +173,45 @@ func (h *Hub) writeErr() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.werr
+}
+
+// MaxHubLine is the longest command line the engine reads (1 MiB); a
+// longer line is discarded with an error answer.
+const MaxHubLine = 1 << 20
+
+var errLineTooLong = errors.New("line too long")
+
+// tooLongLine stands for a discarded line; it cannot come from the reader
+// because it holds a newline.
+const tooLongLine = "\n too long"
+
+// readLine reads one line of at most max bytes, without its end of line.
+// A longer line is read to its end and discarded: errLineTooLong. At the
+// end of the input it returns what it read with io.EOF.
+func readLine(r *bufio.Reader, max int) (string, error) {
+	var buf []byte
+	long := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !long {
+			if len(buf)+len(chunk) > max+2 { // room for "\r\n"
+				long, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if long {
+			if err == nil {
+				return "", errLineTooLong
+			}
+			return "", err
+		}
+		s := strings.TrimRight(string(buf), "\r\n")
+		return s, err
+	}
 }
 
 // send writes one line; it is safe from any goroutine.
@@ -199,6 +256,10 @@ func (h *Hub) finished() {
 // handle executes one command line; it reports whether to quit.
 func (h *Hub) handle(ctx context.Context, text string) bool {
 	h.finished()
+	if text == tooLongLine {
+		h.sendError("line too long (more than %d bytes): ignored", MaxHubLine)
+		return false
+	}
 	l, err := ParseHubLine(text)
 	if err != nil {
 		h.sendError("%v", err)

@@ -373,3 +373,22 @@ func hasCommand(lines []HubLine, cmd string) bool {
 	}
 	return false
 }
+
+// A line longer than any command (here 2 MiB) gets an error answer; the
+// engine reads on (issue 13, point 7).
+func TestHubHugeLine(t *testing.T) {
+	c := startHub(t, Uniform{})
+	go io.WriteString(c.in, strings.Repeat("x", 2<<20)+"\n")
+	l, _ := c.expect("error")
+	if msg, _ := l.Get("message"); !strings.Contains(msg, "too long") {
+		t.Errorf("huge line: engine answered %s, want an error saying the line is too long", l)
+	}
+	c.send("ping")
+	if l, _ := c.expect("pong"); l.Command != "pong" {
+		t.Fatal("no pong after a huge line")
+	}
+	c.send("quit")
+	if err := <-c.done; err != nil {
+		t.Errorf("Run returned %v after quit", err)
+	}
+}
