@@ -36,7 +36,8 @@ type HubOptions struct {
 // a pair of streams. Commands understood:
 //
 //	hub                     -> id, param declarations, wait
-//	set-param name= value=  (variant: italian only; visits: visits per move when level sets no limit)
+//	set-param name= value=  (variant: italian only; visits: visits per move when level sets no limit;
+//	                         tree-mb: memory of the search tree in MB, which drops the tree)
 //	init                    -> ready
 //	ping                    -> pong (also during a search)
 //	new-game                   forget the search tree
@@ -47,12 +48,17 @@ type HubOptions struct {
 //	stop                       end the search now; done follows
 //	quit
 //
-// Unknown commands and arguments are ignored, as the protocol asks.
-// level nodes counts root visits of the MCTS; level depth stops the search
-// once its principal variation is that long. info lines carry depth (PV
-// length), nodes (root visits), score (expected result W-L for the side to
-// move, in [-1, 1]), wdl (win, draw and loss probabilities), time
-// (seconds), nps (visits per second) and pv.
+// Unknown commands and arguments are ignored, as the protocol asks; a line
+// longer than MaxHubLine gets an error answer.
+// level nodes counts root visits of the MCTS; level depth=D spends the
+// effort of an alpha-beta search of depth D, DepthVisits(D) root visits;
+// move-time and clock times are kept with a safety margin (TimeMargin),
+// counted from the arrival of go. A tree that reaches its memory (tree-mb)
+// stops growing and the search goes on, so infinite analysis runs until
+// stop. info lines carry depth (PV length), nodes (root visits), score (in
+// men, as clients read it: ScoreMen of the expected result W-L for the side
+// to move), wdl (win, draw and loss probabilities; for a forced move the
+// network's), time (seconds), nps (visits per second) and pv.
 type Hub struct {
 	opt      HubOptions
 	ev       mcts.Evaluator
@@ -272,6 +278,8 @@ func (h *Hub) handle(ctx context.Context, text string) bool {
 		p := hubLine("param", "name", "variant", "value", "italian", "type", "enum", "values", "italian")
 		h.send(p)
 		h.send(hubLine("param", "name", "visits", "value", strconv.Itoa(h.opt.Visits), "type", "int", "min", "0", "max", "100000000"))
+		h.send(hubLine("param", "name", "tree-mb", "value", strconv.Itoa(TreeMB(h.searcher.search.Options().MaxNodes)), "type", "int",
+			"min", strconv.Itoa(MinTreeMB), "max", strconv.Itoa(MaxTreeMB)))
 		h.send(HubLine{Command: "wait"})
 	case "set-param":
 		h.setParam(l)
@@ -323,6 +331,18 @@ func (h *Hub) setParam(l HubLine) {
 			return
 		}
 		h.opt.Visits = v
+	case "tree-mb":
+		mb, err := strconv.Atoi(value)
+		if err != nil || mb < MinTreeMB || mb > MaxTreeMB {
+			h.sendError("param tree-mb: %q is not a size in MB in [%d, %d]", value, MinTreeMB, MaxTreeMB)
+			return
+		}
+		h.stop()
+		opt := h.searcher.search.Options()
+		opt.MaxNodes = TreeNodes(mb)
+		every := h.searcher.InfoEvery
+		h.searcher = NewSearcher(h.ev, opt)
+		h.searcher.InfoEvery = every
 	default:
 		h.sendError("unknown param %q", name)
 	}
@@ -434,6 +454,7 @@ func (h *Hub) start(ctx context.Context, l HubLine) {
 		return
 	}
 	lim := h.limits()
+	lim.Start = time.Now()
 	_, ponder := l.Get("ponder")
 	jctx, cancel := context.WithCancel(ctx)
 	j := &job{cancel: cancel, done: make(chan struct{})}
@@ -489,7 +510,7 @@ func infoLine(i Info) HubLine {
 	return hubLine("info",
 		"depth", strconv.Itoa(len(r.PV)),
 		"nodes", strconv.Itoa(r.RootVisits),
-		"score", strconv.FormatFloat(float64(r.Value), 'f', 3, 32),
+		"score", strconv.FormatFloat(ScoreMen(r.Value), 'f', 2, 64),
 		"wdl", fmt.Sprintf("%.3f %.3f %.3f", r.WDL[0], r.WDL[1], r.WDL[2]),
 		"time", strconv.FormatFloat(i.Elapsed.Seconds(), 'f', 3, 64),
 		"nps", strconv.FormatFloat(i.NodesPerSecond(), 'f', 0, 64),

@@ -320,6 +320,8 @@ func TestHubErrors(t *testing.T) {
 		{"pos pos=" + FormatHubPosition(rules.Start()) + ` moves="22-18 99-1"`, "move 2"},
 		{"pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww moves=\"21-17 9-13 17-14\"", "move 3"},
 		{"level nodes=many", "nodes"},
+		{"set-param name=tree-mb value=0", "tree-mb"},
+		{"set-param name=tree-mb value=lots", "tree-mb"},
 	} {
 		c.send(tc.send)
 		var l HubLine

@@ -23,6 +23,7 @@ type engineFlags struct {
 	seconds  *float64
 	parallel *int
 	cache    *int
+	treeMB   *int
 }
 
 func addEngineFlags(fs *flag.FlagSet, visits int) *engineFlags {
@@ -32,6 +33,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int) *engineFlags {
 		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit); for hub, when the GUI sets no level"),
 		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step (network batch size)"),
 		cache:    fs.Int("cache", 1<<16, "evaluations cached"),
+		treeMB:   fs.Int("tree-mb", engine.TreeMB(0), fmt.Sprintf("memory of the search tree in MB (%d bytes a node, twice while the root moves); a full tree stops growing and the search goes on", mcts.NodeBytes)),
 	}
 }
 
@@ -54,7 +56,10 @@ func (f *engineFlags) searchOptions() (mcts.Options, error) {
 	if *f.parallel < 1 || *f.parallel > 256 {
 		return mcts.Options{}, fmt.Errorf("--parallel %d out of range [1, 256]", *f.parallel)
 	}
-	return mcts.Options{Parallel: *f.parallel}, nil
+	if *f.treeMB < engine.MinTreeMB || *f.treeMB > engine.MaxTreeMB {
+		return mcts.Options{}, fmt.Errorf("--tree-mb %d out of range [%d, %d]", *f.treeMB, engine.MinTreeMB, engine.MaxTreeMB)
+	}
+	return mcts.Options{Parallel: *f.parallel, MaxNodes: engine.TreeNodes(*f.treeMB)}, nil
 }
 
 // engineSetup is what hub, play and analyze need from their flags.
