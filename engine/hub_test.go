@@ -38,6 +38,8 @@ func TestHubPosition(t *testing.T) {
 		"", "W", "Xbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww", "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwwx",
 		"Wwbbbbbbbbbbbeeeeeeeewwwwwwwwwwww", // a white man on square 1
 		"Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwwww",
+		"Wbbbbbbbbbbbbeeeeeewwwwwwwwwwwwww", // 13 white men
+		"WBBBBBBBBBBBBBBBBWWWWWWWWWWWWWWWW", // 16 kings a side
 	} {
 		if _, err := ParseHubPosition(bad); !errors.Is(err, ErrHub) {
 			t.Errorf("ParseHubPosition(%q) error %v, want ErrHub", bad, err)
