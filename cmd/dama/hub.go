@@ -27,6 +27,13 @@ type engineFlags struct {
 }
 
 func addEngineFlags(fs *flag.FlagSet, visits int) *engineFlags {
+	defer func() {
+		limit(fs, "visits", 0, 1e9, "0: no visit limit")
+		limit(fs, "time", 0, 1e6, "0: no time limit")
+		limit(fs, "parallel", 1, 256, "")
+		limit(fs, "cache", 0, 1<<30, "0: none")
+		limit(fs, "tree-mb", engine.MinTreeMB, engine.MaxTreeMB, "")
+	}()
 	return &engineFlags{
 		model:    fs.String("model", "", `checkpoint file of the network, or "random" for a uniform evaluator (no network)`),
 		visits:   fs.Int("visits", visits, "MCTS visits per move (0: no visit limit; then --time must be set); for hub, when the GUI sets no level"),

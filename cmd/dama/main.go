@@ -76,6 +76,10 @@ func run(args []string, out, errw io.Writer) int {
 		}
 		return 2
 	}
+	if err := checkFlagRanges(fs); err != nil {
+		fmt.Fprintf(errw, "dama %s: %v\n", c.name, err)
+		return 2
+	}
 	if err := c.run(fs, fs.Args()); err != nil {
 		switch {
 		case errors.Is(err, flag.ErrHelp):
@@ -132,7 +136,7 @@ func parseMore(fs *flag.FlagSet, args []string) error {
 		}
 		return errUsage
 	}
-	return nil
+	return checkFlagRanges(fs)
 }
 
 // oneLine folds an error message onto a single line.

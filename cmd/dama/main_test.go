@@ -91,3 +91,29 @@ func TestShowCommand(t *testing.T) {
 		t.Error("show of a missing PDN file exited 0")
 	}
 }
+
+// Every numeric flag is checked against its range, NaN and infinities
+// included, with the range in the message (issue 13, point 14).
+func TestNumericFlagRanges(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--parallel", "-3"}, "--parallel -3 out of range [0, "},
+		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--visits", "-1"}, "--visits -1 out of range [0, "},
+		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--batch", "-1"}, "--batch -1 out of range [0, "},
+		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--cache", "-1"}, "--cache -1 out of range [0, "},
+		{[]string{"show", "--pdn", "x.pdn", "--ply", "-5"}, "--ply -5 out of range [-1, "},
+		{[]string{"hub", "--model", "random", "--time", "NaN"}, "--time NaN is not a number"},
+		{[]string{"hub", "--model", "random", "--time", "+Inf"}, "--time +Inf out of range [0, "},
+		{[]string{"analyze", "--model", "random", "--top", "-2"}, "--top -2 out of range [0, "},
+		{[]string{"arena", "--a", "random", "--b", "random", "--threshold", "1.5"}, "--threshold 1.5 out of range [0, 1]"},
+		{[]string{"arena", "--a", "random", "--b", "random", "--parallel", "0"}, "--parallel 0 out of range [1, "},
+	} {
+		code, _, errs := runCmd(t, tc.args...)
+		if code == 0 || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want a one-line error containing %q", tc.args, code, errs, tc.want)
+		}
+	}
+}

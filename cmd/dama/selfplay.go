@@ -64,6 +64,13 @@ func selfplayFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.batch, "batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
 	fs.IntVar(&o.cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	limit(fs, "games", 0, 1e9, "0: with --run, until interrupted")
+	limit(fs, "parallel", 0, 4096, "0: the config's or 32")
+	limit(fs, "visits", 0, 1e7, "0: the config's or 200")
+	limit(fs, "first", 0, 1e12, "")
+	limit(fs, "chunk", 1, 1e6, "")
+	limit(fs, "batch", 0, 65536, "0: games at once times leaves in flight")
+	limit(fs, "cache", 0, 1<<30, "0: none")
 }
 
 // selfplayRandom is the "random" model: uniform priors, and every position

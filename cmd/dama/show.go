@@ -20,6 +20,8 @@ func init() {
 			pdn = fs.String("pdn", "", "PDN file; shows a game's final position and its moves")
 			game = fs.Int("game", 1, "with --pdn: which game of the file (1 = first)")
 			ply = fs.Int("ply", -1, "with --pdn: show the position after this many plies (-1 = the end)")
+			limit(fs, "game", 1, 1e9, "")
+			limit(fs, "ply", -1, 1e9, "-1: the end")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {

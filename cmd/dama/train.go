@@ -38,6 +38,7 @@ func init() {
 			workers = fs.Int("selfplay-workers", 1, "1: play self-play games in this process; 0: only train and gate on games from 'dama selfplay --run DIR' workers")
 			fs.Var(&sets, "set", "override one configuration key, e.g. --set selfplay.visits=64 (repeatable)")
 			quiet = fs.Bool("quiet", false, "no progress bars")
+			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
