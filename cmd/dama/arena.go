@@ -188,7 +188,9 @@ func writeArenaPDN(path string, games []arena.GameResult, res arena.MatchResult)
 	slices.SortFunc(games, func(x, y arena.GameResult) int { return x.Index - y.Index })
 	for _, g := range games {
 		if pairs[g.Index/2] == 2 {
-			recs = append(recs, g.Record())
+			r := g.Record()
+			r.Tags = append([]rules.Tag{{Name: "Event", Value: "dama arena: " + res.A + " vs " + res.B}, {Name: "Site", Value: "dama"}}, r.Tags...)
+			recs = append(recs, r)
 		}
 	}
 	if len(recs) != res.Games() {

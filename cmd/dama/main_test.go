@@ -117,3 +117,22 @@ func TestNumericFlagRanges(t *testing.T) {
 		}
 	}
 }
+
+// A PDN file with a bad game in the middle: the other games show, the bad
+// one is reported with its reason and shown up to the bad move (issue 13,
+// point 2).
+func TestShowPDNWithBadGame(t *testing.T) {
+	pdn := t.TempDir() + "/g.pdn"
+	text := "[Event \"a\"]\n1. 22-18 11-15 1-0\n\n[Event \"b\"]\n1. 22-18 12-16 2. 21-17 99-1 *\n\n[Event \"c\"]\n1. 21-17 1/2-1/2\n"
+	if err := os.WriteFile(pdn, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "show", "--pdn", pdn, "--game", "3")
+	if code != 0 || !strings.Contains(out, "3 games: 2 read, 1 failed") || !strings.Contains(out, "game 2: ") || !strings.Contains(out, "move 2...") {
+		t.Errorf("show --game 3: exit %d, stderr %q, output:\n%s", code, errs, out)
+	}
+	code, out, errs = runCmd(t, "show", "--pdn", pdn, "--game", "2")
+	if code != 0 || !strings.Contains(out, "after 3 of 3 plies") || !strings.Contains(out, "stops before the bad move") {
+		t.Errorf("show --game 2: exit %d, stderr %q, output:\n%s", code, errs, out)
+	}
+}
