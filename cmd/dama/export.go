@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"dama/model"
 	"dama/model/export"
 )
 
@@ -20,7 +19,7 @@ func init() {
 		summary: "export a network as an ONNX model or a JSON file of folded weights",
 		usage:   "--model CKPT --format onnx|json --out FILE",
 		flags: func(fs *flag.FlagSet) {
-			ckpt = fs.String("model", "", "checkpoint file to export")
+			ckpt = fs.String("model", "", "checkpoint file to export, or a run folder (its best model)")
 			format = fs.String("format", "onnx", "onnx (ONNX opset 13, any runtime) or json (plain weights for engine authors)")
 			out = fs.String("out", "", "output file")
 		},
@@ -34,7 +33,7 @@ func init() {
 			if *format != "onnx" && *format != "json" {
 				return fmt.Errorf("--format %q: want onnx or json", *format)
 			}
-			ck, err := model.Load(*ckpt)
+			ck, err := loadModel(*ckpt)
 			if err != nil {
 				return err
 			}

@@ -35,7 +35,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int) *engineFlags {
 		limit(fs, "tree-mb", engine.MinTreeMB, engine.MaxTreeMB, "")
 	}()
 	return &engineFlags{
-		model:    fs.String("model", "", `checkpoint file of the network, or "random" for a uniform evaluator (no network)`),
+		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), or "random" for a uniform evaluator (no network)`),
 		visits:   fs.Int("visits", visits, "MCTS visits per move (0: no visit limit; then --time must be set); for hub, when the GUI sets no level"),
 		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit); for hub, when the GUI sets no level"),
 		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step (network batch size)"),
@@ -103,7 +103,7 @@ func (f *engineFlags) evaluator() (ev mcts.Evaluator, name string, close func(),
 	case "random":
 		return engine.Uniform{}, "uniform evaluator", func() {}, nil
 	}
-	ck, err := model.Load(*f.model)
+	ck, err := loadModel(*f.model)
 	if err != nil {
 		return nil, "", nil, err
 	}

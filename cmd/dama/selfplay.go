@@ -49,7 +49,7 @@ var selfplayOpt selfplayOptions
 func selfplayFlags(fs *flag.FlagSet) {
 	o := &selfplayOpt
 	*o = selfplayOptions{}
-	fs.StringVar(&o.model, "model", "", `checkpoint file of the model, or "random" (uniform priors, every position a draw)`)
+	fs.StringVar(&o.model, "model", "", `checkpoint file of the model, a run folder (its best model), or "random" (uniform priors, every position a draw)`)
 	fs.IntVar(&o.games, "games", 0, "number of games to play")
 	fs.StringVar(&o.out, "out", "", "folder for the game chunks (created if needed)")
 	fs.StringVar(&o.run, "run", "", "work as a self-play worker of a training run folder: follow its best model and add games to it (--games 0: until interrupted)")
@@ -149,6 +149,11 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	h := selfplay.Header{Model: o.model, ConfigDigest: cfg.Digest()}
 	var ev mcts.Evaluator = selfplayRandom{}
 	if o.model != "random" {
+		path, err := train.ResolveModel(o.model)
+		if err != nil {
+			return err
+		}
+		o.model = path
 		data, err := os.ReadFile(o.model)
 		if err != nil {
 			return err
