@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"dama/internal/atomicfile"
 )
@@ -92,7 +93,8 @@ func (r *Run) Best() (string, error) {
 		return "", err
 	}
 	name := strings.TrimSpace(string(b))
-	if name == "" || strings.Contains(name, "\n") || filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
+	if name == "" || strings.IndexFunc(name, func(c rune) bool { return !unicode.IsPrint(c) }) >= 0 ||
+		filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
 		return "", fmt.Errorf("train: %s: bad best model name %q", r.Path(BestFile), name)
 	}
 	return name, nil

@@ -41,7 +41,7 @@ type selfplayOptions struct {
 	games, parallel, visits    int
 	first, chunk, batch, cache int
 	seed                       uint64
-	pdn, quiet                 bool
+	pdn, quiet, wait           bool
 }
 
 var selfplayOpt selfplayOptions
@@ -64,6 +64,7 @@ func selfplayFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.batch, "batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
 	fs.IntVar(&o.cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&o.wait, "wait", false, "with --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
 	limit(fs, "games", 0, 1e9, "0: with --run, until interrupted")
 	limit(fs, "parallel", 0, 4096, "0: the config's or 32")
 	limit(fs, "visits", 0, 1e7, "0: the config's or 200")
@@ -332,7 +333,7 @@ func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
 	if !isFlagSet(fs, "chunk") {
 		chunk = 16
 	}
-	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log})
+	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Wait: o.wait})
 }
 
 func isFlagSet(fs *flag.FlagSet, name string) bool {
