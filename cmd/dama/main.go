@@ -63,6 +63,9 @@ func run(args []string, out, errw io.Writer) int {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = []string{"version"}
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(errw, "dama: unknown command %q (run 'dama help' for the list)\n", args[0])

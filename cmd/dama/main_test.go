@@ -136,3 +136,17 @@ func TestShowPDNWithBadGame(t *testing.T) {
 		t.Errorf("show --game 2: exit %d, stderr %q, output:\n%s", code, errs, out)
 	}
 }
+
+// dama version and --version print the build's version, the one the Hub id
+// line carries (issue 13, point 8).
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
+		code, out, errs := runCmd(t, args...)
+		if code != 0 || out != "dama "+buildVersion()+"\n" {
+			t.Errorf("%v: exit %d, output %q, stderr %q; want dama %s", args, code, out, errs, buildVersion())
+		}
+	}
+	if v := buildVersion(); v == "" || strings.ContainsAny(v, " \n") {
+		t.Errorf("buildVersion() = %q", v)
+	}
+}
