@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -35,7 +36,8 @@ type HubOptions struct {
 // a pair of streams. Commands understood:
 //
 //	hub                     -> id, param declarations, wait
-//	set-param name= value=  (variant: italian only; visits: visits per move when level sets no limit)
+//	set-param name= value=  (variant: italian only; visits: visits per move when level sets no limit;
+//	                         tree-mb: memory of the search tree in MB, which drops the tree)
 //	init                    -> ready
 //	ping                    -> pong (also during a search)
 //	new-game                   forget the search tree
@@ -46,12 +48,17 @@ type HubOptions struct {
 //	stop                       end the search now; done follows
 //	quit
 //
-// Unknown commands and arguments are ignored, as the protocol asks.
-// level nodes counts root visits of the MCTS; level depth stops the search
-// once its principal variation is that long. info lines carry depth (PV
-// length), nodes (root visits), score (expected result W-L for the side to
-// move, in [-1, 1]), wdl (win, draw and loss probabilities), time
-// (seconds), nps (visits per second) and pv.
+// Unknown commands and arguments are ignored, as the protocol asks; a line
+// longer than MaxHubLine gets an error answer.
+// level nodes counts root visits of the MCTS; level depth=D spends the
+// effort of an alpha-beta search of depth D, DepthVisits(D) root visits;
+// move-time and clock times are kept with a safety margin (TimeMargin),
+// counted from the arrival of go. A tree that reaches its memory (tree-mb)
+// stops growing and the search goes on, so infinite analysis runs until
+// stop. info lines carry depth (PV length), nodes (root visits), score (in
+// men, as clients read it: ScoreMen of the expected result W-L for the side
+// to move), wdl (win, draw and loss probabilities; for a forced move the
+// network's), time (seconds), nps (visits per second) and pv.
 type Hub struct {
 	opt      HubOptions
 	ev       mcts.Evaluator
@@ -117,16 +124,33 @@ func (h *Hub) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	quit := make(chan struct{})
 	defer close(quit)
 	go func() {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		for sc.Scan() {
+		r := bufio.NewReaderSize(in, 64*1024)
+		var err error
+		for {
+			var line string
+			line, err = readLine(r, MaxHubLine)
+			if errors.Is(err, errLineTooLong) {
+				line, err = tooLongLine, nil // handle answers with an error and reads on
+			}
+			eof := errors.Is(err, io.EOF)
+			if eof {
+				err = nil
+				if line == "" {
+					break
+				}
+			} else if err != nil {
+				break
+			}
 			select {
-			case lines <- sc.Text():
+			case lines <- line:
 			case <-quit:
 				return
 			}
+			if eof { // a last line without its newline
+				break
+			}
 		}
-		readErr <- sc.Err()
+		readErr <- err
 		close(lines)
 	}()
 	defer h.stop()
@@ -155,6 +179,45 @@ func (h *Hub) writeErr() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.werr
+}
+
+// MaxHubLine is the longest command line the engine reads (1 MiB); a
+// longer line is discarded with an error answer.
+const MaxHubLine = 1 << 20
+
+var errLineTooLong = errors.New("line too long")
+
+// tooLongLine stands for a discarded line; it cannot come from the reader
+// because it holds a newline.
+const tooLongLine = "\n too long"
+
+// readLine reads one line of at most max bytes, without its end of line.
+// A longer line is read to its end and discarded: errLineTooLong. At the
+// end of the input it returns what it read with io.EOF.
+func readLine(r *bufio.Reader, max int) (string, error) {
+	var buf []byte
+	long := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !long {
+			if len(buf)+len(chunk) > max+2 { // room for "\r\n"
+				long, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if long {
+			if err == nil {
+				return "", errLineTooLong
+			}
+			return "", err
+		}
+		s := strings.TrimRight(string(buf), "\r\n")
+		return s, err
+	}
 }
 
 // send writes one line; it is safe from any goroutine.
@@ -199,6 +262,10 @@ func (h *Hub) finished() {
 // handle executes one command line; it reports whether to quit.
 func (h *Hub) handle(ctx context.Context, text string) bool {
 	h.finished()
+	if text == tooLongLine {
+		h.sendError("line too long (more than %d bytes): ignored", MaxHubLine)
+		return false
+	}
 	l, err := ParseHubLine(text)
 	if err != nil {
 		h.sendError("%v", err)
@@ -211,6 +278,8 @@ func (h *Hub) handle(ctx context.Context, text string) bool {
 		p := hubLine("param", "name", "variant", "value", "italian", "type", "enum", "values", "italian")
 		h.send(p)
 		h.send(hubLine("param", "name", "visits", "value", strconv.Itoa(h.opt.Visits), "type", "int", "min", "0", "max", "100000000"))
+		h.send(hubLine("param", "name", "tree-mb", "value", strconv.Itoa(TreeMB(h.searcher.search.Options().MaxNodes)), "type", "int",
+			"min", strconv.Itoa(MinTreeMB), "max", strconv.Itoa(MaxTreeMB)))
 		h.send(HubLine{Command: "wait"})
 	case "set-param":
 		h.setParam(l)
@@ -262,6 +331,18 @@ func (h *Hub) setParam(l HubLine) {
 			return
 		}
 		h.opt.Visits = v
+	case "tree-mb":
+		mb, err := strconv.Atoi(value)
+		if err != nil || mb < MinTreeMB || mb > MaxTreeMB {
+			h.sendError("param tree-mb: %q is not a size in MB in [%d, %d]", value, MinTreeMB, MaxTreeMB)
+			return
+		}
+		h.stop()
+		opt := h.searcher.search.Options()
+		opt.MaxNodes = TreeNodes(mb)
+		every := h.searcher.InfoEvery
+		h.searcher = NewSearcher(h.ev, opt)
+		h.searcher.InfoEvery = every
 	default:
 		h.sendError("unknown param %q", name)
 	}
@@ -373,6 +454,7 @@ func (h *Hub) start(ctx context.Context, l HubLine) {
 		return
 	}
 	lim := h.limits()
+	lim.Start = time.Now()
 	_, ponder := l.Get("ponder")
 	jctx, cancel := context.WithCancel(ctx)
 	j := &job{cancel: cancel, done: make(chan struct{})}
@@ -428,7 +510,7 @@ func infoLine(i Info) HubLine {
 	return hubLine("info",
 		"depth", strconv.Itoa(len(r.PV)),
 		"nodes", strconv.Itoa(r.RootVisits),
-		"score", strconv.FormatFloat(float64(r.Value), 'f', 3, 32),
+		"score", strconv.FormatFloat(ScoreMen(r.Value), 'f', 2, 64),
 		"wdl", fmt.Sprintf("%.3f %.3f %.3f", r.WDL[0], r.WDL[1], r.WDL[2]),
 		"time", strconv.FormatFloat(i.Elapsed.Seconds(), 'f', 3, 64),
 		"nps", strconv.FormatFloat(i.NodesPerSecond(), 'f', 0, 64),

@@ -38,6 +38,8 @@ func TestHubPosition(t *testing.T) {
 		"", "W", "Xbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww", "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwwx",
 		"Wwbbbbbbbbbbbeeeeeeeewwwwwwwwwwww", // a white man on square 1
 		"Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwwww",
+		"Wbbbbbbbbbbbbeeeeeewwwwwwwwwwwwww", // 13 white men
+		"WBBBBBBBBBBBBBBBBWWWWWWWWWWWWWWWW", // 16 kings a side
 	} {
 		if _, err := ParseHubPosition(bad); !errors.Is(err, ErrHub) {
 			t.Errorf("ParseHubPosition(%q) error %v, want ErrHub", bad, err)
@@ -320,6 +322,8 @@ func TestHubErrors(t *testing.T) {
 		{"pos pos=" + FormatHubPosition(rules.Start()) + ` moves="22-18 99-1"`, "move 2"},
 		{"pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww moves=\"21-17 9-13 17-14\"", "move 3"},
 		{"level nodes=many", "nodes"},
+		{"set-param name=tree-mb value=0", "tree-mb"},
+		{"set-param name=tree-mb value=lots", "tree-mb"},
 	} {
 		c.send(tc.send)
 		var l HubLine
@@ -372,4 +376,23 @@ func hasCommand(lines []HubLine, cmd string) bool {
 		}
 	}
 	return false
+}
+
+// A line longer than any command (here 2 MiB) gets an error answer; the
+// engine reads on (issue 13, point 7).
+func TestHubHugeLine(t *testing.T) {
+	c := startHub(t, Uniform{})
+	go io.WriteString(c.in, strings.Repeat("x", 2<<20)+"\n")
+	l, _ := c.expect("error")
+	if msg, _ := l.Get("message"); !strings.Contains(msg, "too long") {
+		t.Errorf("huge line: engine answered %s, want an error saying the line is too long", l)
+	}
+	c.send("ping")
+	if l, _ := c.expect("pong"); l.Command != "pong" {
+		t.Fatal("no pong after a huge line")
+	}
+	c.send("quit")
+	if err := <-c.done; err != nil {
+		t.Errorf("Run returned %v after quit", err)
+	}
 }

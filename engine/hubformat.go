@@ -75,7 +75,11 @@ func ParseHubPosition(s string) (rules.Position, error) {
 			return rules.Position{}, fmt.Errorf("%w: position %q: a man on square %d would already have been crowned", ErrHub, s, sq)
 		}
 	}
-	return rules.NewPosition(board, side), nil
+	p := rules.NewPosition(board, side)
+	if err := rules.CheckPieces(p); err != nil {
+		return rules.Position{}, fmt.Errorf("%w: position %q: %v", ErrHub, s, err)
+	}
+	return p, nil
 }
 
 // FormatHubMove returns m in Hub form: "22-18", or "from x to x captured..."

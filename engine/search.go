@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"dama/mcts"
@@ -17,10 +18,61 @@ const DefaultVisits = 800
 // at the first limit reached, or when its context is cancelled. With no
 // limit set (and Infinite false) it searches DefaultVisits visits.
 type Limits struct {
-	Visits   int           // visits of the root (tree reuse included)
-	Time     time.Duration // wall-clock budget
-	Depth    int           // stop once the principal variation is this many plies long
-	Infinite bool          // no limit: search until the context is cancelled or the tree is full
+	Visits int           // visits of the root (tree reuse included)
+	Time   time.Duration // wall-clock budget, kept with a safety margin (TimeMargin)
+	// Depth asks for the search effort of an alpha-beta search of that
+	// depth: DepthVisits(Depth) root visits.
+	Depth    int
+	Infinite bool // no limit: search until the context is cancelled
+	// Start is when the clock started (default: when Think starts); the
+	// Hub engine sets it when the go command arrives.
+	Start time.Time
+}
+
+// Bounds of the tree memory setting (tree-mb, --tree-mb) in MB.
+const (
+	MinTreeMB = 1
+	MaxTreeMB = 1 << 20
+)
+
+// TreeNodes is the node cap (mcts.Options.MaxNodes) of a tree of mb MB:
+// the tree and the copy made when its root moves, mcts.NodeBytes each per node.
+func TreeNodes(mb int) int {
+	return max(mb*(1<<20)/(2*mcts.NodeBytes), 1<<10)
+}
+
+// TreeMB is the memory in MB of a tree capped at maxNodes nodes (0: the
+// default cap), the inverse of TreeNodes.
+func TreeMB(maxNodes int) int {
+	if maxNodes <= 0 {
+		maxNodes = mcts.DefaultMaxNodes
+	}
+	return max((maxNodes*2*mcts.NodeBytes+(1<<20)-1)>>20, MinTreeMB)
+}
+
+// DepthVisits is the visit count that level depth=d stands for: 25·2^(d/2)
+// root visits (d=10: 800, d=16: 6 400, d=20: 25 600). Each two plies of
+// depth double the search, like an alpha-beta search with an effective
+// branching factor of √2, and d=10 is the default search of DefaultVisits.
+// It is at least 1 and at most 2^30.
+func DepthVisits(d int) int {
+	v := 25 * math.Pow(2, float64(d)/2)
+	return int(math.Round(min(max(v, 1), 1<<30)))
+}
+
+// TimeMargin is what a search given t keeps back for the last evaluation,
+// the answer and a loaded machine: a tenth of t plus 10ms, at most a
+// second and at most a quarter of t.
+func TimeMargin(t time.Duration) time.Duration {
+	return min(t/10+10*time.Millisecond, time.Second, t/4)
+}
+
+// ScoreMen maps an expected result q = W-L in [-1, 1] for the side to move
+// to the score Hub clients read, in men: tan(1.5·q). An edge of 0.3 reads
+// as about half a man, 0.6 as 1.3 men, 0.9 as 4.4 men and a certain win
+// (q=1) as 14.1 men.
+func ScoreMen(q float32) float64 {
+	return math.Tan(1.5 * min(max(float64(q), -1), 1))
 }
 
 func (l Limits) unlimited() bool { return l.Visits <= 0 && l.Time <= 0 && l.Depth <= 0 }
@@ -75,15 +127,20 @@ func (i Info) NodesPerSecond() float64 {
 // engine runs one search at a time.
 type Searcher struct {
 	search *mcts.Search
+	ev     mcts.Evaluator
 	// InfoEvery is the least time between two progress reports (default 500ms).
 	InfoEvery time.Duration
 }
 
 // NewSearcher returns a Searcher over ev. opt.Temperature is ignored: the
-// engine always plays the most visited move.
+// engine always plays the most visited move. A tree that reaches
+// opt.MaxNodes stops growing and the search goes on
+// (mcts.Options.KeepSearchingWhenFull), so that an infinite analysis runs
+// until it is stopped.
 func NewSearcher(ev mcts.Evaluator, opt mcts.Options) *Searcher {
 	opt.Temperature = nil
-	return &Searcher{search: mcts.New(ev, opt)}
+	opt.KeepSearchingWhenFull = true
+	return &Searcher{search: mcts.New(ev, opt), ev: ev}
 }
 
 // Reset drops the search tree (a new game).
@@ -101,11 +158,19 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	if lim.unlimited() && !lim.Infinite {
 		lim.Visits = DefaultVisits
 	}
+	if lim.Depth > 0 {
+		if v := DepthVisits(lim.Depth); lim.Visits <= 0 || v < lim.Visits {
+			lim.Visits = v
+		}
+	}
 	start := time.Now()
+	if !lim.Start.IsZero() && lim.Start.Before(start) {
+		start = lim.Start
+	}
 	sctx := ctx
 	if lim.Time > 0 {
 		var cancel context.CancelFunc
-		sctx, cancel = context.WithTimeout(ctx, lim.Time)
+		sctx, cancel = context.WithDeadline(ctx, start.Add(lim.Time-TimeMargin(lim.Time)))
 		defer cancel()
 	}
 	every := s.InfoEvery
@@ -132,9 +197,16 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 			base = r.RootVisits - r.Playouts
 		}
 		res = r
-		if r.Forced || !r.Full || sctx.Err() != nil ||
-			(lim.Visits > 0 && r.RootVisits >= lim.Visits) ||
-			(lim.Depth > 0 && len(r.PV) >= lim.Depth) {
+		if r.Forced {
+			if err := s.evaluateForced(ctx, g, &r); err != nil {
+				return mcts.Result{}, err
+			}
+			if info != nil {
+				info(Info{Result: r, Elapsed: time.Since(start), Final: true})
+			}
+			return r, nil
+		}
+		if !r.Full || sctx.Err() != nil || (lim.Visits > 0 && r.RootVisits >= lim.Visits) {
 			break
 		}
 		chunk = min(2*chunk, 256)
@@ -158,6 +230,25 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 		info(Info{Result: r, Elapsed: time.Since(start), Final: true})
 	}
 	return r, nil
+}
+
+// evaluateForced fills the value of a forced move's result, which the tree
+// search returns without evaluating anything, from one evaluation of the
+// position.
+func (s *Searcher) evaluateForced(ctx context.Context, g *rules.Game, r *mcts.Result) error {
+	p := g.Position()
+	q := mcts.Query{Pos: p, Legal: p.Legal(nil), Repetitions: g.Repetitions(), QuietPlies: g.QuietPlies()}
+	e := mcts.Evaluation{Priors: make([]float32, len(q.Legal))}
+	if err := s.ev.Evaluate(context.WithoutCancel(ctx), q, &e); err != nil {
+		return fmt.Errorf("engine: evaluating a forced move's position: %w", err)
+	}
+	w, d, l := e.WDL[0], e.WDL[1], e.WDL[2]
+	if t := w + d + l; t > 0 {
+		w, d, l = w/t, d/t, l/t
+	}
+	r.WDL = [3]float32{w, d, l}
+	r.Value = w - l
+	return nil
 }
 
 // Uniform is an evaluator without knowledge: every legal move gets the same

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -28,11 +30,11 @@ func TestThinkLimits(t *testing.T) {
 	if err != nil || res.RootVisits != 150 || res.Playouts != 50 {
 		t.Errorf("reuse: visits %d playouts %d (%v), want 150 and 50", res.RootVisits, res.Playouts, err)
 	}
-	// Depth limit: stops once the PV is long enough.
+	// Depth limit: DepthVisits(D) visits.
 	s.Reset()
-	res, err = s.Think(context.Background(), g, Limits{Depth: 3}, nil)
-	if err != nil || len(res.PV) < 3 {
-		t.Errorf("depth 3: PV %v (%v)", res.PV, err)
+	res, err = s.Think(context.Background(), g, Limits{Depth: 6}, nil)
+	if err != nil || res.RootVisits != DepthVisits(6) {
+		t.Errorf("depth 6: %d visits (%v), want DepthVisits(6) = %d", res.RootVisits, err, DepthVisits(6))
 	}
 	// A cancelled context stops at once and still gives a legal move.
 	s.Reset()
@@ -50,6 +52,113 @@ func TestThinkLimits(t *testing.T) {
 	over, _ := rules.ParseFEN("B:W22:B")
 	if _, err := s.Think(context.Background(), rules.NewGame(over), Limits{}, nil); err == nil {
 		t.Error("searched a finished game")
+	}
+}
+
+// Infinite analysis runs until stopped, far past what the tree can hold
+// (issue 13, point 5).
+func TestThinkInfiniteOutlivesTreeCap(t *testing.T) {
+	const maxNodes, want = 2000, 30000
+	g := rules.NewGame(rules.Start())
+	s := NewSearcher(Uniform{}, mcts.Options{MaxNodes: maxNodes})
+	s.InfoEvery = time.Nanosecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := s.Think(ctx, g, Limits{Infinite: true}, func(i Info) {
+		if i.Result.RootVisits >= want {
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() == nil || res.RootVisits < want || res.Nodes > maxNodes {
+		t.Errorf("infinite search ended by itself (stopped %v) after %d visits with %d nodes; want it to run past %d visits until stopped, within %d nodes",
+			ctx.Err() != nil, res.RootVisits, res.Nodes, want, maxNodes)
+	}
+}
+
+// deadlineEval records the earliest deadline of the contexts it sees.
+type deadlineEval struct {
+	Uniform
+	deadline time.Time
+}
+
+func (e *deadlineEval) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evaluation) error {
+	if d, ok := ctx.Deadline(); ok && (e.deadline.IsZero() || d.Before(e.deadline)) {
+		e.deadline = d
+	}
+	return e.Uniform.Evaluate(ctx, q, out)
+}
+
+// A timed search ends before its time is up, with a safety margin that
+// covers the last evaluation and the answer (issue 13, point 6).
+func TestThinkTimeMargin(t *testing.T) {
+	for _, budget := range []time.Duration{200 * time.Millisecond, 25 * time.Second} {
+		ev := &deadlineEval{}
+		s := NewSearcher(ev, mcts.Options{})
+		start := time.Now()
+		ctx, cancel := context.WithCancel(context.Background())
+		s.InfoEvery = time.Nanosecond
+		_, err := s.Think(ctx, rules.NewGame(rules.Start()), Limits{Time: budget, Start: start}, func(Info) { cancel() })
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if latest := start.Add(budget - TimeMargin(budget)); ev.deadline.IsZero() || ev.deadline.After(latest) {
+			t.Errorf("time %v: search deadline %v after start, want at most %v", budget, ev.deadline.Sub(start), latest.Sub(start))
+		}
+		if m := TimeMargin(budget); m < 10*time.Millisecond || m > budget/4 {
+			t.Errorf("TimeMargin(%v) = %v, want between 10ms and a quarter of the time", budget, m)
+		}
+	}
+}
+
+// wdlEval answers a fixed W/D/L.
+type wdlEval struct{ wdl [3]float32 }
+
+func (e wdlEval) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evaluation) error {
+	if err := (Uniform{}).Evaluate(ctx, q, out); err != nil {
+		return err
+	}
+	out.WDL = e.wdl
+	return nil
+}
+
+// A forced move reports the network's W/D/L of the position, not zeros
+// (issue 13, point 6).
+func TestThinkForcedWDL(t *testing.T) {
+	p, err := rules.ParseFEN("W:WK21,31:B10,18,27")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSearcher(wdlEval{[3]float32{0.6, 0.3, 0.1}}, mcts.Options{})
+	res, err := s.Think(context.Background(), rules.NewGame(p), Limits{Visits: 100}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Forced || math.Abs(float64(res.WDL[0])-0.6) > 1e-6 || math.Abs(float64(res.WDL[2])-0.1) > 1e-6 || math.Abs(float64(res.Value)-0.5) > 1e-6 {
+		t.Errorf("forced move: forced %v, wdl %v, value %v; want the evaluator's 0.6 0.3 0.1, value 0.5", res.Forced, res.WDL, res.Value)
+	}
+}
+
+// Hub scores are in men, as Hub clients read them (issue 13, point 6).
+func TestScoreMen(t *testing.T) {
+	prev := math.Inf(-1)
+	for q := float32(-1); q <= 1; q += 0.05 {
+		m := ScoreMen(q)
+		if m <= prev || math.Abs(m+ScoreMen(-q)) > 1e-9 {
+			t.Errorf("ScoreMen(%v) = %v: want increasing and odd", q, m)
+		}
+		prev = m
+	}
+	if ScoreMen(0) != 0 || ScoreMen(0.99) < 5 || ScoreMen(0.3) > 1 {
+		t.Errorf("ScoreMen(0, 0.3, 0.99) = %v, %v, %v: want 0, under a man, over 5 men", ScoreMen(0), ScoreMen(0.3), ScoreMen(0.99))
+	}
+	l := infoLine(Info{Result: mcts.Result{Value: 0.99, WDL: [3]float32{0.99, 0.01, 0}}})
+	v, _ := l.Get("score")
+	if f, err := strconv.ParseFloat(v, 64); err != nil || f < 5 {
+		t.Errorf("info score=%s for W-L 0.99, want the score in men (over 5)", v)
 	}
 }
 

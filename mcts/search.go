@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"unsafe"
 
 	"dama/rules"
 )
@@ -69,7 +70,9 @@ type Options struct {
 	// visited move.
 	Temperature func(ply int) float64
 	// MaxNodes bounds the tree: a Run stops early (Result.Full false) rather
-	// than grow past it. Default DefaultMaxNodes (about 130 MB).
+	// than grow past it, unless KeepSearchingWhenFull. Default
+	// DefaultMaxNodes; a tree takes NodeBytes bytes per node, and twice that
+	// while moving its root (Advance copies the kept subtree).
 	MaxNodes int
 
 	// Solver turns on the MCTS solver (see solver.go): proven wins, losses
@@ -94,7 +97,22 @@ type Options struct {
 	// DefaultGumbelCVisit and DefaultGumbelCScale.
 	GumbelCVisit float64
 	GumbelCScale float64
+	// KeepSearchingWhenFull lets a Run whose tree has reached MaxNodes go on
+	// without growing it: the tree is frozen, a visit that reaches a leaf
+	// evaluates it once and backs up that value without adding its children,
+	// and later visits to the leaf back up the same value. Visits still
+	// move between the moves of the tree, so a long search keeps refining
+	// the root; Result.Full stays true. For analysis that runs until
+	// stopped.
+	KeepSearchingWhenFull bool
 }
+
+// NodeBytes is the memory one tree node takes; MaxNodes*NodeBytes*2 bounds
+// the memory of a Search's tree.
+const NodeBytes = int(unsafe.Sizeof(node{}))
+
+// maxRootVisits ends any Run before the visit counters (int32) overflow.
+const maxRootVisits = 1 << 30
 
 func (o Options) withDefaults() Options {
 	if o.CPuct == 0 {
@@ -178,7 +196,7 @@ type Result struct {
 	Playouts   int  // visits added by this Run
 	Nodes      int  // nodes in the tree
 	Forced     bool // the root has one legal move: it was returned without search
-	Full       bool // the search ran to its end: the visits were reached, or the deadline of a time-limited search; false when cut short by a deadline or MaxNodes
+	Full       bool // the search ran to its end: the visits were reached, or the deadline of a time-limited search; false when cut short by a deadline, or MaxNodes without KeepSearchingWhenFull
 }
 
 // Node states.
@@ -211,6 +229,7 @@ type node struct {
 // leaf is a position selected for evaluation.
 type leaf struct {
 	path  []int32
+	grow  bool // add the leaf's children; false in a frozen (full) tree
 	q     Query
 	legal []rules.Move
 	eval  Evaluation
@@ -238,6 +257,7 @@ type Search struct {
 	clean  []float32 // the root's priors before noise
 	noised bool
 	gum    gumbelRoot // the Gumbel root state of the current Run
+	frozen bool       // the tree is full: leaves are evaluated but not expanded
 
 	leaves []leaf
 	pool   *evalPool        // helpers of the current Run that evaluate leaves 1.. of a batch
@@ -334,7 +354,15 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 			}
 			return Result{}, err
 		}
+		s.frozen = false
 		if len(s.nodes)+s.opt.Parallel*rules.MaxMoves > s.opt.MaxNodes && s.nodes[0].n > 0 {
+			if !s.opt.KeepSearchingWhenFull {
+				full = false
+				break
+			}
+			s.frozen = true
+		}
+		if s.nodes[0].n >= maxRootVisits {
 			full = false
 			break
 		}
@@ -513,6 +541,12 @@ func (s *Search) selectLeaf(l *leaf) selection {
 					return selTerminal
 				}
 			}
+			l.grow = idx == 0 || !s.frozen
+			if !l.grow && nd.n > 0 {
+				// A frozen leaf evaluated before: its value again.
+				s.backup(l.path, nd.sumV/float64(nd.n), nd.sumD/float64(nd.n))
+				return selTerminal
+			}
 			l.legal = pos.Legal(l.legal)
 			reps := 0
 			for _, q := range s.stack[from : len(s.stack)-1] {
@@ -642,9 +676,15 @@ func (s *Search) undo(path []int32) {
 	}
 }
 
-// expand adds the children of an evaluated leaf and backs up its value.
+// expand adds the children of an evaluated leaf (unless l.grow is false)
+// and backs up its value.
 func (s *Search) expand(l *leaf) {
 	idx := l.path[len(l.path)-1]
+	if !l.grow {
+		s.nodes[idx].state = unexpanded
+		s.backupEval(l)
+		return
+	}
 	first := int32(len(s.nodes))
 	var sum float64
 	for _, p := range l.eval.Priors {
@@ -666,13 +706,18 @@ func (s *Search) expand(l *leaf) {
 	nd.first = first
 	nd.nchild = int16(len(l.legal))
 	nd.state = expanded
+	s.backupEval(l)
+}
+
+// backupEval backs up the value of an evaluated leaf.
+func (s *Search) backupEval(l *leaf) {
 	w, d, lo := float64(l.eval.WDL[0]), float64(l.eval.WDL[1]), float64(l.eval.WDL[2])
 	if t := w + d + lo; t > 0 && !math.IsInf(t, 0) {
 		w, d, lo = w/t, d/t, lo/t
 	} else {
 		w, d, lo = 0, 1, 0
 	}
-	nd.raw = float32(w - lo)
+	s.nodes[l.path[len(l.path)-1]].raw = float32(w - lo)
 	// The leaf's value for its side to move is w-lo; the node stores it for
 	// the side that moved into it.
 	s.backup(l.path, lo-w, d)

@@ -573,3 +573,44 @@ func TestParallelHelpersEnd(t *testing.T) {
 		t.Errorf("after a failed Run: %d goroutines, %d before", n, before)
 	}
 }
+
+// With KeepSearchingWhenFull a search whose tree reaches MaxNodes goes on to
+// its visit target without growing the tree (issue 13, point 5); without it
+// the search stops early, saying so with Full false.
+func TestFullTreeKeepsSearching(t *testing.T) {
+	const maxNodes, visits = 3000, 20000
+	for _, keep := range []bool{false, true} {
+		for _, par := range []int{1, 4} {
+			ev := &materialEval{}
+			s := New(ev, Options{MaxNodes: maxNodes, Parallel: par, KeepSearchingWhenFull: keep})
+			g := rules.NewGame(rules.Start())
+			res, err := s.Run(context.Background(), g, Limit{Visits: visits}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Nodes > maxNodes {
+				t.Errorf("keep %v, parallel %d: %d nodes, more than MaxNodes %d", keep, par, res.Nodes, maxNodes)
+			}
+			if !keep {
+				if res.Full || res.RootVisits >= visits {
+					t.Errorf("keep false: full %v with %d visits, want a search cut short", res.Full, res.RootVisits)
+				}
+				continue
+			}
+			if !res.Full || res.RootVisits != visits {
+				t.Errorf("keep true, parallel %d: full %v with %d root visits, want full with %d", par, res.Full, res.RootVisits, visits)
+			}
+			sum := 0
+			for _, v := range res.Visits {
+				sum += v
+			}
+			if sum != visits-1 {
+				t.Errorf("keep true, parallel %d: children hold %d visits, want %d", par, sum, visits-1)
+			}
+			// Re-visiting leaves of a full tree reuses their first evaluation.
+			if calls := ev.calls.Load(); calls > maxNodes {
+				t.Errorf("keep true, parallel %d: %d evaluations for a tree of at most %d nodes", par, calls, maxNodes)
+			}
+		}
+	}
+}

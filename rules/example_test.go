@@ -83,7 +83,13 @@ func ExampleParsePDN() {
 	// Output:
 	// Example [23-19 10-14 19x10 5x14] 1-1
 	// [Event "Example"]
+	// [Site "?"]
+	// [Date "????.??.??"]
+	// [Round "?"]
+	// [White "?"]
+	// [Black "?"]
+	// [Result "1/2-1/2"]
 	// [GameType "22"]
 	//
-	// 1. 23-19 10-14 2. 19x10 5x14 1-1
+	// 1. 23-19 10-14 2. 19x10 5x14 1/2-1/2
 }

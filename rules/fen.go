@@ -106,7 +106,34 @@ func ParseFEN(s string) (Position, error) {
 		}
 		off += len(f) + 1
 	}
-	return NewPosition(board, side), nil
+	p := NewPosition(board, side)
+	if msg := tooManyPieces(p); msg != "" {
+		return fail(0, orig, ErrPosition, msg)
+	}
+	return p, nil
+}
+
+// MaxPieces is the most pieces a side can have: the twelve it starts with.
+const MaxPieces = 12
+
+// CheckPieces reports a position in which a side has more than MaxPieces
+// pieces (men and kings together), which no game can reach.
+func CheckPieces(p Position) error {
+	if msg := tooManyPieces(p); msg != "" {
+		return fmt.Errorf("%w: %s", ErrPosition, msg)
+	}
+	return nil
+}
+
+// tooManyPieces says which side of p has too many pieces ("" if none).
+func tooManyPieces(p Position) string {
+	for _, c := range []Color{White, Black} {
+		men, kings := p.Count(c)
+		if men+kings > MaxPieces {
+			return fmt.Sprintf("%s has %d pieces (%d men, %d kings), at most %d", c, men+kings, men, kings, MaxPieces)
+		}
+	}
+	return ""
 }
 
 // fenToken places the pieces of one FEN token ("K10", "21-32").

@@ -13,7 +13,8 @@ const (
 	Draw
 )
 
-// String returns the PDN form of the result: "2-0", "0-2", "1-1" or "*".
+// String returns the result in points, as Italian players say it: "2-0",
+// "0-2", "1-1" or "*". PDN files use the 8x8 convention of Result.PDN.
 // (Italian PDN scores a win 2 and a draw 1.)
 func (r Result) String() string {
 	switch r {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -15,9 +16,10 @@ type Tag struct {
 }
 
 // Record is one game of a PDN file: its tags, start position, moves and
-// result. Tags holds the tag pairs in file order except GameType and FEN,
-// which the file format derives from the game (GameType is always 22, the
-// FEN tag is Start).
+// result. Tags holds the tag pairs in file order except GameType, FEN and
+// Result, which the file format derives from the game (GameType is always
+// 22, the FEN tag is Start, the Result tag is Result), and except standard
+// tags whose value is PDN's "unknown" ("?", "????.??.??").
 type Record struct {
 	Tags   []Tag
 	Start  Position
@@ -39,11 +41,73 @@ func (r Record) Tag(name string) (string, bool) {
 // PDNGameType is the value of the PDN GameType tag for Italian draughts.
 const PDNGameType = "22"
 
+// PDNStandardTags are the seven tags every game WritePDN writes carries,
+// in their order (PDN's seven tag roster).
+var PDNStandardTags = []string{"Event", "Site", "Date", "Round", "White", "Black", "Result"}
+
+// PDN returns the result as PDN writes it for Italian draughts, the 8x8
+// convention: "1-0", "0-1", "1/2-1/2" or "*".
+func (r Result) PDN() string {
+	switch r {
+	case WhiteWins:
+		return "1-0"
+	case BlackWins:
+		return "0-1"
+	case Draw:
+		return "1/2-1/2"
+	}
+	return "*"
+}
+
+// parseResult reads a result in either convention.
+func parseResult(s string) (Result, bool) {
+	switch s {
+	case "2-0", "1-0":
+		return WhiteWins, true
+	case "0-2", "0-1":
+		return BlackWins, true
+	case "1-1", "1/2-1/2":
+		return Draw, true
+	case "*":
+		return Ongoing, true
+	}
+	return Ongoing, false
+}
+
+// PDNGame is one game read by ReadPDNGames: the game as far as it could be
+// read, and Err, the reason it could not be read further (nil for a good
+// game).
+type PDNGame struct {
+	Record
+	Err error
+}
+
+// ReadPDNGames reads the games of a PDN text each on its own, so that one
+// bad game does not hide the others: a game with an illegal or ambiguous
+// move, a bad tag or a syntax error keeps its tags and the moves before the
+// bad one, and Err says which game, where and why (a *ParseError wrapped
+// with the game number). The rest of a bad game is skipped up to its
+// result or the next game's tags; an unclosed comment, variation or quote
+// ends the text. The syntax is ParsePDN's.
+func ReadPDNGames(text string) []PDNGame {
+	ps := pdnParser{text: text, lenient: true}
+	ps.parse()
+	games := make([]PDNGame, len(ps.recs))
+	for i, r := range ps.recs {
+		games[i].Record = r
+		if err := ps.errs[i]; err != nil {
+			games[i].Err = fmt.Errorf("game %d: %w", i+1, err)
+		}
+	}
+	return games
+}
+
 // ParsePDN reads the games of a PDN text. Each game is a list of tag pairs,
 // [Name "Value"] (\" and \\ escape a quote and a backslash), then the move
-// text, then a result: "2-0", "0-2", "1-1" or "*" ("1-0", "0-1" and
-// "1/2-1/2" are read as synonyms). A GameType tag, when present, must be 22
-// (Italian draughts); a FEN tag sets the start position. The move text may
+// text, then a result: "1-0", "0-1", "1/2-1/2" or "*" ("2-0", "0-2" and
+// "1-1" are read as synonyms). A GameType tag, when present, must be 22
+// (Italian draughts); a FEN tag sets the start position; a Result tag gives
+// the result of a game whose move text ends without one. The move text may
 // number moves ("1.", "1..."), give moves in full or short notation (see
 // ParseMove), and hold comments "{...}" and "; ..." to the end of a line,
 // lines starting with the escape "%",
@@ -53,7 +117,8 @@ const PDNGameType = "22"
 //
 // Errors are *ParseError values with What "PDN", the byte offset of the
 // offending token in text, and the token; an illegal move also names its
-// move number and side in Detail.
+// move number and side in Detail. The first bad game makes the whole text
+// an error; ReadPDNGames reads the good games around bad ones.
 func ParsePDN(text string) ([]Record, error) {
 	ps := pdnParser{text: text}
 	return ps.parse()
@@ -63,6 +128,13 @@ type pdnParser struct {
 	text string
 	i    int
 	recs []Record
+	errs []error // with lenient, each game's error (nil for a good game)
+
+	// lenient records an error in the game and reads on (ReadPDNGames);
+	// skip is set while the rest of a bad game is skipped.
+	lenient bool
+	skip    bool
+	gameErr error
 
 	// The game being read.
 	inGame  bool
@@ -72,6 +144,7 @@ type pdnParser struct {
 	tagOff  int // offset of the game's first token, for errors
 	gtSeen  bool
 	fenSeen bool
+	tagRes  Result // the Result tag's value (Ongoing if none)
 }
 
 func (ps *pdnParser) fail(off int, tok string, err error, detail string) error {
@@ -88,12 +161,43 @@ func (ps *pdnParser) begin(off int) {
 	ps.pos = ps.rec.Start
 	ps.tagOff = off
 	ps.gtSeen, ps.fenSeen = false, false
+	ps.tagRes = Ongoing
+	ps.skip, ps.gameErr = false, nil
 }
 
 func (ps *pdnParser) finish(r Result) {
 	ps.rec.Result = r
 	ps.recs = append(ps.recs, ps.rec)
+	ps.errs = append(ps.errs, ps.gameErr)
 	ps.inGame = false
+	ps.skip, ps.gameErr = false, nil
+}
+
+// finishImplicit ends a game whose move text has no result: the Result
+// tag's, if any.
+func (ps *pdnParser) finishImplicit() { ps.finish(ps.tagRes) }
+
+// recover, in lenient mode, records err in the current game and moves on:
+// past the token at off that ends at end (or to the end of the line when
+// end is not past off). It reports whether parsing goes on.
+func (ps *pdnParser) recover(err error, off, end int) bool {
+	if !ps.lenient {
+		return false
+	}
+	ps.begin(off)
+	if ps.gameErr == nil {
+		ps.gameErr = err
+	}
+	ps.skip = true
+	ps.moved = ps.moved || ps.rec.Moves != nil
+	if end <= off {
+		end = len(ps.text)
+		if nl := strings.IndexByte(ps.text[off:], '\n'); nl >= 0 {
+			end = off + nl + 1
+		}
+	}
+	ps.i = max(ps.i, end)
+	return true
 }
 
 func (ps *pdnParser) parse() ([]Record, error) {
@@ -109,21 +213,31 @@ func (ps *pdnParser) parse() ([]Record, error) {
 		switch c := t[off]; c {
 		case '[':
 			if ps.inGame && ps.moved {
-				ps.finish(Ongoing)
+				ps.finishImplicit()
 			}
 			ps.begin(off)
 			if err := ps.tag(); err != nil {
-				return nil, err
+				if !ps.recover(err, off, ps.i) {
+					return nil, err
+				}
 			}
 		case '{':
 			end := strings.IndexByte(t[off:], '}')
 			if end < 0 {
-				return nil, ps.fail(off, clip(t[off:]), ErrSyntax, `comment "{" is never closed`)
+				err := ps.fail(off, clip(t[off:]), ErrSyntax, `comment "{" is never closed`)
+				if !ps.recover(err, off, len(t)) {
+					return nil, err
+				}
+				continue
 			}
 			ps.i = off + end + 1
 		case ';', '%':
 			if c == '%' && off > 0 && t[off-1] != '\n' {
-				return nil, ps.fail(off, "%", ErrSyntax, `"%" escapes a whole line and must start it`)
+				err := ps.fail(off, "%", ErrSyntax, `"%" escapes a whole line and must start it`)
+				if !ps.recover(err, off, off+1) {
+					return nil, err
+				}
+				continue
 			}
 			end := strings.IndexByte(t[off:], '\n')
 			if end < 0 {
@@ -133,7 +247,9 @@ func (ps *pdnParser) parse() ([]Record, error) {
 			}
 		case '(':
 			if err := ps.skipVariation(); err != nil {
-				return nil, err
+				if !ps.recover(err, off, len(t)) {
+					return nil, err
+				}
 			}
 		case '$':
 			j := off + 1
@@ -141,24 +257,33 @@ func (ps *pdnParser) parse() ([]Record, error) {
 				j++
 			}
 			if j == off+1 {
-				return nil, ps.fail(off, "$", ErrSyntax, `"$" must be followed by an annotation number`)
+				err := ps.fail(off, "$", ErrSyntax, `"$" must be followed by an annotation number`)
+				if !ps.recover(err, off, off+1) {
+					return nil, err
+				}
+				continue
 			}
 			ps.i = j
 		case ']', '}', ')', '"':
-			return nil, ps.fail(off, string(c), ErrSyntax, fmt.Sprintf("unexpected %q", c))
+			err := ps.fail(off, string(c), ErrSyntax, fmt.Sprintf("unexpected %q", c))
+			if !ps.recover(err, off, off+1) {
+				return nil, err
+			}
 		default:
 			j := off
 			for j < len(t) && !isPDNSpace(t[j]) && strings.IndexByte("[]{}();$\"", t[j]) < 0 {
 				j++
 			}
 			if err := ps.word(off, t[off:j]); err != nil {
-				return nil, err
+				if !ps.recover(err, off, j) {
+					return nil, err
+				}
 			}
 			ps.i = j
 		}
 	}
 	if ps.inGame {
-		ps.finish(Ongoing)
+		ps.finishImplicit()
 	}
 	return ps.recs, nil
 }
@@ -190,6 +315,7 @@ func (ps *pdnParser) tag() error {
 	var sb strings.Builder
 	for {
 		if j >= len(t) {
+			ps.i = len(t)
 			return ps.fail(valOff, clip(t[valOff:]), ErrSyntax, "tag "+name+": the value's quote is never closed")
 		}
 		c := t[j]
@@ -242,10 +368,21 @@ func (ps *pdnParser) tag() error {
 		}
 		ps.rec.Start = p
 		ps.pos = p
+	case "Result":
+		if r, ok := parseResult(strings.TrimSpace(value)); ok {
+			ps.tagRes = r
+		}
 	default:
-		ps.rec.Tags = append(ps.rec.Tags, Tag{Name: name, Value: value})
+		if !(slices.Contains(PDNStandardTags, name) && unknownTagValue(value)) {
+			ps.rec.Tags = append(ps.rec.Tags, Tag{Name: name, Value: value})
+		}
 	}
 	return nil
+}
+
+// unknownTagValue reports PDN's "unknown" values: "?", "????.??.??".
+func unknownTagValue(v string) bool {
+	return v != "" && strings.Trim(v, "?.") == "" && strings.Contains(v, "?")
 }
 
 // skipVariation skips a parenthesised variation at ps.i, nested variations
@@ -278,15 +415,12 @@ func (ps *pdnParser) skipVariation() error {
 // word handles a token of move text: a move number, a move, a result or an
 // annotation.
 func (ps *pdnParser) word(off int, w string) error {
-	switch w {
-	case "2-0", "1-0":
-		return ps.result(off, WhiteWins)
-	case "0-2", "0-1":
-		return ps.result(off, BlackWins)
-	case "1-1", "1/2-1/2":
-		return ps.result(off, Draw)
-	case "*":
-		return ps.result(off, Ongoing)
+	if r, ok := parseResult(w); ok {
+		return ps.result(off, r)
+	}
+	if ps.skip {
+		ps.moved = true // the rest of a bad game: a tag now begins the next
+		return nil
 	}
 	// A move number: digits followed by one or more periods.
 	j := 0
@@ -367,12 +501,15 @@ func clip(s string) string {
 // pdnLineMax is the longest move text line WritePDN writes.
 const pdnLineMax = 79
 
-// WritePDN writes recs as PDN: for each game its tags in order, then
-// [GameType "22"], then [FEN "..."] when Start is not the start position,
-// a blank line, the moves numbered and in full notation in lines under 80
-// columns, and the result. Games are separated by a blank line. ParsePDN
-// reads the output back into equal records. Tags named GameType or FEN in
-// r.Tags are not written (the game itself gives them); a tag name that is
+// WritePDN writes recs as PDN: for each game the seven standard tags
+// (PDNStandardTags; "?" or "????.??.??" where r.Tags has no value, the
+// Result tag from r.Result), its other tags in order, then [GameType "22"],
+// then [FEN "..."] when Start is not the start position, a blank line, the
+// moves numbered and in full notation in lines under 80 columns, and the
+// result in the 8x8 convention (Result.PDN). Games are separated by a
+// blank line. ParsePDN reads the output back into equal records. Tags
+// named GameType, FEN or Result in r.Tags are not written (the game itself
+// gives them); a tag name that is
 // not letters, digits and underscores, or a move that is not legal where it
 // is played, is an error and nothing more is written.
 func WritePDN(w io.Writer, recs ...Record) error {
@@ -382,8 +519,20 @@ func WritePDN(w io.Writer, recs ...Record) error {
 		if gi > 0 {
 			bw.WriteByte('\n')
 		}
+		for _, name := range PDNStandardTags {
+			v, ok := r.Tag(name)
+			switch {
+			case name == "Result":
+				v = r.Result.PDN()
+			case !ok && name == "Date":
+				v = "????.??.??"
+			case !ok:
+				v = "?"
+			}
+			writeTag(bw, name, v)
+		}
 		for _, t := range r.Tags {
-			if t.Name == "GameType" || t.Name == "FEN" {
+			if t.Name == "GameType" || t.Name == "FEN" || slices.Contains(PDNStandardTags, t.Name) {
 				continue
 			}
 			if t.Name == "" || strings.IndexFunc(t.Name, func(c rune) bool { return c > 127 || !isTagNameByte(byte(c)) }) >= 0 {
@@ -439,7 +588,7 @@ func WritePDN(w io.Writer, recs ...Record) error {
 			p = p.Play(m)
 			ply++
 		}
-		put(r.Result.String())
+		put(r.Result.PDN())
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -49,7 +50,7 @@ func TestParsePDNSample(t *testing.T) {
 	}{
 		{
 			tags: []Tag{{"Event", `Test "quoted" game`}, {"Site", "Roma"}, {"Date", "2026.11.30"},
-				{"Round", "1"}, {"White", "Bianco"}, {"Black", "Nero"}, {"Result", "2-0"}},
+				{"Round", "1"}, {"White", "Bianco"}, {"Black", "Nero"}},
 			start:  StartFEN,
 			moves:  "23-19 10-14 19x10 5x14",
 			result: WhiteWins,
@@ -245,10 +246,16 @@ func TestWritePDN(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `[Event "a \"b\" \\c"]
+[Site "?"]
+[Date "????.??.??"]
+[Round "?"]
+[White "?"]
+[Black "?"]
+[Result "0-1"]
 [GameType "22"]
 [FEN "B:W6,15,23:B2,K12"]
 
-1... 2x11x20x27 0-2
+1... 2x11x20x27 0-1
 `
 	if got := buf.String(); got != want {
 		t.Errorf("WritePDN =\n%s\nwant\n%s", got, want)
@@ -291,5 +298,86 @@ func TestWritePDN(t *testing.T) {
 		if err := WritePDN(&bytes.Buffer{}, r); err == nil {
 			t.Errorf("WritePDN(%+v): no error", r)
 		}
+	}
+}
+
+// Results are written as Italian tools read them (1-0, 0-1, 1/2-1/2), and
+// every game carries the seven standard tags; both result forms are read
+// (issue 13, point 1).
+func TestPDNResultsAndSevenTags(t *testing.T) {
+	for _, r := range []Result{WhiteWins, BlackWins, Draw, Ongoing} {
+		var buf bytes.Buffer
+		rec := Record{Tags: []Tag{{"White", "Bianco"}, {"Annotator", "x"}}, Start: Start(), Moves: []Move{mustMove(t, StartFEN, "22-18")}, Result: r}
+		if err := WritePDN(&buf, rec); err != nil {
+			t.Fatal(err)
+		}
+		want := map[Result]string{WhiteWins: "1-0", BlackWins: "0-1", Draw: "1/2-1/2", Ongoing: "*"}[r]
+		out := buf.String()
+		if !strings.HasSuffix(out, " "+want+"\n") || !strings.Contains(out, `[Result "`+want+`"]`) {
+			t.Errorf("result %v written as:\n%s\nwant %s in the Result tag and after the moves", r, out, want)
+		}
+		var names []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "[") {
+				names = append(names, strings.Fields(l[1:])[0])
+			}
+		}
+		if got := strings.Join(names, " "); got != "Event Site Date Round White Black Result Annotator GameType" {
+			t.Errorf("tags written: %s; want the seven standard tags first", got)
+		}
+		back, err := ParsePDN(out)
+		if err != nil || len(back) != 1 || !reflect.DeepEqual(back[0], rec) {
+			t.Errorf("round trip of result %v: %+v (%v), want %+v", r, back, err, rec)
+		}
+	}
+	// A Result tag stands in for a missing result in the move text.
+	recs, err := ParsePDN("[Result \"1-1\"]\n1. 22-18\n")
+	if err != nil || len(recs) != 1 || recs[0].Result != Draw {
+		t.Errorf("result from the Result tag: %+v, %v", recs, err)
+	}
+}
+
+// One bad game does not block the others: each game is read on its own, a
+// bad one keeps its moves up to the bad move and says where and why
+// (issue 13, point 2).
+func TestReadPDNGames(t *testing.T) {
+	text := `[Event "one"]
+1. 22-18 11-15 1-0
+
+[Event "two"]
+[FEN "B:W6,15,23:B2,K12"]
+1... 2x27 0-1
+
+[Event "three"]
+1. 22-18 12-16 2. 21-17 99-1 3. 17-13 *
+
+[Event "four"]
+[FEN "W:W1:B5"]
+1. 1-5 *
+
+[Event "five"]
+1. 21-17 12-16 1/2-1/2
+`
+	games := ReadPDNGames(text)
+	if len(games) != 5 {
+		t.Fatalf("read %d games, want 5", len(games))
+	}
+	for i, want := range []struct {
+		moves int
+		err   string
+	}{{2, ""}, {1, ""}, {3, "move 2..."}, {0, "FEN"}, {2, ""}} {
+		g := games[i]
+		if len(g.Moves) != want.moves {
+			t.Errorf("game %d: %d moves, want %d", i+1, len(g.Moves), want.moves)
+		}
+		switch {
+		case want.err == "" && g.Err != nil:
+			t.Errorf("game %d: error %v", i+1, g.Err)
+		case want.err != "" && (g.Err == nil || !strings.Contains(g.Err.Error(), want.err) || !strings.Contains(g.Err.Error(), fmt.Sprintf("game %d", i+1))):
+			t.Errorf("game %d: error %v, want one naming game %d and %q", i+1, g.Err, i+1, want.err)
+		}
+	}
+	if v, _ := games[4].Tag("Event"); v != "five" || games[4].Result != Draw {
+		t.Errorf("game after the bad ones: event %q result %v", v, games[4].Result)
 	}
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -376,5 +377,26 @@ func TestRuleStartAndFEN(t *testing.T) {
 		if got := q.At(s); got != want {
 			t.Errorf("At(%d) = %v, want %v", s, got, want)
 		}
+	}
+}
+
+// A side has at most 12 pieces: FEN (and so PDN's [FEN] tag, perft and
+// moves) refuses more, naming the side (issue 13, point 13).
+func TestFENPieceCount(t *testing.T) {
+	for _, tc := range []struct{ fen, want string }{
+		{"W:W20-32:B1-12", "white has 13 pieces"},
+		{"B:W21-32:B1-12,14", "black has 13 pieces"},
+		{"W:WK1-16:BK17-32", "16 pieces"},
+	} {
+		_, err := ParseFEN(tc.fen)
+		if !errors.Is(err, ErrPosition) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseFEN(%q) error %v, want ErrPosition saying %q", tc.fen, err, tc.want)
+		}
+	}
+	if _, err := ParseFEN("W:W21-32:BK1-12"); err != nil {
+		t.Errorf("12 pieces a side refused: %v", err)
+	}
+	if err := CheckPieces(Start()); err != nil {
+		t.Errorf("CheckPieces(start) = %v", err)
 	}
 }

@@ -467,6 +467,19 @@ func (r *byteReader) pos(what string) rules.Position {
 	return rules.NewPosition(board, rules.Color(side))
 }
 
+// validWDL reports probabilities each in [0, 1] whose sum is at most 1 (a
+// forced move's ply holds zeros), with room for rounding.
+func validWDL(wdl [3]float32) bool {
+	var sum float32
+	for _, x := range wdl {
+		if !(x >= 0 && x <= 1) { // NaN fails too
+			return false
+		}
+		sum += x
+	}
+	return sum <= 1.001
+}
+
 func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
 	plyFlags := uint8(3) // the ply flags of the version
 	if version == 1 {
@@ -518,6 +531,8 @@ func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
 			return nil, fmt.Errorf("ply %d: repetitions %d, quiet plies %d out of range", i, p.Repetitions, p.QuietPlies)
 		case nl == 0:
 			return nil, fmt.Errorf("ply %d: position %s has no legal move; the game ended before it", i, p.Pos.FEN())
+		case !validWDL(p.WDL):
+			return nil, fmt.Errorf("ply %d: W/D/L %v out of range (each in [0,1], summing to at most 1)", i, p.WDL)
 		}
 		p.Full = flags&1 != 0
 		legal = pos.Legal(legal)

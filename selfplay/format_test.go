@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -162,6 +163,15 @@ func TestReaderChecksContent(t *testing.T) {
 	g.Result = rules.Ongoing
 	if err := Encode(&bytes.Buffer{}, testHeader(), []*Game{&g}); err == nil {
 		t.Errorf("an unfinished game was encoded")
+	}
+	// W/D/L out of range (found by fuzzing, issue 13 point 16).
+	for _, wdl := range [][3]float32{{0, float32(math.NaN()), 1.99998}, {-0.5, 1, 0.5}, {0.7, 0.7, 0}, {float32(math.Inf(1)), 0, 0}} {
+		g = *games[0]
+		g.Plies = slices.Clone(g.Plies)
+		g.Plies[3].WDL = wdl
+		if _, _, err := Decode(encode(t, testHeader(), []*Game{&g})); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "ply 3") || !strings.Contains(err.Error(), "W/D/L") {
+			t.Errorf("W/D/L %v: err %v, want ErrCorrupt naming ply 3 and the W/D/L", wdl, err)
+		}
 	}
 	// A ply in a position without legal moves (found in review: the
 	// played-move bound wrapped and the reader panicked).
@@ -331,7 +341,11 @@ func appendTrailer(b []byte) []byte {
 // FuzzDecode checks that the reader never panics, and that whatever it
 // accepts it writes back and reads again unchanged. Each input is read as a
 // file, as a file with its trailer repaired, and as the uncompressed body of
-// a file (first byte: the game count).
+// a file (first byte: the game count). Run it with a minimisation time
+// (with the default the fuzzer spends its time minimising the large seeds
+// and sits at 0 execs/s):
+//
+//	go test ./selfplay/ -run XXX -fuzz FuzzDecode -fuzztime 60s -fuzzminimizetime 5s
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		check := func(data []byte) {

@@ -112,7 +112,15 @@ func Loop(ctx context.Context, opt Options) error {
 			l.tr.Close()
 		}
 	}()
+	if n, err := run.removeTrainerTemps(); err != nil {
+		return err
+	} else if n > 0 {
+		fmt.Fprintf(l.log, "removed %d temporary files left by a stopped trainer\n", n)
+	}
 	if err := l.archive(); err != nil {
+		return err
+	}
+	if err := run.checkRecords(); err != nil {
 		return err
 	}
 	if err := l.initialModel(); err != nil {
@@ -126,6 +134,9 @@ func Loop(ctx context.Context, opt Options) error {
 		if need := 2 * len(lad.Rungs); lc.Games < need {
 			return fmt.Errorf("train: ladder.games = %d: the ladder has %d rungs, want at least %d games (two per rung)", lc.Games, len(lad.Rungs), need)
 		}
+	}
+	if err := run.checkBest(); err != nil {
+		return err
 	}
 	gen := 1
 	for {
@@ -162,32 +173,33 @@ func Loop(ctx context.Context, opt Options) error {
 	return nil
 }
 
-// archive writes the configuration and revision at the start of a run, or
-// checks that a resumed run has the same configuration.
+// archive writes the configuration (with its digest) and revision at the
+// start of a run, or checks on resume that the archive is intact and that
+// the configuration is the same, except SafeResumeKeys.
 func (l *loop) archive() error {
 	y, err := l.cfg.YAML()
 	if err != nil {
 		return err
 	}
 	path := l.run.Path(ConfigFile)
-	_, err = os.Stat(path)
+	data, err := os.ReadFile(path)
 	if err == nil {
-		prev, err := configs.Load(path, nil, nil)
+		prev, err := l.run.readArchivedConfig(data)
 		if err != nil {
-			return fmt.Errorf("train: archived configuration: %w", err)
+			return err
 		}
-		if prev.Digest() != l.cfg.Digest() {
-			return fmt.Errorf("train: run folder %s was started with another configuration (see %s); resume it with the same configuration or start a new --run", l.run.Dir, path)
-		}
-		return nil
+		return l.run.resumeConfig(prev, l.cfg, y, l.log)
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	if l.run.started() {
+		return fmt.Errorf("train: %s is missing from a run that has started; resume refused: restore the archived configuration (or start a new --run)", path)
+	}
 	if err := WriteFileAtomic(l.run.Path(RevisionFile), []byte(l.opt.Revision+"\n")); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, y)
+	return l.run.writeConfig(y)
 }
 
 // ModelConfig returns the network configuration a run configuration asks

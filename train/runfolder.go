@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"dama/internal/atomicfile"
 )
@@ -94,7 +95,8 @@ func (r *Run) Best() (string, error) {
 		return "", err
 	}
 	name := strings.TrimSpace(string(b))
-	if name == "" || strings.Contains(name, "\n") || filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
+	if name == "" || strings.IndexFunc(name, func(c rune) bool { return !unicode.IsPrint(c) }) >= 0 ||
+		filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
 		return "", fmt.Errorf("train: %s: bad best model name %q", r.Path(BestFile), name)
 	}
 	return name, nil
@@ -303,4 +305,45 @@ func RewriteJSONL[T any](r *Run, name string, keep func(T) bool) error {
 		return err
 	}
 	return WriteFileAtomic(r.Path(name), buf.Bytes())
+}
+
+// ResolveModel returns the checkpoint file that path stands for: path
+// itself for a checkpoint, the best model for a run folder or for a run
+// folder's best file. A best file that is bad or names a missing file is
+// an error naming the best file.
+func ResolveModel(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	var run *Run
+	switch {
+	case st.IsDir():
+		run = &Run{Dir: path}
+		if _, err := os.Stat(run.Path(BestFile)); errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("train: %s is a folder with no best model (no %s file); give a checkpoint file or a run folder", path, BestFile)
+		}
+	case filepath.Base(path) == BestFile && st.Size() < 4096:
+		run = &Run{Dir: filepath.Dir(path)}
+	default:
+		return path, nil
+	}
+	return run.BestPath()
+}
+
+// BestPath returns the path of the best model's checkpoint, checking that
+// the best file is well formed and names an existing file.
+func (r *Run) BestPath() (string, error) {
+	best, err := r.Best()
+	if err != nil {
+		return "", err
+	}
+	if best == "" {
+		return "", fmt.Errorf("train: run folder %s has no best model yet (no %s file)", r.Dir, BestFile)
+	}
+	p := r.Path(best)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("train: %s names %s, which does not exist", r.Path(BestFile), p)
+	}
+	return p, nil
 }

@@ -24,6 +24,9 @@ type WorkerOptions struct {
 	Seed     uint64        // base seed; give each worker its own
 	Poll     time.Duration // how often to look for the run to start (default 2s)
 	Log      io.Writer     // one line per chunk (nil: none)
+	// Wait waits for a run folder that does not exist yet (or has no
+	// archived configuration); without it such a folder is an error.
+	Wait bool
 }
 
 // Worker plays self-play games for a run as a separate process would: it
@@ -50,8 +53,17 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 		log = io.Discard
 	}
 	run := &Run{Dir: opt.Dir}
+	if _, err := os.Stat(run.Path(ConfigFile)); err != nil && !opt.Wait {
+		return fmt.Errorf("train: %s is not a run folder (no %s): start 'dama train --run %s' first, or pass --wait to wait for it", run.Dir, ConfigFile, run.Dir)
+	}
+	if n, err := RemoveWorkerTemps(run, opt.Name); err != nil {
+		return err
+	} else if n > 0 {
+		fmt.Fprintf(log, "worker %s: removed %d temporary chunk files left by a stopped worker\n", opt.Name, n)
+	}
 	var cfg *configs.Config
 	var best string
+	said := false
 	for {
 		var err error
 		if cfg == nil {
@@ -68,6 +80,10 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 		}
 		if cfg != nil && best != "" {
 			break
+		}
+		if !said {
+			fmt.Fprintf(log, "worker %s: waiting for the trainer to start run %s (its %s and %s files)\n", opt.Name, run.Dir, ConfigFile, BestFile)
+			said = true
 		}
 		select {
 		case <-ctx.Done():

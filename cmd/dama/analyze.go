@@ -21,6 +21,7 @@ func init() {
 			ef = addEngineFlags(fs, engine.DefaultVisits)
 			fen = fs.String("fen", rules.StartFEN, "position in PDN FEN form")
 			top = fs.Int("top", 10, "moves listed (0: all)")
+			limit(fs, "top", 0, 1000, "0: all")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {

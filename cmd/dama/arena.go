@@ -63,6 +63,11 @@ func arenaFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.threshold, "threshold", 0, "accept A when its score over all games is at least this (0..1); 0 for none")
 	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	limit(fs, "games", 2, 1e7, "")
+	limit(fs, "parallel", 1, 4096, "")
+	limit(fs, "openings-plies", 0, 200, "")
+	limit(fs, "max-plies", 1, 100000, "")
+	limit(fs, "threshold", 0, 1, "0: none")
 }
 
 // parseSPRT reads "elo0,elo1[,alpha,beta]".
@@ -184,7 +189,9 @@ func writeArenaPDN(path string, games []arena.GameResult, res arena.MatchResult)
 	slices.SortFunc(games, func(x, y arena.GameResult) int { return x.Index - y.Index })
 	for _, g := range games {
 		if pairs[g.Index/2] == 2 {
-			recs = append(recs, g.Record())
+			r := g.Record()
+			r.Tags = append([]rules.Tag{{Name: "Event", Value: "dama arena: " + res.A + " vs " + res.B}, {Name: "Site", Value: "dama"}}, r.Tags...)
+			recs = append(recs, r)
 		}
 	}
 	if len(recs) != res.Games() {

@@ -25,6 +25,15 @@ func TestArenaCommand(t *testing.T) {
 	if err != nil || len(recs) != 6 {
 		t.Errorf("--pdn wrote %d games (err %v), want 6", len(recs), err)
 	}
+	// Every game carries the seven standard tags, results as 1-0, 0-1, 1/2-1/2.
+	if n := strings.Count(string(text), "[Result \""); n != 6 || strings.Contains(string(text), " 2-0\n") || strings.Contains(string(text), " 0-2\n") {
+		t.Errorf("--pdn: %d Result tags, want 6 and no 2-0 or 0-2 results:\n%s", n, text)
+	}
+	for _, r := range recs {
+		if ev, _ := r.Tag("Event"); !strings.Contains(ev, "alphabeta:2 vs random") {
+			t.Errorf("--pdn: Event %q, want the match named", ev)
+		}
+	}
 	got := out.String()
 	for _, w := range []string{"alphabeta:2 vs random", "games 6", "score", "elo", "LOS", "verdict"} {
 		if !strings.Contains(got, w) {

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"time"
 
-	"dama/model"
 	"dama/model/export"
 )
 
@@ -20,7 +18,7 @@ func init() {
 		summary: "export a network as an ONNX model or a JSON file of folded weights",
 		usage:   "--model CKPT --format onnx|json --out FILE",
 		flags: func(fs *flag.FlagSet) {
-			ckpt = fs.String("model", "", "checkpoint file to export")
+			ckpt = fs.String("model", "", "checkpoint file to export, or a run folder (its best model)")
 			format = fs.String("format", "onnx", "onnx (ONNX opset 13, any runtime) or json (plain weights for engine authors)")
 			out = fs.String("out", "", "output file")
 		},
@@ -34,7 +32,7 @@ func init() {
 			if *format != "onnx" && *format != "json" {
 				return fmt.Errorf("--format %q: want onnx or json", *format)
 			}
-			ck, err := model.Load(*ckpt)
+			ck, err := loadModel(*ckpt)
 			if err != nil {
 				return err
 			}
@@ -68,18 +66,4 @@ func init() {
 			return nil
 		},
 	})
-}
-
-// buildVersion returns the VCS revision the binary was built from, or "dev".
-func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return s.Value[:12]
-		}
-	}
-	return "dev"
 }

@@ -23,15 +23,24 @@ type engineFlags struct {
 	seconds  *float64
 	parallel *int
 	cache    *int
+	treeMB   *int
 }
 
 func addEngineFlags(fs *flag.FlagSet, visits int) *engineFlags {
+	defer func() {
+		limit(fs, "visits", 0, 1e9, "0: no visit limit")
+		limit(fs, "time", 0, 1e6, "0: no time limit")
+		limit(fs, "parallel", 1, 256, "")
+		limit(fs, "cache", 0, 1<<30, "0: none")
+		limit(fs, "tree-mb", engine.MinTreeMB, engine.MaxTreeMB, "")
+	}()
 	return &engineFlags{
-		model:    fs.String("model", "", `checkpoint file of the network, or "random" for a uniform evaluator (no network)`),
+		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), or "random" for a uniform evaluator (no network)`),
 		visits:   fs.Int("visits", visits, "MCTS visits per move (0: no visit limit; then --time must be set); for hub, when the GUI sets no level"),
 		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit); for hub, when the GUI sets no level"),
 		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step (network batch size)"),
 		cache:    fs.Int("cache", 1<<16, "evaluations cached"),
+		treeMB:   fs.Int("tree-mb", engine.TreeMB(0), fmt.Sprintf("memory of the search tree in MB (%d bytes a node, twice while the root moves); a full tree stops growing and the search goes on", mcts.NodeBytes)),
 	}
 }
 
@@ -54,7 +63,10 @@ func (f *engineFlags) searchOptions() (mcts.Options, error) {
 	if *f.parallel < 1 || *f.parallel > 256 {
 		return mcts.Options{}, fmt.Errorf("--parallel %d out of range [1, 256]", *f.parallel)
 	}
-	return mcts.Options{Parallel: *f.parallel}, nil
+	if *f.treeMB < engine.MinTreeMB || *f.treeMB > engine.MaxTreeMB {
+		return mcts.Options{}, fmt.Errorf("--tree-mb %d out of range [%d, %d]", *f.treeMB, engine.MinTreeMB, engine.MaxTreeMB)
+	}
+	return mcts.Options{Parallel: *f.parallel, MaxNodes: engine.TreeNodes(*f.treeMB)}, nil
 }
 
 // engineSetup is what hub, play and analyze need from their flags.
@@ -91,7 +103,7 @@ func (f *engineFlags) evaluator() (ev mcts.Evaluator, name string, close func(),
 	case "random":
 		return engine.Uniform{}, "uniform evaluator", func() {}, nil
 	}
-	ck, err := model.Load(*f.model)
+	ck, err := loadModel(*f.model)
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -63,6 +63,9 @@ func run(args []string, out, errw io.Writer) int {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = []string{"version"}
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(errw, "dama: unknown command %q (run 'dama help' for the list)\n", args[0])
@@ -74,6 +77,10 @@ func run(args []string, out, errw io.Writer) int {
 		if err == flag.ErrHelp {
 			return 0
 		}
+		return 2
+	}
+	if err := checkFlagRanges(fs); err != nil {
+		fmt.Fprintf(errw, "dama %s: %v\n", c.name, err)
 		return 2
 	}
 	if err := c.run(fs, fs.Args()); err != nil {
@@ -132,7 +139,7 @@ func parseMore(fs *flag.FlagSet, args []string) error {
 		}
 		return errUsage
 	}
-	return nil
+	return checkFlagRanges(fs)
 }
 
 // oneLine folds an error message onto a single line.

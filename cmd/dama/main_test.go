@@ -91,3 +91,62 @@ func TestShowCommand(t *testing.T) {
 		t.Error("show of a missing PDN file exited 0")
 	}
 }
+
+// Every numeric flag is checked against its range, NaN and infinities
+// included, with the range in the message (issue 13, point 14).
+func TestNumericFlagRanges(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--parallel", "-3"}, "--parallel -3 out of range [0, "},
+		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--visits", "-1"}, "--visits -1 out of range [0, "},
+		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--batch", "-1"}, "--batch -1 out of range [0, "},
+		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--cache", "-1"}, "--cache -1 out of range [0, "},
+		{[]string{"show", "--pdn", "x.pdn", "--ply", "-5"}, "--ply -5 out of range [-1, "},
+		{[]string{"hub", "--model", "random", "--time", "NaN"}, "--time NaN is not a number"},
+		{[]string{"hub", "--model", "random", "--time", "+Inf"}, "--time +Inf out of range [0, "},
+		{[]string{"analyze", "--model", "random", "--top", "-2"}, "--top -2 out of range [0, "},
+		{[]string{"arena", "--a", "random", "--b", "random", "--threshold", "1.5"}, "--threshold 1.5 out of range [0, 1]"},
+		{[]string{"arena", "--a", "random", "--b", "random", "--parallel", "0"}, "--parallel 0 out of range [1, "},
+	} {
+		code, _, errs := runCmd(t, tc.args...)
+		if code == 0 || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want a one-line error containing %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+// A PDN file with a bad game in the middle: the other games show, the bad
+// one is reported with its reason and shown up to the bad move (issue 13,
+// point 2).
+func TestShowPDNWithBadGame(t *testing.T) {
+	pdn := t.TempDir() + "/g.pdn"
+	text := "[Event \"a\"]\n1. 22-18 11-15 1-0\n\n[Event \"b\"]\n1. 22-18 12-16 2. 21-17 99-1 *\n\n[Event \"c\"]\n1. 21-17 1/2-1/2\n"
+	if err := os.WriteFile(pdn, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "show", "--pdn", pdn, "--game", "3")
+	if code != 0 || !strings.Contains(out, "3 games: 2 read, 1 failed") || !strings.Contains(out, "game 2: ") || !strings.Contains(out, "move 2...") {
+		t.Errorf("show --game 3: exit %d, stderr %q, output:\n%s", code, errs, out)
+	}
+	code, out, errs = runCmd(t, "show", "--pdn", pdn, "--game", "2")
+	if code != 0 || !strings.Contains(out, "after 3 of 3 plies") || !strings.Contains(out, "stops before the bad move") {
+		t.Errorf("show --game 2: exit %d, stderr %q, output:\n%s", code, errs, out)
+	}
+}
+
+// dama version and --version print the build's version, the one the Hub id
+// line carries (issue 13, point 8).
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
+		code, out, errs := runCmd(t, args...)
+		if code != 0 || out != "dama "+buildVersion()+"\n" {
+			t.Errorf("%v: exit %d, output %q, stderr %q; want dama %s", args, code, out, errs, buildVersion())
+		}
+	}
+	if v := buildVersion(); v == "" || strings.ContainsAny(v, " \n") {
+		t.Errorf("buildVersion() = %q", v)
+	}
+}

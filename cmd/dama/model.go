@@ -9,7 +9,18 @@ import (
 	"time"
 
 	"dama/model"
+	"dama/train"
 )
+
+// loadModel loads the checkpoint that path stands for: a checkpoint file,
+// a run folder (its best model) or a run folder's best file.
+func loadModel(path string) (*model.Checkpoint, error) {
+	p, err := train.ResolveModel(path)
+	if err != nil {
+		return nil, err
+	}
+	return model.Load(p)
+}
 
 func init() {
 	var preset, out, note *string
@@ -80,6 +91,10 @@ func modelNew(preset, out string, seed int64, note string) error {
 
 // modelInfo prints a checkpoint's header.
 func modelInfo(path string) error {
+	path, err := train.ResolveModel(path)
+	if err != nil {
+		return err
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return err

@@ -74,3 +74,28 @@ func TestModelErrors(t *testing.T) {
 		}
 	}
 }
+
+// A run folder, or its best file, is accepted where a model is expected
+// (issue 13, point 3).
+func TestModelFromRunFolder(t *testing.T) {
+	run := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(run, "accepted"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ck := filepath.Join(run, "accepted", "0000.ckpt")
+	if code, _, errs := runCmd(t, "model", "new", "--preset", "tiny", "--out", ck); code != 0 {
+		t.Fatalf("model new: exit %d, %s", code, errs)
+	}
+	if err := os.WriteFile(filepath.Join(run, "best"), []byte("accepted/0000.ckpt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"model", "info", run},
+		{"model", "info", filepath.Join(run, "best")},
+		{"export", "--model", run, "--format", "json", "--out", filepath.Join(t.TempDir(), "m.json")},
+	} {
+		if code, out, errs := runCmd(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, stderr %q, output %q", args, code, errs, out)
+		}
+	}
+}

@@ -19,6 +19,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fen = fs.String("fen", rules.StartFEN, "position in PDN FEN form")
 			depth = fs.Int("depth", 7, "deepest depth to count (1..20)")
+			limit(fs, "depth", 1, 20, "")
 			divide = fs.Bool("divide", false, "print the count under each root move at the deepest depth")
 			full = fs.Bool("full", false, "play every move of the last ply instead of counting them (slower)")
 		},

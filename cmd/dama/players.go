@@ -36,7 +36,7 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		}
 		path, visits = spec[:i], n
 	}
-	ck, err := model.Load(path)
+	ck, err := loadModel(path)
 	if err != nil {
 		return nil, err
 	}

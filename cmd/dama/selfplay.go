@@ -41,7 +41,7 @@ type selfplayOptions struct {
 	games, parallel, visits    int
 	first, chunk, batch, cache int
 	seed                       uint64
-	pdn, quiet                 bool
+	pdn, quiet, wait           bool
 }
 
 var selfplayOpt selfplayOptions
@@ -49,7 +49,7 @@ var selfplayOpt selfplayOptions
 func selfplayFlags(fs *flag.FlagSet) {
 	o := &selfplayOpt
 	*o = selfplayOptions{}
-	fs.StringVar(&o.model, "model", "", `checkpoint file of the model, or "random" (uniform priors, every position a draw)`)
+	fs.StringVar(&o.model, "model", "", `checkpoint file of the model, a run folder (its best model), or "random" (uniform priors, every position a draw)`)
 	fs.IntVar(&o.games, "games", 0, "number of games to play")
 	fs.StringVar(&o.out, "out", "", "folder for the game chunks (created if needed)")
 	fs.StringVar(&o.run, "run", "", "work as a self-play worker of a training run folder: follow its best model and add games to it (--games 0: until interrupted)")
@@ -64,6 +64,14 @@ func selfplayFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.batch, "batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
 	fs.IntVar(&o.cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&o.wait, "wait", false, "with --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
+	limit(fs, "games", 0, 1e9, "0: with --run, until interrupted")
+	limit(fs, "parallel", 0, 4096, "0: the config's or 32")
+	limit(fs, "visits", 0, 1e7, "0: the config's or 200")
+	limit(fs, "first", 0, 1e12, "")
+	limit(fs, "chunk", 1, 1e6, "")
+	limit(fs, "batch", 0, 65536, "0: games at once times leaves in flight")
+	limit(fs, "cache", 0, 1<<30, "0: none")
 }
 
 // selfplayRandom is the "random" model: uniform priors, and every position
@@ -142,6 +150,11 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	h := selfplay.Header{Model: o.model, ConfigDigest: cfg.Digest()}
 	var ev mcts.Evaluator = selfplayRandom{}
 	if o.model != "random" {
+		path, err := train.ResolveModel(o.model)
+		if err != nil {
+			return err
+		}
+		o.model = path
 		data, err := os.ReadFile(o.model)
 		if err != nil {
 			return err
@@ -320,7 +333,7 @@ func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
 	if !isFlagSet(fs, "chunk") {
 		chunk = 16
 	}
-	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log})
+	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Wait: o.wait})
 }
 
 func isFlagSet(fs *flag.FlagSet, name string) bool {

@@ -20,6 +20,8 @@ func init() {
 			pdn = fs.String("pdn", "", "PDN file; shows a game's final position and its moves")
 			game = fs.Int("game", 1, "with --pdn: which game of the file (1 = first)")
 			ply = fs.Int("ply", -1, "with --pdn: show the position after this many plies (-1 = the end)")
+			limit(fs, "game", 1, 1e9, "")
+			limit(fs, "ply", -1, 1e9, "-1: the end")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
@@ -44,14 +46,29 @@ func init() {
 			if err != nil {
 				return err
 			}
-			recs, err := rules.ParsePDN(string(text))
-			if err != nil {
-				return fmt.Errorf("%s: %w", *pdn, err)
+			games := rules.ReadPDNGames(string(text))
+			failed := 0
+			for _, g := range games {
+				if g.Err != nil {
+					failed++
+				}
 			}
-			if *game < 1 || *game > len(recs) {
-				return fmt.Errorf("%s: --game %d out of range 1..%d", *pdn, *game, len(recs))
+			fmt.Fprintf(stdout, "%s: %d games: %d read, %d failed\n", *pdn, len(games), len(games)-failed, failed)
+			for _, g := range games {
+				if g.Err != nil {
+					fmt.Fprintf(stdout, "  %v\n", g.Err)
+				}
 			}
-			rec := recs[*game-1]
+			if len(games) == 0 {
+				return fmt.Errorf("%s: no game in the file", *pdn)
+			}
+			if *game > len(games) {
+				return fmt.Errorf("%s: --game %d out of range 1..%d", *pdn, *game, len(games))
+			}
+			rec := games[*game-1].Record
+			if err := games[*game-1].Err; err != nil {
+				fmt.Fprintf(stdout, "game %d stops before the bad move\n", *game)
+			}
 			n := len(rec.Moves)
 			if *ply >= 0 {
 				if *ply > n {

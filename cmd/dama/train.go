@@ -42,6 +42,7 @@ func init() {
 			fs.Var(&sets, "set", "override one configuration key, e.g. --set selfplay.visits=64 (repeatable)")
 			quiet = fs.Bool("quiet", false, "no progress bars")
 			maxCPU = fs.Duration("max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (e.g. 30m; for A/B runs of equal CPU time); 0 = no limit")
+			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {

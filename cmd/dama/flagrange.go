@@ -1,0 +1,82 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// flagRange is the allowed range of a numeric flag; note says what a
+// special value means (e.g. "0: the default").
+type flagRange struct {
+	lo, hi float64
+	note   string
+}
+
+// flagRanges holds the ranges declared on each flag set.
+var flagRanges = map[*flag.FlagSet]map[string]flagRange{}
+
+// limit declares the range [lo, hi] of the numeric flag name of fs. Every
+// flag set's numeric flags are checked after parsing, the way config keys
+// are: out of range, NaN or infinite is a usage error that names the range.
+func limit(fs *flag.FlagSet, name string, lo, hi float64, note string) {
+	if fs.Lookup(name) == nil {
+		panic("dama: limit of undeclared flag --" + name)
+	}
+	if flagRanges[fs] == nil {
+		flagRanges[fs] = map[string]flagRange{}
+	}
+	flagRanges[fs][name] = flagRange{lo, hi, note}
+}
+
+// checkFlagRanges checks the numeric flags of fs against their declared
+// ranges, and every float flag against NaN and infinities.
+func checkFlagRanges(fs *flag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if err != nil {
+			return
+		}
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		var v float64
+		switch x := g.Get().(type) {
+		case int:
+			v = float64(x)
+		case int64:
+			v = float64(x)
+		case uint:
+			v = float64(x)
+		case uint64:
+			v = float64(x)
+		case float64:
+			v = x
+			if math.IsNaN(v) {
+				err = fmt.Errorf("--%s %s is not a number", f.Name, f.Value)
+				return
+			}
+		default:
+			return
+		}
+		r, ok := flagRanges[fs][f.Name]
+		if !ok {
+			if math.IsInf(v, 0) {
+				err = fmt.Errorf("--%s %s must be finite", f.Name, f.Value)
+			}
+			return
+		}
+		if v < r.lo || v > r.hi || math.IsInf(v, 0) {
+			note := ""
+			if r.note != "" {
+				note = " (" + r.note + ")"
+			}
+			err = fmt.Errorf("--%s %s out of range [%s, %s]%s", f.Name, f.Value, fmtBound(r.lo), fmtBound(r.hi), note)
+		}
+	})
+	return err
+}
+
+func fmtBound(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

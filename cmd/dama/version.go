@@ -1,0 +1,52 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"runtime/debug"
+)
+
+func init() {
+	register(&command{
+		name:    "version",
+		summary: "print the version of dama (also: dama --version)",
+		usage:   "",
+		run: func(_ *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			fmt.Fprintf(stdout, "dama %s\n", buildVersion())
+			return nil
+		},
+	})
+}
+
+// buildVersion returns the version of the binary: the module version when
+// it was installed as a module (go install dama/cmd/dama@v1.2.3), else the
+// VCS revision it was built from (12 hex digits, "+modified" for a tree
+// with uncommitted changes), else "dev".
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if len(rev) < 12 {
+		return "dev"
+	}
+	if dirty {
+		return rev[:12] + "+modified"
+	}
+	return rev[:12]
+}

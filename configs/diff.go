@@ -1,0 +1,38 @@
+package configs
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// KeyDiff is one key whose value differs between two configurations.
+type KeyDiff struct {
+	Key      string // dotted, e.g. "selfplay.visits"
+	Old, New string // the values, formatted
+}
+
+// String formats the difference as "key (old -> new)".
+func (d KeyDiff) String() string { return fmt.Sprintf("%s (%s -> %s)", d.Key, d.Old, d.New) }
+
+// Diff lists the keys whose values differ from a to b, in the order of
+// Config.
+func Diff(a, b *Config) []KeyDiff {
+	var out []KeyDiff
+	var walk func(prefix string, x, y reflect.Value)
+	walk = func(prefix string, x, y reflect.Value) {
+		t := x.Type()
+		for i := range t.NumField() {
+			k := prefix + t.Field(i).Tag.Get("mapstructure")
+			fx, fy := x.Field(i), y.Field(i)
+			if fx.Kind() == reflect.Struct {
+				walk(k+".", fx, fy)
+				continue
+			}
+			if !reflect.DeepEqual(fx.Interface(), fy.Interface()) {
+				out = append(out, KeyDiff{Key: k, Old: fmt.Sprint(fx.Interface()), New: fmt.Sprint(fy.Interface())})
+			}
+		}
+	}
+	walk("", reflect.ValueOf(*a), reflect.ValueOf(*b))
+	return out
+}

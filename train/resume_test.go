@@ -1,0 +1,212 @@
+package train
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"dama/configs"
+)
+
+// startRun runs Loop with a cancelled context: the start-up (archive,
+// checks, clean-up) happens, no generation does. It returns Loop's error
+// (context.Canceled when the start-up passed).
+func startRun(t *testing.T, dir string, sets ...string) error {
+	t.Helper()
+	cfg, err := configs.Load("quick", nil, append([]string{"model.preset=tiny"}, sets...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return Loop(ctx, Options{Config: cfg, Dir: dir, Revision: "test"})
+}
+
+// wantRefusal checks that err is a refusal mentioning each of words.
+func wantRefusal(t *testing.T, what string, err error, words ...string) {
+	t.Helper()
+	if err == nil || err == context.Canceled {
+		t.Errorf("%s: resumed (err %v), want a refusal", what, err)
+		return
+	}
+	for _, w := range words {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: error %q does not mention %q", what, err, w)
+		}
+	}
+}
+
+func newStartedRun(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Fatalf("fresh run: %v", err)
+	}
+	return dir
+}
+
+// The archived configuration is trusted only as written: missing, empty,
+// truncated or edited is refused; another configuration names the keys
+// that differ; run.generations and run.workers may change (issue 13,
+// points 9 and 19).
+func TestResumeChecksConfig(t *testing.T) {
+	dir := newStartedRun(t)
+	path := filepath.Join(dir, ConfigFile)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Fatalf("plain resume: %v", err)
+	}
+	wantRefusal(t, "other visits", startRun(t, dir, "selfplay.visits=7"), "selfplay.visits", "run.generations")
+	if err := startRun(t, dir, "run.generations=99", "run.workers=1"); err != context.Canceled {
+		t.Errorf("resume with more generations and another worker count: %v", err)
+	}
+	if err := startRun(t, dir, "run.generations=99", "run.workers=1"); err != context.Canceled {
+		t.Errorf("second resume with the changed safe keys: %v", err)
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Errorf("resume with the original generations: %v", err)
+	}
+	for _, tc := range []struct {
+		name    string
+		content []byte
+		words   []string
+	}{
+		{"edited", []byte(strings.Replace(string(orig), "visits:", "visits: 1 #", 1)), []string{ConfigFile, "changed"}},
+		{"empty", nil, []string{ConfigFile, "changed"}},
+		{"truncated", orig[:len(orig)/2], []string{ConfigFile}},
+	} {
+		if err := os.WriteFile(path, tc.content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, tc.name, startRun(t, dir), tc.words...)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "missing", startRun(t, dir), ConfigFile, "missing")
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Errorf("resume after restoring the config: %v", err)
+	}
+}
+
+// A trainer start removes the temporary files a kill left in the files it
+// owns, and no other worker's (issue 13, point 10).
+func TestResumeRemovesStaleTemps(t *testing.T) {
+	dir := newStartedRun(t)
+	stale := []string{".best.tmp123", ".metrics.jsonl.tmp9", "candidates/.0001.ckpt.tmp42", "generations/.0001.json.tmp7",
+		"games/.chunk-main-000001.dgames.tmp3"}
+	kept := []string{"games/.chunk-w2-000001.dgames.tmp3", "games/notes.txt"}
+	for _, f := range append(append([]string{}, stale...), kept...) {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Fatalf("resume: %v", err)
+	}
+	for _, f := range stale {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("stale %s left in place", f)
+		}
+	}
+	for _, f := range kept {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s removed: %v", f, err)
+		}
+	}
+	if n, err := RemoveWorkerTemps(&Run{Dir: dir}, "w2"); err != nil || n != 1 {
+		t.Errorf("RemoveWorkerTemps(w2) = %d, %v; want 1", n, err)
+	}
+}
+
+// Damaged records are found at start, not by dama report later (issue 13,
+// point 11).
+func TestResumeChecksRecords(t *testing.T) {
+	dir := newStartedRun(t)
+	metrics := filepath.Join(dir, MetricsFile)
+	good := `{"gen":1,"step":1,"samples":16,"total":1.5}` + "\n"
+	if err := os.WriteFile(metrics, []byte(good+"garbage\n"+good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "garbage metrics line", startRun(t, dir), MetricsFile, "line 2")
+	// A final line cut off by a kill is repaired, as before.
+	if err := os.WriteFile(metrics, []byte(good+`{"gen":1,"st`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Errorf("metrics with a cut-off last line: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ArenaFile), []byte("{]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "garbage arena line", startRun(t, dir), ArenaFile, "line 1")
+	os.Remove(filepath.Join(dir, ArenaFile))
+	rec := filepath.Join(dir, GenerationsDir, "0001.json")
+	if err := os.WriteFile(rec, []byte(`{"gen":1,"games":6,"total_games":6}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, GenerationsDir, "0002.json"), []byte(`{"gen":2,"games":6,"total_games":12}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rec, []byte(`{"gen":1,"games":6,"tot`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "damaged earlier record", startRun(t, dir), "0001.json")
+	if err := os.WriteFile(rec, []byte(`{"gen":7,"games":6,"total_games":6}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "record of another generation", startRun(t, dir), "0001.json", "generation 7")
+}
+
+// The best pointer is checked at start and named when it is bad (issue 13,
+// point 12).
+func TestResumeChecksBest(t *testing.T) {
+	dir := newStartedRun(t)
+	best := filepath.Join(dir, BestFile)
+	for _, tc := range []struct{ content, want string }{
+		{"\x00junk\x01\n", "bad best model name"},
+		{"accepted/0042.ckpt\n", "does not exist"},
+	} {
+		if err := os.WriteFile(best, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, "best "+tc.content, startRun(t, dir), BestFile, tc.want)
+	}
+	// A best that names a file which is not a checkpoint.
+	if err := os.WriteFile(filepath.Join(dir, AcceptedDir, "0005.ckpt"), []byte("not a checkpoint"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(best, []byte("accepted/0005.ckpt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "best not a checkpoint", startRun(t, dir), BestFile, "0005.ckpt")
+}
+
+// A worker refuses a folder that is not a run folder unless asked to wait,
+// and says what it waits for (issue 13, point 15); it removes its own stale
+// temporary chunks (point 10).
+func TestWorkerStart(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	err := Worker(context.Background(), WorkerOptions{Dir: missing, Name: "w"})
+	if err == nil || !strings.Contains(err.Error(), "not a run folder") || !strings.Contains(err.Error(), "--wait") {
+		t.Errorf("worker on a missing folder: %v, want a refusal suggesting --wait", err)
+	}
+	var log strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := Worker(ctx, WorkerOptions{Dir: missing, Name: "w", Wait: true, Poll: time.Millisecond, Log: &log}); err != nil {
+		t.Errorf("waiting worker: %v", err)
+	}
+	if !strings.Contains(log.String(), "waiting for") || strings.Count(log.String(), "waiting") != 1 {
+		t.Errorf("waiting worker logged %q, want one line saying what it waits for", log.String())
+	}
+}

@@ -1,0 +1,203 @@
+package train
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"dama/configs"
+	"dama/model"
+)
+
+// ConfigDigestFile holds the SHA-256 of the archived config.yaml, so that a
+// resume can tell the archive from an edited, truncated or replaced file.
+// Its one line is "dama-config-digest 1 <hex>".
+const ConfigDigestFile = "config.sha256"
+
+const configDigestHeader = "dama-config-digest 1 "
+
+// SafeResumeKeys are the configuration keys a resumed run may change: they
+// decide how long the run goes on and how many threads it uses, not what
+// it computes. Any other difference from the archived configuration is
+// refused.
+var SafeResumeKeys = []string{"run.generations", "run.workers"}
+
+func digestLine(data []byte) []byte {
+	sum := sha256.Sum256(data)
+	return []byte(configDigestHeader + hex.EncodeToString(sum[:]) + "\n")
+}
+
+// writeConfig archives the configuration and its digest.
+func (r *Run) writeConfig(y []byte) error {
+	if err := WriteFileAtomic(r.Path(ConfigFile), y); err != nil {
+		return err
+	}
+	return WriteFileAtomic(r.Path(ConfigDigestFile), digestLine(y))
+}
+
+// started reports whether the run folder holds the work of a run: the
+// archive's digest, a best pointer, a checkpoint or a generation record.
+func (r *Run) started() bool {
+	for _, f := range []string{ConfigDigestFile, BestFile, GenerationsDir + "/" + recordFile(1)} {
+		if _, err := os.Stat(r.Path(f)); err == nil {
+			return true
+		}
+	}
+	return r.FindCheckpoint(0) != ""
+}
+
+// readArchivedConfig reads config.yaml and checks it against its digest
+// and against what archiving it would write. A run folder from before the
+// digest gets one.
+func (r *Run) readArchivedConfig(data []byte) (*configs.Config, error) {
+	path := r.Path(ConfigFile)
+	refuse := func(why string) error {
+		return fmt.Errorf("train: %s %s; resume refused: restore the archived file (or start a new --run)", path, why)
+	}
+	d, err := os.ReadFile(r.Path(ConfigDigestFile))
+	hasDigest := err == nil
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, err
+	case string(d) != string(digestLine(data)):
+		return nil, refuse("was changed since the run archived it (its digest in " + ConfigDigestFile + " differs)")
+	}
+	prev, err := configs.Load(path, nil, nil)
+	if err != nil {
+		return nil, refuse("is damaged: " + err.Error())
+	}
+	if y, err := prev.YAML(); err != nil || string(y) != string(data) {
+		return nil, refuse("is not the configuration as archived (edited or truncated)")
+	}
+	if !hasDigest {
+		if err := WriteFileAtomic(r.Path(ConfigDigestFile), digestLine(data)); err != nil {
+			return nil, err
+		}
+	}
+	return prev, nil
+}
+
+// resumeConfig compares the archived configuration with the one asked for:
+// equal, or different only in SafeResumeKeys (then the archive is updated
+// and the change logged), or an error naming the keys that differ.
+func (r *Run) resumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer) error {
+	diff := configs.Diff(prev, cfg)
+	var unsafe, safe []string
+	for _, d := range diff {
+		if slices.Contains(SafeResumeKeys, d.Key) {
+			safe = append(safe, d.String())
+		} else {
+			unsafe = append(unsafe, d.String())
+		}
+	}
+	if len(unsafe) > 0 {
+		return fmt.Errorf("train: run folder %s was started with another configuration: %s differ from %s; resume it with the same configuration (keys that may change on resume: %s) or start a new --run",
+			r.Dir, strings.Join(unsafe, ", "), r.Path(ConfigFile), strings.Join(SafeResumeKeys, ", "))
+	}
+	if len(safe) == 0 {
+		return nil
+	}
+	fmt.Fprintf(log, "resuming %s with %s\n", r.Dir, strings.Join(safe, ", "))
+	return r.writeConfig(y)
+}
+
+// removeTemps removes the temporary files (atomicfile's ".NAME.tmp*") in
+// the run's subfolder sub whose names start with "."+prefix, and returns
+// how many it removed.
+func (r *Run) removeTemps(sub, prefix string) (int, error) {
+	ents, err := os.ReadDir(r.Path(sub))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, "."+prefix) || !strings.Contains(name, ".tmp") {
+			continue
+		}
+		if err := os.Remove(r.Path(sub, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// removeTrainerTemps removes the temporary files a killed trainer can
+// leave: in the run folder and the folders only the trainer writes, and
+// the chunks of its own self-play. The trainer holds the run's lock, so
+// none of them is being written.
+func (r *Run) removeTrainerTemps() (int, error) {
+	total := 0
+	for _, sub := range []string{"", CandidatesDir, AcceptedDir, RejectedDir, GenerationsDir, PlotsDir} {
+		n, err := r.removeTemps(sub, "")
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	n, err := RemoveWorkerTemps(r, trainerWorker)
+	return total + n, err
+}
+
+// RemoveWorkerTemps removes the temporary chunk files of worker in the
+// run's games folder, which a killed worker of that name left (worker
+// names are unique among a run's running workers), and returns how many.
+func RemoveWorkerTemps(r *Run, worker string) (int, error) {
+	return r.removeTemps(GamesDir, "chunk-"+worker+"-")
+}
+
+// checkRecords reads every record a resume builds on: each line of
+// metrics.jsonl and arena.jsonl, and each generation record, whose
+// generation and running totals must follow on.
+func (r *Run) checkRecords() error {
+	refuse := func(err error) error {
+		return fmt.Errorf("train: resume refused, a run record is damaged: %v; fix or remove the damaged record", err)
+	}
+	if err := ReadJSONL(r, MetricsFile, func(MetricRecord) error { return nil }); err != nil {
+		return refuse(err)
+	}
+	if err := ReadJSONL(r, ArenaFile, func(ArenaRecord) error { return nil }); err != nil {
+		return refuse(err)
+	}
+	var prev *GenerationRecord
+	for gen := 1; ; gen++ {
+		path := r.Path(GenerationsDir, recordFile(gen))
+		if _, err := os.Stat(path); err != nil {
+			return nil
+		}
+		rec, err := (&loop{run: r}).readRecord(gen)
+		if err != nil {
+			return refuse(err)
+		}
+		switch {
+		case rec.Gen != gen:
+			return refuse(fmt.Errorf("%s holds generation %d", path, rec.Gen))
+		case rec.Games < 0 || rec.TotalGames < rec.Games || (prev != nil && rec.TotalGames < prev.TotalGames+rec.Games):
+			return refuse(fmt.Errorf("%s: total games %d do not follow from the previous total and this generation's %d games", path, rec.TotalGames, rec.Games))
+		}
+		prev = rec
+	}
+}
+
+// checkBest checks at start that the best pointer names a checkpoint that
+// loads.
+func (r *Run) checkBest() error {
+	p, err := r.BestPath()
+	if err != nil {
+		return err
+	}
+	if _, err := model.Load(p); err != nil {
+		return fmt.Errorf("train: %s names %s, which does not load: %v", r.Path(BestFile), p, err)
+	}
+	return nil
+}
