@@ -46,7 +46,7 @@ func BenchmarkInfer(b *testing.B) {
 		qs := randomPositions(rng, 128)
 		for _, batch := range []int{1, 8, 32, 128} {
 			b.Run(fmt.Sprintf("%s/batch=%d", cfg.Name, batch), func(b *testing.B) {
-				ws := newWorkspace(cfg, batch)
+				ws := inf.newWorkspace(batch)
 				for i := 0; i < batch; i++ {
 					q := qs[i%len(qs)]
 					Encode(ws.Input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)

@@ -69,7 +69,7 @@ func TestGoldenCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := newWorkspace(ck.Net.Config, len(qs))
+	ws := inf.newWorkspace(len(qs))
 	for i, q := range qs {
 		Encode(ws.Input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
 	}

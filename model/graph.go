@@ -67,6 +67,12 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 	g := G.NewGraph()
 	gr = &graph{g: g, dt: dt, batch: batch, nodes: make([]*G.Node, len(net.Tensors))}
 	idx := map[string]int{}
+	bnParam := map[string]bool{} // batch-norm gamma and beta, shaped (1, C, 1, 1)
+	for _, l := range Spec(c) {
+		if l.Kind == ConvBN {
+			bnParam[l.BN+"/gamma"], bnParam[l.BN+"/beta"] = true, true
+		}
+	}
 	for i, t := range net.Tensors {
 		idx[t.Name] = i
 		if !t.Kind.Trainable() {
@@ -74,8 +80,8 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		}
 		shape := t.Shape
 		switch {
-		case t.Kind == Scale || (t.Kind == Bias && len(t.Shape) == 1 && !isDenseBias(t.Name)):
-			shape = []int{1, t.Shape[0], 1, 1} // batch-norm gamma and beta
+		case bnParam[t.Name]:
+			shape = []int{1, t.Shape[0], 1, 1}
 		case t.Kind == Bias:
 			shape = []int{1, t.Shape[0]}
 		}
@@ -126,47 +132,50 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		}
 		return G.Rectify(y)
 	}
-	denseLayer := func(x *G.Node, name string) (*G.Node, error) {
-		y, err := G.Mul(x, node(name+"/w"))
+	// The layers of the spec, each reading an earlier one's output.
+	layers := Spec(c)
+	if err := CheckSpec(layers); err != nil {
+		return nil, err
+	}
+	outs := make([]*G.Node, len(layers))
+	for i, l := range layers {
+		x := gr.x
+		if l.In >= 0 {
+			x = outs[l.In]
+		}
+		var y *G.Node
+		var err error
+		switch l.Kind {
+		case ConvBN:
+			var res *G.Node
+			if l.Residual >= 0 {
+				res = outs[l.Residual]
+			}
+			if !l.ReLU {
+				return nil, fmt.Errorf("model: layer %s: the training graph's convolutions end in a ReLU", l.Name)
+			}
+			y, err = convBNReLU(x, l.Name, l.BN, l.K, res)
+		case FullyConnected:
+			if l.In >= 0 && layers[l.In].Kind == ConvBN {
+				x = G.Must(G.Reshape(x, tensor.Shape{batch, l.Cin}))
+			}
+			if y, err = G.Mul(x, node(l.Name+"/w")); err == nil {
+				y, err = G.BroadcastAdd(y, node(l.Name+"/b"), nil, []byte{0})
+			}
+			if err == nil && l.ReLU {
+				y, err = G.Rectify(y)
+			}
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("model: layer %s: %w", l.Name, err)
 		}
-		return G.BroadcastAdd(y, node(name+"/b"), nil, []byte{0})
-	}
-
-	h, err := convBNReLU(gr.x, "input/conv", "input/bn", 3, nil)
-	if err != nil {
-		return nil, err
-	}
-	for i := 0; i < c.Blocks; i++ {
-		p := fmt.Sprintf("block%d", i)
-		t, err := convBNReLU(h, p+"/conv1", p+"/bn1", 3, nil)
-		if err != nil {
-			return nil, err
+		outs[i] = y
+		switch l.Output {
+		case PolicyOutput:
+			gr.policy = y
+		case WDLOutput:
+			gr.value = y
 		}
-		if h, err = convBNReLU(t, p+"/conv2", p+"/bn2", 3, h); err != nil {
-			return nil, err
-		}
-	}
-
-	p, err := convBNReLU(h, "policy/conv", "policy/bn", 1, nil)
-	if err != nil {
-		return nil, err
-	}
-	p = G.Must(G.Reshape(p, tensor.Shape{batch, c.PolicyFilters * Squares}))
-	if gr.policy, err = denseLayer(p, "policy/dense"); err != nil {
-		return nil, err
-	}
-	v, err := convBNReLU(h, "value/conv", "value/bn", 1, nil)
-	if err != nil {
-		return nil, err
-	}
-	v = G.Must(G.Reshape(v, tensor.Shape{batch, c.ValueFilters * Squares}))
-	if v, err = denseLayer(v, "value/dense1"); err != nil {
-		return nil, err
-	}
-	if gr.value, err = denseLayer(G.Must(G.Rectify(v)), "value/dense2"); err != nil {
-		return nil, err
 	}
 	if !loss {
 		return gr, nil
@@ -198,10 +207,6 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		return nil, fmt.Errorf("model: gradients: %w", err)
 	}
 	return gr, nil
-}
-
-func isDenseBias(name string) bool {
-	return len(name) > 2 && name[len(name)-2:] == "/b"
 }
 
 // setStats copies the network's running statistics into the graph's batch
