@@ -34,13 +34,13 @@ var ErrClosed = errors.New("model: evaluator closed")
 // Workers > 1, that many batchers share the queue, each on its own core.
 type Evaluator struct {
 	backend Backend
-	max   int
-	reqs  chan *request
-	quit  chan struct{}
-	done  chan struct{}
-	once  sync.Once
-	cache *evalCache
-	pool  sync.Pool
+	max     int
+	reqs    chan *request
+	quit    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	cache   *evalCache
+	pool    sync.Pool
 
 	evals, batches, batched, hits atomic.Int64
 }
@@ -93,9 +93,9 @@ func NewBackendEvaluator(b Backend, opt EvaluatorOptions) *Evaluator {
 	e := &Evaluator{
 		backend: b,
 		max:     opt.MaxBatch,
-		reqs: make(chan *request, 4*opt.MaxBatch),
-		quit: make(chan struct{}),
-		done: make(chan struct{}),
+		reqs:    make(chan *request, 4*opt.MaxBatch),
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 	e.pool.New = func() any { return &request{ready: make(chan struct{}, 1)} }
 	if opt.CacheSize > 0 {
