@@ -24,7 +24,9 @@ type ref64 struct {
 
 func (b ref64) Name() string { return "test-ref64" }
 
-func (b ref64) NewRunner(maxBatch int) model.Runner { return ref64Runner{b, make([]float32, maxBatch*3)} }
+func (b ref64) NewRunner(maxBatch int) model.Runner {
+	return ref64Runner{b, make([]float32, maxBatch*3)}
+}
 
 type ref64Runner struct {
 	b   ref64
