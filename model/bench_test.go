@@ -53,8 +53,12 @@ func BenchmarkInfer(b *testing.B) {
 				}
 				b.ReportAllocs()
 				b.ResetTimer()
+				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
 					inf.forward(ws, batch)
+				}
+				if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+					b.ReportMetric(float64(b.N*batch)/cpu, "positions/cpu-s")
 				}
 				s := b.Elapsed().Seconds()
 				b.ReportMetric(float64(b.N*batch)/s, "positions/s")
@@ -120,10 +124,14 @@ func BenchmarkTrain(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				if _, err := tr.Step(data); err != nil {
 					b.Fatal(err)
 				}
+			}
+			if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+				b.ReportMetric(float64(b.N*batch)/cpu, "samples/cpu-s")
 			}
 			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "samples/s")
 		})

@@ -7,15 +7,17 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// graph is the Gorgonia expression of a network for a fixed batch size, in
-// NCHW (the input planes transposed from the NHWC encoding), with the
-// training loss when built with loss.
+// graph is the Gorgonia expression of a network for a fixed batch size,
+// with the training loss when built with loss. Float32 graphs keep their
+// activations NHWC, the layout of the encoding and of package kernel, from
+// the input planes to the heads (the package's ops); float64 graphs, on
+// Gorgonia's own ops, are NCHW (the input planes transposed).
 type graph struct {
 	g     *G.ExprGraph
 	dt    tensor.Dtype
 	batch int
 
-	x       *G.Node   // (B, NumPlanes, 8, 4)
+	x       *G.Node   // (B, 8, 4, NumPlanes), or (B, NumPlanes, 8, 4) in float64
 	nodes   []*G.Node // one per network tensor; nil for running statistics
 	bn      []statsOp
 	bnStats [][2]int // indices of each op's mean and var tensors
@@ -90,7 +92,7 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		gr.learnIdx = append(gr.learnIdx, i)
 	}
 	node := func(name string) *G.Node { return gr.nodes[idx[name]] }
-	gr.x = G.NewTensor(g, dt, 4, G.WithShape(batch, NumPlanes, Rows, Cols), G.WithName("x"))
+	gr.x = G.NewTensor(g, dt, 4, G.WithShape(gr.inputShape()...), G.WithName("x"))
 
 	// convBNReLU is max(0, BN(conv(x)) + residual), residual nil meaning 0.
 	convBNReLU := func(x *G.Node, conv, bn string, k int, residual *G.Node) (*G.Node, error) {
@@ -157,7 +159,15 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 			y, err = convBNReLU(x, l.Name, l.BN, l.K, res)
 		case FullyConnected:
 			if l.In >= 0 && layers[l.In].Kind == ConvBN {
-				x = G.Must(G.Reshape(x, tensor.Shape{batch, l.Cin}))
+				// Channel-major, the order of the dense weight's rows.
+				if dt == tensor.Float32 {
+					x, err = flattenNCHW(x)
+				} else {
+					x, err = G.Reshape(x, tensor.Shape{batch, l.Cin})
+				}
+				if err != nil {
+					return nil, fmt.Errorf("model: layer %s: %w", l.Name, err)
+				}
 			}
 			if y, err = G.Mul(x, node(l.Name+"/w")); err == nil {
 				y, err = G.BroadcastAdd(y, node(l.Name+"/b"), nil, []byte{0})
@@ -250,10 +260,23 @@ func copyOut(dst []float32, src interface{}) {
 	}
 }
 
-// nhwcToNCHW transposes batch encoded positions into the graph's layout.
-func nhwcToNCHW(dst, src []float32, batch int) {
-	for b := 0; b < batch; b++ {
-		in := src[b*InputSize : (b+1)*InputSize]
+// inputShape is the shape of the graph's input planes.
+func (gr *graph) inputShape() []int {
+	if gr.dt == tensor.Float32 {
+		return []int{gr.batch, Rows, Cols, NumPlanes}
+	}
+	return []int{gr.batch, NumPlanes, Rows, Cols}
+}
+
+// input returns encoded positions (NHWC, as Encode writes them) in the
+// layout of the graph's input: enc itself, or transposed to NCHW in dst
+// for a float64 graph.
+func (gr *graph) input(dst, enc []float32) []float32 {
+	if gr.dt == tensor.Float32 {
+		return enc
+	}
+	for b := 0; b < gr.batch; b++ {
+		in := enc[b*InputSize : (b+1)*InputSize]
 		out := dst[b*InputSize : (b+1)*InputSize]
 		for p := 0; p < Squares; p++ {
 			for c := 0; c < NumPlanes; c++ {
@@ -261,6 +284,7 @@ func nhwcToNCHW(dst, src []float32, batch int) {
 			}
 		}
 	}
+	return dst
 }
 
 // gorgoniaForward evaluates net with Gorgonia in eval mode (running
@@ -277,9 +301,8 @@ func gorgoniaForward(net *Network, input []float32, batch int) (policy, wdl []fl
 	if err := gr.setStats(net); err != nil {
 		return nil, nil, err
 	}
-	x := make([]float32, batch*InputSize)
-	nhwcToNCHW(x, input, batch)
-	if err := G.Let(gr.x, tensor.New(tensor.WithShape(batch, NumPlanes, Rows, Cols), tensor.WithBacking(x))); err != nil {
+	x := gr.input(make([]float32, batch*InputSize), input[:batch*InputSize])
+	if err := G.Let(gr.x, tensor.New(tensor.WithShape(gr.inputShape()...), tensor.WithBacking(x))); err != nil {
 		return nil, nil, err
 	}
 	if err := vm.RunAll(); err != nil {
