@@ -23,11 +23,16 @@ type spec struct {
 	nv   int    // vectors per row of C
 	vw   int    // floats per vector: 16 for ZMM, 8 for YMM
 	reg  string // "Z" or "Y"
+	// bf16: A and B hold bfloat16 pairs along k (k counts pairs), each
+	// step is VPBROADCASTD of a pair of A and VDPBF16PS (AVX512_BF16)
+	// against 16 pairs of B per vector; C stays float32.
+	bf16 bool
 }
 
 var specs = []spec{
 	{name: "kernel8x32AVX512", mr: 8, nv: 2, vw: 16, reg: "Z"},
 	{name: "kernel6x16AVX2", mr: 6, nv: 2, vw: 8, reg: "Y"},
+	{name: "kernel8x32BF16", mr: 8, nv: 2, vw: 16, reg: "Z", bf16: true},
 }
 
 // rowRegs hold the pointers to the rows of A; AX is the byte offset along k.
@@ -48,6 +53,31 @@ func cRow(r, disp int) string {
 	return d + "(DI)" + idx
 }
 
+// vdpbf16ps returns VDPBF16PS zmm(dst) += pairwise dot(zmm(src1), zmm(src2))
+// as raw bytes: the Go assembler does not know the instruction. The
+// encoding is EVEX.512.F3.0F38.W0 52 /r (reg = dst, vvvv = src1, rm =
+// src2), checked against GNU as (vdpbf16ps %zmm16,%zmm18,%zmm0 is
+// 62 b2 6e 40 52 c0).
+func vdpbf16ps(src2, src1, dst int) string {
+	inv := func(v, bit int) int { return ^(v >> bit) & 1 }
+	b := []int{
+		0x62,
+		inv(dst, 3)<<7 | inv(src2, 4)<<6 | inv(src2, 3)<<5 | inv(dst, 4)<<4 | 0b10, // R X B R' 00 mm=0F38
+		(^src1&0xf)<<3 | 1<<2 | 0b10, // W=0 vvvv 1 pp=F3
+		0b10<<5 | inv(src1, 4)<<3,    // z=0 L'L=512 b=0 V' aaa=0
+		0x52,
+		0xc0 | (dst&7)<<3 | src2&7, // ModRM, register operands
+	}
+	s := ""
+	for i, x := range b {
+		if i > 0 {
+			s += "; "
+		}
+		s += fmt.Sprintf("BYTE $0x%02x", x)
+	}
+	return fmt.Sprintf("%s // VDPBF16PS Z%d, Z%d, Z%d", s, src2, src1, dst)
+}
+
 func gen(s spec) {
 	if s.mr > len(rowRegs) {
 		log.Fatalf("%s: at most %d rows", s.name, len(rowRegs))
@@ -62,7 +92,11 @@ func gen(s spec) {
 	vb := s.vw * 4 // bytes per vector
 	L := func(l string) string { return s.name + "_" + l }
 
-	p("// func %s(k int, rows **float32, b *float32, ldb int, c *float32, ldc int, flags int)", s.name)
+	if s.bf16 {
+		p("// func %s(k int, rows **uint16, b *uint16, ldb int, c *float32, ldc int, flags int)", s.name)
+	} else {
+		p("// func %s(k int, rows **float32, b *float32, ldb int, c *float32, ldc int, flags int)", s.name)
+	}
 	p("TEXT ·%s(SB), NOSPLIT, $0-56", s.name)
 	p("\tMOVQ rows+8(FP), AX")
 	for r := 0; r < s.mr; r++ {
@@ -91,6 +125,13 @@ func gen(s spec) {
 			d := ""
 			if disp != 0 {
 				d = fmt.Sprint(disp)
+			}
+			if s.bf16 {
+				p("\tVPBROADCASTD %s(%s)(AX*1), %s", d, rowRegs[r], tmp)
+				for v := 0; v < s.nv; v++ {
+					p("\t%s", vdpbf16ps(nacc+v, nacc+s.nv, r*s.nv+v))
+				}
+				continue
 			}
 			p("\tVBROADCASTSS %s(%s)(AX*1), %s", d, rowRegs[r], tmp)
 			for v := 0; v < s.nv; v++ {
