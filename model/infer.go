@@ -12,7 +12,6 @@ import (
 var (
 	conv3x3        = kernel.Conv3x3
 	conv3x3Scratch = kernel.Conv3x3Scratch
-	conv1x1        = kernel.Conv1x1
 	dense          = kernel.Dense
 )
 
@@ -159,6 +158,7 @@ type workspace struct {
 	maxBatch    int
 	bufs        [][]float32
 	scratch     []float32
+	scratch16   []uint16 // the bf16 backend's rounded inputs
 	Policy, WDL []float32 // outputs: batch*PolicySize logits, batch*3 logits
 	Input       []float32 // batch*InputSize, filled by the caller
 }
@@ -200,7 +200,11 @@ func (ws *workspace) buf(i, n int) []float32 {
 
 // forward runs the network on the first batch positions of ws.Input and
 // leaves the policy and value logits in ws.Policy and ws.WDL.
-func (inf *inference) forward(ws *workspace, batch int) {
+func (inf *inference) forward(ws *workspace, batch int) { inf.run(ws, batch, nil) }
+
+// run is forward with the products in float32, or in bfloat16 with the
+// weights bf (one packed matrix per layer) when bf is not nil.
+func (inf *inference) run(ws *workspace, batch int, bf []*kernel.BF16Matrix) {
 	if batch > ws.maxBatch {
 		panic("model: forward batch larger than its workspace")
 	}
@@ -212,20 +216,27 @@ func (inf *inference) forward(ws *workspace, batch int) {
 		}
 		src := ws.buf(l.src, batch*inSize)
 		dst := ws.buf(l.dst, batch*l.OutSize())
-		if l.Kind == FullyConnected {
-			dense(dst, src, batch, l.Cin, l.Cout, l.w, l.b, l.ReLU)
-			continue
+		rows, relu := batch, l.ReLU
+		var res []float32
+		if l.Kind == ConvBN {
+			rows, res = batch*Squares, ws.buf(l.res, len(dst))
 		}
-		res := ws.buf(l.res, len(dst))
-		if l.K == 3 {
-			conv3x3(dst, src, batch, Rows, Cols, l.Cin, l.Cout, l.w, l.b, res, l.ReLU, ws.scratch)
+		switch {
+		case l.Kind == ConvBN && l.K == 3 && bf != nil:
+			kernel.Conv3x3BF16(dst, src, batch, Rows, Cols, l.Cin, l.Cout, bf[i], l.b, res, relu, ws.scratch16)
 			continue
+		case l.Kind == ConvBN && l.K == 3:
+			conv3x3(dst, src, batch, Rows, Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
+			continue
+		case bf != nil: // dense, or 1x1 over the pixels
+			kernel.DenseBF16(dst, src, rows, l.Cin, l.Cout, bf[i], l.b, relu && res == nil, ws.scratch16)
+		default:
+			dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
 		}
-		conv1x1(dst, src, batch*Squares, l.Cin, l.Cout, l.w, l.b, l.ReLU && res == nil)
-		if res != nil {
+		if res != nil { // a 1x1 convolution with a residual
 			for j, v := range res {
 				x := dst[j] + v
-				if l.ReLU {
+				if relu {
 					x = max(x, 0)
 				}
 				dst[j] = x

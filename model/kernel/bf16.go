@@ -39,6 +39,18 @@ func ToBF16(x float32) uint16 {
 	return uint16(u >> 16)
 }
 
+// roundBF16 rounds src to bfloat16 into dst (len(dst) >= len(src)).
+func roundBF16(dst []uint16, src []float32) {
+	dst = dst[:len(src)]
+	n := 0
+	if BF16Native() {
+		n = cvtBF16Native(dst, src)
+	}
+	for i := n; i < len(src); i++ {
+		dst[i] = ToBF16(src[i])
+	}
+}
+
 // FromBF16 widens a bfloat16 to float32 (exactly).
 func FromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 
@@ -123,14 +135,14 @@ func Conv3x3BF16(dst, src []float32, batch, h, w, cin, cout int, wt *BF16Matrix,
 			clear(d[:cp])
 			clear(d[(w+1)*cp:])
 			s := src[(b*h+y)*w*cin : (b*h+y+1)*w*cin]
+			if cp == cin {
+				roundBF16(d[cp:(w+1)*cp], s)
+				continue
+			}
 			for x := 0; x < w; x++ {
 				px := d[(x+1)*cp : (x+2)*cp]
-				for c, v := range s[x*cin : (x+1)*cin] {
-					px[c] = ToBF16(v)
-				}
-				if cp != cin {
-					px[cin] = 0
-				}
+				roundBF16(px, s[x*cin:(x+1)*cin])
+				px[cin] = 0
 			}
 		}
 	}
@@ -157,12 +169,12 @@ func DenseBF16(dst, src []float32, rows, in, out int, wt *BF16Matrix, bias []flo
 		scratch = make([]uint16, need)
 	}
 	a := scratch[:need]
-	for r := 0; r < rows; r++ {
-		d := a[r*ip : (r+1)*ip]
-		for c, v := range src[r*in : (r+1)*in] {
-			d[c] = ToBF16(v)
-		}
-		if ip != in {
+	if ip == in {
+		roundBF16(a, src[:rows*in])
+	} else {
+		for r := 0; r < rows; r++ {
+			d := a[r*ip : (r+1)*ip]
+			roundBF16(d, src[r*in:(r+1)*in])
 			d[in] = 0
 		}
 	}
@@ -202,9 +214,13 @@ type bf16Edge struct {
 // gemmBF16 computes C (m x b.N, stride ldc) = A*B (+ C when acc), then
 // max(0, x) if relu, over the kp pairs of k of b.
 func gemmBF16(m int, b *BF16Matrix, a *operandBF16, c []float32, ldc int, acc, relu bool) {
-	call := callKernelBF16Native
-	if !BF16Native() {
-		call = kernelBF16Go
+	native := BF16Native()
+	call := func(k int, rows **uint16, b *uint16, ldb int, c *float32, ldc int, flags int) {
+		if native {
+			callKernelBF16Native(k, rows, b, ldb, c, ldc, flags)
+		} else {
+			kernelBF16Go(k, rows, b, ldb, c, ldc, flags)
+		}
 	}
 	var buf bf16Edge
 	var offs [mcRows]int

@@ -57,8 +57,8 @@ func TestToBF16(t *testing.T) {
 	}
 }
 
-// roundBF16 returns s with every value rounded to bfloat16.
-func roundBF16(s []float32) []float32 {
+// roundedBF16 returns s with every value rounded to bfloat16.
+func roundedBF16(s []float32) []float32 {
 	out := make([]float32, len(s))
 	for i, v := range s {
 		out[i] = FromBF16(ToBF16(v))
@@ -95,7 +95,7 @@ func TestConv3x3BF16(t *testing.T) {
 					bias, res = randSlice(rng, tc.cout), randSlice(rng, px*tc.cout)
 				}
 				want := make([]float32, px*tc.cout)
-				Conv3x3(want, roundBF16(src), tc.batch, tc.h, tc.w, tc.cin, tc.cout, roundBF16(wt), bias, res, extra, nil)
+				Conv3x3(want, roundedBF16(src), tc.batch, tc.h, tc.w, tc.cin, tc.cout, roundedBF16(wt), bias, res, extra, nil)
 				got := make([]float32, px*tc.cout)
 				for i := range got {
 					got[i] = sentinel
@@ -120,12 +120,39 @@ func TestDenseBF16(t *testing.T) {
 				wt := randSlice(rng, tc.in*tc.out)
 				bias := randSlice(rng, tc.out)
 				want := make([]float32, tc.rows*tc.out)
-				Dense(want, roundBF16(src), tc.rows, tc.in, tc.out, roundBF16(wt), bias, relu)
+				Dense(want, roundedBF16(src), tc.rows, tc.in, tc.out, roundedBF16(wt), bias, relu)
 				got := make([]float32, tc.rows*tc.out)
 				DenseBF16(got, src, tc.rows, tc.in, tc.out, PackBF16(wt, tc.in, tc.out), bias, relu, nil)
 				if e := relErr(got, want); e > 1e-5 {
 					t.Errorf("%v relu=%t: relative error %.3g against float32 on rounded operands", tc, relu, e)
 				}
+			}
+		}
+	})
+}
+
+// The bulk rounding (VCVTNEPS2BF16 where the CPU has it, for whole
+// vectors) gives exactly ToBF16's results on normal numbers, ties included.
+func TestRoundBF16Bulk(t *testing.T) {
+	forEachBF16(t, func(t *testing.T) {
+		rng := rand.New(rand.NewSource(4))
+		for n := 0; n < 100; n++ {
+			src := randSlice(rng, n)
+			for i := range src {
+				if rng.Intn(4) == 0 { // an exact tie between two bfloat16 values
+					src[i] = math.Float32frombits(math.Float32bits(src[i])&^0xffff | 0x8000)
+				}
+			}
+			dst := make([]uint16, n+1)
+			dst[n] = 0xdead
+			roundBF16(dst, src)
+			for i, v := range src {
+				if dst[i] != ToBF16(v) {
+					t.Fatalf("n=%d: value %d (%#08x) rounds to %#04x, want %#04x", n, i, math.Float32bits(v), dst[i], ToBF16(v))
+				}
+			}
+			if dst[n] != 0xdead {
+				t.Fatalf("n=%d: wrote past the end", n)
 			}
 		}
 	})

@@ -27,8 +27,24 @@ func kernel8x32BF16(k int, rows **uint16, b *uint16, ldb int, c *float32, ldc in
 // bf16Native reports whether the CPU runs the bf16 micro-kernel.
 var bf16Native = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BF16
 
+// cvtBF16AVX512 rounds n float32 (n a positive multiple of 16) to
+// bfloat16, nearest even. It needs AVX512_BF16.
+//
+//go:noescape
+func cvtBF16AVX512(dst *uint16, src *float32, n int)
+
 func callKernelBF16Native(k int, rows **uint16, b *uint16, ldb int, c *float32, ldc int, flags int) {
 	kernel8x32BF16(k, rows, b, ldb, c, ldc, flags)
+}
+
+// cvtBF16Native rounds the longest multiple of 16 of src's values into dst
+// and returns how many it did.
+func cvtBF16Native(dst []uint16, src []float32) int {
+	n := len(src) &^ 15
+	if n > 0 {
+		cvtBF16AVX512(&dst[0], &src[0], n)
+	}
+	return n
 }
 
 // archImpls returns the assembly implementations this CPU supports,

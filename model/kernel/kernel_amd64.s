@@ -697,3 +697,20 @@ kernel8x32BF16_norelu:
 	VZEROUPPER
 	RET
 
+// func cvtBF16AVX512(dst *uint16, src *float32, n int)
+TEXT ·cvtBF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $4, CX
+cvtBF16AVX512_loop:
+	VMOVUPS (SI), Z0
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z0, Y1
+	VMOVDQU Y1, (DI)
+	ADDQ $64, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cvtBF16AVX512_loop
+	VZEROUPPER
+	RET
+
