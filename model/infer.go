@@ -158,7 +158,7 @@ type workspace struct {
 	maxBatch    int
 	bufs        [][]float32
 	scratch     []float32
-	scratch16   []uint16 // the bf16 backend's rounded inputs
+	scratch16   []uint16  // the bf16 backend's rounded inputs
 	Policy, WDL []float32 // outputs: batch*PolicySize logits, batch*3 logits
 	Input       []float32 // batch*InputSize, filled by the caller
 }
