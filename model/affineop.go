@@ -36,14 +36,14 @@ func affineReLU(x, gamma, beta, residual *G.Node) (*G.Node, error) {
 	if len(s) != 4 {
 		return nil, fmt.Errorf("model: batch-norm scale of a %v tensor: want 4 dimensions", s)
 	}
-	op := affineOp{batch: s[0], c: s[1], h: s[2], w: s[3], residual: residual != nil}
+	op := affineOp{batch: s[0], h: s[1], w: s[2], c: s[3], residual: residual != nil}
 	if residual == nil {
 		return G.ApplyOp(op, x, gamma, beta)
 	}
 	return G.ApplyOp(op, x, gamma, beta, residual)
 }
 
-func (op affineOp) xShape() tensor.Shape { return tensor.Shape{op.batch, op.c, op.h, op.w} }
+func (op affineOp) xShape() tensor.Shape { return tensor.Shape{op.batch, op.h, op.w, op.c} }
 func (op affineOp) cShape() tensor.Shape { return tensor.Shape{1, op.c, 1, 1} }
 
 func (op affineOp) desc() string {
@@ -100,23 +100,19 @@ func (op affineOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, erro
 		}
 	}
 	out, y := output(prealloc, op.xShape())
-	hw := op.h * op.w
+	hw, C := op.h*op.w, op.c
 	parallel(op.batch, 32, func(lo, hi int) {
-		for b := lo; b < hi; b++ {
-			for c := 0; c < op.c; c++ {
-				i := (b*op.c + c) * hw
-				g, bt := gamma[c], beta[c]
-				xs, ys := x[i:i+hw], y[i:i+hw]
-				if res != nil {
-					rs := res[i : i+hw]
-					for p, v := range xs {
-						ys[p] = max(0, v*g+bt+rs[p])
-					}
-					continue
+		for p := lo * hw; p < hi*hw; p++ {
+			xs, ys := x[p*C:(p+1)*C], y[p*C:(p+1)*C:(p+1)*C]
+			if res != nil {
+				rs := res[p*C : (p+1)*C]
+				for c, v := range xs {
+					ys[c] = max(0, v*gamma[c]+beta[c]+rs[c])
 				}
-				for p, v := range xs {
-					ys[p] = max(0, v*g+bt)
-				}
+				continue
+			}
+			for c, v := range xs {
+				ys[c] = max(0, v*gamma[c]+beta[c])
 			}
 		}
 	})
@@ -284,55 +280,37 @@ func (op affineGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, 
 		return nil, err
 	}
 	out, d := output(prealloc, op.outShape())
-	hw := op.h * op.w
+	hw, C := op.h*op.w, op.c
 	if op.wrt == 0 {
 		parallel(op.batch, 32, func(lo, hi int) {
-			for b := lo; b < hi; b++ {
-				for c, g := range gamma {
-					i := (b*op.c + c) * hw
-					gs, ds := gm[i:i+hw], d[i:i+hw:i+hw]
-					for p, v := range gs {
-						ds[p] = v * g
-					}
+			for p := lo * hw; p < hi*hw; p++ {
+				gs, ds := gm[p*C:(p+1)*C], d[p*C:(p+1)*C:(p+1)*C]
+				for c, v := range gs {
+					ds[c] = v * gamma[c]
 				}
 			}
 		})
 		return out, nil
 	}
-	parallel(op.c, max(1, 4096/(op.batch*hw)), func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			var s0, s1, s2, s3 float32
-			for b := 0; b < op.batch; b++ {
-				i := (b*op.c + c) * hw
-				gs := gm[i : i+hw]
-				if op.wrt == 1 {
-					xs := x[i : i+hw]
-					p := 0
-					for ; p+4 <= hw; p += 4 {
-						s0 += gs[p] * xs[p]
-						s1 += gs[p+1] * xs[p+1]
-						s2 += gs[p+2] * xs[p+2]
-						s3 += gs[p+3] * xs[p+3]
-					}
-					for ; p < hw; p++ {
-						s0 += gs[p] * xs[p]
-					}
-					continue
+	sum := make([]float64, C)
+	channelSums(op.batch, C, sum, nil, func(b int, t, _ []float32) {
+		for p := b * hw; p < (b+1)*hw; p++ {
+			gs := gm[p*C : (p+1)*C]
+			if op.wrt == 1 {
+				xs := x[p*C : (p+1)*C]
+				for c, v := range gs {
+					t[c] += v * xs[c]
 				}
-				p := 0
-				for ; p+4 <= hw; p += 4 {
-					s0 += gs[p]
-					s1 += gs[p+1]
-					s2 += gs[p+2]
-					s3 += gs[p+3]
-				}
-				for ; p < hw; p++ {
-					s0 += gs[p]
-				}
+				continue
 			}
-			d[c] = (s0 + s1) + (s2 + s3)
+			for c, v := range gs {
+				t[c] += v
+			}
 		}
 	})
+	for c := range sum {
+		d[c] = float32(sum[c])
+	}
 	return out, nil
 }
 

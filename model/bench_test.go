@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -46,20 +47,67 @@ func BenchmarkInfer(b *testing.B) {
 		qs := randomPositions(rng, 128)
 		for _, batch := range []int{1, 8, 32, 128} {
 			b.Run(fmt.Sprintf("%s/batch=%d", cfg.Name, batch), func(b *testing.B) {
-				ws := newWorkspace(cfg, batch)
+				ws := inf.newWorkspace(batch)
 				for i := 0; i < batch; i++ {
 					q := qs[i%len(qs)]
 					Encode(ws.Input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
 				}
 				b.ReportAllocs()
 				b.ResetTimer()
+				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
 					inf.forward(ws, batch)
+				}
+				if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+					b.ReportMetric(float64(b.N*batch)/cpu, "positions/cpu-s")
 				}
 				s := b.Elapsed().Seconds()
 				b.ReportMetric(float64(b.N*batch)/s, "positions/s")
 				b.ReportMetric(float64(b.N*batch)*inf.flops/s/1e9, "GFLOP/s")
 			})
+		}
+	}
+}
+
+// BenchmarkBackend measures each backend available on this CPU through
+// the Backend interface, on one goroutine, at batch 1, 8, 32 and 128:
+//
+//	GOMAXPROCS=1 go test ./model/ -run XXX -bench Backend -benchtime 300ms
+func BenchmarkBackend(b *testing.B) {
+	for _, name := range BackendNames() {
+		if _, err := ResolveBackend(name); err != nil || name == BackendAuto || strings.HasPrefix(name, "test-") {
+			continue
+		}
+		for _, cfg := range benchConfigs(b, "tiny", "small", "workstation") {
+			rng := rand.New(rand.NewSource(1))
+			net := NewNetwork(cfg, rng)
+			perturbStats(net, rng)
+			be, err := NewBackend(name, net)
+			if err != nil {
+				b.Fatal(err)
+			}
+			qs := randomPositions(rng, 128)
+			for _, batch := range []int{1, 8, 32, 128} {
+				b.Run(fmt.Sprintf("%s/%s/batch=%d", name, cfg.Name, batch), func(b *testing.B) {
+					run := be.NewRunner(batch)
+					input := make([]float32, batch*InputSize)
+					policy, wdl := make([]float32, batch*PolicySize), make([]float32, batch*ValueSize)
+					for i := 0; i < batch; i++ {
+						q := qs[i%len(qs)]
+						Encode(input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+					}
+					b.ReportAllocs()
+					b.ResetTimer()
+					cpu0 := cpuTime()
+					for i := 0; i < b.N; i++ {
+						run.Forward(input, batch, policy, wdl)
+					}
+					if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+						b.ReportMetric(float64(b.N*batch)/cpu, "positions/cpu-s")
+					}
+					b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "positions/s")
+				})
+			}
 		}
 	}
 }
@@ -120,10 +168,14 @@ func BenchmarkTrain(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				if _, err := tr.Step(data); err != nil {
 					b.Fatal(err)
 				}
+			}
+			if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+				b.ReportMetric(float64(b.N*batch)/cpu, "samples/cpu-s")
 			}
 			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "samples/s")
 		})

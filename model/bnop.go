@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash"
 	"math"
+	"sort"
+	"sync"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -17,7 +19,7 @@ type statsOp interface {
 	Stats() (mean, variance tensor.Tensor)
 }
 
-// bnOp is the normalisation of a batch norm over float32 NCHW activations
+// bnOp is the normalisation of a batch norm over float32 NHWC activations
 // (the scale and shift are the affineOp after it), with the semantics of
 // Gorgonia's BatchNormOp: in training mode each channel is normalised
 // with the batch's mean and biased variance, and the running statistics
@@ -27,8 +29,8 @@ type statsOp interface {
 // G.EvalMode does) resets its running statistics to mean 0, variance 1.
 //
 // Gorgonia's BatchNormOp accumulates each channel's sums in a shared array
-// from one goroutine per channel; here every channel's sums stay in
-// registers (in float64).
+// from one goroutine per channel; here each image's sums are taken in
+// float32 and added up in float64 (channelSums), in a fixed order.
 //
 // The gradient is a bnGradOp on the output xhat and its gradient dy:
 // invStd * (dy - mean(dy) - xhat*mean(xhat*dy)) per channel, with the
@@ -49,7 +51,7 @@ func newBNOp(shape tensor.Shape, momentum, epsilon float64) (*bnOp, error) {
 	if len(shape) != 4 {
 		return nil, fmt.Errorf("model: batch norm of a %v tensor: want 4 dimensions", shape)
 	}
-	op := &bnOp{batch: shape[0], c: shape[1], h: shape[2], w: shape[3], momentum: momentum, epsilon: epsilon, training: true}
+	op := &bnOp{batch: shape[0], h: shape[1], w: shape[2], c: shape[3], momentum: momentum, epsilon: epsilon, training: true}
 	op.mean = make([]float32, op.c)
 	op.variance = make([]float32, op.c)
 	op.invStd = make([]float32, op.c)
@@ -64,7 +66,7 @@ func (op *bnOp) reset() {
 	}
 }
 
-func (op *bnOp) xShape() tensor.Shape { return tensor.Shape{op.batch, op.c, op.h, op.w} }
+func (op *bnOp) xShape() tensor.Shape { return tensor.Shape{op.batch, op.h, op.w, op.c} }
 
 func (op *bnOp) desc() string {
 	return fmt.Sprintf("batch=%d c=%d h=%d w=%d momentum=%g eps=%g", op.batch, op.c, op.h, op.w, op.momentum, op.epsilon)
@@ -125,51 +127,96 @@ func (op *bnOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) 
 		return nil, err
 	}
 	out, y := output(prealloc, op.xShape())
-	hw := op.h * op.w
+	hw, C := op.h*op.w, op.c
 	n := float64(op.batch * hw)
-	mom := op.momentum
-	parallel(op.c, max(1, 4096/(op.batch*hw)), func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			var mean, invStd float32
-			if op.training {
-				var s float64
-				for b := 0; b < op.batch; b++ {
-					i := (b*op.c + c) * hw
-					var t float32
-					for _, v := range x[i : i+hw] {
-						t += v
-					}
-					s += float64(t)
+	mean, invStd := make([]float32, C), make([]float32, C)
+	if op.training {
+		sum, ss := make([]float64, C), make([]float64, C)
+		channelSums(op.batch, C, sum, nil, func(b int, t, _ []float32) {
+			for p := b * hw; p < (b+1)*hw; p++ {
+				for c, v := range x[p*C : (p+1)*C] {
+					t[c] += v
 				}
-				m := s / n
-				var ss float64
-				for b := 0; b < op.batch; b++ {
-					i := (b*op.c + c) * hw
-					var t float32
-					for _, v := range x[i : i+hw] {
-						d := v - float32(m)
-						t += d * d
-					}
-					ss += float64(t)
-				}
-				mean, invStd = float32(m), float32(1/math.Sqrt(ss/n+op.epsilon))
-				op.invStd[c] = invStd
-				op.mean[c] = float32(mom*m + (1-mom)*float64(op.mean[c]))
-				op.variance[c] = float32(mom*ss/(n-1) + (1-mom)*float64(op.variance[c]))
-			} else {
-				mean, invStd = op.mean[c], float32(1/math.Sqrt(float64(op.variance[c])+op.epsilon))
 			}
-			shift := -mean * invStd
-			for b := 0; b < op.batch; b++ {
-				i := (b*op.c + c) * hw
-				ys := y[i : i+hw : i+hw]
-				for p, v := range x[i : i+hw] {
-					ys[p] = v*invStd + shift
+		})
+		for c := range mean {
+			mean[c] = float32(sum[c] / n)
+		}
+		channelSums(op.batch, C, ss, nil, func(b int, t, _ []float32) {
+			for p := b * hw; p < (b+1)*hw; p++ {
+				for c, v := range x[p*C : (p+1)*C] {
+					d := v - mean[c]
+					t[c] += d * d
 				}
+			}
+		})
+		mom := op.momentum
+		for c := range mean {
+			m := sum[c] / n
+			invStd[c] = float32(1 / math.Sqrt(ss[c]/n+op.epsilon))
+			op.invStd[c] = invStd[c]
+			op.mean[c] = float32(mom*m + (1-mom)*float64(op.mean[c]))
+			op.variance[c] = float32(mom*ss[c]/(n-1) + (1-mom)*float64(op.variance[c]))
+		}
+	} else {
+		for c := range mean {
+			mean[c], invStd[c] = op.mean[c], float32(1/math.Sqrt(float64(op.variance[c])+op.epsilon))
+		}
+	}
+	shift := make([]float32, C)
+	for c := range shift {
+		shift[c] = -mean[c] * invStd[c]
+	}
+	parallel(op.batch, 8, func(lo, hi int) {
+		for p := lo * hw; p < hi*hw; p++ {
+			ys := y[p*C : (p+1)*C : (p+1)*C]
+			for c, v := range x[p*C : (p+1)*C] {
+				ys[c] = v*invStd[c] + shift[c]
 			}
 		}
 	})
 	return out, nil
+}
+
+// channelSums adds up, per channel, quantities of batch images: image(b,
+// t0, t1) adds image b's values to the zeroed float32 sums t0 and t1 (one
+// per channel); those are added in float64 to s0 and s1 (s1 may be nil).
+// The images are split over the cores and the partial sums added in a
+// fixed order, so the result does not depend on scheduling.
+func channelSums(batch, c int, s0, s1 []float64, image func(b int, t0, t1 []float32)) {
+	type part struct {
+		lo     int
+		a0, a1 []float64
+	}
+	var mu sync.Mutex
+	var parts []part
+	parallel(batch, 8, func(lo, hi int) {
+		t0, t1 := make([]float32, c), make([]float32, c)
+		p := part{lo, make([]float64, c), make([]float64, c)}
+		for b := lo; b < hi; b++ {
+			clear(t0)
+			clear(t1)
+			image(b, t0, t1)
+			for i := range t0 {
+				p.a0[i] += float64(t0[i])
+				p.a1[i] += float64(t1[i])
+			}
+		}
+		mu.Lock()
+		parts = append(parts, p)
+		mu.Unlock()
+	})
+	sort.Slice(parts, func(i, j int) bool { return parts[i].lo < parts[j].lo })
+	clear(s0)
+	clear(s1)
+	for _, p := range parts {
+		for i := range s0 {
+			s0[i] += p.a0[i]
+			if s1 != nil {
+				s1[i] += p.a1[i]
+			}
+		}
+	}
 }
 
 // ReturnsPtr implements G.Op.
@@ -240,41 +287,33 @@ func (op bnGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, erro
 		return nil, err
 	}
 	out, dx := output(prealloc, bn.xShape())
-	hw := bn.h * bn.w
+	hw, C := bn.h*bn.w, bn.c
 	n := float64(bn.batch * hw)
-	parallel(bn.c, max(1, 4096/(bn.batch*hw)), func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			if !bn.training {
-				invStd := float32(1 / math.Sqrt(float64(bn.variance[c])+bn.epsilon))
-				for b := 0; b < bn.batch; b++ {
-					i := (b*bn.c + c) * hw
-					ds := dx[i : i+hw : i+hw]
-					for p, v := range dy[i : i+hw] {
-						ds[p] = v * invStd
-					}
+	scale, meanDy, meanDot := make([]float32, C), make([]float32, C), make([]float32, C)
+	if bn.training {
+		sum, dot := make([]float64, C), make([]float64, C)
+		channelSums(bn.batch, C, sum, dot, func(b int, s, d []float32) {
+			for p := b * hw; p < (b+1)*hw; p++ {
+				xs := xh[p*C : (p+1)*C]
+				for c, v := range dy[p*C : (p+1)*C] {
+					s[c] += v
+					d[c] += v * xs[c]
 				}
-				continue
 			}
-			var sum, dot float64
-			for b := 0; b < bn.batch; b++ {
-				i := (b*bn.c + c) * hw
-				xs := xh[i : i+hw : i+hw]
-				var s, d float32
-				for p, v := range dy[i : i+hw] {
-					s += v
-					d += v * xs[p]
-				}
-				sum += float64(s)
-				dot += float64(d)
-			}
-			invStd := bn.invStd[c]
-			meanDy, meanDot := float32(sum/n), float32(dot/n)
-			for b := 0; b < bn.batch; b++ {
-				i := (b*bn.c + c) * hw
-				xs, ds := xh[i:i+hw:i+hw], dx[i:i+hw:i+hw]
-				for p, v := range dy[i : i+hw] {
-					ds[p] = (v - meanDy - xs[p]*meanDot) * invStd
-				}
+		})
+		for c := range scale {
+			scale[c], meanDy[c], meanDot[c] = bn.invStd[c], float32(sum[c]/n), float32(dot[c]/n)
+		}
+	} else {
+		for c := range scale {
+			scale[c] = float32(1 / math.Sqrt(float64(bn.variance[c])+bn.epsilon))
+		}
+	}
+	parallel(bn.batch, 8, func(lo, hi int) {
+		for p := lo * hw; p < hi*hw; p++ {
+			xs, ds := xh[p*C:(p+1)*C], dx[p*C:(p+1)*C:(p+1)*C]
+			for c, v := range dy[p*C : (p+1)*C] {
+				ds[c] = (v - meanDy[c] - xs[c]*meanDot[c]) * scale[c]
 			}
 		}
 	})

@@ -15,18 +15,18 @@ import (
 )
 
 // convOp is a k x k convolution (k = 1 or 3) with stride 1 and padding
-// (k-1)/2 of float32 NCHW images by [cout][cin][k][k] weights, the same
-// function as Gorgonia's Conv2d with those settings, computed by package
-// kernel: the images are transposed to NHWC, a 3x3 convolution is
-// kernel.Conv3x3 (its im2col matrix is never built) and a 1x1 one a single
-// kernel.Sgemm. Gorgonia's Conv2d instead builds the im2col matrix with a
-// per-element loop, multiplies, and transposes the result back; in the
-// backward pass it scatters the gradient of that matrix back with col2im.
+// (k-1)/2 of float32 NHWC images by [cout][cin][k][k] weights, the
+// function of Gorgonia's Conv2d with those settings in the layout the
+// package's kernels use, so the float32 training graph keeps its
+// activations NHWC from the input planes to the heads and no op transposes
+// them (flattenOp turns a head's activations channel-major for its dense
+// layer). A 3x3 convolution is kernel.Conv3x3 (its im2col matrix is never
+// built) and a 1x1 one a single kernel.Sgemm.
 //
 // Its gradients are two more ops: with respect to the images, a
 // convolution of the output gradient with the weights flipped and
 // transposed (convInputGradOp); with respect to the weights, the product
-// of the transposed im2col matrix of the images and the output gradient
+// of the transposed output gradient and the im2col matrix of the images
 // (convWeightGradOp). Second derivatives are not available.
 //
 // The shapes are fixed when the op is made (a graph has a fixed batch
@@ -40,7 +40,7 @@ type convOp struct {
 	inputGrad bool
 }
 
-// conv2d applies a convOp to x (batch, cin, h, w) and filter
+// conv2d applies a convOp to x (batch, h, w, cin) and filter
 // (cout, cin, k, k).
 func conv2d(x, filter *G.Node, k int, inputGrad bool) (*G.Node, error) {
 	xs, fs := x.Shape(), filter.Shape()
@@ -50,7 +50,7 @@ func conv2d(x, filter *G.Node, k int, inputGrad bool) (*G.Node, error) {
 	if k != 1 && k != 3 {
 		return nil, fmt.Errorf("model: convolution with a %dx%d kernel: want 1x1 or 3x3", k, k)
 	}
-	op := convOp{k: k, batch: xs[0], cin: xs[1], cout: fs[0], h: xs[2], w: xs[3], inputGrad: inputGrad}
+	op := convOp{k: k, batch: xs[0], cin: xs[3], cout: fs[0], h: xs[1], w: xs[2], inputGrad: inputGrad}
 	if !equalShape(fs, []int{op.cout, op.cin, k, k}) {
 		return nil, fmt.Errorf("model: convolution of a %v image by a %v filter: want a (%d, %d, %d, %d) filter", xs, fs, op.cout, op.cin, k, k)
 	}
@@ -59,9 +59,9 @@ func conv2d(x, filter *G.Node, k int, inputGrad bool) (*G.Node, error) {
 
 func (op convOp) pad() int { return (op.k - 1) / 2 }
 
-func (op convOp) xShape() tensor.Shape { return tensor.Shape{op.batch, op.cin, op.h, op.w} }
+func (op convOp) xShape() tensor.Shape { return tensor.Shape{op.batch, op.h, op.w, op.cin} }
 func (op convOp) wShape() tensor.Shape { return tensor.Shape{op.cout, op.cin, op.k, op.k} }
-func (op convOp) yShape() tensor.Shape { return tensor.Shape{op.batch, op.cout, op.h, op.w} }
+func (op convOp) yShape() tensor.Shape { return tensor.Shape{op.batch, op.h, op.w, op.cout} }
 
 func (op convOp) desc() string {
 	return fmt.Sprintf("%dx%d batch=%d cin=%d cout=%d h=%d w=%d dx=%t", op.k, op.k, op.batch, op.cin, op.cout, op.h, op.w, op.inputGrad)
@@ -333,33 +333,6 @@ func parallel(n, minPer int, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
-// toNHWC transposes images from [batch][c][hw] to [batch][hw][c].
-func toNHWC(dst, src []float32, batch, c, hw int) {
-	for b := 0; b < batch; b++ {
-		s := src[b*c*hw : (b+1)*c*hw]
-		d := dst[b*c*hw : (b+1)*c*hw]
-		for ch := 0; ch < c; ch++ {
-			for p, v := range s[ch*hw : (ch+1)*hw] {
-				d[p*c+ch] = v
-			}
-		}
-	}
-}
-
-// toNCHW transposes images from [batch][hw][c] to [batch][c][hw].
-func toNCHW(dst, src []float32, batch, c, hw int) {
-	for b := 0; b < batch; b++ {
-		s := src[b*c*hw : (b+1)*c*hw]
-		d := dst[b*c*hw : (b+1)*c*hw]
-		for ch := 0; ch < c; ch++ {
-			row := d[ch*hw : (ch+1)*hw]
-			for p := range row {
-				row[p] = s[p*c+ch]
-			}
-		}
-	}
-}
-
 // nhwcConv computes, for n NHWC images, dst[p][co] = sum over taps and ci
 // of src[p+tap][ci] * wt[tap][ci][co] (the op's k x k, zero-padded
 // convolution with the weights in kernel's [ky][kx][ci][co] layout).
@@ -373,22 +346,11 @@ func (op convOp) nhwcConv(dst, src []float32, n, cin, cout int, wt []float32) {
 	f32Pool.Put(s)
 }
 
-// conv runs nhwcConv over NCHW images, split by image over the cores.
+// conv runs nhwcConv over all images, split by image over the cores.
 func (op convOp) conv(dst, src []float32, cin, cout int, wt []float32) {
 	hw := op.h * op.w
-	// Work on chunks of images small enough to stay in cache.
-	chunk := max(1, 8192/(hw*max(cin, cout)))
 	parallel(op.batch, 1, func(lo, hi int) {
-		in := getBuf(chunk * hw * cin)
-		out := getBuf(chunk * hw * cout)
-		for b0 := lo; b0 < hi; b0 += chunk {
-			n := min(chunk, hi-b0)
-			toNHWC(*in, src[b0*hw*cin:(b0+n)*hw*cin], n, cin, hw)
-			op.nhwcConv(*out, *in, n, cin, cout, wt)
-			toNCHW(dst[b0*hw*cout:(b0+n)*hw*cout], *out, n, cout, hw)
-		}
-		f32Pool.Put(in)
-		f32Pool.Put(out)
+		op.nhwcConv(dst[lo*hw*cout:hi*hw*cout], src[lo*hw*cin:hi*hw*cin], hi-lo, cin, cout, wt)
 	})
 }
 
@@ -426,64 +388,72 @@ func (op convOp) inputGradient(dx, w, dy []float32) {
 }
 
 // weightGradient computes dw[co][ci][ky][kx] = sum over images and pixels
-// p of x[ci][p+(ky,kx)-pad] * dy[co][p] as the product of the transposed
-// im2col matrix of x (rows (ky, kx, ci), one column per pixel) and the
-// NHWC output gradient.
+// p of x[p+(ky,kx)-pad][ci] * dy[p][co] as the product of the transposed
+// output gradient (cout x pixels) and the im2col matrix of the NHWC images
+// (one row per pixel, columns (ky, kx, ci); for a 1x1 convolution the
+// images themselves), split by column ranges over the cores.
 func (op convOp) weightGradient(dw, x, dy []float32) {
 	hw := op.h * op.w
 	P := op.batch * hw
 	kk := op.k * op.k
-	rows := kk * op.cin
-	dyN := getBuf(P * op.cout)
-	parallel(op.batch, 16, func(lo, hi int) {
-		toNHWC((*dyN)[lo*hw*op.cout:hi*hw*op.cout], dy[lo*hw*op.cout:hi*hw*op.cout], hi-lo, op.cout, hw)
-	})
-	col := getBuf(rows * P)
-	dwr := getBuf(rows * op.cout) // [ky][kx][ci][co]
-	parallel(rows, 8, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			op.colRow((*col)[r*P:(r+1)*P], x, r/op.cin, r%op.cin)
+	cols := kk * op.cin
+	dyT := getBuf(op.cout * P)
+	parallel(op.cout, 4, func(lo, hi int) {
+		for co := lo; co < hi; co++ {
+			row := (*dyT)[co*P : (co+1)*P]
+			for p := range row {
+				row[p] = dy[p*op.cout+co]
+			}
 		}
-		kernel.Sgemm(hi-lo, op.cout, P, (*col)[lo*P:], P, *dyN, op.cout, (*dwr)[lo*op.cout:], op.cout, false)
+	})
+	col := x
+	var colBuf *[]float32
+	if op.k != 1 {
+		colBuf = getBuf(P * cols)
+		col = *colBuf
+		parallel(op.batch, 8, func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				op.im2col(col[b*hw*cols:(b+1)*hw*cols], x[b*hw*op.cin:(b+1)*hw*op.cin])
+			}
+		})
+	}
+	dwr := getBuf(op.cout * cols) // [co][ky][kx][ci]
+	parallel(cols, 32, func(lo, hi int) {
+		kernel.Sgemm(op.cout, hi-lo, P, *dyT, P, col[lo:], cols, (*dwr)[lo:], cols, false)
 	})
 	for co := 0; co < op.cout; co++ {
 		for ci := 0; ci < op.cin; ci++ {
 			for t := 0; t < kk; t++ {
-				dw[(co*op.cin+ci)*kk+t] = (*dwr)[(t*op.cin+ci)*op.cout+co]
+				dw[(co*op.cin+ci)*kk+t] = (*dwr)[co*cols+t*op.cin+ci]
 			}
 		}
 	}
-	f32Pool.Put(dyN)
-	f32Pool.Put(col)
+	f32Pool.Put(dyT)
+	if colBuf != nil {
+		f32Pool.Put(colBuf)
+	}
 	f32Pool.Put(dwr)
 }
 
-// colRow writes row (tap, ci) of the transposed im2col matrix of the NCHW
-// images x: for every image and pixel (y, x), the value of channel ci at
-// (y+ky-pad, x+kx-pad), or 0 outside the image. With a padding of at most
-// one, that row is the channel's image shifted by (ky-pad)*w + kx-pad, with
-// the column that wrapped around the edge cleared.
-func (op convOp) colRow(dst, x []float32, tap, ci int) {
-	h, w, pad := op.h, op.w, op.pad()
-	hw := h * w
-	dy, dx := tap/op.k-pad, tap%op.k-pad
-	shift := dy*w + dx
-	lo := min(hw, max(0, -shift))
-	hi := max(lo, min(hw, hw-shift))
-	for b := 0; b < op.batch; b++ {
-		img := x[(b*op.cin+ci)*hw : (b*op.cin+ci+1)*hw]
-		out := dst[b*hw : (b+1)*hw]
-		clear(out[:lo])
-		copy(out[lo:hi], img[lo+shift:hi+shift])
-		clear(out[hi:])
-		switch dx {
-		case 1:
-			for p := w - 1; p < hw; p += w {
-				out[p] = 0
-			}
-		case -1:
-			for p := 0; p < hw; p += w {
-				out[p] = 0
+// im2col writes the im2col matrix of one NHWC image: row p (pixel (y, x))
+// holds, for each tap (ky, kx), the cin channels of pixel
+// (y+ky-pad, x+kx-pad), or zeros outside the image.
+func (op convOp) im2col(dst, img []float32) {
+	pad, cin := op.pad(), op.cin
+	cols := op.k * op.k * cin
+	for y := 0; y < op.h; y++ {
+		for x := 0; x < op.w; x++ {
+			row := dst[(y*op.w+x)*cols : (y*op.w+x+1)*cols]
+			for ky := 0; ky < op.k; ky++ {
+				for kx := 0; kx < op.k; kx++ {
+					seg := row[(ky*op.k+kx)*cin : (ky*op.k+kx+1)*cin]
+					sy, sx := y+ky-pad, x+kx-pad
+					if sy < 0 || sy >= op.h || sx < 0 || sx >= op.w {
+						clear(seg)
+						continue
+					}
+					copy(seg, img[(sy*op.w+sx)*cin:(sy*op.w+sx+1)*cin])
+				}
 			}
 		}
 	}

@@ -19,8 +19,9 @@ type convGraphResult struct {
 }
 
 // convGraph convolves x (B, cin, 8, 4) by w (cout, cin, k, k) in a float32
-// graph, with conv2d (ours) or Gorgonia's Conv2d, and differentiates
-// sum(y * r).
+// graph, with conv2d (ours, on the images transposed to NHWC) or Gorgonia's
+// Conv2d, and differentiates sum(y * r). Images and their gradients are
+// passed and returned NCHW.
 func convGraph(t *testing.T, ours bool, k, B, cin, cout int, x, w, r []float32, inputGrad bool) convGraphResult {
 	t.Helper()
 	g := G.NewGraph()
@@ -31,6 +32,10 @@ func convGraph(t *testing.T, ours bool, k, B, cin, cout int, x, w, r []float32, 
 	xn := mk("x", []int{B, cin, Rows, Cols}, x)
 	wn := mk("w", []int{cout, cin, k, k}, w)
 	rn := mk("r", []int{B, cout, Rows, Cols}, r)
+	if ours {
+		xn = mk("x", []int{B, Rows, Cols, cin}, nhwc(x, B, cin))
+		rn = mk("r", []int{B, Rows, Cols, cout}, nhwc(r, B, cout))
+	}
 	var y *G.Node
 	var err error
 	if ours {
@@ -66,7 +71,30 @@ func convGraph(t *testing.T, ours bool, k, B, cin, cout int, x, w, r []float32, 
 	if inputGrad {
 		res.dx = grad(xn)
 	}
+	if ours {
+		res.y = nchw(res.y, B, cout)
+		if inputGrad {
+			res.dx = nchw(res.dx, B, cin)
+		}
+	}
 	return res
+}
+
+// nhwc returns NCHW images of c channels on the board transposed to NHWC.
+func nhwc(x []float32, batch, c int) []float32 {
+	if x == nil {
+		return nil
+	}
+	out := make([]float32, len(x))
+	toNHWC(out, x, batch, c, Squares)
+	return out
+}
+
+// nchw returns NHWC images of c channels on the board transposed to NCHW.
+func nchw(x []float32, batch, c int) []float32 {
+	out := make([]float32, len(x))
+	toNCHW(out, x, batch, c, Squares)
+	return out
 }
 
 // maxRelDiff returns max |a-b| / max |b|.
@@ -128,12 +156,12 @@ func TestConvOpMatchesConv2d(t *testing.T) {
 // The op rejects values of the wrong dtype or shape with an error.
 func TestConvOpRejectsBadValues(t *testing.T) {
 	op := convOp{k: 3, batch: 2, cin: 3, cout: 4, h: Rows, w: Cols, inputGrad: true}
-	x32 := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(2, 3, Rows, Cols))
+	x32 := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(2, Rows, Cols, 3))
 	w32 := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(4, 3, 3, 3))
 	if _, err := op.Do(x32, w32); err != nil {
 		t.Fatalf("good values: %v", err)
 	}
-	x64 := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(2, 3, Rows, Cols))
+	x64 := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(2, Rows, Cols, 3))
 	if _, err := op.Do(x64, w32); err == nil || !strings.Contains(err.Error(), "float32") {
 		t.Errorf("float64 image: error %v", err)
 	}
@@ -147,8 +175,8 @@ func TestConvOpRejectsBadValues(t *testing.T) {
 }
 
 // bnReLUGraph computes y = max(0, BN(x)*gamma + beta (+ res)) in training
-// mode in a float32 graph, with bnOp and affineReLU (ours) or Gorgonia's
-// BatchNorm, Add and Rectify. It returns y, the running mean and variance
+// mode in a float32 graph, with bnOp and affineReLU (ours, on the images
+// transposed to NHWC) or Gorgonia's BatchNorm, Add and Rectify. It returns y, the running mean and variance
 // after the step (from mean0 and var0), and the gradients of sum(y * r)
 // with respect to x, gamma, beta and res.
 func bnReLUGraph(t *testing.T, ours bool, B, C int, x, gamma, beta, res, r, mean0, var0 []float32) [][]float32 {
@@ -159,6 +187,10 @@ func bnReLUGraph(t *testing.T, ours bool, B, C int, x, gamma, beta, res, r, mean
 			G.WithValue(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float32(nil), data...)))))
 	}
 	shape := []int{B, C, Rows, Cols}
+	if ours {
+		shape = []int{B, Rows, Cols, C}
+		x, r, res = nhwc(x, B, C), nhwc(r, B, C), nhwc(res, B, C)
+	}
 	xn := mk("x", shape, x)
 	gn := mk("gamma", []int{1, C, 1, 1}, gamma)
 	bn := mk("beta", []int{1, C, 1, 1}, beta)
@@ -213,6 +245,13 @@ func bnReLUGraph(t *testing.T, ours bool, B, C int, x, gamma, beta, res, r, mean
 			t.Fatal(err)
 		}
 		out = append(out, append([]float32(nil), gv.Data().([]float32)...))
+	}
+	if ours { // back to NCHW: the output and the image and residual gradients
+		for _, i := range []int{0, 3, 6} {
+			if i < len(out) {
+				out[i] = nchw(out[i], B, C)
+			}
+		}
 	}
 	return out
 }

@@ -1,10 +1,12 @@
 // Package model holds the policy-value network of dama: the board encoding
-// (encode.go), the network's config and tensors (config.go, network.go), the
-// Gorgonia training graph and trainer (graph.go, train.go), the pure-Go
-// inference backend with batch norm folded into the convolutions
+// (encode.go), the network's config and tensors (config.go, network.go),
+// the network spec, the one description of the architecture from which
+// everything else is built, and the batch-norm folding (spec.go), the
+// Gorgonia training graph and trainer (graph.go, train.go), the backend
+// seam (backend.go) with the fp32 inference backend planned from the spec
 // (infer.go, arithmetic in package dama/model/kernel), the batched, cached
-// Evaluator that implements mcts.Evaluator (evaluator.go) and checkpoint
-// files (checkpoint.go).
+// Evaluator over any backend that implements mcts.Evaluator (evaluator.go)
+// and checkpoint files (checkpoint.go).
 //
 // The network is a residual tower over an 8x4 image of the 32 playable
 // squares, seen from the side to move: an input 3x3 convolution, Blocks

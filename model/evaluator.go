@@ -18,6 +18,9 @@ type EvaluatorOptions struct {
 	MaxBatch  int // most positions per forward pass (default 32)
 	CacheSize int // cached evaluations; 0 disables the cache
 	Workers   int // batcher goroutines, each running its own forward passes (default 1)
+	// Backend names the forward pass (see BackendNames): "" or "auto" the
+	// fastest this CPU supports, "fp32" the float32 kernels.
+	Backend string
 }
 
 // ErrClosed is returned by Evaluate after Close.
@@ -30,15 +33,14 @@ var ErrClosed = errors.New("model: evaluator closed")
 // every caller. An optional cache sits in front of the batcher. With
 // Workers > 1, that many batchers share the queue, each on its own core.
 type Evaluator struct {
-	inf   *inference
-	cfg   Config
-	max   int
-	reqs  chan *request
-	quit  chan struct{}
-	done  chan struct{}
-	once  sync.Once
-	cache *evalCache
-	pool  sync.Pool
+	backend Backend
+	max     int
+	reqs    chan *request
+	quit    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	cache   *evalCache
+	pool    sync.Pool
 
 	evals, batches, batched, hits atomic.Int64
 }
@@ -58,12 +60,30 @@ type request struct {
 
 // NewEvaluator returns an evaluator for a copy of net (later changes to net
 // do not affect it) and starts its batcher. It panics if net does not match
-// its config (a Network from NewNetwork, Load or a Trainer always does).
+// its config (a Network from NewNetwork, Load or a Trainer always does) or
+// opt.Backend is not available (check user input with ResolveBackend, or
+// call OpenEvaluator).
 func NewEvaluator(net *Network, opt EvaluatorOptions) *Evaluator {
-	inf, err := newInference(net)
+	e, err := OpenEvaluator(net, opt)
 	if err != nil {
 		panic(err)
 	}
+	return e
+}
+
+// OpenEvaluator is NewEvaluator returning an error for a network that does
+// not match its config or a backend that is unknown or not available.
+func OpenEvaluator(net *Network, opt EvaluatorOptions) (*Evaluator, error) {
+	b, err := NewBackend(opt.Backend, net)
+	if err != nil {
+		return nil, err
+	}
+	return NewBackendEvaluator(b, opt), nil
+}
+
+// NewBackendEvaluator returns an evaluator running backend b (opt.Backend
+// is ignored) and starts its batchers.
+func NewBackendEvaluator(b Backend, opt EvaluatorOptions) *Evaluator {
 	if opt.MaxBatch <= 0 {
 		opt.MaxBatch = 32
 	}
@@ -71,12 +91,11 @@ func NewEvaluator(net *Network, opt EvaluatorOptions) *Evaluator {
 		opt.Workers = 1
 	}
 	e := &Evaluator{
-		inf:  inf,
-		cfg:  net.Config,
-		max:  opt.MaxBatch,
-		reqs: make(chan *request, 4*opt.MaxBatch),
-		quit: make(chan struct{}),
-		done: make(chan struct{}),
+		backend: b,
+		max:     opt.MaxBatch,
+		reqs:    make(chan *request, 4*opt.MaxBatch),
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 	e.pool.New = func() any { return &request{ready: make(chan struct{}, 1)} }
 	if opt.CacheSize > 0 {
@@ -96,6 +115,9 @@ func NewEvaluator(net *Network, opt EvaluatorOptions) *Evaluator {
 	}()
 	return e
 }
+
+// Backend returns the name of the backend the evaluator runs.
+func (e *Evaluator) Backend() string { return e.backend.Name() }
 
 // Close stops the batcher; queued and later Evaluate calls return ErrClosed.
 // It is safe to call more than once.
@@ -189,7 +211,10 @@ func (e *Evaluator) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evalua
 
 // batcher runs forward passes until Close.
 func (e *Evaluator) batcher() {
-	ws := newWorkspace(e.cfg, e.max)
+	run := e.backend.NewRunner(e.max)
+	input := make([]float32, e.max*InputSize)
+	policy := make([]float32, e.max*PolicySize)
+	wdl := make([]float32, e.max*ValueSize)
 	batch := make([]*request, 0, e.max)
 	for {
 		batch = batch[:0]
@@ -228,12 +253,12 @@ func (e *Evaluator) batcher() {
 			continue
 		}
 		for i, r := range batch {
-			copy(ws.Input[i*InputSize:(i+1)*InputSize], r.input[:])
+			copy(input[i*InputSize:(i+1)*InputSize], r.input[:])
 		}
-		e.inf.forward(ws, n)
+		run.Forward(input[:n*InputSize], n, policy[:n*PolicySize], wdl[:n*ValueSize])
 		for i, r := range batch {
-			copy(r.policy[:], ws.Policy[i*PolicySize:(i+1)*PolicySize])
-			copy(r.wdl[:], ws.WDL[i*ValueSize:(i+1)*ValueSize])
+			copy(r.policy[:], policy[i*PolicySize:(i+1)*PolicySize])
+			copy(r.wdl[:], wdl[i*ValueSize:(i+1)*ValueSize])
 			r.ready <- struct{}{}
 		}
 		e.batches.Add(1)

@@ -19,7 +19,7 @@ func reference(t *testing.T, net *Network, q mcts.Query) mcts.Evaluation {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := newWorkspace(net.Config, 1)
+	ws := inf.newWorkspace(1)
 	Encode(ws.Input, q.Pos, q.Repetitions, q.QuietPlies)
 	inf.forward(ws, 1)
 	e := mcts.Evaluation{Priors: make([]float32, len(q.Legal))}

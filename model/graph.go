@@ -7,15 +7,17 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// graph is the Gorgonia expression of a network for a fixed batch size, in
-// NCHW (the input planes transposed from the NHWC encoding), with the
-// training loss when built with loss.
+// graph is the Gorgonia expression of a network for a fixed batch size,
+// with the training loss when built with loss. Float32 graphs keep their
+// activations NHWC, the layout of the encoding and of package kernel, from
+// the input planes to the heads (the package's ops); float64 graphs, on
+// Gorgonia's own ops, are NCHW (the input planes transposed).
 type graph struct {
 	g     *G.ExprGraph
 	dt    tensor.Dtype
 	batch int
 
-	x       *G.Node   // (B, NumPlanes, 8, 4)
+	x       *G.Node   // (B, 8, 4, NumPlanes), or (B, NumPlanes, 8, 4) in float64
 	nodes   []*G.Node // one per network tensor; nil for running statistics
 	bn      []statsOp
 	bnStats [][2]int // indices of each op's mean and var tensors
@@ -67,6 +69,12 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 	g := G.NewGraph()
 	gr = &graph{g: g, dt: dt, batch: batch, nodes: make([]*G.Node, len(net.Tensors))}
 	idx := map[string]int{}
+	bnParam := map[string]bool{} // batch-norm gamma and beta, shaped (1, C, 1, 1)
+	for _, l := range Spec(c) {
+		if l.Kind == ConvBN {
+			bnParam[l.BN+"/gamma"], bnParam[l.BN+"/beta"] = true, true
+		}
+	}
 	for i, t := range net.Tensors {
 		idx[t.Name] = i
 		if !t.Kind.Trainable() {
@@ -74,8 +82,8 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		}
 		shape := t.Shape
 		switch {
-		case t.Kind == Scale || (t.Kind == Bias && len(t.Shape) == 1 && !isDenseBias(t.Name)):
-			shape = []int{1, t.Shape[0], 1, 1} // batch-norm gamma and beta
+		case bnParam[t.Name]:
+			shape = []int{1, t.Shape[0], 1, 1}
 		case t.Kind == Bias:
 			shape = []int{1, t.Shape[0]}
 		}
@@ -84,7 +92,7 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		gr.learnIdx = append(gr.learnIdx, i)
 	}
 	node := func(name string) *G.Node { return gr.nodes[idx[name]] }
-	gr.x = G.NewTensor(g, dt, 4, G.WithShape(batch, NumPlanes, Rows, Cols), G.WithName("x"))
+	gr.x = G.NewTensor(g, dt, 4, G.WithShape(gr.inputShape()...), G.WithName("x"))
 
 	// convBNReLU is max(0, BN(conv(x)) + residual), residual nil meaning 0.
 	convBNReLU := func(x *G.Node, conv, bn string, k int, residual *G.Node) (*G.Node, error) {
@@ -126,47 +134,58 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		}
 		return G.Rectify(y)
 	}
-	denseLayer := func(x *G.Node, name string) (*G.Node, error) {
-		y, err := G.Mul(x, node(name+"/w"))
+	// The layers of the spec, each reading an earlier one's output.
+	layers := Spec(c)
+	if err := CheckSpec(layers); err != nil {
+		return nil, err
+	}
+	outs := make([]*G.Node, len(layers))
+	for i, l := range layers {
+		x := gr.x
+		if l.In >= 0 {
+			x = outs[l.In]
+		}
+		var y *G.Node
+		var err error
+		switch l.Kind {
+		case ConvBN:
+			var res *G.Node
+			if l.Residual >= 0 {
+				res = outs[l.Residual]
+			}
+			if !l.ReLU {
+				return nil, fmt.Errorf("model: layer %s: the training graph's convolutions end in a ReLU", l.Name)
+			}
+			y, err = convBNReLU(x, l.Name, l.BN, l.K, res)
+		case FullyConnected:
+			if l.In >= 0 && layers[l.In].Kind == ConvBN {
+				// Channel-major, the order of the dense weight's rows.
+				if dt == tensor.Float32 {
+					x, err = flattenNCHW(x)
+				} else {
+					x, err = G.Reshape(x, tensor.Shape{batch, l.Cin})
+				}
+				if err != nil {
+					return nil, fmt.Errorf("model: layer %s: %w", l.Name, err)
+				}
+			}
+			if y, err = G.Mul(x, node(l.Name+"/w")); err == nil {
+				y, err = G.BroadcastAdd(y, node(l.Name+"/b"), nil, []byte{0})
+			}
+			if err == nil && l.ReLU {
+				y, err = G.Rectify(y)
+			}
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("model: layer %s: %w", l.Name, err)
 		}
-		return G.BroadcastAdd(y, node(name+"/b"), nil, []byte{0})
-	}
-
-	h, err := convBNReLU(gr.x, "input/conv", "input/bn", 3, nil)
-	if err != nil {
-		return nil, err
-	}
-	for i := 0; i < c.Blocks; i++ {
-		p := fmt.Sprintf("block%d", i)
-		t, err := convBNReLU(h, p+"/conv1", p+"/bn1", 3, nil)
-		if err != nil {
-			return nil, err
+		outs[i] = y
+		switch l.Output {
+		case PolicyOutput:
+			gr.policy = y
+		case WDLOutput:
+			gr.value = y
 		}
-		if h, err = convBNReLU(t, p+"/conv2", p+"/bn2", 3, h); err != nil {
-			return nil, err
-		}
-	}
-
-	p, err := convBNReLU(h, "policy/conv", "policy/bn", 1, nil)
-	if err != nil {
-		return nil, err
-	}
-	p = G.Must(G.Reshape(p, tensor.Shape{batch, c.PolicyFilters * Squares}))
-	if gr.policy, err = denseLayer(p, "policy/dense"); err != nil {
-		return nil, err
-	}
-	v, err := convBNReLU(h, "value/conv", "value/bn", 1, nil)
-	if err != nil {
-		return nil, err
-	}
-	v = G.Must(G.Reshape(v, tensor.Shape{batch, c.ValueFilters * Squares}))
-	if v, err = denseLayer(v, "value/dense1"); err != nil {
-		return nil, err
-	}
-	if gr.value, err = denseLayer(G.Must(G.Rectify(v)), "value/dense2"); err != nil {
-		return nil, err
 	}
 	if !loss {
 		return gr, nil
@@ -198,10 +217,6 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		return nil, fmt.Errorf("model: gradients: %w", err)
 	}
 	return gr, nil
-}
-
-func isDenseBias(name string) bool {
-	return len(name) > 2 && name[len(name)-2:] == "/b"
 }
 
 // setStats copies the network's running statistics into the graph's batch
@@ -245,10 +260,23 @@ func copyOut(dst []float32, src interface{}) {
 	}
 }
 
-// nhwcToNCHW transposes batch encoded positions into the graph's layout.
-func nhwcToNCHW(dst, src []float32, batch int) {
-	for b := 0; b < batch; b++ {
-		in := src[b*InputSize : (b+1)*InputSize]
+// inputShape is the shape of the graph's input planes.
+func (gr *graph) inputShape() []int {
+	if gr.dt == tensor.Float32 {
+		return []int{gr.batch, Rows, Cols, NumPlanes}
+	}
+	return []int{gr.batch, NumPlanes, Rows, Cols}
+}
+
+// input returns encoded positions (NHWC, as Encode writes them) in the
+// layout of the graph's input: enc itself, or transposed to NCHW in dst
+// for a float64 graph.
+func (gr *graph) input(dst, enc []float32) []float32 {
+	if gr.dt == tensor.Float32 {
+		return enc
+	}
+	for b := 0; b < gr.batch; b++ {
+		in := enc[b*InputSize : (b+1)*InputSize]
 		out := dst[b*InputSize : (b+1)*InputSize]
 		for p := 0; p < Squares; p++ {
 			for c := 0; c < NumPlanes; c++ {
@@ -256,6 +284,7 @@ func nhwcToNCHW(dst, src []float32, batch int) {
 			}
 		}
 	}
+	return dst
 }
 
 // gorgoniaForward evaluates net with Gorgonia in eval mode (running
@@ -272,9 +301,8 @@ func gorgoniaForward(net *Network, input []float32, batch int) (policy, wdl []fl
 	if err := gr.setStats(net); err != nil {
 		return nil, nil, err
 	}
-	x := make([]float32, batch*InputSize)
-	nhwcToNCHW(x, input, batch)
-	if err := G.Let(gr.x, tensor.New(tensor.WithShape(batch, NumPlanes, Rows, Cols), tensor.WithBacking(x))); err != nil {
+	x := gr.input(make([]float32, batch*InputSize), input[:batch*InputSize])
+	if err := G.Let(gr.x, tensor.New(tensor.WithShape(gr.inputShape()...), tensor.WithBacking(x))); err != nil {
 		return nil, nil, err
 	}
 	if err := vm.RunAll(); err != nil {

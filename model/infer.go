@@ -12,98 +12,132 @@ import (
 var (
 	conv3x3        = kernel.Conv3x3
 	conv3x3Scratch = kernel.Conv3x3Scratch
-	conv1x1        = kernel.Conv1x1
 	dense          = kernel.Dense
 )
 
-// The pure-Go inference backend. Batch norm is folded into the preceding
-// convolution (weight scaled by gamma/sqrt(var+eps) per output channel, bias
-// beta - mean*scale), so a forward pass is convolutions, dense layers and
-// ReLUs only, in NHWC with weights [ky][kx][cin][cout], [cin][cout] and
-// [in][out] as package kernel expects.
+// The fp32 inference backend, planned from the network spec: the folded
+// layers of Network.Fold converted to package kernel's NHWC layouts
+// (convolution weights [ky][kx][cin][cout], a dense layer after a
+// convolution with its rows reordered from the training graph's NCHW
+// flattening to NHWC), and each layer's output given a buffer that is
+// reused once no later layer reads it (so the tower ping-pongs between
+// three buffers whatever its depth).
 
-// inference holds a network's weights folded for the forward pass. It is
-// read-only once built and may be shared by many workspaces.
+// fp32Name is the name of the fp32 backend.
+const fp32Name = "fp32"
+
+// inference holds a network's folded weights and its plan. It is
+// read-only once built and shared by the workspaces of all batchers.
 type inference struct {
-	cfg          Config
-	inW, inB     []float32 // [3][3][NumPlanes][F], [F]
-	blocks       []foldedBlock
-	polW, polB   []float32 // [F][PF], [PF]
-	polDW, polDB []float32 // [32*PF][1024] (rows pixel*PF + c), [1024]
-	valW, valB   []float32 // [F][VF], [VF]
-	valD1W       []float32 // [32*VF][VH]
-	valD1B       []float32
-	valD2W       []float32 // [VH][3]
-	valD2B       []float32
-	flops        float64 // multiply-adds*2 per position
+	cfg    Config
+	layers []planLayer
+	bufs   []int // size per position of each activation buffer
+	flops  float64
 }
 
-type foldedBlock struct{ w1, b1, w2, b2 []float32 }
+// planLayer is a layer of the plan: its spec, kernel-layout weights and the
+// buffers it reads and writes (indices into the workspace's buffers; the
+// input planes and the outputs are buffers of their own, see workspace).
+type planLayer struct {
+	Layer
+	w, b          []float32
+	src, res, dst int // buffers; res -1 for no residual
+}
 
-// newInference folds the batch norms of n into its convolutions.
+// Buffer indices of a workspace below its activation buffers.
+const (
+	bufInput  = -1
+	bufPolicy = -2
+	bufWDL    = -3
+	bufNone   = -4
+)
+
+// newInference folds the batch norms of n and plans its forward pass.
 func newInference(n *Network) (*inference, error) {
-	if err := n.Check(); err != nil {
+	folded, err := n.Fold()
+	if err != nil {
 		return nil, err
 	}
-	c := n.Config
-	get := func(name string) []float32 { return n.Tensor(name).Data }
-	inf := &inference{cfg: c}
-	inf.inW, inf.inB = foldConv(n, "input/conv", "input/bn")
-	for i := 0; i < c.Blocks; i++ {
-		p := fmt.Sprintf("block%d", i)
-		var b foldedBlock
-		b.w1, b.b1 = foldConv(n, p+"/conv1", p+"/bn1")
-		b.w2, b.b2 = foldConv(n, p+"/conv2", p+"/bn2")
-		inf.blocks = append(inf.blocks, b)
+	layers := Spec(n.Config)
+	if err := CheckSpec(layers); err != nil {
+		return nil, err
 	}
-	inf.polW, inf.polB = foldConv(n, "policy/conv", "policy/bn")
-	inf.polDW = permuteHeadRows(get("policy/dense/w"), c.PolicyFilters, PolicySize)
-	inf.polDB = append([]float32(nil), get("policy/dense/b")...)
-	inf.valW, inf.valB = foldConv(n, "value/conv", "value/bn")
-	inf.valD1W = permuteHeadRows(get("value/dense1/w"), c.ValueFilters, c.ValueHidden)
-	inf.valD1B = append([]float32(nil), get("value/dense1/b")...)
-	inf.valD2W = append([]float32(nil), get("value/dense2/w")...)
-	inf.valD2B = append([]float32(nil), get("value/dense2/b")...)
-	inf.flops = Flops(c)
+	inf := &inference{cfg: n.Config, flops: Flops(n.Config)}
+	// lastUse[i] is the last layer that reads layer i's output.
+	lastUse := make([]int, len(layers))
+	for i, l := range layers {
+		lastUse[i] = i
+		if l.In >= 0 {
+			lastUse[l.In] = i
+		}
+		if l.Residual >= 0 {
+			lastUse[l.Residual] = i
+		}
+	}
+	bufOf := make([]int, len(layers))
+	var free []int
+	inDense := func(l Layer) bool { return l.Kind == FullyConnected && l.In >= 0 && layers[l.In].Kind == ConvBN }
+	for i, f := range folded {
+		l := f.Layer
+		pl := planLayer{Layer: l, src: bufInput, res: bufNone}
+		if l.In >= 0 {
+			pl.src = bufOf[l.In]
+		}
+		if l.Residual >= 0 {
+			pl.res = bufOf[l.Residual]
+		}
+		// Release the buffers whose last reader is before this layer.
+		for j := 0; j < i; j++ {
+			if lastUse[j] == i-1 && bufOf[j] >= 0 && layers[j].Output == NoOutput {
+				free = append(free, bufOf[j])
+			}
+		}
+		switch l.Output {
+		case PolicyOutput:
+			pl.dst = bufPolicy
+		case WDLOutput:
+			pl.dst = bufWDL
+		default:
+			pl.dst = -1
+			for k, fb := range free {
+				if inf.bufs[fb] >= l.OutSize() {
+					pl.dst = fb
+					free = append(free[:k], free[k+1:]...)
+					break
+				}
+			}
+			if pl.dst < 0 {
+				pl.dst = len(inf.bufs)
+				inf.bufs = append(inf.bufs, l.OutSize())
+			}
+		}
+		bufOf[i] = pl.dst
+		switch {
+		case l.Kind == ConvBN:
+			pl.w = kernelConvWeight(f.W, l.Cout, l.Cin, l.K)
+		case inDense(l):
+			pl.w = permuteHeadRows(f.W, layers[l.In].Cout, l.Cout)
+		default:
+			pl.w = f.W
+		}
+		pl.b = f.B
+		inf.layers = append(inf.layers, pl)
+	}
 	return inf, nil
 }
 
-// Flops returns the floating-point operations (2 per multiply-add) of one
-// position's forward pass.
-func Flops(c Config) float64 {
-	F, px := float64(c.Filters), float64(Squares)
-	f := px * 9 * NumPlanes * F
-	f += float64(2*c.Blocks) * px * 9 * F * F
-	f += px * F * float64(c.PolicyFilters)
-	f += px * float64(c.PolicyFilters) * PolicySize
-	f += px * F * float64(c.ValueFilters)
-	f += px * float64(c.ValueFilters) * float64(c.ValueHidden)
-	f += float64(c.ValueHidden) * ValueSize
-	return 2 * f
-}
-
-// foldConv returns the weight of convolution conv ([cout][cin][k][k]) in
-// [k][k][cin][cout] order scaled by the batch norm bn, and the folded bias.
-func foldConv(n *Network, conv, bn string) (w, b []float32) {
-	t := n.Tensor(conv)
-	cout, cin, k := t.Shape[0], t.Shape[1], t.Shape[2]
-	gamma, beta := n.Tensor(bn+"/gamma").Data, n.Tensor(bn+"/beta").Data
-	mean, vr := n.Tensor(bn+"/mean").Data, n.Tensor(bn+"/var").Data
-	w = make([]float32, len(t.Data))
-	b = make([]float32, cout)
+// kernelConvWeight reorders a convolution weight from [cout][cin][k][k] to
+// [k][k][cin][cout].
+func kernelConvWeight(w []float32, cout, cin, k int) []float32 {
+	r := make([]float32, len(w))
 	for co := 0; co < cout; co++ {
-		s := float64(gamma[co]) / math.Sqrt(float64(vr[co])+BNEpsilon)
-		b[co] = float32(float64(beta[co]) - float64(mean[co])*s)
 		for ci := 0; ci < cin; ci++ {
-			for ky := 0; ky < k; ky++ {
-				for kx := 0; kx < k; kx++ {
-					v := float64(t.Data[((co*cin+ci)*k+ky)*k+kx])
-					w[((ky*k+kx)*cin+ci)*cout+co] = float32(v * s)
-				}
+			for t := 0; t < k*k; t++ {
+				r[(t*cin+ci)*cout+co] = w[(co*cin+ci)*k*k+t]
 			}
 		}
 	}
-	return w, b
+	return r
 }
 
 // permuteHeadRows reorders the rows of a head's dense weight from the
@@ -122,56 +156,122 @@ func permuteHeadRows(w []float32, ch, out int) []float32 {
 // positions. It is used by one goroutine at a time.
 type workspace struct {
 	maxBatch    int
-	a, b, t     []float32 // tower activations, batch*32*F each
+	bufs        [][]float32
 	scratch     []float32
-	pol, val    []float32 // head activations
-	hidden      []float32
+	scratch16   []uint16  // the bf16 backend's rounded inputs
 	Policy, WDL []float32 // outputs: batch*PolicySize logits, batch*3 logits
 	Input       []float32 // batch*InputSize, filled by the caller
 }
 
-func newWorkspace(c Config, maxBatch int) *workspace {
-	px := maxBatch * Squares
-	return &workspace{
+func (inf *inference) newWorkspace(maxBatch int) *workspace {
+	ws := &workspace{
 		maxBatch: maxBatch,
-		a:        make([]float32, px*c.Filters),
-		b:        make([]float32, px*c.Filters),
-		t:        make([]float32, px*c.Filters),
-		scratch:  make([]float32, max(conv3x3Scratch(maxBatch, Rows, Cols, NumPlanes), conv3x3Scratch(maxBatch, Rows, Cols, c.Filters))),
-		pol:      make([]float32, px*c.PolicyFilters),
-		val:      make([]float32, px*c.ValueFilters),
-		hidden:   make([]float32, maxBatch*c.ValueHidden),
 		Policy:   make([]float32, maxBatch*PolicySize),
 		WDL:      make([]float32, maxBatch*ValueSize),
 		Input:    make([]float32, maxBatch*InputSize),
 	}
+	for _, n := range inf.bufs {
+		ws.bufs = append(ws.bufs, make([]float32, maxBatch*n))
+	}
+	scratch := 0
+	for _, l := range inf.layers {
+		if l.Kind == ConvBN && l.K == 3 {
+			scratch = max(scratch, conv3x3Scratch(maxBatch, Rows, Cols, l.Cin))
+		}
+	}
+	ws.scratch = make([]float32, scratch)
+	return ws
+}
+
+// buf returns buffer i of ws (see the buf constants) cut to n values.
+func (ws *workspace) buf(i, n int) []float32 {
+	switch i {
+	case bufInput:
+		return ws.Input[:n]
+	case bufPolicy:
+		return ws.Policy[:n]
+	case bufWDL:
+		return ws.WDL[:n]
+	case bufNone:
+		return nil
+	}
+	return ws.bufs[i][:n]
 }
 
 // forward runs the network on the first batch positions of ws.Input and
 // leaves the policy and value logits in ws.Policy and ws.WDL.
-func (inf *inference) forward(ws *workspace, batch int) {
+func (inf *inference) forward(ws *workspace, batch int) { inf.run(ws, batch, nil) }
+
+// run is forward with the products in float32, or in bfloat16 with the
+// weights bf (one packed matrix per layer) when bf is not nil.
+func (inf *inference) run(ws *workspace, batch int, bf []*kernel.BF16Matrix) {
 	if batch > ws.maxBatch {
 		panic("model: forward batch larger than its workspace")
 	}
-	c := inf.cfg
-	F := c.Filters
-	px := batch * Squares
-	in := ws.Input[:batch*InputSize]
-	a, b, t := ws.a[:px*F], ws.b[:px*F], ws.t[:px*F]
-	conv3x3(a, in, batch, Rows, Cols, NumPlanes, F, inf.inW, inf.inB, nil, true, ws.scratch)
-	for _, blk := range inf.blocks {
-		conv3x3(t, a, batch, Rows, Cols, F, F, blk.w1, blk.b1, nil, true, ws.scratch)
-		conv3x3(b, t, batch, Rows, Cols, F, F, blk.w2, blk.b2, a, true, ws.scratch)
-		a, b = b, a
+	for i := range inf.layers {
+		l := &inf.layers[i]
+		inSize := InputSize
+		if l.In >= 0 {
+			inSize = inf.layers[l.In].OutSize()
+		}
+		src := ws.buf(l.src, batch*inSize)
+		dst := ws.buf(l.dst, batch*l.OutSize())
+		rows, relu := batch, l.ReLU
+		var res []float32
+		if l.Kind == ConvBN {
+			rows, res = batch*Squares, ws.buf(l.res, len(dst))
+		}
+		switch {
+		case l.Kind == ConvBN && l.K == 3 && bf != nil:
+			kernel.Conv3x3BF16(dst, src, batch, Rows, Cols, l.Cin, l.Cout, bf[i], l.b, res, relu, ws.scratch16)
+			continue
+		case l.Kind == ConvBN && l.K == 3:
+			conv3x3(dst, src, batch, Rows, Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
+			continue
+		case bf != nil: // dense, or 1x1 over the pixels
+			kernel.DenseBF16(dst, src, rows, l.Cin, l.Cout, bf[i], l.b, relu && res == nil, ws.scratch16)
+		default:
+			dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
+		}
+		if res != nil { // a 1x1 convolution with a residual
+			for j, v := range res {
+				x := dst[j] + v
+				if relu {
+					x = max(x, 0)
+				}
+				dst[j] = x
+			}
+		}
 	}
-	pol := ws.pol[:px*c.PolicyFilters]
-	conv1x1(pol, a, px, F, c.PolicyFilters, inf.polW, inf.polB, true)
-	dense(ws.Policy[:batch*PolicySize], pol, batch, Squares*c.PolicyFilters, PolicySize, inf.polDW, inf.polDB, false)
-	val := ws.val[:px*c.ValueFilters]
-	conv1x1(val, a, px, F, c.ValueFilters, inf.valW, inf.valB, true)
-	hid := ws.hidden[:batch*c.ValueHidden]
-	dense(hid, val, batch, Squares*c.ValueFilters, c.ValueHidden, inf.valD1W, inf.valD1B, true)
-	dense(ws.WDL[:batch*ValueSize], hid, batch, c.ValueHidden, ValueSize, inf.valD2W, inf.valD2B, false)
+}
+
+// fp32Backend is the backend of the package's own fp32 kernels.
+type fp32Backend struct{ inf *inference }
+
+func newFP32Backend(n *Network) (Backend, error) {
+	inf, err := newInference(n)
+	if err != nil {
+		return nil, err
+	}
+	return fp32Backend{inf}, nil
+}
+
+func (b fp32Backend) Name() string { return fp32Name }
+
+func (b fp32Backend) NewRunner(maxBatch int) Runner {
+	return &fp32Runner{inf: b.inf, ws: b.inf.newWorkspace(maxBatch)}
+}
+
+type fp32Runner struct {
+	inf *inference
+	ws  *workspace
+}
+
+func (r *fp32Runner) Forward(input []float32, batch int, policy, wdl []float32) {
+	ws := r.ws
+	// The planes and the outputs are the caller's buffers: no copies.
+	ws.Input, ws.Policy, ws.WDL = input, policy, wdl
+	r.inf.forward(ws, batch)
 }
 
 // EvalLosses returns the mean losses of net on samples in eval mode (batch
@@ -184,7 +284,7 @@ func EvalLosses(net *Network, samples []Sample) (Losses, error) {
 		return Losses{}, err
 	}
 	const chunk = 64
-	ws := newWorkspace(net.Config, chunk)
+	ws := inf.newWorkspace(chunk)
 	target := make([]float32, PolicySize)
 	mask := make([]float32, PolicySize)
 	var l Losses

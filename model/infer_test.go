@@ -16,7 +16,7 @@ func compareForward(t *testing.T, net *Network, input []float32, batch int) floa
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := newWorkspace(net.Config, batch)
+	ws := inf.newWorkspace(batch)
 	copy(ws.Input, input)
 	inf.forward(ws, batch)
 	pol, wdl, err := gorgoniaForward(net, input, batch)
@@ -96,7 +96,7 @@ func TestForwardBatchIndependent(t *testing.T) {
 		t.Fatal(err)
 	}
 	const B = 5
-	ws, one := newWorkspace(net.Config, B), newWorkspace(net.Config, 1)
+	ws, one := inf.newWorkspace(B), inf.newWorkspace(1)
 	for i, q := range randomPositions(rng, B) {
 		Encode(ws.Input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
 	}

@@ -76,7 +76,8 @@ type TensorSpec struct {
 	Shape []int
 }
 
-// Layout lists the tensors of a network with config c, in order:
+// Layout lists the tensors of a network with config c, layer by layer
+// in the order of Spec (LayerTensors):
 //
 //	input/conv [F][NumPlanes][3][3], input/bn/{gamma,beta,mean,var} [F]
 //	blockI/conv1, blockI/bn1/..., blockI/conv2, blockI/bn2/...  (I = 0..Blocks-1)
@@ -87,38 +88,9 @@ type TensorSpec struct {
 // Convolutions have no bias: the batch norm after each supplies it.
 func Layout(c Config) []TensorSpec {
 	var specs []TensorSpec
-	conv := func(name string, cout, cin, k int) {
-		specs = append(specs, TensorSpec{name + "/conv", Weight, []int{cout, cin, k, k}})
+	for _, l := range Spec(c) {
+		specs = append(specs, LayerTensors(l)...)
 	}
-	bn := func(name string, ch int) {
-		specs = append(specs,
-			TensorSpec{name + "/gamma", Scale, []int{ch}},
-			TensorSpec{name + "/beta", Bias, []int{ch}},
-			TensorSpec{name + "/mean", BNMean, []int{ch}},
-			TensorSpec{name + "/var", BNVar, []int{ch}})
-	}
-	dense := func(name string, in, out int) {
-		specs = append(specs,
-			TensorSpec{name + "/w", Weight, []int{in, out}},
-			TensorSpec{name + "/b", Bias, []int{out}})
-	}
-	F := c.Filters
-	conv("input", F, NumPlanes, 3)
-	bn("input/bn", F)
-	for i := 0; i < c.Blocks; i++ {
-		p := fmt.Sprintf("block%d", i)
-		specs = append(specs, TensorSpec{p + "/conv1", Weight, []int{F, F, 3, 3}})
-		bn(p+"/bn1", F)
-		specs = append(specs, TensorSpec{p + "/conv2", Weight, []int{F, F, 3, 3}})
-		bn(p+"/bn2", F)
-	}
-	conv("policy", c.PolicyFilters, F, 1)
-	bn("policy/bn", c.PolicyFilters)
-	dense("policy/dense", c.PolicyFilters*Squares, PolicySize)
-	conv("value", c.ValueFilters, F, 1)
-	bn("value/bn", c.ValueFilters)
-	dense("value/dense1", c.ValueFilters*Squares, c.ValueHidden)
-	dense("value/dense2", c.ValueHidden, ValueSize)
 	return specs
 }
 
@@ -133,6 +105,12 @@ func NewNetwork(cfg Config, rng *rand.Rand) *Network {
 		panic(err)
 	}
 	specs := Layout(cfg)
+	last := map[string]bool{} // the weights of each head's last layer
+	for _, l := range Spec(cfg) {
+		if l.Output != NoOutput {
+			last[l.Name+"/w"] = true
+		}
+	}
 	n := &Network{Config: cfg, Tensors: make([]Tensor, len(specs))}
 	for i, s := range specs {
 		t := Tensor{Name: s.Name, Kind: s.Kind, Shape: append([]int(nil), s.Shape...), Data: make([]float32, shapeSize(s.Shape))}
@@ -143,7 +121,7 @@ func NewNetwork(cfg Config, rng *rand.Rand) *Network {
 				fanIn = s.Shape[0]
 			}
 			std := math.Sqrt(2 / float64(fanIn))
-			if s.Name == "policy/dense/w" || s.Name == "value/dense2/w" {
+			if last[s.Name] {
 				std = 0.1 / math.Sqrt(float64(fanIn))
 			}
 			for j := range t.Data {

@@ -181,8 +181,7 @@ type Trainer struct {
 	slots [][]float32 // optimizer state per trainable node: m (and v for Adam)
 	optN  int64       // optimizer steps taken, for Adam's bias correction
 
-	x, mask, ptarget, vtarget []float32 // graph input backings
-	enc                       []float32 // NHWC encoding of a batch
+	x, mask, ptarget, vtarget []float32 // graph input backings (x: the NHWC encoding of a batch)
 }
 
 // NewTrainer starts training from ck (which is not changed) with the given
@@ -210,7 +209,6 @@ func NewTrainer(ck *Checkpoint, opt TrainOptions) (*Trainer, error) {
 	t.mask = make([]float32, B*PolicySize)
 	t.ptarget = make([]float32, B*PolicySize)
 	t.vtarget = make([]float32, B*ValueSize)
-	t.enc = make([]float32, B*InputSize)
 	if err := t.bind(); err != nil {
 		return nil, err
 	}
@@ -314,7 +312,7 @@ func (t *Trainer) load(batch []Sample) error {
 	if len(batch) != t.opt.Batch {
 		return fmt.Errorf("model: training batch has %d samples, this trainer takes %d", len(batch), t.opt.Batch)
 	}
-	if err := loadBatch(batch, t.enc, t.x, t.mask, t.ptarget, t.vtarget); err != nil {
+	if err := loadBatch(batch, t.x, t.mask, t.ptarget, t.vtarget); err != nil {
 		return err
 	}
 	return t.bind()
@@ -328,7 +326,7 @@ func (t *Trainer) bind() error {
 		shape []int
 		data  []float32
 	}{
-		{t.gr.x, []int{B, NumPlanes, Rows, Cols}, t.x},
+		{t.gr.x, t.gr.inputShape(), t.x},
 		{t.gr.mask, []int{B, PolicySize}, t.mask},
 		{t.gr.ptarget, []int{B, PolicySize}, t.ptarget},
 		{t.gr.vtarget, []int{B, ValueSize}, t.vtarget},
@@ -341,15 +339,15 @@ func (t *Trainer) bind() error {
 	return nil
 }
 
-// loadBatch validates samples and writes the graph inputs: NCHW planes,
+// loadBatch validates samples and writes the graph inputs: NHWC planes,
 // policy mask and targets, WDL targets.
-func loadBatch(batch []Sample, enc, x, mask, ptarget, vtarget []float32) error {
+func loadBatch(batch []Sample, x, mask, ptarget, vtarget []float32) error {
 	for i := range batch {
 		s := &batch[i]
 		if err := checkSample(s); err != nil {
 			return fmt.Errorf("model: sample %d (%s): %w", i, s.Pos.FEN(), err)
 		}
-		Encode(enc[i*InputSize:(i+1)*InputSize], s.Pos, s.Repetitions, s.QuietPlies)
+		Encode(x[i*InputSize:(i+1)*InputSize], s.Pos, s.Repetitions, s.QuietPlies)
 		if err := PolicyTarget(ptarget[i*PolicySize:(i+1)*PolicySize], mask[i*PolicySize:(i+1)*PolicySize], s.Pos, s.Legal, s.Policy, illegalLogit); err != nil {
 			return fmt.Errorf("model: sample %d: %w", i, err)
 		}
@@ -365,7 +363,6 @@ func loadBatch(batch []Sample, enc, x, mask, ptarget, vtarget []float32) error {
 			vtarget[i*ValueSize+k] = s.WDL[k] / ws
 		}
 	}
-	nhwcToNCHW(x, enc, len(batch))
 	return nil
 }
 

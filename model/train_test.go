@@ -28,11 +28,10 @@ func TestGradientCheck(t *testing.T) {
 	const B = 3
 	samples := randomSamples(rng, B)
 	enc := make([]float32, B*InputSize)
-	x := make([]float32, B*InputSize)
 	mask := make([]float32, B*PolicySize)
 	pt := make([]float32, B*PolicySize)
 	vt := make([]float32, B*ValueSize)
-	if err := loadBatch(samples, enc, x, mask, pt, vt); err != nil {
+	if err := loadBatch(samples, enc, mask, pt, vt); err != nil {
 		t.Fatal(err)
 	}
 	gr, err := buildGraph(net, B, tensor.Float64, true, 0.1, 1e-3)
@@ -43,7 +42,7 @@ func TestGradientCheck(t *testing.T) {
 		n     *G.Node
 		shape []int
 		data  []float32
-	}{{gr.x, []int{B, NumPlanes, Rows, Cols}, x}, {gr.mask, []int{B, PolicySize}, mask}, {gr.ptarget, []int{B, PolicySize}, pt}, {gr.vtarget, []int{B, ValueSize}, vt}} {
+	}{{gr.x, gr.inputShape(), gr.input(make([]float32, len(enc)), enc)}, {gr.mask, []int{B, PolicySize}, mask}, {gr.ptarget, []int{B, PolicySize}, pt}, {gr.vtarget, []int{B, ValueSize}, vt}} {
 		if err := G.Let(l.n, tensor.New(tensor.WithShape(l.shape...), tensor.WithBacking(f64s(l.data)))); err != nil {
 			t.Fatal(err)
 		}
@@ -279,11 +278,10 @@ func graphGrads(t *testing.T, net *Network, samples []Sample, dt tensor.Dtype) (
 	t.Helper()
 	B := len(samples)
 	enc := make([]float32, B*InputSize)
-	x := make([]float32, B*InputSize)
 	mask := make([]float32, B*PolicySize)
 	pt := make([]float32, B*PolicySize)
 	vt := make([]float32, B*ValueSize)
-	if err := loadBatch(samples, enc, x, mask, pt, vt); err != nil {
+	if err := loadBatch(samples, enc, mask, pt, vt); err != nil {
 		t.Fatal(err)
 	}
 	gr, err := buildGraph(net, B, dt, true, 0.1, 1e-3)
@@ -294,7 +292,7 @@ func graphGrads(t *testing.T, net *Network, samples []Sample, dt tensor.Dtype) (
 		n     *G.Node
 		shape []int
 		data  []float32
-	}{{gr.x, []int{B, NumPlanes, Rows, Cols}, x}, {gr.mask, []int{B, PolicySize}, mask}, {gr.ptarget, []int{B, PolicySize}, pt}, {gr.vtarget, []int{B, ValueSize}, vt}} {
+	}{{gr.x, gr.inputShape(), gr.input(make([]float32, len(enc)), enc)}, {gr.mask, []int{B, PolicySize}, mask}, {gr.ptarget, []int{B, PolicySize}, pt}, {gr.vtarget, []int{B, ValueSize}, vt}} {
 		var back any = l.data
 		if dt == tensor.Float64 {
 			back = f64s(l.data)

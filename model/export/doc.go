@@ -20,8 +20,10 @@
 //   - Output "wdl", float32 [N, 3]: probabilities of win, draw and loss for
 //     the side to move (a softmax of the value head's logits).
 //
-// The ONNX file is written by hand with a small protocol buffers encoder;
-// the package depends on nothing outside the standard library and the
-// model package. ortcheck/ holds the Node.js harness with which the tests
+// Both are built layer by layer from the network spec (model.Spec, folded
+// by model.Network.Fold), as is the float64 reference forward pass
+// (Net.Forward). The ONNX file is encoded with
+// google.golang.org/protobuf/encoding/protowire and the field numbers of
+// onnx.proto named in onnx.go. ortcheck/ holds the Node.js harness with which the tests
 // check the file against ONNX Runtime.
 package export

@@ -19,8 +19,9 @@ const (
 
 // JSONFile is the JSON export of a network. Every batch norm is folded into
 // the convolution before it. Layers come in the order of the forward pass
-// (Forward documents it): input/conv, block0/conv1, block0/conv2, ...,
-// policy/conv, policy/dense, value/conv, value/dense1, value/dense2.
+// (model.Spec; Forward describes it): input/conv, block0/conv1,
+// block0/conv2, ..., policy/conv, policy/dense, value/conv, value/dense1,
+// value/dense2.
 type JSONFile struct {
 	Format   string            `json:"format"`  // JSONFormat
 	Version  int               `json:"version"` // JSONVersion
@@ -69,12 +70,42 @@ type JSONLayer struct {
 var planeNames = []string{"own men", "own kings", "opponent men", "opponent kings",
 	"repeated once", "repeated twice", "40-move counter/80", "even row", "ones"}
 
-var forwardSteps = []string{
-	"x = relu(conv(input/conv, planes))  (planes NHWC [8,4,9], activations [channels, 8, 4])",
-	"for each block: x = relu(x + conv(blockI/conv2, relu(conv(blockI/conv1, x))))",
-	"p = relu(conv(policy/conv, x)); policy = dense(policy/dense, flatten(p))  (1024 logits)",
-	"v = relu(conv(value/conv, x)); v = relu(dense(value/dense1, flatten(v))); wdl = softmax(dense(value/dense2, v))",
-	"flatten takes [channels, 8, 4] in channel-major order: index channel*32 + row*4 + column",
+// forwardSteps describes the forward pass of a network with config c in
+// words, one line per layer of its spec.
+func forwardSteps(c model.Config) []string {
+	layers := model.Spec(c)
+	steps := []string{"planes: NHWC [8,4,9]; activations [channels, 8, 4]; conv zero-pads k/2, dense after a conv takes flatten(x)"}
+	for _, l := range layers {
+		in := "planes"
+		if l.In >= 0 {
+			in = layers[l.In].Name
+		}
+		var e string
+		if l.Kind == model.ConvBN {
+			e = fmt.Sprintf("conv%dx%d(%s, %s)", l.K, l.K, l.Name, in)
+		} else {
+			if l.In >= 0 && layers[l.In].Kind == model.ConvBN {
+				in = "flatten(" + in + ")"
+			}
+			e = fmt.Sprintf("dense(%s, %s)", l.Name, in)
+		}
+		if l.Residual >= 0 {
+			e += " + " + layers[l.Residual].Name
+		}
+		if l.ReLU {
+			e = "relu(" + e + ")"
+		}
+		switch l.Output {
+		case model.PolicyOutput:
+			e = "policy = " + e + "  (1024 logits)"
+		case model.WDLOutput:
+			e = "wdl = softmax(" + e + ")"
+		default:
+			e = l.Name + " = " + e
+		}
+		steps = append(steps, e)
+	}
+	return append(steps, "flatten takes [channels, 8, 4] in channel-major order: index channel*32 + row*4 + column")
 }
 
 // ToJSON returns the JSON export of n with extra metadata appended.
@@ -97,28 +128,19 @@ func ToJSON(n *Net, extra []KV) (*JSONFile, error) {
 			WDL:          []string{"win", "draw", "loss"},
 			WDLOutput:    "softmax of the value head's 3 logits, for the side to move",
 		},
-		Forward:  forwardSteps,
+		Forward:  forwardSteps(c),
 		Metadata: map[string]string{},
 	}
 	for _, kv := range append(Metadata(n), extra...) {
 		f.Metadata[kv.Key] = kv.Value
 	}
-	conv := func(name string, cv *Conv) {
-		f.Layers = append(f.Layers, JSONLayer{Name: name, Type: "conv", Shape: []int{cv.Out, cv.In, cv.K, cv.K}, Weight: cv.W, Bias: cv.B})
+	for _, l := range n.Layers {
+		shape := []int{l.Cin, l.Cout}
+		if l.Kind == model.ConvBN {
+			shape = []int{l.Cout, l.Cin, l.K, l.K}
+		}
+		f.Layers = append(f.Layers, JSONLayer{Name: l.Name, Type: l.Kind.String(), Shape: shape, Weight: l.W, Bias: l.B})
 	}
-	dense := func(name string, d *Dense) {
-		f.Layers = append(f.Layers, JSONLayer{Name: name, Type: "dense", Shape: []int{d.In, d.Out}, Weight: d.W, Bias: d.B})
-	}
-	conv("input/conv", &n.Input)
-	for i := range n.Blocks {
-		conv(fmt.Sprintf("block%d/conv1", i), &n.Blocks[i].Conv1)
-		conv(fmt.Sprintf("block%d/conv2", i), &n.Blocks[i].Conv2)
-	}
-	conv("policy/conv", &n.PolicyConv)
-	dense("policy/dense", &n.PolicyDense)
-	conv("value/conv", &n.ValueConv)
-	dense("value/dense1", &n.ValueDense1)
-	dense("value/dense2", &n.ValueDense2)
 	return f, nil
 }
 
@@ -187,56 +209,23 @@ func ReadJSON(r io.Reader) (*Net, error) {
 	if err := n.Config.Validate(); err != nil {
 		return nil, fmt.Errorf("export: JSON config: %w", err)
 	}
-	want := 1 + 2*c.Blocks + 2 + 3 // input, two per block, policy conv and dense, value conv and two dense
-	if len(f.Layers) != want {
-		return nil, fmt.Errorf("export: JSON has %d layers, config with %d blocks needs %d", len(f.Layers), c.Blocks, want)
+	spec := model.Spec(n.Config)
+	if len(f.Layers) != len(spec) {
+		return nil, fmt.Errorf("export: JSON has %d layers, config with %d blocks needs %d", len(f.Layers), c.Blocks, len(spec))
 	}
-	i := 0
-	next := func(name, typ string) (*JSONLayer, error) {
+	for i, s := range spec {
 		l := &f.Layers[i]
-		i++
-		if l.Name != name || l.Type != typ {
-			return nil, fmt.Errorf("export: JSON layer %d is %s %q, want %s %q", i-1, l.Type, l.Name, typ, name)
+		if l.Name != s.Name || l.Type != s.Kind.String() {
+			return nil, fmt.Errorf("export: JSON layer %d is %s %q, want %s %q", i, l.Type, l.Name, s.Kind, s.Name)
 		}
-		return l, nil
-	}
-	conv := func(name string, dst *Conv) error {
-		l, err := next(name, "conv")
-		if err != nil {
-			return err
+		want := []int{s.Cin, s.Cout}
+		if s.Kind == model.ConvBN {
+			want = []int{s.Cout, s.Cin, s.K, s.K}
 		}
-		if len(l.Shape) != 4 || l.Shape[2] != l.Shape[3] {
-			return fmt.Errorf("export: JSON layer %s has shape %v, want [out, in, k, k]", name, l.Shape)
+		if fmt.Sprint(l.Shape) != fmt.Sprint(want) {
+			return nil, fmt.Errorf("export: JSON layer %s has shape %v, want %v", s.Name, l.Shape, want)
 		}
-		*dst = Conv{Out: l.Shape[0], In: l.Shape[1], K: l.Shape[2], W: l.Weight, B: l.Bias}
-		return nil
-	}
-	dense := func(name string, dst *Dense) error {
-		l, err := next(name, "dense")
-		if err != nil {
-			return err
-		}
-		if len(l.Shape) != 2 {
-			return fmt.Errorf("export: JSON layer %s has shape %v, want [in, out]", name, l.Shape)
-		}
-		*dst = Dense{In: l.Shape[0], Out: l.Shape[1], W: l.Weight, B: l.Bias}
-		return nil
-	}
-	var errs []error
-	errs = append(errs, conv("input/conv", &n.Input))
-	n.Blocks = make([]Block, c.Blocks)
-	for b := range n.Blocks {
-		errs = append(errs,
-			conv(fmt.Sprintf("block%d/conv1", b), &n.Blocks[b].Conv1),
-			conv(fmt.Sprintf("block%d/conv2", b), &n.Blocks[b].Conv2))
-	}
-	errs = append(errs,
-		conv("policy/conv", &n.PolicyConv), dense("policy/dense", &n.PolicyDense),
-		conv("value/conv", &n.ValueConv), dense("value/dense1", &n.ValueDense1), dense("value/dense2", &n.ValueDense2))
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+		n.Layers = append(n.Layers, model.FoldedLayer{Layer: s, W: l.Weight, B: l.Bias})
 	}
 	if err := n.Check(); err != nil {
 		return nil, err

@@ -1,25 +1,87 @@
 package export
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"dama/internal/atomicfile"
 	"dama/model"
 )
 
-// ONNX constants used here (onnx.proto).
+// ONNX versions of the exported file.
 const (
 	// OpsetVersion is the ONNX operator set the exported graph uses.
 	OpsetVersion = 13
 	// IRVersion is the ONNX IR version matching OpsetVersion.
 	IRVersion = 7
 
-	onnxFloat     = 1 // TensorProto.DataType FLOAT
-	attrInt       = 2 // AttributeProto.AttributeType INT
-	attrInts      = 7 // AttributeProto.AttributeType INTS
 	batchDimParam = "N"
+)
+
+// Field numbers and enum values of onnx.proto (IR version 7), by message.
+const (
+	modelIRVersion       protowire.Number = 1 // ModelProto
+	modelProducerName    protowire.Number = 2
+	modelProducerVersion protowire.Number = 3
+	modelDomain          protowire.Number = 4
+	modelModelVersion    protowire.Number = 5
+	modelDocString       protowire.Number = 6
+	modelGraph           protowire.Number = 7
+	modelOpsetImport     protowire.Number = 8
+	modelMetadataProps   protowire.Number = 14
+
+	opsetDomain  protowire.Number = 1 // OperatorSetIdProto
+	opsetVersion protowire.Number = 2
+
+	entryKey   protowire.Number = 1 // StringStringEntryProto
+	entryValue protowire.Number = 2
+
+	graphNode        protowire.Number = 1 // GraphProto
+	graphName        protowire.Number = 2
+	graphInitializer protowire.Number = 5
+	graphDocString   protowire.Number = 10
+	graphInput       protowire.Number = 11
+	graphOutput      protowire.Number = 12
+
+	nodeInput     protowire.Number = 1 // NodeProto
+	nodeOutput    protowire.Number = 2
+	nodeName      protowire.Number = 3
+	nodeOpType    protowire.Number = 4
+	nodeAttribute protowire.Number = 5
+
+	attrName protowire.Number = 1 // AttributeProto
+	attrI    protowire.Number = 3
+	attrInts protowire.Number = 8
+	attrType protowire.Number = 20
+
+	attrTypeInt  = 2 // AttributeProto.AttributeType INT
+	attrTypeInts = 7 // AttributeProto.AttributeType INTS
+
+	tensorDims     protowire.Number = 1 // TensorProto
+	tensorDataType protowire.Number = 2
+	tensorName     protowire.Number = 8
+	tensorRawData  protowire.Number = 9
+
+	dataTypeFloat = 1 // TensorProto.DataType FLOAT
+
+	valueInfoName      protowire.Number = 1 // ValueInfoProto
+	valueInfoType      protowire.Number = 2
+	valueInfoDocString protowire.Number = 3
+
+	typeTensorType protowire.Number = 1 // TypeProto
+
+	tensorTypeElemType protowire.Number = 1 // TypeProto.Tensor
+	tensorTypeShape    protowire.Number = 2
+
+	shapeDim protowire.Number = 1 // TensorShapeProto
+
+	dimValue protowire.Number = 1 // TensorShapeProto.Dimension
+	dimParam protowire.Number = 2
 )
 
 // The names of the graph's input and outputs.
@@ -71,95 +133,132 @@ func SaveONNX(path string, n *Net, opt Options) error {
 }
 
 // WriteONNX writes n as an ONNX model (IR version 7, opset 13) to w. The
-// batch dimension is symbolic ("N").
+// batch dimension is symbolic ("N"). The graph is built from the layers of
+// the spec: a convolution is Conv (then Add of its residual, then Relu), a
+// dense layer is Gemm (after Flatten when it reads a convolution, then
+// Relu), and the value output goes through Softmax.
 func WriteONNX(w io.Writer, n *Net, opt Options) error {
 	if err := n.Check(); err != nil {
 		return err
 	}
 	g := &graphBuilder{}
-	x := g.node("Transpose", "input/nchw", []string{InputName}, intsAttr("perm", 0, 3, 1, 2))
-	x = g.conv("input", x, &n.Input)
-	x = g.node("Relu", "input/relu", []string{x})
-	for i := range n.Blocks {
-		p := fmt.Sprintf("block%d", i)
-		y := g.conv(p+"/conv1", x, &n.Blocks[i].Conv1)
-		y = g.node("Relu", p+"/relu1", []string{y})
-		y = g.conv(p+"/conv2", y, &n.Blocks[i].Conv2)
-		y = g.node("Add", p+"/add", []string{y, x})
-		x = g.node("Relu", p+"/relu2", []string{y})
+	planes := g.node("Transpose", "input/nchw", []string{InputName}, intsAttr("perm", 0, 3, 1, 2))
+	outs := make([]string, len(n.Layers))
+	for i := range n.Layers {
+		l := &n.Layers[i]
+		x := planes
+		if l.In >= 0 {
+			x = outs[l.In]
+		}
+		var y string
+		if l.Kind == model.ConvBN {
+			y = g.conv(l, x)
+		} else {
+			if l.In >= 0 && n.Layers[l.In].Kind == model.ConvBN {
+				x = g.node("Flatten", l.Name+"/flatten", []string{x}, intAttr("axis", 1))
+			}
+			out := ""
+			if l.Output == model.PolicyOutput {
+				out = PolicyName
+			}
+			y = g.gemm(l, x, out)
+		}
+		if l.Residual >= 0 {
+			y = g.node("Add", l.Name+"/add", []string{y, outs[l.Residual]})
+		}
+		if l.ReLU {
+			y = g.node("Relu", l.Name+"/relu", []string{y})
+		}
+		if l.Output == model.WDLOutput {
+			y = g.nodeOut("Softmax", l.Name+"/softmax", []string{y}, WDLName, intAttr("axis", 1))
+		}
+		outs[i] = y
 	}
-	pol := g.conv("policy/conv", x, &n.PolicyConv)
-	pol = g.node("Relu", "policy/relu", []string{pol})
-	pol = g.node("Flatten", "policy/flatten", []string{pol}, intAttr("axis", 1))
-	g.gemm("policy/dense", pol, &n.PolicyDense, PolicyName)
-	val := g.conv("value/conv", x, &n.ValueConv)
-	val = g.node("Relu", "value/relu", []string{val})
-	val = g.node("Flatten", "value/flatten", []string{val}, intAttr("axis", 1))
-	val = g.gemm("value/dense1", val, &n.ValueDense1, "")
-	val = g.node("Relu", "value/relu1", []string{val})
-	val = g.gemm("value/dense2", val, &n.ValueDense2, "")
-	g.nodeOut("Softmax", "value/softmax", []string{val}, WDLName, intAttr("axis", 1))
 
-	var graph pb
-	for i := range g.nodes {
-		graph.message(1, &g.nodes[i])
+	var graph message
+	for _, nd := range g.nodes {
+		graph.message(graphNode, nd)
 	}
-	graph.string(2, "dama")
-	for i := range g.inits {
-		graph.message(5, &g.inits[i])
+	graph.string(graphName, "dama")
+	for _, in := range g.inits {
+		graph.message(graphInitializer, in)
 	}
-	graph.string(10, "dama policy-value network for Italian draughts; see metadata_props for the encoding")
-	graph.message(11, valueInfo(InputName, "board planes, NHWC, side to move's frame (see dama.input, dama.board, dama.planes)",
+	graph.string(graphDocString, "dama policy-value network for Italian draughts; see metadata_props for the encoding")
+	graph.message(graphInput, valueInfo(InputName, "board planes, NHWC, side to move's frame (see dama.input, dama.board, dama.planes)",
 		model.Rows, model.Cols, model.NumPlanes))
-	graph.message(12, valueInfo(PolicyName, "policy logits (see dama.policy)", model.PolicySize))
-	graph.message(12, valueInfo(WDLName, "win/draw/loss probabilities for the side to move (see dama.wdl)", model.ValueSize))
+	graph.message(graphOutput, valueInfo(PolicyName, "policy logits (see dama.policy)", model.PolicySize))
+	graph.message(graphOutput, valueInfo(WDLName, "win/draw/loss probabilities for the side to move (see dama.wdl)", model.ValueSize))
 
-	var m pb
-	m.int64(1, IRVersion)
-	m.string(2, "dama")
+	var m message
+	m.varint(modelIRVersion, IRVersion)
+	m.string(modelProducerName, "dama")
 	if opt.Producer != "" {
-		m.string(3, opt.Producer)
+		m.string(modelProducerVersion, opt.Producer)
 	}
-	m.string(4, "dama")
-	m.int64(5, MetadataVersion)
-	m.string(6, "dama policy-value network for Italian draughts: input planes [N,8,4,9] NHWC, outputs policy logits [N,1024] and wdl probabilities [N,3]")
-	m.message(7, &graph)
-	var opset pb
-	opset.string(1, "")
-	opset.int64(2, OpsetVersion)
-	m.message(8, &opset)
+	m.string(modelDomain, "dama")
+	m.varint(modelModelVersion, MetadataVersion)
+	m.string(modelDocString, "dama policy-value network for Italian draughts: input planes [N,8,4,9] NHWC, outputs policy logits [N,1024] and wdl probabilities [N,3]")
+	m.message(modelGraph, graph)
+	var opset message
+	opset.string(opsetDomain, "")
+	opset.varint(opsetVersion, OpsetVersion)
+	m.message(modelOpsetImport, opset)
 	for _, kv := range append(Metadata(n), opt.Metadata...) {
-		var e pb
-		e.string(1, kv.Key)
-		e.string(2, kv.Value)
-		m.message(14, &e)
+		var e message
+		e.string(entryKey, kv.Key)
+		e.string(entryValue, kv.Value)
+		m.message(modelMetadataProps, e)
 	}
-	_, err := w.Write(m.b)
+	_, err := w.Write(m)
 	return err
 }
+
+// message is a protocol buffers message in wire format, built bottom-up
+// with protowire: nested messages are encoded first and appended as bytes
+// fields.
+type message []byte
+
+// varint appends a varint field (int32, int64 and enum fields; negative
+// values take ten bytes, as the format requires).
+func (m *message) varint(f protowire.Number, v int64) {
+	*m = protowire.AppendTag(*m, f, protowire.VarintType)
+	*m = protowire.AppendVarint(*m, uint64(v))
+}
+
+func (m *message) bytes(f protowire.Number, b []byte) {
+	*m = protowire.AppendTag(*m, f, protowire.BytesType)
+	*m = protowire.AppendBytes(*m, b)
+}
+
+func (m *message) string(f protowire.Number, s string) {
+	*m = protowire.AppendTag(*m, f, protowire.BytesType)
+	*m = protowire.AppendString(*m, s)
+}
+
+func (m *message) message(f protowire.Number, sub message) { m.bytes(f, sub) }
 
 // graphBuilder collects nodes and initializers; node outputs are named after
 // the nodes.
 type graphBuilder struct {
-	nodes, inits []pb
+	nodes, inits []message
 }
 
-type attr func(*pb)
+type attr func(*message)
 
 func intAttr(name string, v int64) attr {
-	return func(a *pb) {
-		a.string(1, name)
-		a.int64(20, attrInt)
-		a.int64(3, v)
+	return func(a *message) {
+		a.string(attrName, name)
+		a.varint(attrType, attrTypeInt)
+		a.varint(attrI, v)
 	}
 }
 
 func intsAttr(name string, v ...int64) attr {
-	return func(a *pb) {
-		a.string(1, name)
-		a.int64(20, attrInts)
+	return func(a *message) {
+		a.string(attrName, name)
+		a.varint(attrType, attrTypeInts)
 		for _, x := range v {
-			a.int64(8, x)
+			a.varint(attrInts, x)
 		}
 	}
 }
@@ -170,17 +269,17 @@ func (g *graphBuilder) node(op, name string, inputs []string, attrs ...attr) str
 }
 
 func (g *graphBuilder) nodeOut(op, name string, inputs []string, output string, attrs ...attr) string {
-	var n pb
+	var n message
 	for _, in := range inputs {
-		n.string(1, in)
+		n.string(nodeInput, in)
 	}
-	n.string(2, output)
-	n.string(3, name)
-	n.string(4, op)
+	n.string(nodeOutput, output)
+	n.string(nodeName, name)
+	n.string(nodeOpType, op)
 	for _, a := range attrs {
-		var ap pb
-		a(&ap)
-		n.message(5, &ap)
+		var am message
+		a(&am)
+		n.message(nodeAttribute, am)
 	}
 	g.nodes = append(g.nodes, n)
 	return output
@@ -188,56 +287,68 @@ func (g *graphBuilder) nodeOut(op, name string, inputs []string, output string, 
 
 // init adds a float tensor initializer.
 func (g *graphBuilder) init(name string, data []float32, dims ...int) string {
-	var t pb
+	var t message
 	for _, d := range dims {
-		t.int64(1, int64(d))
+		t.varint(tensorDims, int64(d))
 	}
-	t.int64(2, onnxFloat)
-	t.string(8, name)
-	t.bytes(9, float32s(data))
+	t.varint(tensorDataType, dataTypeFloat)
+	t.string(tensorName, name)
+	t.bytes(tensorRawData, float32s(data))
 	g.inits = append(g.inits, t)
 	return name
 }
 
-func (g *graphBuilder) conv(name, x string, c *Conv) string {
-	w := g.init(name+"/w", c.W, c.Out, c.In, c.K, c.K)
-	b := g.init(name+"/b", c.B, c.Out)
-	p := int64(c.K / 2)
-	return g.node("Conv", name, []string{x, w, b},
-		intsAttr("kernel_shape", int64(c.K), int64(c.K)),
+// float32s returns the little-endian bytes of v, the layout of
+// TensorProto.raw_data for FLOAT tensors.
+func float32s(v []float32) []byte {
+	out := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
+	}
+	return out
+}
+
+// conv adds the convolution of layer l (zero padding K/2) to x.
+func (g *graphBuilder) conv(l *model.FoldedLayer, x string) string {
+	w := g.init(l.Name+"/w", l.W, l.Cout, l.Cin, l.K, l.K)
+	b := g.init(l.Name+"/b", l.B, l.Cout)
+	p := int64(l.K / 2)
+	return g.node("Conv", l.Name, []string{x, w, b},
+		intsAttr("kernel_shape", int64(l.K), int64(l.K)),
 		intsAttr("pads", p, p, p, p),
 		intsAttr("strides", 1, 1))
 }
 
-// gemm adds x*W + B; output "" names the result after the node.
-func (g *graphBuilder) gemm(name, x string, d *Dense, output string) string {
-	w := g.init(name+"/w", d.W, d.In, d.Out)
-	b := g.init(name+"/b", d.B, d.Out)
+// gemm adds x*W + B of dense layer l; output "" names the result after the
+// node.
+func (g *graphBuilder) gemm(l *model.FoldedLayer, x string, output string) string {
+	w := g.init(l.Name+"/w", l.W, l.Cin, l.Cout)
+	b := g.init(l.Name+"/b", l.B, l.Cout)
 	if output == "" {
-		output = name
+		output = l.Name
 	}
-	return g.nodeOut("Gemm", name, []string{x, w, b}, output)
+	return g.nodeOut("Gemm", l.Name, []string{x, w, b}, output)
 }
 
 // valueInfo describes a float tensor [N, dims...].
-func valueInfo(name, doc string, dims ...int) *pb {
-	var shape pb
-	var d pb
-	d.string(2, batchDimParam)
-	shape.message(1, &d)
+func valueInfo(name, doc string, dims ...int) message {
+	var shape message
+	var d message
+	d.string(dimParam, batchDimParam)
+	shape.message(shapeDim, d)
 	for _, v := range dims {
-		var dd pb
-		dd.int64(1, int64(v))
-		shape.message(1, &dd)
+		var dd message
+		dd.varint(dimValue, int64(v))
+		shape.message(shapeDim, dd)
 	}
-	var tt pb
-	tt.int64(1, onnxFloat)
-	tt.message(2, &shape)
-	var typ pb
-	typ.message(1, &tt)
-	var vi pb
-	vi.string(1, name)
-	vi.message(2, &typ)
-	vi.string(3, doc)
-	return &vi
+	var tt message
+	tt.varint(tensorTypeElemType, dataTypeFloat)
+	tt.message(tensorTypeShape, shape)
+	var typ message
+	typ.message(typeTensorType, tt)
+	var vi message
+	vi.string(valueInfoName, name)
+	vi.message(valueInfoType, typ)
+	vi.string(valueInfoDocString, doc)
+	return vi
 }

@@ -25,6 +25,13 @@ type field struct {
 	bytes []byte
 }
 
+// Wire types, decoded here by hand so the test does not share the writer's
+// encoder.
+const (
+	wireVarint = 0
+	wireBytes  = 2
+)
+
 // decodePB splits a protobuf message into its fields (varint and
 // length-delimited only, the two wire types the writer uses).
 func decodePB(t *testing.T, b []byte) []field {

@@ -17,6 +17,36 @@ func kernel8x32AVX512(k int, rows **float32, b *float32, ldb int, c *float32, ld
 //go:noescape
 func kernel6x16AVX2(k int, rows **float32, b *float32, ldb int, c *float32, ldc int, flags int)
 
+// kernel8x32BF16 is the bf16 micro-kernel: k counts pairs of bfloat16
+// along k, rows point to pairs of A, b to the packed pairs of B (ldb pairs
+// per row of pairs); C is float32 as above. It needs AVX512_BF16.
+//
+//go:noescape
+func kernel8x32BF16(k int, rows **uint16, b *uint16, ldb int, c *float32, ldc int, flags int)
+
+// bf16Native reports whether the CPU runs the bf16 micro-kernel.
+var bf16Native = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BF16
+
+// cvtBF16AVX512 rounds n float32 (n a positive multiple of 16) to
+// bfloat16, nearest even. It needs AVX512_BF16.
+//
+//go:noescape
+func cvtBF16AVX512(dst *uint16, src *float32, n int)
+
+func callKernelBF16Native(k int, rows **uint16, b *uint16, ldb int, c *float32, ldc int, flags int) {
+	kernel8x32BF16(k, rows, b, ldb, c, ldc, flags)
+}
+
+// cvtBF16Native rounds the longest multiple of 16 of src's values into dst
+// and returns how many it did.
+func cvtBF16Native(dst []uint16, src []float32) int {
+	n := len(src) &^ 15
+	if n > 0 {
+		cvtBF16AVX512(&dst[0], &src[0], n)
+	}
+	return n
+}
+
 // archImpls returns the assembly implementations this CPU supports,
 // fastest first.
 func archImpls() []*impl {

@@ -1,0 +1,137 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Backend is a forward pass of the network over batches of encoded
+// positions, the seam under the Evaluator: the batcher and the cache wrap
+// any backend, so a reduced-precision backend or another library plugs in
+// next to the fp32 one by registering a constructor (RegisterBackend).
+// A Backend is read-only once built and shared by all batchers.
+type Backend interface {
+	// Name is the name the backend is registered under.
+	Name() string
+	// NewRunner returns a runner for batches of up to maxBatch positions,
+	// with its own scratch memory.
+	NewRunner(maxBatch int) Runner
+}
+
+// Runner runs forward passes for one goroutine at a time.
+type Runner interface {
+	// Forward evaluates batch positions (1 <= batch <= maxBatch): input
+	// holds batch*InputSize planes as Encode writes them (NHWC); Forward
+	// writes batch*PolicySize policy logits to policy and batch*ValueSize
+	// win/draw/loss logits to wdl. It does not keep the slices.
+	Forward(input []float32, batch int, policy, wdl []float32)
+}
+
+// BackendFactory builds a backend for a network (which it must not keep
+// or change; Check has passed).
+type BackendFactory struct {
+	// New builds the backend.
+	New func(n *Network) (Backend, error)
+	// Available reports whether this machine can run it (e.g. the CPU has
+	// the instructions); nil means always.
+	Available func() bool
+	// Auto marks a backend that "auto" may choose: the first available one
+	// by Priority, highest first. fp32 is the fallback.
+	Auto     bool
+	Priority int
+}
+
+// Backend names with a fixed meaning.
+const (
+	// BackendAuto picks the fastest available backend marked Auto, or fp32.
+	BackendAuto = "auto"
+	// BackendFP32 is the package's own float32 kernels, available everywhere.
+	BackendFP32 = fp32Name
+)
+
+var backends = struct {
+	sync.Mutex
+	m map[string]BackendFactory
+}{m: map[string]BackendFactory{fp32Name: {New: newFP32Backend}}}
+
+// RegisterBackend makes a backend available by name. It panics if the
+// name is empty, "auto" or taken (a programming error, as with
+// database/sql.Register).
+func RegisterBackend(name string, f BackendFactory) {
+	backends.Lock()
+	defer backends.Unlock()
+	if name == "" || name == BackendAuto || f.New == nil {
+		panic(fmt.Sprintf("model: RegisterBackend(%q): invalid name or no constructor", name))
+	}
+	if _, ok := backends.m[name]; ok {
+		panic(fmt.Sprintf("model: RegisterBackend(%q): name taken", name))
+	}
+	backends.m[name] = f
+}
+
+// BackendNames returns the registered backend names, sorted, with "auto".
+func BackendNames() []string {
+	backends.Lock()
+	defer backends.Unlock()
+	names := []string{BackendAuto}
+	for n := range backends.m {
+		names = append(names, n)
+	}
+	sort.Strings(names[1:])
+	return names
+}
+
+// ResolveBackend returns the backend name that name selects on this
+// machine: "" is "auto", and "auto" the available Auto backend of highest
+// priority, or fp32. An unknown or unavailable name is an error naming
+// the valid ones.
+func ResolveBackend(name string) (string, error) {
+	backends.Lock()
+	defer backends.Unlock()
+	names := make([]string, 0, len(backends.m))
+	for n := range backends.m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if name == "" || name == BackendAuto {
+		best, bestPri := fp32Name, math.MinInt
+		for _, n := range names {
+			f := backends.m[n]
+			if f.Auto && (f.Available == nil || f.Available()) && f.Priority > bestPri {
+				best, bestPri = n, f.Priority
+			}
+		}
+		return best, nil
+	}
+	f, ok := backends.m[name]
+	if !ok {
+		return "", fmt.Errorf("model: unknown backend %q (valid: %s, %s)", name, BackendAuto, strings.Join(names, ", "))
+	}
+	if f.Available != nil && !f.Available() {
+		return "", fmt.Errorf("model: backend %q is not supported by this CPU (use %s or %s)", name, BackendAuto, fp32Name)
+	}
+	return name, nil
+}
+
+// NewBackend builds the backend that name selects (see ResolveBackend)
+// for a network.
+func NewBackend(name string, n *Network) (Backend, error) {
+	name, err := ResolveBackend(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.Check(); err != nil {
+		return nil, err
+	}
+	backends.Lock()
+	f := backends.m[name]
+	backends.Unlock()
+	b, err := f.New(n)
+	if err != nil {
+		return nil, fmt.Errorf("model: backend %s: %w", name, err)
+	}
+	return b, nil
+}

@@ -1,0 +1,155 @@
+package model_test
+
+import (
+	"context"
+	"math"
+	"math/rand"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"dama/mcts"
+	"dama/model"
+	"dama/model/export"
+	"dama/rules"
+)
+
+// ref64 is a second backend for the tests: the float64 reference forward
+// pass of package export behind the Backend interface. It counts the
+// positions it evaluates.
+type ref64 struct {
+	net       *export.Net
+	positions *atomic.Int64
+}
+
+func (b ref64) Name() string { return "test-ref64" }
+
+func (b ref64) NewRunner(maxBatch int) model.Runner {
+	return ref64Runner{b, make([]float32, maxBatch*3)}
+}
+
+type ref64Runner struct {
+	b   ref64
+	wdl []float32
+}
+
+func (r ref64Runner) Forward(input []float32, batch int, policy, wdl []float32) {
+	r.b.net.Forward(input, batch, policy, r.wdl[:batch*3])
+	for i, p := range r.wdl[:batch*3] {
+		wdl[i] = float32(math.Log(float64(p))) // logits up to a constant: the same softmax
+	}
+	r.b.positions.Add(int64(batch))
+}
+
+var (
+	ref64Positions atomic.Int64
+	autoAvailable  atomic.Bool
+)
+
+func init() {
+	newRef := func(n *model.Network) (model.Backend, error) {
+		f, err := export.Fold(n)
+		if err != nil {
+			return nil, err
+		}
+		return ref64{f, &ref64Positions}, nil
+	}
+	model.RegisterBackend("test-ref64", model.BackendFactory{New: newRef})
+	model.RegisterBackend("test-never", model.BackendFactory{New: newRef, Auto: true, Priority: 100, Available: func() bool { return false }})
+	model.RegisterBackend("test-auto", model.BackendFactory{New: newRef, Auto: true, Priority: 1, Available: autoAvailable.Load})
+}
+
+// queries returns positions from seeded random games with their legal moves.
+func queries(rng *rand.Rand, n int) []mcts.Query {
+	var out []mcts.Query
+	for len(out) < n {
+		g := rules.NewGame(rules.Start())
+		for ply := 0; ply < 200 && len(out) < n; ply++ {
+			legal := g.Legal(nil)
+			if len(legal) == 0 {
+				break
+			}
+			out = append(out, mcts.Query{Pos: g.Position(), Legal: legal, Repetitions: g.Repetitions(), QuietPlies: g.QuietPlies()})
+			g.PlayUnchecked(legal[rng.Intn(len(legal))])
+		}
+	}
+	return out
+}
+
+func TestBackendEvaluatorMatchesFP32(t *testing.T) {
+	cfg, _ := model.Preset("tiny")
+	rng := rand.New(rand.NewSource(5))
+	net := model.NewNetwork(cfg, rng)
+	fp, err := model.OpenEvaluator(net, model.EvaluatorOptions{Backend: "fp32", MaxBatch: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fp.Close()
+	ref, err := model.OpenEvaluator(net, model.EvaluatorOptions{Backend: "test-ref64", MaxBatch: 8, CacheSize: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	if fp.Backend() != "fp32" || ref.Backend() != "test-ref64" {
+		t.Fatalf("backends %q and %q, want fp32 and test-ref64", fp.Backend(), ref.Backend())
+	}
+	qs := queries(rng, 40)
+	before := ref64Positions.Load()
+	for pass := 0; pass < 2; pass++ {
+		for i, q := range qs {
+			var a, b mcts.Evaluation
+			if err := fp.Evaluate(context.Background(), q, &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.Evaluate(context.Background(), q, &b); err != nil {
+				t.Fatal(err)
+			}
+			for k := range a.WDL {
+				if math.Abs(float64(a.WDL[k]-b.WDL[k])) > 1e-5 {
+					t.Fatalf("position %d: WDL %v (fp32) and %v (test backend)", i, a.WDL, b.WDL)
+				}
+			}
+			for k := range a.Priors {
+				if math.Abs(float64(a.Priors[k]-b.Priors[k])) > 1e-5 {
+					t.Fatalf("position %d: priors %v (fp32) and %v (test backend)", i, a.Priors, b.Priors)
+				}
+			}
+		}
+	}
+	// The cache wraps the backend: the second pass never reached it.
+	if got := ref64Positions.Load() - before; got > int64(len(qs)) {
+		t.Errorf("test backend evaluated %d positions for %d distinct ones asked twice: the cache does not wrap it", got, len(qs))
+	}
+	if s := ref.Stats(); s.CacheHits < int64(len(qs)) {
+		t.Errorf("%d cache hits, want at least %d", s.CacheHits, len(qs))
+	}
+}
+
+func TestResolveBackend(t *testing.T) {
+	for _, name := range []string{"", "auto"} {
+		if got, err := model.ResolveBackend(name); err != nil || got != "fp32" {
+			t.Errorf("ResolveBackend(%q) = %q, %v; want fp32 (the only available auto backend is off)", name, got, err)
+		}
+	}
+	autoAvailable.Store(true)
+	got, err := model.ResolveBackend("auto")
+	autoAvailable.Store(false)
+	if err != nil || got != "test-auto" {
+		t.Errorf("ResolveBackend(auto) = %q, %v with test-auto available; want test-auto", got, err)
+	}
+	if _, err := model.ResolveBackend("test-never"); err == nil || !strings.Contains(err.Error(), "not supported") {
+		t.Errorf("ResolveBackend(test-never) error %v, want one saying the CPU does not support it", err)
+	}
+	_, err = model.ResolveBackend("fp16")
+	if err == nil || !strings.Contains(err.Error(), "fp32") || !strings.Contains(err.Error(), `"fp16"`) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("ResolveBackend(fp16) error %v, want one line naming it and the valid names", err)
+	}
+	cfg, _ := model.Preset("tiny")
+	if _, err := model.OpenEvaluator(model.NewNetwork(cfg, rand.New(rand.NewSource(1))), model.EvaluatorOptions{Backend: "fp16"}); err == nil {
+		t.Error("OpenEvaluator accepted an unknown backend")
+	}
+	names := strings.Join(model.BackendNames(), " ")
+	if !strings.HasPrefix(names, "auto ") || !strings.Contains(names, " fp32") || !strings.Contains(names, "test-ref64") {
+		t.Errorf("BackendNames() = %s", names)
+	}
+}
