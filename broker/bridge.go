@@ -66,7 +66,7 @@ type Bridge struct {
 	wg   sync.WaitGroup
 
 	mu       sync.Mutex
-	consumed map[string]bool             // chunks named in a durable plan
+	consumed map[string]bool            // chunks named in a durable plan
 	held     map[string][]jetstream.Msg // delivered, in games/, not yet in a plan
 	stats    BridgeStats
 	wantBest string
