@@ -34,8 +34,11 @@ var chunkName = regexp.MustCompile(`^chunk-[A-Za-z0-9_.-]+-[0-9]{6,}\` + selfpla
 type BridgeOptions struct {
 	URL  string
 	Auth Auth
-	Run  *train.Run // the run folder, the trainer's own record
-	Log  io.Writer  // one line per refused chunk, model published, connection change (nil: none)
+	// Local, if set, is the server in this process: the bridge talks to it
+	// without the network (and without TLS), still with Auth.
+	Local *Server
+	Run   *train.Run // the run folder, the trainer's own record
+	Log   io.Writer  // one line per refused chunk, model published, connection change (nil: none)
 	// AckWait is how long the server waits for a word on a delivered
 	// chunk before delivering it again (default 60s); the bridge keeps
 	// held chunks alive well within it.
@@ -69,7 +72,8 @@ type Bridge struct {
 	consumed map[string]bool            // chunks named in a durable plan
 	held     map[string][]jetstream.Msg // delivered, in games/, not yet in a plan
 	stats    BridgeStats
-	wantBest string
+	wantBest string // the best model to publish
+	sentBest string // the best model last published
 	bestSig  chan struct{}
 }
 
@@ -95,7 +99,11 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 			return nil, err
 		}
 	}
-	b.nc, err = Connect(ctx, opt.URL, "dama trainer", opt.Auth, b.logf)
+	var extra []nats.Option
+	if opt.Local != nil {
+		extra = append(extra, nats.InProcessServer(opt.Local.s))
+	}
+	b.nc, err = Connect(ctx, opt.URL, "dama trainer", opt.Auth, b.logf, extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -136,9 +144,18 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 	return b, nil
 }
 
-// Close stops taking chunks and disconnects; unacknowledged chunks are
+// Close stops taking chunks and disconnects, after giving a pending best
+// model up to ten seconds to be published; unacknowledged chunks are
 // delivered again to the next bridge.
 func (b *Bridge) Close() {
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		b.mu.Lock()
+		sent := b.wantBest == b.sentBest
+		b.mu.Unlock()
+		if sent {
+			break
+		}
+	}
 	b.cc.Stop()
 	b.stop()
 	b.wg.Wait()
@@ -349,6 +366,9 @@ func (b *Bridge) publishBest(ctx context.Context) {
 			continue
 		}
 		done = rel
+		b.mu.Lock()
+		b.sentBest = rel
+		b.mu.Unlock()
 		b.logf("broker: best model %s published to workers", rel)
 	}
 }

@@ -80,7 +80,8 @@ func ReadToken(path string) (string, error) {
 // with ErrAuth; a server that cannot be reached is tried again every second
 // until ctx ends, so a worker may start before the trainer. Once connected,
 // the client reconnects by itself for ever.
-func Connect(ctx context.Context, url, name string, auth Auth, log func(string, ...any)) (*nats.Conn, error) {
+// Extra options go after dama's own.
+func Connect(ctx context.Context, url, name string, auth Auth, log func(string, ...any), extra ...nats.Option) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name(name),
 		nats.MaxReconnects(-1),
@@ -105,6 +106,7 @@ func Connect(ctx context.Context, url, name string, auth Auth, log func(string, 
 	if auth.Cert != "" || auth.Key != "" {
 		opts = append(opts, nats.ClientCert(auth.Cert, auth.Key))
 	}
+	opts = append(opts, extra...)
 	for attempt := 0; ; attempt++ {
 		nc, err := nats.Connect(url, opts...)
 		if err == nil {

@@ -27,10 +27,11 @@ func init() {
 	var workers *int
 	var sets multiFlag
 	var quiet *bool
+	var bo brokerFlags
 	register(&command{
 		name:    "train",
 		summary: "run the training loop: self-play, train, arena, promote (resumable)",
-		usage:   "[--config FILE|quick|workstation] [--run DIR] [--selfplay-workers N] [--set key=value]...",
+		usage:   "[--config FILE|quick|workstation] [--run DIR] [--selfplay-workers N] [--set key=value]... [--serve ADDR | --broker URL [--token-file FILE|--creds FILE]] [--tls-cert FILE --tls-key FILE] [--tls-ca FILE]",
 		flags: func(fs *flag.FlagSet) {
 			sets = nil
 			config = fs.String("config", "", "configuration: a YAML file or a preset name (quick, workstation); default: the run's archived config, else quick")
@@ -38,10 +39,17 @@ func init() {
 			workers = fs.Int("selfplay-workers", 1, "1: play self-play games in this process; 0: only train and gate on games from 'dama selfplay --run DIR' workers")
 			fs.Var(&sets, "set", "override one configuration key, e.g. --set selfplay.visits=64 (repeatable)")
 			quiet = fs.Bool("quiet", false, "no progress bars")
+			bo.register(fs, true)
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			if bo.serve != "" && bo.url != "" {
+				return errors.New("--serve and --broker do not go together: serve a broker here, or use one elsewhere")
+			}
+			if (bo.serve != "" || bo.url != "") && !isFlagSet(fs, "selfplay-workers") {
+				*workers = 0 // with a broker the workers play
 			}
 			if *workers < 0 || *workers > 1 {
 				return fmt.Errorf("--selfplay-workers %d: want 0 (external workers) or 1 (self-play in this process)", *workers)
@@ -74,6 +82,13 @@ func init() {
 			}
 			fmt.Fprintf(stdout, "run %s: config %s, model %s, %d generations (0 = until interrupted)\n",
 				dir, cfg.Run.Name, cfg.Model.Preset, cfg.Run.Generations)
+			if bo.serve != "" || bo.url != "" {
+				closeBroker, err := startBroker(ctx, &bo, dir, &opt)
+				if err != nil {
+					return err
+				}
+				defer closeBroker()
+			}
 			err = train.Loop(ctx, opt)
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted; run the same command again to resume %s", dir)
