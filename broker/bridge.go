@@ -40,7 +40,7 @@ type BridgeOptions struct {
 	Run   *train.Run // the run folder, the trainer's own record
 	Log   io.Writer  // one line per refused chunk, model published, connection change (nil: none)
 	// AckWait is how long the server waits for a word on a delivered
-	// chunk before delivering it again (default 60s); the bridge keeps
+	// chunk before delivering it again (default 15s); the bridge keeps
 	// held chunks alive well within it.
 	AckWait time.Duration
 }
@@ -84,7 +84,7 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 		return nil, errors.New("broker: the bridge needs a run folder")
 	}
 	if opt.AckWait <= 0 {
-		opt.AckWait = 60 * time.Second
+		opt.AckWait = 15 * time.Second
 	}
 	if opt.Log == nil {
 		opt.Log = io.Discard

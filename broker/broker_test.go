@@ -187,9 +187,17 @@ func TestWorkerBridge(t *testing.T) {
 	writePlan(t, run, 1, want[:2])
 	b = newBridge(t, s, tok, run, &log)
 	waitFor(t, "redelivery of the third", func() bool { return b.Stats().Held == 1 })
-	b.OnPlan(2, want[2:])
-	b.Close()
+
+	// A trainer killed after its plan is durable but before the
+	// acknowledgement: the next delivery is recognised and acknowledged.
 	writePlan(t, run, 2, want[2:])
+	b.Close()
+	b = newBridge(t, s, tok, run, &log)
+	waitFor(t, "the consumed chunk acknowledged", func() bool { return b.Stats().Duplicates == 1 })
+	if st := b.Stats(); st.Held != 0 || st.Written != 0 {
+		t.Errorf("a consumed chunk delivered again: %+v, want it acknowledged, not held or written", st)
+	}
+	b.Close()
 
 	// Nothing is left on the stream.
 	js := jsClient(t, s, tok)
