@@ -108,7 +108,11 @@ func newBridge(t testing.TB, s *Server, tok string, run *train.Run, log *syncBuf
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b, err := NewBridge(ctx, BridgeOptions{URL: s.URL(), Auth: Auth{Token: tok}, Run: run, Log: log, AckWait: 4 * time.Second})
+	opt := BridgeOptions{URL: s.URL(), Auth: Auth{Token: tok}, Run: run, AckWait: 4 * time.Second}
+	if log != nil {
+		opt.Log = log
+	}
+	b, err := NewBridge(ctx, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
