@@ -63,6 +63,9 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 	var srv *broker.Server
 	var auth broker.Auth
 	if b.serve != "" {
+		if b.token != "" || b.tokenFile != "" || b.creds != "" {
+			return nil, errors.New("--token, --token-file and --creds go with --broker: --serve keeps its own token in RUN/broker/token")
+		}
 		tokenPath := run.Path("broker", "token")
 		tok, err := broker.EnsureToken(tokenPath)
 		if err != nil {

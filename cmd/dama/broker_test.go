@@ -280,3 +280,36 @@ func streamChunks(t *testing.T, dir string) map[string]bool {
 	}
 	return out
 }
+
+// TestBrokerFlags: a wrong credential is refused with a one-line error,
+// and flags that do not go together are named.
+func TestBrokerFlags(t *testing.T) {
+	dir := t.TempDir()
+	tok, err := broker.EnsureToken(filepath.Join(dir, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := broker.StartServer(broker.ServerOptions{Addr: "127.0.0.1:0", StoreDir: filepath.Join(dir, "js"), Token: tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"selfplay", "--broker", s.URL(), "--token", "wrong", "--worker", "w1"}, "the broker refused the credential"},
+		{[]string{"selfplay", "--broker", s.URL(), "--worker", "w1"}, "the broker refused the credential"},
+		{[]string{"selfplay", "--broker", s.URL(), "--token-file", filepath.Join(dir, "none"), "--worker", "w1"}, "token file"},
+		{[]string{"selfplay", "--broker", s.URL(), "--run", dir}, "--run and --broker do not go together"},
+		{[]string{"selfplay", "--broker", s.URL(), "--model", "x.ckpt"}, "--model does not go with --broker"},
+		{[]string{"selfplay", "--run", dir, "--token", "x"}, "--token goes with --broker"},
+		{[]string{"train", "--run", dir, "--serve", "127.0.0.1:0", "--broker", s.URL()}, "--serve and --broker do not go together"},
+		{[]string{"train", "--run", dir, "--serve", "127.0.0.1:0", "--token", "x", "--config", "quick"}, "--serve keeps its own token"},
+	} {
+		code, _, errs := runCmd(t, c.args...)
+		if code != 1 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("dama %s: exit %d, stderr %q; want exit 1 and one line with %q", strings.Join(c.args, " "), code, errs, c.want)
+		}
+	}
+}
