@@ -52,6 +52,14 @@ type Options struct {
 	// generation and notes (nil: none).
 	Progress io.Writer
 	Log      io.Writer
+
+	// OnBest, if set, is called with the best model (relative to the run
+	// folder) once the run is set up and after each promotion; OnPlan once
+	// generation gen's plan, naming the chunk files it consumes, is durable
+	// (again when a resume finds it). A transport that carries the run to
+	// other machines (package broker) hangs here; an error stops the loop.
+	OnBest func(rel string) error
+	OnPlan func(gen int, chunks []string) error
 }
 
 // planFile names generation gen's plan: the chunks it consumes as new data,
@@ -137,6 +145,15 @@ func Loop(ctx context.Context, opt Options) error {
 	}
 	if err := run.checkBest(); err != nil {
 		return err
+	}
+	if opt.OnBest != nil {
+		best, err := run.Best()
+		if err != nil {
+			return err
+		}
+		if err := opt.OnBest(best); err != nil {
+			return err
+		}
 	}
 	gen := 1
 	for {
@@ -373,6 +390,11 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	for _, c := range pl.Chunks {
 		rec.Chunks = append(rec.Chunks, c.Name)
 	}
+	if l.opt.OnPlan != nil {
+		if err := l.opt.OnPlan(gen, rec.Chunks); err != nil {
+			return err
+		}
+	}
 	rec.Games, rec.Positions = sumChunks(pl.Chunks)
 	total += int64(rec.Positions)
 	for _, p := range earlier {
@@ -460,6 +482,11 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	if ar.Promoted && best != final {
 		if err := l.run.SetBest(final); err != nil {
 			return err
+		}
+		if l.opt.OnBest != nil {
+			if err := l.opt.OnBest(final); err != nil {
+				return err
+			}
 		}
 	}
 	best, _ = l.run.Best()

@@ -19,6 +19,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/viper"
 
+	"dama/broker"
 	"dama/mcts"
 	"dama/model"
 	"dama/selfplay"
@@ -29,7 +30,7 @@ func init() {
 	register(&command{
 		name:    "selfplay",
 		summary: "play games of a model against itself and write them as training data",
-		usage:   "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--pdn]\n       dama selfplay --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]",
+		usage:   "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--pdn]\n       dama selfplay --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay --broker URL --worker NAME [--token-file FILE|--token T|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
 		flags:   selfplayFlags,
 		run:     runSelfplay,
 	})
@@ -44,7 +45,10 @@ type selfplayOptions struct {
 	pdn, quiet, wait           bool
 }
 
-var selfplayOpt selfplayOptions
+var (
+	selfplayOpt    selfplayOptions
+	selfplayBroker brokerFlags
+)
 
 func selfplayFlags(fs *flag.FlagSet) {
 	o := &selfplayOpt
@@ -72,6 +76,7 @@ func selfplayFlags(fs *flag.FlagSet) {
 	limit(fs, "chunk", 1, 1e6, "")
 	limit(fs, "batch", 0, 65536, "0: games at once times leaves in flight")
 	limit(fs, "cache", 0, 1<<30, "0: none")
+	selfplayBroker.register(fs, false)
 }
 
 // selfplayRandom is the "random" model: uniform priors, and every position
@@ -110,6 +115,22 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	}
 	if o.chunk < 1 {
 		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.chunk)
+	}
+	if selfplayBroker.url != "" {
+		if o.run != "" {
+			return errors.New("--run and --broker do not go together: a worker follows a run folder or a broker")
+		}
+		return runSelfplayBrokerWorker(fs, o, &selfplayBroker)
+	}
+	bad := ""
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "token", "token-file", "creds", "tls-ca", "tls-cert", "tls-key":
+			bad = f.Name
+		}
+	})
+	if bad != "" {
+		return fmt.Errorf("--%s goes with --broker", bad)
 	}
 	if o.run != "" {
 		return runSelfplayWorker(fs, o)
@@ -296,8 +317,9 @@ func defaultWorkerName() string {
 	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }
 
-// runSelfplayWorker is dama selfplay --run: a worker of a training run.
-func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
+// workerSettings checks the flags of a worker (--run or --broker, named in
+// mode) and returns its name, seed, games per chunk and log.
+func workerSettings(fs *flag.FlagSet, o selfplayOptions, mode string) (worker string, seed uint64, chunk int, log io.Writer, err error) {
 	bad := ""
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -306,16 +328,16 @@ func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
 		}
 	})
 	if bad != "" {
-		return fmt.Errorf("--%s does not go with --run: a worker takes its settings and model from the run folder", bad)
+		return "", 0, 0, nil, fmt.Errorf("--%s does not go with --%s: a worker takes its settings and model from the run", bad, mode)
 	}
 	if o.games < 0 {
-		return fmt.Errorf("--games %d: must not be negative", o.games)
+		return "", 0, 0, nil, fmt.Errorf("--games %d: must not be negative", o.games)
 	}
-	worker := o.worker
+	worker = o.worker
 	if worker == "" {
 		worker = defaultWorkerName()
 	}
-	seed := o.seed
+	seed = o.seed
 	if seed == 0 {
 		// Distinct workers get distinct games; a worker is reproducible
 		// from its name.
@@ -323,17 +345,42 @@ func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
 		h.Write([]byte(worker))
 		seed = h.Sum64()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var log io.Writer = stdout
+	log = stdout
 	if o.quiet {
 		log = nil
 	}
-	chunk := o.chunk
+	chunk = o.chunk
 	if !isFlagSet(fs, "chunk") {
 		chunk = 16
 	}
+	return worker, seed, chunk, log, nil
+}
+
+// runSelfplayWorker is dama selfplay --run: a worker of a training run.
+func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
+	worker, seed, chunk, log, err := workerSettings(fs, o, "run")
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Wait: o.wait})
+}
+
+// runSelfplayBrokerWorker is dama selfplay --broker: a worker of a training
+// run that reaches it only through the broker.
+func runSelfplayBrokerWorker(fs *flag.FlagSet, o selfplayOptions, bf *brokerFlags) error {
+	worker, seed, chunk, log, err := workerSettings(fs, o, "broker")
+	if err != nil {
+		return err
+	}
+	auth, err := bf.auth()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return broker.Work(ctx, broker.WorkerOptions{URL: bf.url, Auth: auth, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log})
 }
 
 func isFlagSet(fs *flag.FlagSet, name string) bool {

@@ -29,10 +29,11 @@ func init() {
 	var sets multiFlag
 	var quiet *bool
 	var maxCPU *time.Duration
+	var bo brokerFlags
 	register(&command{
 		name:    "train",
 		summary: "run the training loop: self-play, train, arena, promote (resumable)",
-		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--max-cpu DURATION] [--selfplay-workers N] [--set key=value]...",
+		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--max-cpu DURATION] [--selfplay-workers N] [--set key=value]... [--serve ADDR | --broker URL [--token-file FILE|--creds FILE]] [--tls-cert FILE --tls-key FILE] [--tls-ca FILE]",
 		flags: func(fs *flag.FlagSet) {
 			sets = nil
 			config = fs.String("config", "", "configuration: a YAML file or a preset name (quick, workstation); default: the run's archived config, else quick")
@@ -43,6 +44,7 @@ func init() {
 			quiet = fs.Bool("quiet", false, "no progress bars")
 			maxCPU = fs.Duration("max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (e.g. 30m; for A/B runs of equal CPU time); 0 = no limit")
 			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
+			bo.register(fs, true)
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
@@ -50,6 +52,12 @@ func init() {
 			}
 			if *maxCPU < 0 {
 				return fmt.Errorf("--max-cpu %s: want a duration >= 0", *maxCPU)
+			}
+			if bo.serve != "" && bo.url != "" {
+				return errors.New("--serve and --broker do not go together: serve a broker here, or use one elsewhere")
+			}
+			if (bo.serve != "" || bo.url != "") && !isFlagSet(fs, "selfplay-workers") {
+				*workers = 0 // with a broker the workers play
 			}
 			if *workers < 0 || *workers > 1 {
 				return fmt.Errorf("--selfplay-workers %d: want 0 (external workers) or 1 (self-play in this process)", *workers)
@@ -82,6 +90,13 @@ func init() {
 			}
 			fmt.Fprintf(stdout, "run %s: config %s, model %s, %d generations (0 = until interrupted)\n",
 				dir, cfg.Run.Name, cfg.Model.Preset, cfg.Run.Generations)
+			if bo.serve != "" || bo.url != "" {
+				closeBroker, err := startBroker(ctx, &bo, dir, &opt)
+				if err != nil {
+					return err
+				}
+				defer closeBroker()
+			}
 			err = train.Loop(ctx, opt)
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted; run the same command again to resume %s", dir)

@@ -1,0 +1,403 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"dama/internal/atomicfile"
+	"dama/selfplay"
+	"dama/train"
+)
+
+// QuarantineDir is the run subfolder that keeps refused chunks, named
+// <stream sequence>-<chunk name>, for inspection; nothing reads them.
+const QuarantineDir = "quarantine"
+
+// chunkName matches the file name of a worker's chunk (selfplay.ChunkName).
+var chunkName = regexp.MustCompile(`^chunk-[A-Za-z0-9_.-]+-[0-9]{6,}\` + selfplay.FileExt + `$`)
+
+// BridgeOptions configures the trainer's side of the broker.
+type BridgeOptions struct {
+	URL  string
+	Auth Auth
+	// Local, if set, is the server in this process: the bridge talks to it
+	// without the network (and without TLS), still with Auth.
+	Local *Server
+	Run   *train.Run // the run folder, the trainer's own record
+	Log   io.Writer  // one line per refused chunk, model published, connection change (nil: none)
+	// AckWait is how long the server waits for a word on a delivered
+	// chunk before delivering it again (default 15s); the bridge keeps
+	// held chunks alive well within it.
+	AckWait time.Duration
+}
+
+// BridgeStats counts what a bridge did with the chunks it was delivered.
+type BridgeStats struct {
+	Written     int // good chunks written into games/
+	Held        int // chunks in games/ waiting for a plan
+	Acked       int // chunks acknowledged because a plan names them
+	Duplicates  int // deliveries of a chunk already written or consumed
+	Quarantined int // chunks refused
+}
+
+// Bridge is the trainer's side of the broker: it feeds chunks from the
+// stream into the run's games folder, acknowledges them once a plan takes
+// them, and publishes the configuration and each best model to workers.
+// Hook OnPlan and OnBest into train.Options.
+type Bridge struct {
+	opt  BridgeOptions
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	kv   jetstream.KeyValue
+	obs  jetstream.ObjectStore
+	cc   jetstream.ConsumeContext
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+
+	mu       sync.Mutex
+	consumed map[string]bool            // chunks named in a durable plan
+	held     map[string][]jetstream.Msg // delivered, in games/, not yet in a plan
+	stats    BridgeStats
+	wantBest string // the best model to publish
+	sentBest string // the best model last published
+	bestSig  chan struct{}
+}
+
+// NewBridge connects to the broker, creates the run's stream, buckets and
+// the trainer's durable consumer if needed, and starts taking chunks.
+func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
+	if opt.Run == nil {
+		return nil, errors.New("broker: the bridge needs a run folder")
+	}
+	if opt.AckWait <= 0 {
+		opt.AckWait = 15 * time.Second
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	b := &Bridge{opt: opt, held: map[string][]jetstream.Msg{}, bestSig: make(chan struct{}, 1)}
+	var err error
+	if b.consumed, err = opt.Run.ConsumedChunks(); err != nil {
+		return nil, err
+	}
+	for _, sub := range []string{train.GamesDir, QuarantineDir} {
+		if err := os.MkdirAll(opt.Run.Path(sub), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	var extra []nats.Option
+	if opt.Local != nil {
+		extra = append(extra, nats.InProcessServer(opt.Local.s))
+	}
+	b.nc, err = Connect(ctx, opt.URL, "dama trainer", opt.Auth, b.logf, extra...)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			b.nc.Close()
+		}
+	}()
+	if b.js, err = jetstream.New(b.nc); err != nil {
+		return nil, err
+	}
+	var st jetstream.Stream
+	if b.kv, b.obs, st, err = setup(ctx, b.js); err != nil {
+		return nil, err
+	}
+	cons, err := st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable: TrainerName, Description: "dama trainer: acknowledges a chunk once a generation plan takes it",
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: opt.AckWait, MaxDeliver: -1, MaxAckPending: 1 << 20,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("broker: consumer %s: %w", TrainerName, err)
+	}
+	b.cc, err = cons.Consume(b.handle, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		if !errors.Is(err, jetstream.ErrNoHeartbeat) {
+			b.logf("broker: taking chunks: %v", err)
+		}
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("broker: consuming %s: %w", ChunkStream, err)
+	}
+	bctx, cancel := context.WithCancel(context.Background())
+	b.stop = cancel
+	b.wg.Add(2)
+	go b.keepAlive(bctx)
+	go b.publishBest(bctx)
+	ok = true
+	return b, nil
+}
+
+// Close stops taking chunks and disconnects, after giving a pending best
+// model up to ten seconds to be published; unacknowledged chunks are
+// delivered again to the next bridge.
+func (b *Bridge) Close() {
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		b.mu.Lock()
+		sent := b.wantBest == b.sentBest
+		b.mu.Unlock()
+		if sent {
+			break
+		}
+	}
+	b.cc.Stop()
+	b.stop()
+	b.wg.Wait()
+	b.nc.Close()
+}
+
+// Stats returns the counts so far.
+func (b *Bridge) Stats() BridgeStats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.stats
+	s.Held = len(b.held)
+	return s
+}
+
+func (b *Bridge) logf(format string, args ...any) {
+	fmt.Fprintf(b.opt.Log, format+"\n", args...)
+}
+
+// handle takes one delivered chunk.
+func (b *Bridge) handle(m jetstream.Msg) {
+	var seq uint64
+	if md, err := m.Metadata(); err == nil {
+		seq = md.Sequence.Stream
+	}
+	name := m.Headers().Get(hdrChunk)
+	data := m.Data()
+	if v := m.Headers().Get(hdrVersion); v != strconv.Itoa(Version) {
+		b.quarantine(m, seq, name, data, fmt.Sprintf("broker protocol version %q, this trainer speaks %d", v, Version))
+		return
+	}
+	if !chunkName.MatchString(name) {
+		b.quarantine(m, seq, name, data, fmt.Sprintf("bad chunk name %q", name))
+		return
+	}
+	if b.holdOrAck(name, m, false) {
+		return
+	}
+	_, games, err := selfplay.Decode(data)
+	if err == nil && len(games) == 0 {
+		err = errors.New("no games")
+	}
+	if err != nil {
+		b.quarantine(m, seq, name, data, err.Error())
+		return
+	}
+	path := b.opt.Run.Path(train.GamesDir, name)
+	if old, err := os.ReadFile(path); err == nil {
+		if bytes.Equal(old, data) {
+			b.holdOrAck(name, m, true) // delivered again: written before
+			return
+		}
+		b.quarantine(m, seq, name, data, "a different chunk of that name is already in "+train.GamesDir)
+		return
+	}
+	// Held before it is visible in games/, so a plan that takes it finds it.
+	b.mu.Lock()
+	b.held[name] = append(b.held[name], m)
+	b.mu.Unlock()
+	if err := atomicfile.WriteFile(path, data); err != nil {
+		b.mu.Lock()
+		delete(b.held, name)
+		b.mu.Unlock()
+		b.logf("broker: writing %s: %v (the broker will deliver it again)", name, err)
+		m.NakWithDelay(5 * time.Second)
+		return
+	}
+	b.mu.Lock()
+	b.stats.Written++
+	b.mu.Unlock()
+}
+
+// holdOrAck acknowledges m when a plan already took name and reports true.
+// Otherwise, with hold, it keeps m with the chunk's other deliveries until a
+// plan takes it (and reports true); without, it reports false.
+func (b *Bridge) holdOrAck(name string, m jetstream.Msg, hold bool) bool {
+	b.mu.Lock()
+	if b.consumed[name] {
+		b.stats.Duplicates++
+		b.mu.Unlock()
+		b.ack(m)
+		return true
+	}
+	if hold {
+		if len(b.held[name]) > 0 {
+			b.stats.Duplicates++
+		}
+		b.held[name] = append(b.held[name], m)
+	}
+	b.mu.Unlock()
+	return hold
+}
+
+func (b *Bridge) ack(m jetstream.Msg) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := m.DoubleAck(ctx); err != nil && !errors.Is(err, jetstream.ErrMsgAlreadyAckd) {
+		b.logf("broker: acknowledging a chunk: %v (it will come again and be acknowledged then)", err)
+	}
+}
+
+// quarantine keeps a refused chunk out of the games folder, logs why and
+// tells the server never to deliver it again.
+func (b *Bridge) quarantine(m jetstream.Msg, seq uint64, name string, data []byte, why string) {
+	safe := name
+	if !chunkName.MatchString(safe) {
+		safe = "unnamed" + selfplay.FileExt
+	}
+	file := fmt.Sprintf("%d-%s", seq, safe)
+	if err := atomicfile.WriteFile(b.opt.Run.Path(QuarantineDir, file), data); err != nil {
+		b.logf("broker: writing %s: %v", file, err)
+	}
+	b.logf("broker: quarantined chunk %q (stream message %d, %d bytes) as %s: %s", name, seq, len(data), filepath.Join(QuarantineDir, file), why)
+	b.mu.Lock()
+	b.stats.Quarantined++
+	b.mu.Unlock()
+	if err := m.TermWithReason("refused: " + why); err != nil {
+		b.logf("broker: refusing stream message %d: %v", seq, err)
+	}
+}
+
+// OnPlan acknowledges the chunks a durable plan names; it is
+// train.Options.OnPlan. A chunk whose acknowledgement is lost comes again
+// and is acknowledged then.
+func (b *Bridge) OnPlan(gen int, chunks []string) error {
+	var msgs []jetstream.Msg
+	b.mu.Lock()
+	for _, name := range chunks {
+		b.consumed[name] = true
+		if ms, ok := b.held[name]; ok {
+			msgs = append(msgs, ms...)
+			b.stats.Acked++
+			delete(b.held, name)
+		}
+	}
+	b.mu.Unlock()
+	for _, m := range msgs {
+		b.ack(m)
+	}
+	return nil
+}
+
+// keepAlive tells the server, well within AckWait, that held chunks are
+// still being worked on.
+func (b *Bridge) keepAlive(ctx context.Context) {
+	defer b.wg.Done()
+	t := time.NewTicker(b.opt.AckWait / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		b.mu.Lock()
+		var msgs []jetstream.Msg
+		for _, ms := range b.held {
+			msgs = append(msgs, ms...)
+		}
+		b.mu.Unlock()
+		for _, m := range msgs {
+			m.InProgress()
+		}
+	}
+}
+
+// OnBest publishes the best model (relative to the run folder) and the
+// run's configuration to workers; it is train.Options.OnBest. It returns
+// at once: a background loop publishes, and tries again while the broker
+// cannot be reached.
+func (b *Bridge) OnBest(rel string) error {
+	b.mu.Lock()
+	b.wantBest = rel
+	b.mu.Unlock()
+	select {
+	case b.bestSig <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (b *Bridge) publishBest(ctx context.Context) {
+	defer b.wg.Done()
+	done := ""
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.bestSig:
+		case <-retry.C:
+		}
+		b.mu.Lock()
+		rel := b.wantBest
+		b.mu.Unlock()
+		if rel == "" || rel == done {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, time.Minute)
+		err := b.putBest(pctx, rel)
+		cancel()
+		if err != nil {
+			if ctx.Err() == nil {
+				b.logf("broker: publishing best model %s: %v (trying again)", rel, err)
+				retry.Reset(2 * time.Second)
+			}
+			continue
+		}
+		done = rel
+		b.mu.Lock()
+		b.sentBest = rel
+		b.mu.Unlock()
+		b.logf("broker: best model %s published to workers", rel)
+	}
+}
+
+// putBest puts the configuration, the model object and then the pointer,
+// so that a worker never sees a pointer to a missing model.
+func (b *Bridge) putBest(ctx context.Context, rel string) error {
+	cfg, err := os.ReadFile(b.opt.Run.Path(train.ConfigFile))
+	if err != nil {
+		return err
+	}
+	if e, err := b.kv.Get(ctx, ConfigKey); err != nil || !bytes.Equal(e.Value(), cfg) {
+		if _, err := b.kv.Put(ctx, ConfigKey, cfg); err != nil {
+			return err
+		}
+	}
+	data, err := os.ReadFile(b.opt.Run.Path(rel))
+	if err != nil {
+		return err
+	}
+	name := filepath.ToSlash(rel)
+	h := sha256.New()
+	h.Write(data)
+	if info, err := b.obs.GetInfo(ctx, name); err != nil || info.Digest != jetstream.GetObjectDigestValue(h) {
+		if _, err := b.obs.PutBytes(ctx, name, data); err != nil {
+			return err
+		}
+	}
+	ptr, _ := json.Marshal(BestPointer{Version: Version, Name: name, Digest: digest(data), Size: len(data)})
+	_, err = b.kv.Put(ctx, BestKey, ptr)
+	return err
+}

@@ -1,0 +1,436 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"dama/configs"
+	"dama/mcts"
+	"dama/model"
+	"dama/selfplay"
+	"dama/train"
+)
+
+// testServer starts an embedded server with a token on a free loopback
+// port.
+func testServer(t testing.TB, dir string) (*Server, string) {
+	t.Helper()
+	tok, err := EnsureToken(filepath.Join(dir, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := StartServer(ServerOptions{Addr: "127.0.0.1:0", StoreDir: filepath.Join(dir, "js"), Token: tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Shutdown)
+	return s, tok
+}
+
+// syncBuffer is a log safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testRun makes a run folder as a trainer leaves it at the start: the
+// archived configuration (tiny and fast) and a random generation-0 model
+// as the best.
+func testRun(t testing.TB) *train.Run {
+	t.Helper()
+	run, err := train.OpenRun(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := configs.Load("quick", nil, []string{
+		"model.preset=tiny", "run.workers=1", "selfplay.parallel=2", "selfplay.visits=4",
+		"selfplay.max_plies=30", "selfplay.eval_batch=2", "selfplay.eval_workers=1",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := cfg.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := train.WriteFileAtomic(run.Path(train.ConfigFile), y); err != nil {
+		t.Fatal(err)
+	}
+	for gen := 0; gen < 2; gen++ {
+		saveModel(t, run, gen)
+	}
+	if err := run.SetBest(filepath.Join(train.AcceptedDir, train.CandidateName(0))); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func saveModel(t testing.TB, run *train.Run, gen int) string {
+	t.Helper()
+	mc, err := model.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := &model.Checkpoint{Net: model.NewNetwork(mc, rand.New(rand.NewSource(int64(gen)+1)))}
+	rel := filepath.Join(train.AcceptedDir, train.CandidateName(gen))
+	if err := ck.Save(run.Path(rel)); err != nil {
+		t.Fatal(err)
+	}
+	return rel
+}
+
+func newBridge(t testing.TB, s *Server, tok string, run *train.Run, log *syncBuffer) *Bridge {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opt := BridgeOptions{URL: s.URL(), Auth: Auth{Token: tok}, Run: run, AckWait: 4 * time.Second}
+	if log != nil {
+		opt.Log = log
+	}
+	b, err := NewBridge(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// waitFor polls cond for up to 30 seconds.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func gamesOnDisk(t testing.TB, run *train.Run) []string {
+	t.Helper()
+	paths, err := selfplay.Chunks(run.Path(train.GamesDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range paths {
+		names = append(names, filepath.Base(p))
+	}
+	return names
+}
+
+// TestWorkerBridge runs a worker and the trainer's bridge over an embedded
+// server: the chunks arrive verified in games/, stay unacknowledged until
+// a plan takes them, come again after a trainer restart, and are taken once.
+func TestWorkerBridge(t *testing.T) {
+	run := testRun(t)
+	s, tok := testServer(t, t.TempDir())
+	var log syncBuffer
+	b := newBridge(t, s, tok, run, &log)
+	b.OnBest(filepath.Join(train.AcceptedDir, train.CandidateName(0)))
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := Work(ctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "w1", Games: 6, PerChunk: 2, Seed: 5, Log: &log}); err != nil {
+		t.Fatalf("worker: %v\n%s", err, log.String())
+	}
+	want := []string{"chunk-w1-000000.dgames", "chunk-w1-000001.dgames", "chunk-w1-000002.dgames"}
+	waitFor(t, "three chunks in games/", func() bool { return b.Stats().Written == 3 })
+	if got := gamesOnDisk(t, run); !slices.Equal(got, want) {
+		t.Fatalf("games/ holds %v, want %v", got, want)
+	}
+	for _, name := range want {
+		h, games, err := selfplay.ReadFile(run.Path(train.GamesDir, name))
+		if err != nil || len(games) != 2 || h.Model != "accepted/0000.ckpt" {
+			t.Errorf("%s: %d games by %q, %v", name, len(games), h.Model, err)
+		}
+	}
+	if st := b.Stats(); st.Held != 3 || st.Acked != 0 {
+		t.Errorf("before any plan: %+v, want 3 held, none acknowledged", st)
+	}
+
+	// A trainer killed before its plan: everything is delivered again and
+	// recognised, nothing written twice.
+	b.Close()
+	b = newBridge(t, s, tok, run, &log)
+	waitFor(t, "redelivery", func() bool { return b.Stats().Held == 3 })
+	if st := b.Stats(); st.Written != 0 {
+		t.Errorf("after a restart: %+v, want nothing written again", st)
+	}
+	b.OnPlan(1, want[:2])
+	if st := b.Stats(); st.Acked != 2 || st.Held != 1 {
+		t.Errorf("after a plan of two: %+v", st)
+	}
+
+	// Restart with the plan on disk: only the third comes again.
+	b.Close()
+	writePlan(t, run, 1, want[:2])
+	b = newBridge(t, s, tok, run, &log)
+	waitFor(t, "redelivery of the third", func() bool { return b.Stats().Held == 1 })
+
+	// A trainer killed after its plan is durable but before the
+	// acknowledgement: the next delivery is recognised and acknowledged.
+	writePlan(t, run, 2, want[2:])
+	b.Close()
+	b = newBridge(t, s, tok, run, &log)
+	waitFor(t, "the consumed chunk acknowledged", func() bool { return b.Stats().Duplicates == 1 })
+	if st := b.Stats(); st.Held != 0 || st.Written != 0 {
+		t.Errorf("a consumed chunk delivered again: %+v, want it acknowledged, not held or written", st)
+	}
+	b.Close()
+
+	// Nothing is left on the stream.
+	js := jsClient(t, s, tok)
+	st, err := js.Stream(ctx, ChunkStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "an empty stream", func() bool {
+		info, err := st.Info(ctx)
+		return err == nil && info.State.Msgs == 0
+	})
+}
+
+// writePlan writes a plan file as train.Loop does, with chunk names only.
+func writePlan(t testing.TB, run *train.Run, gen int, names []string) {
+	t.Helper()
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf(`{"name":%q,"games":2,"positions":1}`, n))
+	}
+	data := fmt.Sprintf(`{"gen":%d,"chunks":[%s]}`, gen, strings.Join(parts, ","))
+	if err := train.WriteFileAtomic(run.Path(train.GenerationsDir, fmt.Sprintf("%04d.plan.json", gen)), []byte(data)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func jsClient(t testing.TB, s *Server, tok string) jetstream.JetStream {
+	t.Helper()
+	nc, err := nats.Connect(s.URL(), nats.Token(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+// uniform is an evaluator with uniform priors and a drawn value.
+type uniform struct{}
+
+func (uniform) Evaluate(_ context.Context, q mcts.Query, out *mcts.Evaluation) error {
+	for i := range out.Priors {
+		out.Priors[i] = 1 / float32(len(q.Legal))
+	}
+	out.WDL = [3]float32{0.3, 0.4, 0.3}
+	return nil
+}
+
+func playGames(t testing.TB, n int, seed uint64) []*selfplay.Game {
+	t.Helper()
+	var games []*selfplay.Game
+	err := selfplay.Run(context.Background(), uniform{}, selfplay.Config{Visits: 4, MaxPlies: 40, Parallel: 4, Seed: seed}, 0, n, func(g *selfplay.Game) error {
+		games = append(games, g)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return games
+}
+
+func encodeChunk(t testing.TB, games []*selfplay.Game) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := selfplay.Encode(&buf, selfplay.Header{Model: "accepted/0000.ckpt"}, games); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func publishChunk(t testing.TB, js jetstream.JetStream, name string, data []byte) {
+	t.Helper()
+	msg := &nats.Msg{Subject: ChunkSubject, Data: data, Header: nats.Header{}}
+	msg.Header.Set(hdrVersion, "1")
+	msg.Header.Set(hdrChunk, name)
+	msg.Header.Set(nats.MsgIdHdr, msgID(name, data))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := js.PublishMsg(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestForgedChunks sends chunks no worker would: an illegal move under a
+// valid checksum, a cut-off file, garbage, a path for a name, and another
+// chunk under a taken name. Each is quarantined and logged; only the good
+// one reaches games/.
+func TestForgedChunks(t *testing.T) {
+	run := testRun(t)
+	s, tok := testServer(t, t.TempDir())
+	var log syncBuffer
+	b := newBridge(t, s, tok, run, &log)
+	defer b.Close()
+	js := jsClient(t, s, tok)
+
+	games := playGames(t, 2, 1)
+	good := encodeChunk(t, games)
+	g := *games[0]
+	g.Plies = slices.Clone(g.Plies)
+	g.Plies[2].Pos = g.Plies[4].Pos // a move that does not lead there
+	illegal := encodeChunk(t, []*selfplay.Game{&g})
+	other := encodeChunk(t, playGames(t, 1, 2))
+
+	publishChunk(t, js, "chunk-x-000000.dgames", good)
+	publishChunk(t, js, "chunk-x-000001.dgames", illegal)
+	publishChunk(t, js, "chunk-x-000002.dgames", good[:len(good)-5])
+	publishChunk(t, js, "chunk-x-000003.dgames", []byte("not a chunk at all"))
+	publishChunk(t, js, "../../best", good)
+	publishChunk(t, js, "chunk-x-000000.dgames", other)
+	waitFor(t, "five refusals", func() bool { return b.Stats().Quarantined == 5 })
+	if got := gamesOnDisk(t, run); !slices.Equal(got, []string{"chunk-x-000000.dgames"}) {
+		t.Errorf("games/ holds %v, want only the good chunk", got)
+	}
+	if data, _ := os.ReadFile(run.Path(train.GamesDir, "chunk-x-000000.dgames")); !bytes.Equal(data, good) {
+		t.Errorf("the good chunk was replaced")
+	}
+	q, _ := os.ReadDir(run.Path(QuarantineDir))
+	if len(q) != 5 {
+		t.Errorf("quarantine holds %d files, want 5", len(q))
+	}
+	for _, want := range []string{"chunk-x-000001.dgames", "ply 2", "truncated", "bad magic", `bad chunk name "../../best"`, "different chunk of that name"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+	if best, _ := run.Best(); best != "accepted/0000.ckpt" {
+		t.Errorf("best = %q", best)
+	}
+}
+
+// TestDamagedModel points workers at a damaged model and at one whose
+// digest does not match: the worker refuses both, says so, and keeps
+// playing with the model it has.
+func TestDamagedModel(t *testing.T) {
+	run := testRun(t)
+	s, tok := testServer(t, t.TempDir())
+	var log syncBuffer
+	b := newBridge(t, s, tok, run, &log)
+	defer b.Close()
+	b.OnBest("accepted/0000.ckpt")
+
+	js := jsClient(t, s, tok)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	kv, err := js.KeyValue(ctx, RunBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the best pointer", func() bool { _, err := kv.Get(ctx, BestKey); return err == nil })
+	obs, err := js.ObjectStore(ctx, ModelBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	byModel := map[string]int{}
+	wctx, wcancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- Work(wctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "w1", PerChunk: 1, Seed: 5, Log: &log,
+			OnGame: func(m string) { mu.Lock(); byModel[m]++; mu.Unlock() }})
+	}()
+	played := func(m string) int { mu.Lock(); defer mu.Unlock(); return byModel[m] }
+	waitFor(t, "a game with the first model", func() bool { return played("accepted/0000.ckpt") > 0 })
+
+	data, err := os.ReadFile(run.Path("accepted/0001.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := slices.Clone(data)
+	bad[len(bad)/2] ^= 0xff
+	put := func(name string, obj []byte, ptrDigest string) {
+		if _, err := obs.PutBytes(ctx, name, obj); err != nil {
+			t.Fatal(err)
+		}
+		ptr := fmt.Sprintf(`{"version":1,"name":%q,"digest":%q,"size":%d}`, name, ptrDigest, len(obj))
+		if _, err := kv.Put(ctx, BestKey, []byte(ptr)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("accepted/0001.ckpt", bad, digest(bad)) // damaged inside, pointer agrees
+	waitFor(t, "the damaged model refused", func() bool { return strings.Contains(log.String(), "refusing model accepted/0001.ckpt") })
+	if !strings.Contains(log.String(), "checksum") {
+		t.Errorf("the refusal does not say why:\n%s", log.String())
+	}
+	put("accepted/0002.ckpt", data, digest(bad)) // whole, pointer disagrees
+	waitFor(t, "the mismatched model refused", func() bool { return strings.Contains(log.String(), "refusing model accepted/0002.ckpt: digest") })
+	n := played("accepted/0000.ckpt")
+	waitFor(t, "more games with the first model", func() bool { return played("accepted/0000.ckpt") > n })
+	if played("accepted/0001.ckpt")+played("accepted/0002.ckpt") != 0 {
+		t.Errorf("games played with refused models: %v", byModel)
+	}
+	wcancel()
+	if err := <-done; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+}
+
+// TestWrongCredential: a worker with a wrong token is refused at once with
+// a clear error, and a server on a public address needs a token.
+func TestWrongCredential(t *testing.T) {
+	s, _ := testServer(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, tok := range []string{"wrong", ""} {
+		err := Work(ctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "w1"})
+		if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), "refused the credential") {
+			t.Errorf("token %q: err %v, want a refusal", tok, err)
+		}
+	}
+	if _, err := StartServer(ServerOptions{Addr: "0.0.0.0:0", StoreDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "token is required") {
+		t.Errorf("a public server without a token: err %v", err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "token")
+	tok, err := EnsureToken(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %v, want 0600", st.Mode().Perm())
+	}
+	if again, err := EnsureToken(path); err != nil || again != tok {
+		t.Errorf("second EnsureToken: %q, %v; want the same token", again, err)
+	}
+	os.Chmod(path, 0o644)
+	if _, err := ReadToken(path); err == nil || !strings.Contains(err.Error(), "readable by others") {
+		t.Errorf("a token file readable by others: err %v", err)
+	}
+}

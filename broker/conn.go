@@ -1,0 +1,166 @@
+package broker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Version is the version of the broker protocol: the names, headers and
+// the JSON of the best pointer described in the package comment.
+const Version = 1
+
+// Names on the broker.
+const (
+	RunBucket    = "dama_run"
+	ModelBucket  = "dama_models"
+	ChunkStream  = "DAMA_CHUNKS"
+	ChunkSubject = "dama.chunks"
+	TrainerName  = "trainer" // the trainer's durable consumer
+
+	ConfigKey = "config"
+	BestKey   = "best"
+	seqPrefix = "seq."
+
+	hdrVersion = "Dama-Version"
+	hdrChunk   = "Dama-Chunk"
+)
+
+// BestPointer is the value of the "best" key: the best model's object name
+// and the SHA-256 of its bytes.
+type BestPointer struct {
+	Version int    `json:"version"`
+	Name    string `json:"name"`   // object name, e.g. "accepted/0003.ckpt"
+	Digest  string `json:"digest"` // "sha256:" and hex
+	Size    int    `json:"size"`
+}
+
+// Auth is how a client proves who it is, and how it checks the server.
+type Auth struct {
+	Token string // a token the server was started with
+	Creds string // a NATS credentials file (JWT and NKey seed)
+	CA    string // PEM file of the CA that signed the server's TLS certificate
+	Cert  string // PEM client certificate and key, for servers that verify clients
+	Key   string
+}
+
+// ErrAuth is returned (wrapped) when the server refuses the credential.
+var ErrAuth = errors.New("the broker refused the credential")
+
+// ReadToken reads a token file: one line, and it must not be readable by
+// others.
+func ReadToken(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("broker: token file: %w", err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("broker: token file %s is readable by others (mode %v); chmod 600 it", path, st.Mode().Perm())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("broker: token file: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" || strings.ContainsAny(tok, " \t\n") {
+		return "", fmt.Errorf("broker: token file %s does not hold one token", path)
+	}
+	return tok, nil
+}
+
+// Connect connects to the broker at url. A refused credential fails at once
+// with ErrAuth; a server that cannot be reached is tried again every second
+// until ctx ends, so a worker may start before the trainer. Once connected,
+// the client reconnects by itself for ever.
+// Extra options go after dama's own.
+func Connect(ctx context.Context, url, name string, auth Auth, log func(string, ...any), extra ...nats.Option) (*nats.Conn, error) {
+	opts := []nats.Option{
+		nats.Name(name),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(500 * time.Millisecond),
+		nats.Timeout(5 * time.Second),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log("broker: disconnected: %v", err)
+			}
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) { log("broker: reconnected to %s", nc.ConnectedUrlRedacted()) }),
+	}
+	if auth.Token != "" {
+		opts = append(opts, nats.Token(auth.Token))
+	}
+	if auth.Creds != "" {
+		opts = append(opts, nats.UserCredentials(auth.Creds))
+	}
+	if auth.CA != "" {
+		opts = append(opts, nats.RootCAs(auth.CA))
+	}
+	if auth.Cert != "" || auth.Key != "" {
+		opts = append(opts, nats.ClientCert(auth.Cert, auth.Key))
+	}
+	opts = append(opts, extra...)
+	for attempt := 0; ; attempt++ {
+		nc, err := nats.Connect(url, opts...)
+		if err == nil {
+			return nc, nil
+		}
+		if errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked) ||
+			strings.Contains(strings.ToLower(err.Error()), "authorization") {
+			return nil, fmt.Errorf("broker %s: %w (check --token, --token-file or --creds): %v", url, ErrAuth, err)
+		}
+		if strings.Contains(err.Error(), "tls") || strings.Contains(err.Error(), "x509") {
+			return nil, fmt.Errorf("broker %s: TLS: %v", url, err)
+		}
+		if attempt == 0 {
+			log("broker %s: %v; trying again every second", url, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("broker %s: %v", url, err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// digest returns "sha256:" and the hex SHA-256 of data.
+func digest(data []byte) string {
+	s := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// msgID is the deduplication id of a chunk: its name and a digest prefix.
+func msgID(name string, data []byte) string { return name + "/" + digest(data)[7:23] }
+
+// setup creates (or finds) the run's buckets and stream.
+func setup(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, jetstream.ObjectStore, jetstream.Stream, error) {
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: RunBucket, Description: "dama training run: config, best model pointer, worker chunk numbers",
+		History: 1, Storage: jetstream.FileStorage,
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("broker: key-value bucket %s: %w", RunBucket, err)
+	}
+	obs, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		Bucket: ModelBucket, Description: "dama training run: accepted models", Storage: jetstream.FileStorage,
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("broker: object store %s: %w", ModelBucket, err)
+	}
+	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: ChunkStream, Description: "dama training run: chunks of self-play games, until the trainer's plan takes them",
+		Subjects: []string{ChunkSubject}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+		Duplicates: 10 * time.Minute,
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("broker: stream %s: %w", ChunkStream, err)
+	}
+	return kv, obs, st, nil
+}

@@ -1,0 +1,40 @@
+// Package broker carries a training run across machines over NATS
+// JetStream: the trainer keeps its run folder as its own record, and
+// self-play workers on other machines need nothing but the broker's URL and
+// a credential.
+//
+// What lives on the broker (protocol version 1, see Version):
+//
+//	KV bucket "dama_run"       key "config": the run's archived config.yaml
+//	                           key "best":   JSON BestPointer, the best model
+//	                           keys "seq.<worker>": the worker's last chunk number
+//	object store "dama_models" accepted checkpoints, named as in the run folder
+//	                           (e.g. "accepted/0003.ckpt")
+//	stream "DAMA_CHUNKS"       subject "dama.chunks": one message per chunk of
+//	                           games, the payload a selfplay games file, headers
+//	                           Dama-Version, Dama-Chunk (its file name) and
+//	                           Nats-Msg-Id (name and digest, so a publish retried
+//	                           within the stream's duplicate window is stored
+//	                           once); work-queue retention, read by the durable
+//	                           consumer "trainer"
+//
+// Chunks travel as stream messages, not objects: a chunk of 16 games is
+// about 25 KB and even 100 long games stay well under NATS's default 1 MB
+// payload, so one publish carries a whole chunk atomically; a worker splits
+// a chunk that would not fit the server's maximum payload. Models (0.5 to
+// 4 MB and more with optimizer state) go to the object store.
+//
+// The trainer's Bridge verifies every chunk with selfplay.Decode (format,
+// checksum, legality of every move) before it writes it into the run's
+// games folder; a bad one goes to quarantine/ with a log line and is never
+// trained on. A chunk is acknowledged only once a generation plan that
+// names it is durable (train.Options.OnPlan), so a kill of the trainer, a
+// worker or the server loses no published game and consumes none twice: a
+// redelivered chunk already in a plan is acknowledged, one already in the
+// games folder is held again.
+//
+// Workers (Work) watch the "best" key, fetch and verify each new model
+// (SHA-256 against the pointer, then the checkpoint's own checksum), play
+// chunks with the newest best model, publish them, and reconnect by
+// themselves.
+package broker

@@ -1,0 +1,481 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"dama/configs"
+	"dama/model"
+	"dama/selfplay"
+	"dama/train"
+)
+
+// WorkerOptions configures a self-play worker that talks only to the
+// broker.
+type WorkerOptions struct {
+	URL      string
+	Auth     Auth
+	Name     string // unique among the run's workers: letters, digits, '_', '.', '-'
+	Games    int    // stop after this many games (0: until cancelled)
+	PerChunk int    // games per chunk (default 16)
+	Seed     uint64 // base seed; give each worker its own
+	Log      io.Writer
+	// OnGame, if set, is called after each finished game with the name of
+	// the model that played it.
+	OnGame func(model string)
+}
+
+var workerName = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9_.-]*[A-Za-z0-9_-]$|^[A-Za-z0-9_-]$`)
+
+// worker is the state of one Work call.
+type worker struct {
+	opt  WorkerOptions
+	nc   *nats.Conn
+	kv   jetstream.KeyValue
+	obs  jetstream.ObjectStore
+	cfg  *configs.Config
+	mu   sync.Mutex
+	best *BestPointer  // newest pointer seen
+	sig  chan struct{} // a new pointer was seen
+}
+
+// key identifies a pointer: the same bytes under another name are another
+// model to the worker (its chunks name the model).
+func (p *BestPointer) key() string { return p.Name + "@" + p.Digest }
+
+// loadedModel is a verified model ready to play.
+type loadedModel struct {
+	ptr BestPointer
+	ev  *model.Evaluator
+}
+
+// Work plays self-play games for a run on the broker at opt.URL: it fetches
+// the run's configuration and best model, plays chunks of games with the
+// newest best model (a promotion interrupts the chunk in play: its finished
+// games are published, the rest dropped), and publishes each chunk. It
+// returns nil when Games games are published or ctx is cancelled (after
+// publishing the finished games); a refused credential is an error at once.
+func Work(ctx context.Context, opt WorkerOptions) error {
+	if !workerName.MatchString(opt.Name) {
+		return fmt.Errorf("broker: worker name %q: use letters, digits, '_', '.' and '-', not starting or ending with '.'", opt.Name)
+	}
+	if opt.Name == "main" {
+		return errors.New(`broker: worker name "main" is the trainer's own; choose another`)
+	}
+	if opt.PerChunk <= 0 {
+		opt.PerChunk = 16
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	w := &worker{opt: opt, sig: make(chan struct{}, 1)}
+	var err error
+	w.nc, err = Connect(ctx, opt.URL, "dama worker "+opt.Name, opt.Auth, w.logf)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	defer w.nc.Close()
+	js, err := jetstream.New(w.nc)
+	if err != nil {
+		return err
+	}
+	if err := w.attach(ctx, js); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	go w.watch(ctx)
+	return w.play(ctx)
+}
+
+func (w *worker) logf(format string, args ...any) {
+	fmt.Fprintf(w.opt.Log, "worker %s: "+format+"\n", append([]any{w.opt.Name}, args...)...)
+}
+
+// retry calls f every second until it succeeds or ctx ends, logging the
+// first failure.
+func retry(ctx context.Context, what string, logf func(string, ...any), f func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		if attempt == 0 {
+			logf("%s: %v; trying again every second", what, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// attach finds the run's buckets and configuration, waiting for a trainer
+// to create them.
+func (w *worker) attach(ctx context.Context, js jetstream.JetStream) error {
+	err := retry(ctx, "waiting for the trainer's run", w.logf, func() error {
+		var err error
+		if w.kv, err = js.KeyValue(ctx, RunBucket); err != nil {
+			return err
+		}
+		if w.obs, err = js.ObjectStore(ctx, ModelBucket); err != nil {
+			return err
+		}
+		e, err := w.kv.Get(ctx, ConfigKey)
+		if err != nil {
+			return err
+		}
+		w.cfg, err = parseConfig(e.Value())
+		if err != nil {
+			return backoffPermanent{err}
+		}
+		return nil
+	})
+	var p backoffPermanent
+	if errors.As(err, &p) {
+		return p.err
+	}
+	return err
+}
+
+type backoffPermanent struct{ err error }
+
+func (p backoffPermanent) Error() string { return p.err.Error() }
+
+// parseConfig reads a run configuration received from the broker.
+func parseConfig(data []byte) (*configs.Config, error) {
+	f, err := os.CreateTemp("", "dama-run-*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := configs.Load(f.Name(), nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("broker: the run's configuration: %w", err)
+	}
+	return cfg, cfg.Validate()
+}
+
+// watch follows the best pointer: a KV watch for speed, and a read every
+// few seconds in case the watch missed a change across a reconnect.
+func (w *worker) watch(ctx context.Context) {
+	var updates <-chan jetstream.KeyValueEntry
+	var kw jetstream.KeyWatcher
+	tick := time.NewTicker(3 * time.Second)
+	defer tick.Stop()
+	for {
+		if kw == nil {
+			if k, err := w.kv.Watch(ctx, BestKey); err == nil {
+				kw, updates = k, k.Updates()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if kw != nil {
+				kw.Stop()
+			}
+			return
+		case e, ok := <-updates:
+			if !ok {
+				kw, updates = nil, nil
+				continue
+			}
+			if e != nil && e.Operation() == jetstream.KeyValuePut {
+				w.see(e.Value())
+			}
+		case <-tick.C:
+			if e, err := w.kv.Get(ctx, BestKey); err == nil {
+				w.see(e.Value())
+			}
+		}
+	}
+}
+
+// see records a best pointer and signals a change.
+func (w *worker) see(v []byte) {
+	var p BestPointer
+	if err := json.Unmarshal(v, &p); err != nil || p.Version != Version {
+		w.logf("ignoring a best-model pointer this worker cannot read (%q)", v)
+		return
+	}
+	w.mu.Lock()
+	changed := w.best == nil || w.best.key() != p.key()
+	if changed {
+		w.best = &p
+	}
+	w.mu.Unlock()
+	if changed {
+		select {
+		case w.sig <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (w *worker) newest() *BestPointer {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.best
+}
+
+// fetch downloads and verifies the model a pointer names.
+func (w *worker) fetch(ctx context.Context, p BestPointer) (*loadedModel, error) {
+	var data []byte
+	err := retry(ctx, "fetching model "+p.Name, w.logf, func() error {
+		var err error
+		data, err = w.obs.GetBytes(ctx, p.Name)
+		if errors.Is(err, jetstream.ErrObjectNotFound) || errors.Is(err, jetstream.ErrDigestMismatch) {
+			return backoffPermanent{err}
+		}
+		return err
+	})
+	var perm backoffPermanent
+	if errors.As(err, &perm) {
+		return nil, perm.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if got := digest(data); got != p.Digest {
+		return nil, fmt.Errorf("digest %s, the pointer says %s", got, p.Digest)
+	}
+	ck, err := model.Unmarshal(data)
+	if err != nil {
+		return nil, err
+	}
+	c := w.cfg.SelfPlay
+	workers := c.EvalWorkers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers})
+	return &loadedModel{ptr: p, ev: ev}, nil
+}
+
+// play is the worker's main loop.
+func (w *worker) play(ctx context.Context) error {
+	var cur *loadedModel
+	defer func() {
+		if cur != nil {
+			cur.ev.Close()
+		}
+	}()
+	refused := map[string]bool{}
+	played := 0
+	for w.opt.Games == 0 || played < w.opt.Games {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if p := w.newest(); p != nil && (cur == nil || p.key() != cur.ptr.key()) && !refused[p.key()] {
+			m, err := w.fetch(ctx, *p)
+			switch {
+			case ctx.Err() != nil:
+				return nil
+			case err != nil:
+				refused[p.key()] = true
+				keep := "waiting for another"
+				if cur != nil {
+					keep = "keeping " + cur.ptr.Name
+				}
+				w.logf("refusing model %s: %v; %s", p.Name, err, keep)
+			default:
+				if cur != nil {
+					cur.ev.Close()
+				}
+				cur = m
+				w.logf("playing with %s", p.Name)
+			}
+		}
+		if cur == nil {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-w.sig:
+			}
+			continue
+		}
+		n := w.opt.PerChunk
+		if w.opt.Games > 0 {
+			n = min(n, w.opt.Games-played)
+		}
+		seq, err := w.claim(ctx)
+		if err != nil {
+			return nil // ctx ended
+		}
+		games, err := w.chunk(ctx, cur, seq, n, refused)
+		if err != nil {
+			return err
+		}
+		if len(games) > 0 {
+			if err := w.publish(ctx, cur.ptr, seq, games); err != nil {
+				return err
+			}
+			played += len(games)
+		}
+	}
+	return nil
+}
+
+// chunk plays up to n games with m; a new best model (one not refused)
+// or ctx's end stops it early, keeping the finished games.
+func (w *worker) chunk(ctx context.Context, m *loadedModel, seq, n int, refused map[string]bool) ([]*selfplay.Game, error) {
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		for {
+			select {
+			case <-stopped:
+				return
+			case <-w.sig:
+				if p := w.newest(); p != nil && p.key() != m.ptr.key() && !refused[p.key()] {
+					// Hand the signal back for play's next look.
+					select {
+					case w.sig <- struct{}{}:
+					default:
+					}
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	sc := train.SelfPlayConfig(w.cfg.SelfPlay, selfplay.GameSeed(w.opt.Seed, seq))
+	var games []*selfplay.Game
+	err := selfplay.Run(pctx, m.ev, sc, 0, n, func(g *selfplay.Game) error {
+		games = append(games, g)
+		if w.opt.OnGame != nil {
+			w.opt.OnGame(m.ptr.Name)
+		}
+		return nil
+	})
+	if err != nil && pctx.Err() == nil {
+		return nil, err
+	}
+	return games, nil
+}
+
+// claim takes the worker's next chunk number from the broker, so that a
+// restarted worker never reuses a name or replays a seed.
+func (w *worker) claim(ctx context.Context) (int, error) {
+	key := seqPrefix + w.opt.Name
+	var seq int
+	err := retry(ctx, "taking a chunk number", w.logf, func() error {
+		e, err := w.kv.Get(ctx, key)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			if _, err := w.kv.Create(ctx, key, []byte("0")); err != nil {
+				return err
+			}
+			seq = 0
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		last, err := strconv.Atoi(string(e.Value()))
+		if err != nil {
+			return fmt.Errorf("key %s holds %q", key, e.Value())
+		}
+		if _, err := w.kv.Update(ctx, key, []byte(strconv.Itoa(last+1)), e.Revision()); err != nil {
+			return err
+		}
+		seq = last + 1
+		return nil
+	})
+	return seq, err
+}
+
+// publish sends games as chunk seq (split into more chunks if it would
+// not fit in one message), trying until the broker has stored it. Once
+// ctx has ended it still tries for half a minute.
+func (w *worker) publish(ctx context.Context, p BestPointer, seq int, games []*selfplay.Game) error {
+	sc := train.SelfPlayConfig(w.cfg.SelfPlay, selfplay.GameSeed(w.opt.Seed, seq))
+	var buf bytes.Buffer
+	h := selfplay.Header{Model: p.Name, ModelDigest: p.Digest, ConfigDigest: sc.Digest()}
+	if err := selfplay.Encode(&buf, h, games); err != nil {
+		return err
+	}
+	if limit := w.nc.MaxPayload() - 4096; int64(buf.Len()) > limit && len(games) > 1 {
+		half := len(games) / 2
+		if err := w.publish(ctx, p, seq, games[:half]); err != nil {
+			return err
+		}
+		cctx, cancel := graceContext(ctx)
+		defer cancel()
+		next, err := w.claim(cctx)
+		if err != nil {
+			return fmt.Errorf("broker: no chunk number for %d games: %v", len(games)-half, err)
+		}
+		return w.publish(ctx, p, next, games[half:])
+	}
+	name := selfplay.ChunkName(w.opt.Name, seq)
+	data := buf.Bytes()
+	msg := &nats.Msg{Subject: ChunkSubject, Data: data, Header: nats.Header{}}
+	msg.Header.Set(hdrVersion, strconv.Itoa(Version))
+	msg.Header.Set(hdrChunk, name)
+	msg.Header.Set(nats.MsgIdHdr, msgID(name, data))
+	js, err := jetstream.New(w.nc)
+	if err != nil {
+		return err
+	}
+	var deadline time.Time // set once ctx has ended
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := js.PublishMsg(actx, msg)
+		cancel()
+		if err == nil {
+			break
+		}
+		if attempt == 0 {
+			w.logf("publishing %s: %v; trying again every second", name, err)
+		}
+		if ctx.Err() != nil {
+			if deadline.IsZero() {
+				deadline = time.Now().Add(stopGrace)
+			} else if time.Now().After(deadline) {
+				return fmt.Errorf("broker: %s (%d games) could not be published: %v", name, len(games), err)
+			}
+		}
+		time.Sleep(time.Second)
+	}
+	w.logf("published %s (%d games, %d bytes, model %s)", name, len(games), len(data), p.Name)
+	return nil
+}
+
+// stopGrace is how long a stopping worker still tries to publish its
+// finished games.
+const stopGrace = 30 * time.Second
+
+// graceContext is ctx while it lasts, else a context of stopGrace.
+func graceContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(context.Background(), stopGrace)
+}
