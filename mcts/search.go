@@ -87,7 +87,9 @@ type Options struct {
 	// Gumbel replaces PUCT by Gumbel search (see gumbel.go): Gumbel-Top-k
 	// sampling and sequential halving at the root, the deterministic
 	// selection of Danihelka et al. below it, and the completed-Q policy
-	// in Result.Policy. Needs a visit limit. Default off.
+	// in Result.Policy. Needs a visit limit. Temperature does not apply:
+	// the move is the halving's winner, drawn by the Gumbel noise of
+	// Limit.Noise. Default off.
 	Gumbel bool
 	// GumbelM is the number of actions sampled at the root. Default
 	// DefaultGumbelM.

@@ -234,3 +234,30 @@ func TestSolverTimeLimitStopsWhenProven(t *testing.T) {
 		t.Errorf("proof %v full %v after %d visits, want a proven win at once", res.Proof, res.Full, res.RootVisits)
 	}
 }
+
+// TestSolverTreeReuse: a proven node that becomes the root counts only the
+// visits its children have, so a search still adds its visits as child
+// visits, and the proof carries over.
+func TestSolverTreeReuse(t *testing.T) {
+	g := game(t, "W:WK5,K6:B3")
+	s := New(&materialEval{}, Options{Solver: true})
+	res, err := s.Run(context.Background(), g, Limit{Visits: 300}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Proof != ProofWin {
+		t.Fatalf("proof %v, want a win", res.Proof)
+	}
+	g.PlayUnchecked(res.Move)
+	res, err = s.Run(context.Background(), g, Limit{Visits: 300}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, n := range res.Visits {
+		sum += n
+	}
+	if res.Proof != ProofLoss || sum != res.RootVisits-1 || res.RootVisits != 300 {
+		t.Errorf("reused proven root: proof %v, child visits %d of root visits %d; want a loss, 299 of 300", res.Proof, sum, res.RootVisits)
+	}
+}

@@ -50,7 +50,8 @@ func BenchmarkSearchTechniques(b *testing.B) {
 // value): the mean number of root visits after which the move played is
 // a winning one for good (a position never solved within 3000 visits
 // counts 3000 and one "unfound"), with and without the solver, and with
-// it the mean visits to prove the win; value@200 is the mean root value
+// it the mean visits to prove the win (a win not proven within 3000
+// visits counts 3000 and one "unproved"); value@200 is the mean root value
 // after 200 visits (1 is the exact value of a win).
 func BenchmarkSolverEndgames(b *testing.B) {
 	const limit = 3000
@@ -66,9 +67,9 @@ func BenchmarkSolverEndgames(b *testing.B) {
 	} {
 		solver := bc.solver
 		b.Run(bc.name, func(b *testing.B) {
-			var found, proved, unfound, value float64
+			var found, proved, unfound, unproved, value float64
 			for b.Loop() {
-				found, proved, unfound, value = 0, 0, 0, 0
+				found, proved, unfound, unproved, value = 0, 0, 0, 0, 0
 				for _, tc := range solverWins {
 					g := game(b, tc.fen)
 					win := winningMoves(g.Position(), tc.plies+4)
@@ -97,6 +98,10 @@ func BenchmarkSolverEndgames(b *testing.B) {
 						since = limit
 					}
 					found += float64(since)
+					if proof < 0 {
+						unproved++
+						proof = limit
+					}
 					proved += float64(proof)
 				}
 			}
@@ -106,6 +111,7 @@ func BenchmarkSolverEndgames(b *testing.B) {
 			b.ReportMetric(value/n, "value@200")
 			if solver {
 				b.ReportMetric(proved/n, "visits-to-proof")
+				b.ReportMetric(unproved, "unproved")
 			}
 		})
 	}
