@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"dama/checkpoints"
 	"dama/engine"
 	"dama/model"
 	"dama/model/export"
@@ -124,7 +126,15 @@ func TestAnalyzeCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Network's top moves (3 of 7 legal)") || !strings.Contains(out, "Principal variation: 1. ") {
 		t.Fatalf("exit %d, output:\n%s", code, out)
 	}
-	if code, _, _ := runCmd(t, "analyze", "--visits", "10"); code == 0 {
-		t.Error("analyze without --model succeeded")
+	// Without --model: the shipped model, or an error that says to give one.
+	code, out, errs = runCmd(t, "analyze", "--visits", "10")
+	if _, err := checkpoints.Shipped(); errors.Is(err, checkpoints.ErrNoModel) {
+		if code == 0 || !strings.Contains(errs, "--model") {
+			t.Errorf("analyze without --model and no shipped model: exit %d, %q", code, errs)
+		}
+	} else if err != nil {
+		t.Errorf("the shipped model does not load: %v", err)
+	} else if code != 0 || !strings.Contains(out, "shipped model") {
+		t.Errorf("analyze with the shipped model: exit %d, stderr %q, output:\n%s", code, errs, out)
 	}
 }

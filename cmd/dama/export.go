@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"dama/model"
 	"dama/model/export"
 )
 
@@ -36,26 +37,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			net, err := export.Fold(ck.Net)
-			if err != nil {
-				return err
-			}
-			meta := []export.KV{
-				{Key: "dama.source", Value: filepath.Base(*ckpt)},
-				{Key: "dama.step", Value: strconv.FormatInt(ck.Step, 10)},
-			}
-			if ck.Meta.Parent != "" {
-				meta = append(meta, export.KV{Key: "dama.parent", Value: ck.Meta.Parent})
-			}
-			if !ck.Meta.Created.IsZero() {
-				meta = append(meta, export.KV{Key: "dama.created", Value: ck.Meta.Created.UTC().Format(time.RFC3339)})
-			}
-			if *format == "onnx" {
-				err = export.SaveONNX(*out, net, export.Options{Producer: buildVersion(), Metadata: meta})
-			} else {
-				err = export.SaveJSON(*out, net, meta)
-			}
-			if err != nil {
+			if err := exportModel(ck, filepath.Base(*ckpt), *format, *out); err != nil {
 				return err
 			}
 			st, err := os.Stat(*out)
@@ -66,4 +48,27 @@ func init() {
 			return nil
 		},
 	})
+}
+
+// exportModel writes ck as an ONNX model or a JSON file (format) to out,
+// naming source in the metadata.
+func exportModel(ck *model.Checkpoint, source, format, out string) error {
+	net, err := export.Fold(ck.Net)
+	if err != nil {
+		return err
+	}
+	meta := []export.KV{
+		{Key: "dama.source", Value: source},
+		{Key: "dama.step", Value: strconv.FormatInt(ck.Step, 10)},
+	}
+	if ck.Meta.Parent != "" {
+		meta = append(meta, export.KV{Key: "dama.parent", Value: ck.Meta.Parent})
+	}
+	if !ck.Meta.Created.IsZero() {
+		meta = append(meta, export.KV{Key: "dama.created", Value: ck.Meta.Created.UTC().Format(time.RFC3339)})
+	}
+	if format == "onnx" {
+		return export.SaveONNX(out, net, export.Options{Producer: buildVersion(), Metadata: meta})
+	}
+	return export.SaveJSON(out, net, meta)
 }

@@ -9,6 +9,7 @@ import (
 
 	"dama/engine"
 	"dama/mcts"
+	"dama/checkpoints"
 	"dama/model"
 )
 
@@ -35,7 +36,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int) *engineFlags {
 		limit(fs, "tree-mb", engine.MinTreeMB, engine.MaxTreeMB, "")
 	}()
 	return &engineFlags{
-		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), or "random" for a uniform evaluator (no network)`),
+		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), or "random" for a uniform evaluator (no network); default: the model shipped in the binary`),
 		visits:   fs.Int("visits", visits, "MCTS visits per move (0: no visit limit; then --time must be set); for hub, when the GUI sets no level"),
 		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit); for hub, when the GUI sets no level"),
 		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step (network batch size)"),
@@ -97,15 +98,20 @@ func (f *engineFlags) setup() (*engineSetup, error) {
 
 // evaluator opens the network named by --model; close releases it.
 func (f *engineFlags) evaluator() (ev mcts.Evaluator, name string, close func(), err error) {
+	var ck *model.Checkpoint
 	switch *f.model {
 	case "":
-		return nil, "", nil, fmt.Errorf(`--model is required (a checkpoint file, or "random")`)
+		// The model shipped in the binary (checkpoints/shipped).
+		if ck, err = checkpoints.Shipped(); err != nil {
+			return nil, "", nil, fmt.Errorf(`%w (a checkpoint file, a run folder, or "random")`, err)
+		}
+		*f.model = "shipped model"
 	case "random":
 		return engine.Uniform{}, "uniform evaluator", func() {}, nil
-	}
-	ck, err := loadModel(*f.model)
-	if err != nil {
-		return nil, "", nil, err
+	default:
+		if ck, err = loadModel(*f.model); err != nil {
+			return nil, "", nil, err
+		}
 	}
 	if *f.cache < 0 {
 		return nil, "", nil, fmt.Errorf("--cache must not be negative")

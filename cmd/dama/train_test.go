@@ -416,3 +416,64 @@ func TestTrainMaxCPU(t *testing.T) {
 		t.Errorf("negative --max-cpu: exit %d, %s", code, errs)
 	}
 }
+
+// TestShipLineage trains, ships, trains a second piece from the shipped
+// model and ships again: the card adds both pieces up.
+func TestShipLineage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts training processes")
+	}
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "shipped")
+	cfg := append(slices.Clip(fastRun), "--set", "run.generations=1")
+	run1, run2 := filepath.Join(tmp, "r1"), filepath.Join(tmp, "r2")
+	if b, err := damaCmd(append([]string{"train", "--run", run1}, cfg...)...).CombinedOutput(); err != nil {
+		t.Fatalf("train: %v\n%s", err, b)
+	}
+	ship := func(run string) shipRecord {
+		t.Helper()
+		code, so, errs := runCmd(t, "ship", "--run", run, "--out", out, "--ladder-games", "0", "--match", "random", "--match-games", "2", "--visits", "4", "--parallel", "2")
+		if code != 0 {
+			t.Fatalf("ship %s: exit %d: %s\n%s", run, code, errs, so)
+		}
+		var rec shipRecord
+		b, err := os.ReadFile(filepath.Join(out, "model.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	r1 := ship(run1)
+	if len(r1.Pieces) != 1 || r1.Games < 6 || r1.CPUHours <= 0 || r1.Match == "" {
+		t.Errorf("first piece: %+v", r1)
+	}
+	ck, err := model.Load(filepath.Join(out, "dama.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Opt.Kind != "" || len(ck.Opt.Slots) != 0 {
+		t.Errorf("the shipped checkpoint keeps optimizer state %q", ck.Opt.Kind)
+	}
+	if _, err := os.Stat(filepath.Join(out, "dama.onnx")); err != nil {
+		t.Error(err)
+	}
+	if b, err := damaCmd(append([]string{"train", "--run", run2, "--init", filepath.Join(out, "dama.ckpt")}, cfg...)...).CombinedOutput(); err != nil {
+		t.Fatalf("train --init: %v\n%s", err, b)
+	}
+	r2 := ship(run2)
+	if len(r2.Pieces) != 2 || r2.Games != r2.Pieces[0].Games+r2.Pieces[1].Games || r2.Games <= r1.Games {
+		t.Errorf("second piece does not add up: %+v", r2)
+	}
+	card, err := os.ReadFile(filepath.Join(out, "MODEL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| r1 |", "| r2 |", "self-play games", "Direct match"} {
+		if !strings.Contains(string(card), want) {
+			t.Errorf("card lacks %q:\n%s", want, card)
+		}
+	}
+}

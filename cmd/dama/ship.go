@@ -1,0 +1,336 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"dama/arena"
+	"dama/checkpoints"
+	"dama/internal/atomicfile"
+	"dama/model"
+	"dama/train"
+)
+
+// maxShippedBytes bounds each shipped file: they live in the repository.
+const maxShippedBytes = 10 << 20
+
+// shipRecordVersion is the version of checkpoints/shipped/model.json.
+const shipRecordVersion = 1
+
+// shipRecord is checkpoints/shipped/model.json: the machine-readable card.
+// Training may go on in pieces (dama train --init the shipped model); the
+// totals add up every piece since the first.
+type shipRecord struct {
+	Version    int         `json:"version"`
+	Created    time.Time   `json:"created"`
+	Revision   string      `json:"revision"`
+	ModelSHA   string      `json:"model_sha256"`
+	Network    string      `json:"network"`
+	Parameters int         `json:"parameters"`
+	Step       int64       `json:"step"`
+	Pieces     []shipPiece `json:"pieces"`
+	Games      int         `json:"games"`
+	Positions  int64       `json:"positions"`
+	CPUHours   float64     `json:"cpu_hours"`
+	WallHours  float64     `json:"wall_hours"`
+	Ladder     *shipLadder `json:"ladder,omitempty"`
+	Match      string      `json:"match,omitempty"` // the direct match against --match, one line
+}
+
+// shipPiece is one training run of the lineage.
+type shipPiece struct {
+	Run         string  `json:"run"`
+	Config      string  `json:"config"` // run.name of its configuration
+	Generations int     `json:"generations"`
+	Games       int     `json:"games"`
+	Positions   int64   `json:"positions"`
+	CPUHours    float64 `json:"cpu_hours"`
+	WallHours   float64 `json:"wall_hours"` // time in its stages (self-play, training, arena)
+	InitSHA     string  `json:"init_sha256,omitempty"`
+}
+
+type shipLadder struct {
+	Checksum string             `json:"ladder"`
+	Visits   int                `json:"visits"`
+	Result   arena.LadderResult `json:"result"`
+}
+
+func init() {
+	var o struct {
+		model, run, out, match string
+		visits, games          int
+		matchGames, parallel   int
+	}
+	register(&command{
+		name:    "ship",
+		summary: "ship a trained model: checkpoint without optimizer state, ONNX export, ladder rating and model card into checkpoints/shipped",
+		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--ladder-games N] [--match SPEC --match-games N]",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
+			fs.StringVar(&o.model, "model", "", "checkpoint to ship (default: the run's best)")
+			fs.StringVar(&o.out, "out", checkpoints.ShippedDir, "folder to write dama.ckpt, dama.onnx, MODEL.md and model.json into")
+			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move for the ladder and the match, 1..10^6")
+			fs.IntVar(&o.games, "ladder-games", 200, "ladder games (even; 0 = no rating)")
+			fs.StringVar(&o.match, "match", "", "a reference player for a direct match too, e.g. classic:t1000")
+			fs.IntVar(&o.matchGames, "match-games", 100, "games of the direct match, even, 2..10^6")
+			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			if o.run == "" {
+				return errors.New("--run DIR is required: the card's games, positions and CPU time come from the run's records")
+			}
+			if err := checkRange("--visits", o.visits, 1, 1_000_000); err != nil {
+				return err
+			}
+			if err := checkRange("--parallel", o.parallel, 1, 4096); err != nil {
+				return err
+			}
+			if o.games < 0 || o.games%2 != 0 {
+				return fmt.Errorf("--ladder-games %d: want an even number >= 0", o.games)
+			}
+			if o.match != "" && (o.matchGames < 2 || o.matchGames%2 != 0) {
+				return fmt.Errorf("--match-games %d: want an even number >= 2", o.matchGames)
+			}
+			src := o.model
+			if src == "" {
+				src = o.run
+			}
+			path, err := train.ResolveModel(src)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			return ship(ctx, path, o.run, o.out, o.visits, o.games, o.match, o.matchGames, o.parallel)
+		},
+	})
+}
+
+func ship(ctx context.Context, path, runDir, out string, visits, games int, match string, matchGames, parallel int) error {
+	ck, err := model.Load(path)
+	if err != nil {
+		return err
+	}
+	piece, err := runPiece(runDir)
+	if err != nil {
+		return err
+	}
+	// The lineage: a run started from the model shipped before adds to it.
+	rec := shipRecord{Version: shipRecordVersion}
+	if b, err := os.ReadFile(filepath.Join(out, "model.json")); err == nil {
+		var prev shipRecord
+		if err := json.Unmarshal(b, &prev); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(out, "model.json"), err)
+		}
+		if prev.Version != shipRecordVersion {
+			return fmt.Errorf("%s: version %d, want %d", filepath.Join(out, "model.json"), prev.Version, shipRecordVersion)
+		}
+		if piece.InitSHA != "" && piece.InitSHA == prev.ModelSHA {
+			rec.Pieces = prev.Pieces
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	rec.Pieces = append(rec.Pieces, piece)
+	for _, p := range rec.Pieces {
+		rec.Games += p.Games
+		rec.Positions += p.Positions
+		rec.CPUHours += p.CPUHours
+		rec.WallHours += p.WallHours
+	}
+
+	// The model without its optimizer state (a continued run restarts Adam
+	// with its warm-up), the ONNX export.
+	slim := *ck
+	slim.Opt = model.OptimizerState{}
+	slim.Meta.Note = fmt.Sprintf("shipped from %s: %s", path, ck.Meta.Note)
+	data, err := slim.Marshal()
+	if err != nil {
+		return err
+	}
+	if len(data) > maxShippedBytes {
+		return fmt.Errorf("the model is %d bytes, over the %d allowed in the repository", len(data), maxShippedBytes)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(data)
+	rec.ModelSHA = hex.EncodeToString(sum[:])
+	rec.Created = time.Now().UTC()
+	rec.Revision = revision()
+	rec.Network = ck.Net.Config.String()
+	rec.Parameters = ck.Net.NumParams()
+	rec.Step = ck.Step
+	modelPath := filepath.Join(out, checkpoints.ModelFile)
+	if err := atomicfile.WriteFile(modelPath, data); err != nil {
+		return err
+	}
+	onnxPath := filepath.Join(out, checkpoints.ONNXFile)
+	if err := exportModel(&slim, checkpoints.ModelFile, "onnx", onnxPath); err != nil {
+		return err
+	}
+	if st, err := os.Stat(onnxPath); err == nil && st.Size() > maxShippedBytes {
+		return fmt.Errorf("%s is %d bytes, over the %d allowed in the repository", onnxPath, st.Size(), maxShippedBytes)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d bytes) and %s\n", modelPath, len(data), onnxPath)
+
+	if games > 0 {
+		l, err := arena.DefaultLadder()
+		if err != nil {
+			return err
+		}
+		p := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel)
+		res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{Games: games, ProbePairs: 2, Parallel: parallel})
+		p.Close()
+		if err != nil {
+			return err
+		}
+		printClimb(res)
+		rec.Ladder = &shipLadder{Checksum: l.Checksum[:12], Visits: visits, Result: res}
+	}
+	if match != "" {
+		b, err := arena.ParsePlayer(match)
+		if err != nil {
+			return fmt.Errorf("--match: %w", err)
+		}
+		p := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel)
+		res, err := arena.Match(ctx, p, b, arena.MatchOptions{Games: matchGames, Parallel: parallel, Seed: 1})
+		p.Close()
+		if err != nil {
+			return err
+		}
+		rec.Match = res.String()
+		fmt.Fprintln(stdout, rec.Match)
+	}
+	js, _ := json.MarshalIndent(rec, "", "  ")
+	if err := atomicfile.WriteFile(filepath.Join(out, "model.json"), append(js, '\n')); err != nil {
+		return err
+	}
+	card := modelCard(rec)
+	if err := atomicfile.WriteFile(filepath.Join(out, checkpoints.CardFile), []byte(card)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s and model.json\n", filepath.Join(out, checkpoints.CardFile))
+	return nil
+}
+
+// runPiece sums a run folder's generation records.
+func runPiece(dir string) (shipPiece, error) {
+	run := &train.Run{Dir: dir}
+	rep, err := train.LoadReport(run)
+	if err != nil {
+		return shipPiece{}, err
+	}
+	if len(rep.Generations) == 0 {
+		return shipPiece{}, fmt.Errorf("run %s has no completed generation", dir)
+	}
+	abs, _ := filepath.Abs(dir)
+	p := shipPiece{Run: filepath.Base(abs), Generations: len(rep.Generations)}
+	for _, g := range rep.Generations {
+		p.Games += g.Games
+		p.Positions += int64(g.Positions)
+		p.CPUHours += g.CPUSec / 3600
+		p.WallHours += (g.SelfPlaySec + g.TrainSec + g.ArenaSec) / 3600
+	}
+	if b, err := os.ReadFile(run.Path(train.ConfigFile)); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && k == "name" {
+				p.Config = strings.Trim(strings.TrimSpace(v), `"`)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile(run.Path(train.InitFile)); err == nil {
+		p.InitSHA, _, _ = strings.Cut(strings.TrimSpace(string(b)), " ")
+	}
+	return p, nil
+}
+
+// modelCard writes the Markdown card of a shipped model.
+func modelCard(r shipRecord) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The shipped model\n\n")
+	fmt.Fprintf(&b, "`checkpoints/shipped/dama.ckpt` (no optimizer state) and its ONNX export `dama.onnx`; `dama hub`, `play` and `analyze` use it when no `--model` is given. Written by `dama ship` on %s from revision %s.\n\n", r.Created.Format("2006-01-02"), r.Revision)
+	fmt.Fprintf(&b, "| | |\n|---|---|\n")
+	fmt.Fprintf(&b, "| network | %s, %d parameters |\n", r.Network, r.Parameters)
+	fmt.Fprintf(&b, "| training steps | %d |\n", r.Step)
+	fmt.Fprintf(&b, "| self-play games | %d |\n", r.Games)
+	fmt.Fprintf(&b, "| training positions | %d |\n", r.Positions)
+	fmt.Fprintf(&b, "| trainer CPU-hours | %.2f |\n", r.CPUHours)
+	fmt.Fprintf(&b, "| wall hours in training stages | %.2f |\n", r.WallHours)
+	fmt.Fprintf(&b, "| sha256 of dama.ckpt | `%s` |\n", r.ModelSHA)
+	if r.Ladder != nil {
+		lr := r.Ladder.Result
+		bound := ""
+		if lr.AboveTop {
+			bound = " (above the top rung: a lower bound)"
+		}
+		fmt.Fprintf(&b, "| ladder rating at %d visits | **%+.0f** [%+.0f, %+.0f] (95%%), %d games, ladder %s%s |\n", r.Ladder.Visits, lr.Elo, lr.Low, lr.High, lr.Games, r.Ladder.Checksum, bound)
+	}
+	fmt.Fprintf(&b, "\nTraining pieces (each a `dama train` run; a piece started with `--init` from the model shipped before continues it):\n\n")
+	fmt.Fprintf(&b, "| run | config | generations | games | positions | CPU-hours | wall hours |\n|---|---|---|---|---|---|---|\n")
+	for _, p := range r.Pieces {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %.2f | %.2f |\n", p.Run, p.Config, p.Generations, p.Games, p.Positions, p.CPUHours, p.WallHours)
+	}
+	if r.Ladder != nil {
+		lr := r.Ladder.Result
+		fmt.Fprintf(&b, "\nAgainst the ladder's reference players (MCTS at %d visits, paired colours):\n\n", r.Ladder.Visits)
+		fmt.Fprintf(&b, "| opponent | its rating | games | score | expected |\n|---|---|---|---|---|\n")
+		for _, rr := range lr.Rungs {
+			if n := 2 * rr.Pairs.Pairs(); n > 0 {
+				fmt.Fprintf(&b, "| %s | %+.0f | %d | %.1f%% | %.1f%% |\n", rr.Rung.Player, rr.Rung.Elo, n, 100*rr.Pairs.Score(), 100*rr.Expected)
+			}
+		}
+		if s := plainStrength(lr, r.Ladder.Visits); s != "" {
+			fmt.Fprintf(&b, "\nIn plain words: %s\n", s)
+		}
+	}
+	if r.Match != "" {
+		fmt.Fprintf(&b, "\nDirect match: `%s`\n", r.Match)
+	}
+	fmt.Fprintf(&b, "\nReproduce the rating: `dama ladder --model checkpoints/shipped/dama.ckpt --visits %d`.\n", visitsOf(r))
+	return b.String()
+}
+
+func visitsOf(r shipRecord) int {
+	if r.Ladder != nil {
+		return r.Ladder.Visits
+	}
+	return defaultLadderVisits
+}
+
+// plainStrength says, for the strongest rung the model scored at least 50%
+// against (with at least 8 games), how it did.
+func plainStrength(lr arena.LadderResult, visits int) string {
+	best := -1
+	for i, rr := range lr.Rungs {
+		if 2*rr.Pairs.Pairs() >= 8 && rr.Pairs.Score() >= 0.5 {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	rr := lr.Rungs[best]
+	s := fmt.Sprintf("at %d visits it scores %.0f%% against %s (%d games)", visits, 100*rr.Pairs.Score(), rr.Rung.Player, 2*rr.Pairs.Pairs())
+	if best+1 < len(lr.Rungs) && lr.Rungs[best+1].Pairs.Pairs() > 0 {
+		up := lr.Rungs[best+1]
+		s += fmt.Sprintf(" and %.0f%% against %s (%d games)", 100*up.Pairs.Score(), up.Rung.Player, 2*up.Pairs.Pairs())
+	}
+	return s + "."
+}
