@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 
+	"dama/checkpoints"
 	"dama/engine"
 	"dama/mcts"
-	"dama/checkpoints"
 	"dama/model"
 )
 
