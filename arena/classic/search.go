@@ -98,10 +98,13 @@ type Engine struct {
 
 	nodes     int64
 	nodeLimit int64
-	deadline  time.Time
-	ctx       context.Context
-	stop      bool
-	err       error
+	// historyDraws counts the draws by repetition or the 40-move rule met
+	// so far: a node that saw one below it does not store its score.
+	historyDraws int64
+	deadline     time.Time
+	ctx          context.Context
+	stop         bool
+	err          error
 }
 
 // New returns an engine with its own transposition table.
@@ -318,8 +321,10 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 	}
 	quiet := e.g.QuietPlies()
 	if quiet >= rules.QuietLimit || (quiet >= 8 && e.g.Repetitions() >= 2) {
+		e.historyDraws++
 		return 0
 	}
+	draws0 := e.historyDraws
 	if ply >= maxPly-1 {
 		return e.w.Evaluate(p)
 	}
@@ -345,7 +350,8 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 	if useTT {
 		if t := e.tt.probe(key); t != nil {
 			ttMove = t.move
-			if quiet == 0 && int(t.depth) >= depth && !pvNode && (!e.exactDepth || int(t.depth) == depth) {
+			trust := quiet == 0 || (!e.exactDepth && quiet+depth+2 < rules.QuietLimit)
+			if trust && t.bound != boundMove && int(t.depth) >= depth && !pvNode && (!e.exactDepth || int(t.depth) == depth) {
 				s := fromTT(int(t.score), ply)
 				switch {
 				case t.bound == boundExact,
@@ -448,6 +454,8 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 	if useTT {
 		bound := boundExact
 		switch {
+		case e.historyDraws != draws0:
+			bound = boundMove // the score may owe to this path's history
 		case best >= beta:
 			bound = boundLower
 		case best <= alpha0:
