@@ -314,10 +314,20 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 		return 0
 	}
 	p := e.g.Position()
-	moves := p.Legal(e.moves[ply])
-	e.moves[ply] = moves
-	if len(moves) == 0 {
+	// Past the horizon with no capture to make, the node stands pat unless
+	// threatened: settle that without generating the moves (most nodes).
+	capture := p.HasCapture(p.Side())
+	horizonQuiet := depth <= 0 && !capture
+	if horizonQuiet && !p.HasMoves() {
 		return -WinScore + ply
+	}
+	var moves []rules.Move
+	if !horizonQuiet {
+		moves = p.Legal(e.moves[ply])
+		e.moves[ply] = moves
+		if len(moves) == 0 {
+			return -WinScore + ply
+		}
 	}
 	quiet := e.g.QuietPlies()
 	if quiet >= rules.QuietLimit || (quiet >= 8 && e.g.Repetitions() >= 2) {
@@ -328,9 +338,8 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 	if ply >= maxPly-1 {
 		return e.w.Evaluate(p)
 	}
-	capture := moves[0].IsCapture()
 	childDepth := depth - 1
-	if depth <= 0 && !capture {
+	if horizonQuiet {
 		// The horizon, quiet for the side to move: it stands pat, unless
 		// this is the first quiet node past the horizon (depth 0) and the
 		// other side threatens a capture. Then one more ply is searched at
@@ -340,6 +349,8 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 			return e.w.Evaluate(p)
 		}
 		childDepth = -1
+		moves = p.Legal(e.moves[ply])
+		e.moves[ply] = moves
 	}
 
 	// The table: a move for ordering always, a cutoff only where the score
