@@ -34,9 +34,9 @@ type Weights struct {
 	// scaled by Trade / (pieces on the board).
 	Trade int
 	// Corner is paid, in an ending of kings only where the weaker side has
-	// fewer kings, and at most two, per step the weak kings stand from the centre and per
-	// step the strong side's kings stand closer to them: it drives a lone
-	// king to the edge to be caught.
+	// fewer kings, and at most two, per step the weak kings stand from the
+	// centre and per step the strong side's kings stand closer to them: it
+	// drives a lone king to the edge to be caught.
 	Corner int
 }
 
