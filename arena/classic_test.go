@@ -98,3 +98,15 @@ func TestClassicNodeLimitedMatchRepeats(t *testing.T) {
 		t.Errorf("classic:n2000: the same seed gave different games")
 	}
 }
+
+func TestClassicByTimePlaysLegalGames(t *testing.T) {
+	// A short time per move on a shared machine: only legality and a
+	// finished match are checked, never the time taken.
+	res, err := Match(context.Background(), Classic{Limits: classic.Limits{Time: 5 * time.Millisecond}}, Random{}, MatchOptions{Games: 2, Parallel: 2, Seed: 2, MaxPlies: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Games() != 2 {
+		t.Errorf("classic:t5 against random: %d games counted, want 2", res.Games())
+	}
+}

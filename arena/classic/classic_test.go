@@ -202,8 +202,23 @@ func TestScoresLossAndDraw(t *testing.T) {
 		t.Fatalf("repetitions = %d, want 1", g.Repetitions())
 	}
 	for _, noTable := range []bool{false, true} {
-		if r := search(t, New(Options{NoTable: noTable}), g, Limits{Depth: 5}, 1); r.Score != 0 || r.Move.String() != "5-1" {
-			t.Errorf("no table %v: a king down with a repetition available: %s scored %d, want 5-1 scored 0", noTable, r.Move, r.Score)
+		for d := 3; d <= 9; d += 2 {
+			if r := search(t, New(Options{NoTable: noTable}), g, Limits{Depth: d}, 1); r.Score != 0 || r.Move.String() != "5-1" {
+				t.Errorf("depth %d, no table %v: a king down with a repetition available: %s scored %d, want 5-1 scored 0", d, noTable, r.Move, r.Score)
+			}
+		}
+	}
+	// Two plies earlier, White to move, the same draw is reachable below
+	// the root: Black's reply 5-1 repeats. White, a king up, avoids it only
+	// by another move; either way the score must not be a fake draw from
+	// the table, and with the table and without it agree.
+	g.Undo()
+	g.Undo()
+	for d := 4; d <= 8; d += 2 {
+		a := search(t, New(Options{NoTable: true}), g, Limits{Depth: d}, 1)
+		b := search(t, New(Options{}), g, Limits{Depth: d}, 1)
+		if a.Score != b.Score {
+			t.Errorf("depth %d with a repetition below the root: score %d without the table, %d with it", d, a.Score, b.Score)
 		}
 	}
 

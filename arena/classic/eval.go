@@ -21,7 +21,7 @@ type Weights struct {
 	// man still on its own back row guarding the promotion squares.
 	BackRank int
 	// CentreMan and CentreKing are paid for a piece on the eight central
-	// squares (rows 3-6 and files c-f from White's side).
+	// squares (ranks 3-6, files c-f).
 	CentreMan, CentreKing int
 	// KingMobility is paid per empty square next to a king.
 	KingMobility int
@@ -33,15 +33,18 @@ type Weights struct {
 	// Trade is the bonus for trading down when ahead: the material lead,
 	// scaled by Trade / (pieces on the board).
 	Trade int
-	// Corner is paid, in an ending where the weaker side has only kings and
-	// fewer pieces, per step the weak kings stand from the centre and per
-	// step the strong side's kings stand closer to them: it drives a lone
-	// king to the edge to be caught.
+	// Corner is paid, in an ending of kings only where the weaker side has
+	// fewer kings, and at most two, per step the weak kings stand from the
+	// centre and per step the strong side's kings stand closer to them: it
+	// drives a lone king to the edge to be caught.
 	Corner int
 }
 
 // DefaultWeights are the weights the engine plays with unless told
-// otherwise.
+// otherwise. The king's 150 and the runaway's 50 were chosen by matches
+// against alphabeta:4 and alphabeta:6 (80 games each): a king of 150 scored
+// 72% and 69%, against 61-67% and 61-64% for 120, 180 and 220; a runaway
+// bonus of 50 scored 75%, against 70% for none and 69% for 150.
 var DefaultWeights = Weights{
 	Man:          100,
 	King:         150,

@@ -98,10 +98,13 @@ type Engine struct {
 
 	nodes     int64
 	nodeLimit int64
-	deadline  time.Time
-	ctx       context.Context
-	stop      bool
-	err       error
+	// historyDraws counts the draws by repetition or the 40-move rule met
+	// so far: a node that saw one below it does not store its score.
+	historyDraws int64
+	deadline     time.Time
+	ctx          context.Context
+	stop         bool
+	err          error
 }
 
 // New returns an engine with its own transposition table.
@@ -311,21 +314,32 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 		return 0
 	}
 	p := e.g.Position()
-	moves := p.Legal(e.moves[ply])
-	e.moves[ply] = moves
-	if len(moves) == 0 {
+	// Past the horizon with no capture to make, the node stands pat unless
+	// threatened: settle that without generating the moves (most nodes).
+	capture := p.HasCapture(p.Side())
+	horizonQuiet := depth <= 0 && !capture
+	if horizonQuiet && !p.HasMoves() {
 		return -WinScore + ply
+	}
+	var moves []rules.Move
+	if !horizonQuiet {
+		moves = p.Legal(e.moves[ply])
+		e.moves[ply] = moves
+		if len(moves) == 0 {
+			return -WinScore + ply
+		}
 	}
 	quiet := e.g.QuietPlies()
 	if quiet >= rules.QuietLimit || (quiet >= 8 && e.g.Repetitions() >= 2) {
+		e.historyDraws++
 		return 0
 	}
+	draws0 := e.historyDraws
 	if ply >= maxPly-1 {
 		return e.w.Evaluate(p)
 	}
-	capture := moves[0].IsCapture()
 	childDepth := depth - 1
-	if depth <= 0 && !capture {
+	if horizonQuiet {
 		// The horizon, quiet for the side to move: it stands pat, unless
 		// this is the first quiet node past the horizon (depth 0) and the
 		// other side threatens a capture. Then one more ply is searched at
@@ -335,6 +349,8 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 			return e.w.Evaluate(p)
 		}
 		childDepth = -1
+		moves = p.Legal(e.moves[ply])
+		e.moves[ply] = moves
 	}
 
 	// The table: a move for ordering always, a cutoff only where the score
@@ -345,7 +361,8 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 	if useTT {
 		if t := e.tt.probe(key); t != nil {
 			ttMove = t.move
-			if quiet == 0 && int(t.depth) >= depth && !pvNode && (!e.exactDepth || int(t.depth) == depth) {
+			trust := quiet == 0 || (!e.exactDepth && quiet+depth+2 < rules.QuietLimit)
+			if trust && t.bound != boundMove && int(t.depth) >= depth && !pvNode && (!e.exactDepth || int(t.depth) == depth) {
 				s := fromTT(int(t.score), ply)
 				switch {
 				case t.bound == boundExact,
@@ -448,6 +465,8 @@ func (e *Engine) search(depth, ply, alpha, beta int, pvNode bool) int {
 	if useTT {
 		bound := boundExact
 		switch {
+		case e.historyDraws != draws0:
+			bound = boundMove // the score may owe to this path's history
 		case best >= beta:
 			bound = boundLower
 		case best <= alpha0:

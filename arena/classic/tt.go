@@ -5,16 +5,27 @@ package classic
 //
 // History and the table. A score can depend on the game's history, not only
 // on the position: through threefold repetition (a draw because an earlier
-// position recurs) and the 40-move rule (a draw because of the counter). A
-// node whose 40-move counter is 0 was reached by a man move or a capture, an
-// irreversible move, so no position before it can recur below it, and its
-// counter is the same wherever it came from: its score is a function of the
-// position alone (the search never reaches 80 quiet plies below it). Only
-// such nodes take a cutoff from the table. Nodes with a running counter (king
-// moves since the last irreversible move) still store their result and use
-// the stored move for ordering, but never its score. This gives up cutoffs
-// in king endings, where they are also least needed, to keep every score
-// exact with respect to the rules.
+// position recurs) and the 40-move rule (a draw because of the counter).
+// Three rules keep such scores out of the table's cutoffs:
+//
+//   - A node whose subtree met a draw by repetition or by the 40-move rule
+//     stores only its best move (boundMove), never its score: that score may
+//     owe to positions on this path that another path does not have.
+//   - A node takes a cutoff only if its 40-move counter is 0, or far enough
+//     from the limit that the rule cannot strike within its remaining depth
+//     (counter + depth + 2 < QuietLimit; the one extension past the horizon
+//     is the +2's margin, captures reset the counter).
+//   - A node with counter 0 was reached by a man move or a capture, an
+//     irreversible move, so no earlier position can recur below it: a stored
+//     score (which met no history draw) is exact for it.
+//
+// What remains is the benign half of the graph-history problem: at a node
+// with a running counter (king moves since the last irreversible move), a
+// stored score may overlook a repetition that only this path's earlier
+// positions would allow. The draw is then found when the search reaches it
+// without the table (the root and the nodes near it check the history
+// themselves). Forbidding those cutoffs altogether made king endings
+// 6-7 times more expensive per two plies of depth.
 
 // Entry kinds: the stored score is exact, a lower bound (the search failed
 // high) or an upper bound (it failed low).
@@ -22,6 +33,7 @@ const (
 	boundExact uint8 = iota + 1
 	boundLower
 	boundUpper
+	boundMove // only the move is known; the score must not be used
 )
 
 type ttEntry struct {
