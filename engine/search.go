@@ -178,7 +178,7 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 		every = 500 * time.Millisecond
 	}
 	var res mcts.Result
-	base := -1 // root visits before this search (tree reuse)
+	base, based := 0, false // root visits before this search (tree reuse)
 	lastInfo := start
 	chunk := 8
 	for {
@@ -193,8 +193,8 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 			}
 			break // stopped (cancelled or out of time) during a chunk
 		}
-		if base < 0 {
-			base = r.RootVisits - r.Playouts
+		if !based {
+			base, based = r.RootVisits-r.Playouts, true
 		}
 		res = r
 		if r.Forced {
@@ -208,6 +208,14 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 		}
 		if !r.Full || sctx.Err() != nil || (lim.Visits > 0 && r.RootVisits >= lim.Visits) {
 			break
+		}
+		if lim.Visits <= 0 && r.RootVisits >= halveAt {
+			// A search that runs until stopped: make room in the visit
+			// counters, keeping the count of this search's playouts.
+			played := r.RootVisits - base
+			s.search.HalveVisits()
+			res.RootVisits = (r.RootVisits + 1) / 2
+			base = res.RootVisits - played
 		}
 		chunk = min(2*chunk, 256)
 		if info != nil && time.Since(lastInfo) >= every {
@@ -223,7 +231,7 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	if err != nil {
 		return mcts.Result{}, err
 	}
-	if base >= 0 {
+	if based {
 		r.Playouts = r.RootVisits - base
 	}
 	if info != nil {
@@ -250,6 +258,11 @@ func (s *Searcher) evaluateForced(ctx context.Context, g *rules.Game, r *mcts.Re
 	r.Value = w - l
 	return nil
 }
+
+// halveAt is the root visit count at which a search without a visit limit
+// halves the tree's visits (mcts.Search.HalveVisits), so that it never
+// meets mcts.MaxRootVisits; a variable for tests.
+var halveAt = mcts.MaxRootVisits / 2
 
 // Uniform is an evaluator without knowledge: every legal move gets the same
 // prior and every position the value of a certain draw. With it the search

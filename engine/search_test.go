@@ -78,6 +78,29 @@ func TestThinkInfiniteOutlivesTreeCap(t *testing.T) {
 	}
 }
 
+// Infinite analysis goes on past the visit counters' range by halving the
+// tree's visits, counting its playouts on (issue 13, point 5).
+func TestThinkInfiniteHalvesVisits(t *testing.T) {
+	defer func(h int) { halveAt = h }(halveAt)
+	halveAt = 5000
+	g := rules.NewGame(rules.Start())
+	s := NewSearcher(Uniform{}, mcts.Options{MaxNodes: 3000})
+	s.InfoEvery = time.Nanosecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := s.Think(ctx, g, Limits{Infinite: true}, func(i Info) {
+		if i.Result.Playouts >= 40000 {
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Playouts < 40000 || res.RootVisits >= 5000+256 {
+		t.Errorf("stopped with %d playouts and %d root visits; want at least 40000 playouts with the root kept under 5256", res.Playouts, res.RootVisits)
+	}
+}
+
 // deadlineEval records the earliest deadline of the contexts it sees.
 type deadlineEval struct {
 	Uniform

@@ -113,8 +113,9 @@ type Options struct {
 // the memory of a Search's tree.
 const NodeBytes = int(unsafe.Sizeof(node{}))
 
-// maxRootVisits ends any Run before the visit counters (int32) overflow.
-const maxRootVisits = 1 << 30
+// MaxRootVisits ends any Run (Result.Full false) before the visit counters
+// (int32) overflow; HalveVisits makes room for a search that goes on.
+const MaxRootVisits = 1 << 30
 
 func (o Options) withDefaults() Options {
 	if o.CPuct == 0 {
@@ -364,7 +365,7 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 			}
 			s.frozen = true
 		}
-		if s.nodes[0].n >= maxRootVisits {
+		if s.nodes[0].n >= MaxRootVisits {
 			full = false
 			break
 		}
@@ -941,6 +942,25 @@ func (s *Search) Advance(m rules.Move) {
 		return
 	}
 	s.compact(child)
+}
+
+// HalveVisits halves the visit count of every node of the tree (rounding
+// up), keeping each node's mean value and draw rate, so that a search
+// that runs until stopped never reaches MaxRootVisits. The root keeps its
+// move choice and its children their visit shares (up to rounding). Call
+// it between Runs.
+func (s *Search) HalveVisits() {
+	for i := range s.nodes {
+		nd := &s.nodes[i]
+		if nd.n <= 0 {
+			continue
+		}
+		half := (nd.n + 1) / 2
+		f := float64(half) / float64(nd.n)
+		nd.sumV *= f
+		nd.sumD *= f
+		nd.n = half
+	}
 }
 
 // compact copies the subtree under idx into the spare arena, breadth first

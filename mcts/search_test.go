@@ -614,3 +614,27 @@ func TestFullTreeKeepsSearching(t *testing.T) {
 		}
 	}
 }
+
+// HalveVisits keeps every node's mean value and the root's choice, with
+// half the visits (issue 13, point 5: analysis that runs until stopped).
+func TestHalveVisits(t *testing.T) {
+	s := New(&materialEval{}, Options{})
+	g := game(t, "W:W21,22,23,28:B5,9,10,14")
+	before, err := s.Run(context.Background(), g, Limit{Visits: 3001}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.HalveVisits()
+	after, err := s.Run(context.Background(), g, Limit{Visits: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.RootVisits != 1501 || after.Move != before.Move || math.Abs(float64(after.Value-before.Value)) > 1e-6 {
+		t.Errorf("after halving: %d visits, move %v value %v; want 1501, %v, %v", after.RootVisits, after.Move, after.Value, before.Move, before.Value)
+	}
+	for i := range before.Visits {
+		if want := (before.Visits[i] + 1) / 2; after.Visits[i] != want || (want > 0 && math.Abs(float64(after.Q[i]-before.Q[i])) > 1e-6) {
+			t.Errorf("child %v: %d visits Q %v, want %d and Q %v", before.Moves[i], after.Visits[i], after.Q[i], want, before.Q[i])
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -117,6 +118,20 @@ func FuzzParsePDN(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		recs, err := ParsePDN(s)
+		games := ReadPDNGames(s)
+		if err == nil {
+			// Read one by one, a text without errors gives the same games.
+			if len(games) != len(recs) {
+				t.Fatalf("ReadPDNGames(%q): %d games, ParsePDN %d", s, len(games), len(recs))
+			}
+			for i, g := range games {
+				if g.Err != nil || !reflect.DeepEqual(g.Record, recs[i]) {
+					t.Fatalf("ReadPDNGames(%q) game %d: %+v, %v; want %+v", s, i+1, g.Record, g.Err, recs[i])
+				}
+			}
+		} else if !slices.ContainsFunc(games, func(g PDNGame) bool { return g.Err != nil }) {
+			t.Fatalf("ReadPDNGames(%q) found no bad game where ParsePDN failed: %v", s, err)
+		}
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.What != "PDN" {

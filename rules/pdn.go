@@ -19,7 +19,8 @@ type Tag struct {
 // result. Tags holds the tag pairs in file order except GameType, FEN and
 // Result, which the file format derives from the game (GameType is always
 // 22, the FEN tag is Start, the Result tag is Result), and except standard
-// tags whose value is PDN's "unknown" ("?", "????.??.??").
+// tags whose value is PDN's "unknown" ("?", "????.??.??"); the first tag of
+// each name of PDNStandardTags comes first, in their order.
 type Record struct {
 	Tags   []Tag
 	Start  Position
@@ -167,10 +168,36 @@ func (ps *pdnParser) begin(off int) {
 
 func (ps *pdnParser) finish(r Result) {
 	ps.rec.Result = r
+	ps.rec.Tags = rosterFirst(ps.rec.Tags)
 	ps.recs = append(ps.recs, ps.rec)
 	ps.errs = append(ps.errs, ps.gameErr)
 	ps.inGame = false
 	ps.skip, ps.gameErr = false, nil
+}
+
+// rosterFirst moves the first tag of each standard name to the front, in
+// the order of PDNStandardTags, keeping the others in their order.
+func rosterFirst(tags []Tag) []Tag {
+	if len(tags) == 0 {
+		return tags
+	}
+	out := make([]Tag, 0, len(tags))
+	used := make([]bool, len(tags))
+	for _, name := range PDNStandardTags {
+		for i, t := range tags {
+			if t.Name == name {
+				out = append(out, t)
+				used[i] = true
+				break
+			}
+		}
+	}
+	for i, t := range tags {
+		if !used[i] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // finishImplicit ends a game whose move text has no result: the Result
@@ -519,8 +546,10 @@ func WritePDN(w io.Writer, recs ...Record) error {
 		if gi > 0 {
 			bw.WriteByte('\n')
 		}
+		first := map[string]bool{} // standard names whose first tag is written
 		for _, name := range PDNStandardTags {
 			v, ok := r.Tag(name)
+			first[name] = true
 			switch {
 			case name == "Result":
 				v = r.Result.PDN()
@@ -532,7 +561,11 @@ func WritePDN(w io.Writer, recs ...Record) error {
 			writeTag(bw, name, v)
 		}
 		for _, t := range r.Tags {
-			if t.Name == "GameType" || t.Name == "FEN" || slices.Contains(PDNStandardTags, t.Name) {
+			if t.Name == "GameType" || t.Name == "FEN" || t.Name == "Result" {
+				continue
+			}
+			if first[t.Name] {
+				first[t.Name] = false // written in the roster
 				continue
 			}
 			if t.Name == "" || strings.IndexFunc(t.Name, func(c rune) bool { return c > 127 || !isTagNameByte(byte(c)) }) >= 0 {

@@ -4,30 +4,32 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
 )
 
 // LockFile is the file a trainer holds locked while it works on a run.
 const LockFile = "lock"
 
+// errLocked is what lockFile returns when another process holds the lock.
+var errLocked = errors.New("locked by another process")
+
 // Lock takes the run's exclusive lock, so that two trainers never work on
 // one run folder; self-play workers do not take it. The lock goes with the
-// process, so a killed trainer leaves no stale lock. It returns the unlock
-// function.
+// process, so a killed trainer leaves no stale lock (flock on Linux, macOS
+// and the BSDs, LockFileEx on Windows). It returns the unlock function.
 func (r *Run) Lock() (func(), error) {
 	f, err := os.OpenFile(r.Path(LockFile), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockFile(f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, errLocked) {
 			return nil, fmt.Errorf("train: run folder %s is in use by another trainer", r.Dir)
 		}
 		return nil, fmt.Errorf("train: locking %s: %w", r.Path(LockFile), err)
 	}
 	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		unlockFile(f)
 		f.Close()
 	}, nil
 }

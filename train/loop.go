@@ -15,11 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"dama/arena"
 	"dama/configs"
 	"dama/internal/cputime"
+	"dama/internal/progress"
 	"dama/mcts"
 	"dama/model"
 	"dama/selfplay"
@@ -559,7 +558,7 @@ func (l *loop) enough(fresh []chunkInfo, total int64) bool {
 // gather makes sure enough unconsumed games exist for generation gen:
 // played here with the best model, or waited for from workers.
 func (l *loop) gather(ctx context.Context, gen int, done map[string]bool, total int64) error {
-	var bar *progressbar.ProgressBar
+	var bar *progress.Bar
 	for round := 0; ; round++ {
 		fresh, err := l.unconsumed(done)
 		if err != nil {
@@ -670,7 +669,11 @@ func (l *loop) selfPlay(ctx context.Context, gen, round, have, need int) error {
 		return err
 	}
 	seed := selfplay.GameSeed(uint64(l.cfg.Run.Seed), gen*1_000_000+round*1000+have)
-	bar := l.bar(need, fmt.Sprintf("gen %d: self-play", gen))
+	desc := fmt.Sprintf("gen %d: self-play", gen)
+	if round > 0 {
+		desc += " (more games: the replay window needs train.window_min positions)"
+	}
+	bar := l.bar(need, desc)
 	per := max(1, min(need, 64, max(8, l.cfg.SelfPlay.GamesPerGeneration/4)))
 	err = PlayGames(ctx, l.cfg.SelfPlay, l.run.Path(best), l.run.Path(GamesDir), trainerWorker, seed, need, per, func(*selfplay.Game) {
 		if bar != nil {
@@ -886,19 +889,10 @@ func gateMatch(ctx context.Context, ac configs.Arena, sc configs.SelfPlay, candN
 	return arena.Match(ctx, a, b, mo)
 }
 
-func (l *loop) bar(n int, desc string) *progressbar.ProgressBar {
-	if l.opt.Progress == nil || n <= 0 {
-		return nil
-	}
-	return progressbar.NewOptions(n,
-		progressbar.OptionSetWriter(l.opt.Progress),
-		progressbar.OptionSetDescription(desc),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
+// bar shows a stage's progress: a bar on a terminal, a plain line per
+// stage elsewhere (nil without Options.Progress).
+func (l *loop) bar(n int, desc string) *progress.Bar {
+	return progress.New(l.opt.Progress, n, desc)
 }
 
 // MaxElo bounds the Elo figures written to the logs: a match won or lost

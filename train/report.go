@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"dama/configs"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,13 @@ type Report struct {
 	ArenaLines  int           // lines of arena.jsonl read
 	LastMetric  *MetricRecord // the newest training step, nil if none
 	Start       time.Time     // estimated start of the run, zero if unknown
+
+	// Promotion is the candidate's score (0..1) that promotes it under the
+	// run's gating, drawn in arena.png (0 when unknown or none):
+	// arena.threshold in threshold mode, the score of the midpoint of
+	// Elo0 and Elo1 with the SPRT. PromotionLabel describes it.
+	Promotion      float64
+	PromotionLabel string
 
 	samplesByGen map[int]int64 // samples counter at the last step of each generation
 }
@@ -89,6 +97,17 @@ func LoadReport(r *Run) (*Report, error) {
 		return nil, fmt.Errorf("run folder %s: not a directory", r.Dir)
 	}
 	rep := &Report{Dir: r.Dir, samplesByGen: map[int]int64{}}
+	if cfg, err := configs.Load(r.Path(ConfigFile), nil, nil); err == nil {
+		switch a := cfg.Arena; a.Gating {
+		case "threshold":
+			rep.Promotion = a.Threshold
+			rep.PromotionLabel = fmt.Sprintf("promotion threshold (%.0f%%)", 100*a.Threshold)
+		case "sprt":
+			mid := (a.Elo0 + a.Elo1) / 2
+			rep.Promotion = eloScore(mid)
+			rep.PromotionLabel = fmt.Sprintf("SPRT midpoint (%+.0f Elo, %.1f%%)", mid, 100*eloScore(mid))
+		}
+	}
 
 	var ls lossSeries
 	var last MetricRecord
@@ -852,6 +871,17 @@ func (rep *Report) arenaPlot() (*plot.Plot, error) {
 	even.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(even)
 	p.Legend.Add("even (50%)", even)
+	if rep.Promotion > 0 {
+		y := 100 * rep.Promotion
+		line, err := plotter.NewLine(plotter.XYs{{X: float64(rep.Arena[0].Gen) - 0.5, Y: y}, {X: float64(rep.Arena[len(rep.Arena)-1].Gen) + 0.5, Y: y}})
+		if err != nil {
+			return nil, err
+		}
+		line.Color = colAccepted
+		line.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+		p.Add(line)
+		p.Legend.Add(rep.PromotionLabel, line)
+	}
 	for _, s := range []struct {
 		name  string
 		xys   plotter.XYs

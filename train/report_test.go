@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"dama/configs"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -393,5 +394,26 @@ func TestLossSeriesBounded(t *testing.T) {
 		if seen != n {
 			t.Errorf("n=%d: buckets cover %d lines", n, seen)
 		}
+	}
+}
+
+// arena.png draws the score that promotes a candidate under the run's
+// gating (issue 13, point 19).
+func TestReportPromotionLine(t *testing.T) {
+	r := writeSynthRun(t)
+	cfg, err := configs.Load("quick", nil, []string{"arena.gating=threshold", "arena.threshold=0.97"})
+	must(t, err)
+	y, err := cfg.YAML()
+	must(t, err)
+	must(t, os.WriteFile(r.Path(ConfigFile), y, 0o644))
+	rep, err := LoadReport(r)
+	must(t, err)
+	if rep.Promotion != 0.97 || !strings.Contains(rep.PromotionLabel, "97%") {
+		t.Fatalf("promotion %v %q, want 0.97 from the run's configuration", rep.Promotion, rep.PromotionLabel)
+	}
+	p, err := rep.arenaPlot()
+	must(t, err)
+	if p.Y.Max < 97 {
+		t.Errorf("arena plot's y range ends at %v, below the promotion line at 97%%", p.Y.Max)
 	}
 }

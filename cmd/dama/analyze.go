@@ -18,7 +18,7 @@ func init() {
 		summary: "show the network's value and top moves for a position, and the search's principal variation",
 		usage:   "--model CKPT|random [--fen FEN] [--visits N] [--top N]",
 		flags: func(fs *flag.FlagSet) {
-			ef = addEngineFlags(fs, engine.DefaultVisits)
+			ef = addEngineFlags(fs, engine.DefaultVisits, false)
 			fen = fs.String("fen", rules.StartFEN, "position in PDN FEN form")
 			top = fs.Int("top", 10, "moves listed (0: all)")
 			limit(fs, "top", 0, 1000, "0: all")

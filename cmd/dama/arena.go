@@ -12,12 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/schollz/progressbar/v3"
 
 	"dama/arena"
 	"dama/internal/atomicfile"
+	"dama/internal/progress"
 	"dama/rules"
 )
 
@@ -52,7 +50,7 @@ var arenaOpt struct {
 
 func arenaFlags(fs *flag.FlagSet) {
 	o := &arenaOpt
-	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tMILLISECONDS (or a checkpoint, where supported)")
+	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tMILLISECONDS, or a network PATH[@VISITS]: a checkpoint file or run folder, MCTS with 200 visits unless @VISITS")
 	fs.StringVar(&o.b, "b", "", "player B, the reference A is judged against")
 	fs.IntVar(&o.games, "games", 100, "most games to play, even: each opening is played with both colours")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "games played at once")
@@ -135,15 +133,11 @@ func runArena(_ *flag.FlagSet, args []string) error {
 	}
 	defer closePlayer(b)
 
-	bar := progressbar.NewOptions(max(o.games, 0),
-		progressbar.OptionSetWriter(stderr),
-		progressbar.OptionSetVisibility(!o.quiet),
-		progressbar.OptionSetDescription(a.Name()+" vs "+b.Name()),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
+	var barOut io.Writer = stderr
+	if o.quiet {
+		barOut = nil
+	}
+	bar := progress.New(barOut, max(o.games, 0), a.Name()+" vs "+b.Name())
 	var w, d, l int
 	var games []arena.GameResult
 	opts.OnGame = func(g arena.GameResult) {
@@ -159,13 +153,13 @@ func runArena(_ *flag.FlagSet, args []string) error {
 			d++
 		}
 		bar.Describe(fmt.Sprintf("%s vs %s +%d =%d -%d", a.Name(), b.Name(), w, d, l))
-		_ = bar.Add(1)
+		bar.Add(1)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := arena.Match(ctx, a, b, opts)
-	_ = bar.Finish()
+	bar.Finish()
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,14 @@ type engineFlags struct {
 	treeMB   *int
 }
 
-func addEngineFlags(fs *flag.FlagSet, visits int) *engineFlags {
+// addEngineFlags declares the engine flags on fs; hub says whether they
+// serve the Hub engine, where --visits and --time apply only when the GUI
+// sets no level.
+func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
+	when := ""
+	if hub {
+		when = "; used when the GUI sets no level"
+	}
 	defer func() {
 		limit(fs, "visits", 0, 1e9, "0: no visit limit")
 		limit(fs, "time", 0, 1e6, "0: no time limit")
@@ -37,8 +44,8 @@ func addEngineFlags(fs *flag.FlagSet, visits int) *engineFlags {
 	}()
 	return &engineFlags{
 		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), or "random" for a uniform evaluator (no network); default: the model shipped in the binary`),
-		visits:   fs.Int("visits", visits, "MCTS visits per move (0: no visit limit; then --time must be set); for hub, when the GUI sets no level"),
-		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit); for hub, when the GUI sets no level"),
+		visits:   fs.Int("visits", visits, "MCTS visits per move (0: no visit limit; then --time must be set)"+when),
+		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit)"+when),
 		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step (network batch size)"),
 		cache:    fs.Int("cache", 1<<16, "evaluations cached"),
 		treeMB:   fs.Int("tree-mb", engine.TreeMB(0), fmt.Sprintf("memory of the search tree in MB (%d bytes a node, twice while the root moves); a full tree stops growing and the search goes on", mcts.NodeBytes)),
@@ -127,7 +134,7 @@ func init() {
 		summary: "run as a Hub protocol engine (the protocol of Scan) on stdin/stdout, for draughts GUIs",
 		usage:   "--model CKPT|random [--visits N] [--time S] [--parallel N]",
 		flags: func(fs *flag.FlagSet) {
-			ef = addEngineFlags(fs, engine.DefaultVisits)
+			ef = addEngineFlags(fs, engine.DefaultVisits, true)
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {

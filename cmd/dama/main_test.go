@@ -150,3 +150,30 @@ func TestVersion(t *testing.T) {
 		t.Errorf("buildVersion() = %q", v)
 	}
 }
+
+// Help texts say what applies to the command at hand (issue 13, point 19).
+func TestHelpTexts(t *testing.T) {
+	for _, tc := range []struct {
+		cmd           string
+		want, without string
+	}{
+		{"play", "seconds per move", "GUI"},
+		{"analyze", "seconds per move", "GUI"},
+		{"hub", "when the GUI sets no level", "for hub,"},
+		{"arena", "PATH[@VISITS]", "where supported"},
+	} {
+		_, out, _ := runCmd(t, "help", tc.cmd)
+		if !strings.Contains(out, tc.want) || strings.Contains(out, tc.without) {
+			t.Errorf("help %s: want %q and no %q in:\n%s", tc.cmd, tc.want, tc.without, out)
+		}
+	}
+}
+
+// Progress written to a file or pipe is plain lines, no carriage-return
+// frames (issue 13, point 18).
+func TestProgressPlainInLogs(t *testing.T) {
+	code, _, errs := runCmd(t, "selfplay", "--model", "random", "--games", "3", "--parallel", "3", "--visits", "4", "--out", t.TempDir())
+	if code != 0 || strings.Contains(errs, "\r") || !strings.Contains(errs, "3/3") {
+		t.Errorf("selfplay: exit %d, progress %q; want one plain line", code, errs)
+	}
+}

@@ -20,7 +20,7 @@ func init() {
 		summary: "play a game against the network in the terminal (moves in FID notation)",
 		usage:   "--model CKPT|random [--as white|black] [--visits N] [--fen FEN] [--pdn FILE]",
 		flags: func(fs *flag.FlagSet) {
-			ef = addEngineFlags(fs, engine.DefaultVisits)
+			ef = addEngineFlags(fs, engine.DefaultVisits, false)
 			as = fs.String("as", "white", "the side you play: white or black")
 			fen = fs.String("fen", rules.StartFEN, "start position in PDN FEN form")
 			pdn = fs.String("pdn", "", "file to save the game to as PDN (default: print it at the end)")

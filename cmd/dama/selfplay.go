@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/viper"
 
 	"dama/broker"
+	"dama/internal/progress"
 	"dama/mcts"
 	"dama/model"
 	"dama/selfplay"
@@ -203,15 +203,11 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 
-	bar := progressbar.NewOptions(o.games,
-		progressbar.OptionSetWriter(stderr),
-		progressbar.OptionSetVisibility(!o.quiet),
-		progressbar.OptionSetDescription("selfplay"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
+	var barOut io.Writer = stderr
+	if o.quiet {
+		barOut = nil
+	}
+	bar := progress.New(barOut, o.games, "selfplay")
 	var st selfplayStats
 	start := time.Now()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -220,10 +216,10 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 		st.add(g)
 		el := time.Since(start).Seconds()
 		bar.Describe(fmt.Sprintf("%.0f pos/s, mean %.0f plies, W/D/L %s", float64(st.positions)/el, st.meanLength(), st.shares()))
-		_ = bar.Add(1)
+		bar.Add(1)
 		return cw.Add(g)
 	})
-	_ = bar.Finish()
+	bar.Finish()
 	interrupted := runErr != nil && errors.Is(runErr, context.Canceled) && ctx.Err() != nil
 	if runErr != nil && !interrupted {
 		// Keep the whole games already played even when the run failed.

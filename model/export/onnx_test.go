@@ -175,7 +175,7 @@ func ortHarness(t *testing.T) string {
 		t.Skip("npm is not installed: skipping the ONNX Runtime check (install Node.js and npm to run it)")
 	}
 	dir := t.TempDir()
-	for _, f := range []string{"package.json", "package-lock.json", "check.js"} {
+	for _, f := range []string{"package.json", "package-lock.json", "check.js", "example.js"} {
 		b, err := os.ReadFile(filepath.Join("ortcheck", f))
 		if err != nil {
 			t.Fatal(err)
