@@ -67,7 +67,7 @@ func (l *lockedBuffer) String() string {
 // proc is a dama process the test may kill and start again.
 type proc struct {
 	args []string
-	env  string // an extra environment variable
+	env  string       // an extra environment variable
 	out  lockedBuffer // every incarnation's output
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the incarnation has ended
