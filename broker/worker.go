@@ -50,6 +50,8 @@ type worker struct {
 	mu   sync.Mutex
 	best *BestPointer  // newest pointer seen
 	sig  chan struct{} // a new pointer was seen
+
+	reconnected chan struct{} // the connection came back (watches are renewed)
 }
 
 // key identifies a pointer: the same bytes under another name are another
@@ -81,9 +83,16 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	w := &worker{opt: opt, sig: make(chan struct{}, 1)}
+	w := &worker{opt: opt, sig: make(chan struct{}, 1), reconnected: make(chan struct{}, 1)}
 	var err error
-	w.nc, err = Connect(ctx, opt.URL, "dama worker "+opt.Name, opt.Auth, w.logf)
+	w.nc, err = Connect(ctx, opt.URL, "dama worker "+opt.Name, opt.Auth, w.logf,
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			w.logf("broker: reconnected to %s", nc.ConnectedUrlRedacted())
+			select {
+			case w.reconnected <- struct{}{}:
+			default:
+			}
+		}))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -110,10 +119,13 @@ func (w *worker) logf(format string, args ...any) {
 }
 
 // retry calls f every second until it succeeds or ctx ends, logging the
-// first failure.
-func retry(ctx context.Context, what string, logf func(string, ...any), f func() error) error {
+// first failure. Each attempt gets callTimeout: a call caught by a server
+// restart must not wait for ever.
+func retry(ctx context.Context, what string, logf func(string, ...any), f func(ctx context.Context) error) error {
 	for attempt := 0; ; attempt++ {
-		err := f()
+		actx, cancel := context.WithTimeout(ctx, callTimeout)
+		err := f(actx)
+		cancel()
 		if err == nil {
 			return nil
 		}
@@ -128,10 +140,14 @@ func retry(ctx context.Context, what string, logf func(string, ...any), f func()
 	}
 }
 
+// callTimeout bounds one request to the broker (a model of a few MB
+// included).
+const callTimeout = 30 * time.Second
+
 // attach finds the run's buckets and configuration, waiting for a trainer
 // to create them.
 func (w *worker) attach(ctx context.Context, js jetstream.JetStream) error {
-	err := retry(ctx, "waiting for the trainer's run", w.logf, func() error {
+	err := retry(ctx, "waiting for the trainer's run", w.logf, func(ctx context.Context) error {
 		var err error
 		if w.kv, err = js.KeyValue(ctx, RunBucket); err != nil {
 			return err
@@ -181,8 +197,8 @@ func parseConfig(data []byte) (*configs.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// watch follows the best pointer: a KV watch for speed, and a read every
-// few seconds in case the watch missed a change across a reconnect.
+// watch follows the best pointer: a KV watch for speed, renewed after each
+// reconnect, and a read every few seconds in case a watch misses a change.
 func (w *worker) watch(ctx context.Context) {
 	var updates <-chan jetstream.KeyValueEntry
 	var kw jetstream.KeyWatcher
@@ -208,10 +224,22 @@ func (w *worker) watch(ctx context.Context) {
 			if e != nil && e.Operation() == jetstream.KeyValuePut {
 				w.see(e.Value())
 			}
-		case <-tick.C:
-			if e, err := w.kv.Get(ctx, BestKey); err == nil {
+		case <-w.reconnected:
+			if kw != nil {
+				kw.Stop()
+				kw, updates = nil, nil
+			}
+			gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if e, err := w.kv.Get(gctx, BestKey); err == nil {
 				w.see(e.Value())
 			}
+			cancel()
+		case <-tick.C:
+			gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if e, err := w.kv.Get(gctx, BestKey); err == nil {
+				w.see(e.Value())
+			}
+			cancel()
 		}
 	}
 }
@@ -246,7 +274,7 @@ func (w *worker) newest() *BestPointer {
 // fetch downloads and verifies the model a pointer names.
 func (w *worker) fetch(ctx context.Context, p BestPointer) (*loadedModel, error) {
 	var data []byte
-	err := retry(ctx, "fetching model "+p.Name, w.logf, func() error {
+	err := retry(ctx, "fetching model "+p.Name, w.logf, func(ctx context.Context) error {
 		var err error
 		data, err = w.obs.GetBytes(ctx, p.Name)
 		if errors.Is(err, jetstream.ErrObjectNotFound) || errors.Is(err, jetstream.ErrDigestMismatch) {
@@ -386,7 +414,7 @@ func (w *worker) chunk(ctx context.Context, m *loadedModel, seq, n int, refused 
 func (w *worker) claim(ctx context.Context) (int, error) {
 	key := seqPrefix + w.opt.Name
 	var seq int
-	err := retry(ctx, "taking a chunk number", w.logf, func() error {
+	err := retry(ctx, "taking a chunk number", w.logf, func(ctx context.Context) error {
 		e, err := w.kv.Get(ctx, key)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			if _, err := w.kv.Create(ctx, key, []byte("0")); err != nil {
