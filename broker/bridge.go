@@ -367,7 +367,7 @@ func (b *Bridge) publishBest(ctx context.Context) {
 		if rel == "" || rel == done {
 			continue
 		}
-		pctx, cancel := context.WithTimeout(ctx, time.Minute)
+		pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		err := b.putBest(pctx, rel)
 		cancel()
 		if err != nil {

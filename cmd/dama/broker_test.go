@@ -220,14 +220,27 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 	}
 	// Workers follow promotions: each one comes to play with the final
 	// best model (gating is off, so every generation promoted), which the
-	// trainer published as it stopped.
+	// trainer published as it stopped. An embedded server stopped with
+	// the trainer: a server on the same storage and port takes its place,
+	// and the workers reconnect to it by themselves.
+	var follow *broker.Server
+	if !external {
+		tok, err := broker.ReadToken(tokenFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if follow, err = broker.StartServer(broker.ServerOptions{Addr: addr, StoreDir: store, Token: tok}); err != nil {
+			t.Fatal(err)
+		}
+		defer follow.Shutdown()
+	}
 	run := &train.Run{Dir: dir}
 	best, err := run.Best()
 	if err != nil || best != filepath.Join(train.AcceptedDir, train.CandidateName(gens)) {
 		t.Errorf("best = %q, %v; want generation %d's", best, err, gens)
 	}
 	followStart := time.Now()
-	var follow []string
+	var followed []string
 	for i, w := range workers {
 		for end := time.Now().Add(time.Minute); !strings.Contains(w.out.String(), "playing with "+best); time.Sleep(50 * time.Millisecond) {
 			if time.Now().After(end) {
@@ -235,7 +248,7 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 				break
 			}
 		}
-		follow = append(follow, time.Since(followStart).Round(time.Millisecond).String())
+		followed = append(followed, time.Since(followStart).Round(time.Millisecond).String())
 	}
 	for _, w := range workers {
 		select {
@@ -280,6 +293,8 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 	}
 	if external {
 		server.kill()
+	} else {
+		follow.Shutdown()
 	}
 	onStream := streamChunks(t, store, tokenFile)
 	// A chunk consumed by a plan may still be on the stream when the
@@ -316,7 +331,7 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 		what = fmt.Sprintf("server %d, trainer", serverKills)
 	}
 	t.Logf("kills: %s %d, workers %d; published %d chunks (%d games); consumed %d chunks in %d plans (each once), in games/ %d, left on the stream %d (of them consumed, acknowledgement lost to a kill: %d), lost %d; models in the chunks %v; the workers played with the final best %v after the trainer stopped",
-		what, trainerKills, workerKills, len(published), games, len(used), gens, len(inGames), len(onStream), ackPending, lost, modelList, follow)
+		what, trainerKills, workerKills, len(published), games, len(used), gens, len(inGames), len(onStream), ackPending, lost, modelList, followed)
 }
 
 // streamChunks starts a server on JetStream storage and lists the chunks
