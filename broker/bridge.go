@@ -249,11 +249,23 @@ func (b *Bridge) holdOrAck(name string, m jetstream.Msg, hold bool) bool {
 	return hold
 }
 
-func (b *Bridge) ack(m jetstream.Msg) {
+func (b *Bridge) ack(msgs ...jetstream.Msg) {
+	// One deadline for all: with the broker away, a plan waits five
+	// seconds at most, and the chunks are acknowledged on redelivery.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := m.DoubleAck(ctx); err != nil && !errors.Is(err, jetstream.ErrMsgAlreadyAckd) {
-		b.logf("broker: acknowledging a chunk: %v (it will come again and be acknowledged then)", err)
+	failed := 0
+	var first error
+	for _, m := range msgs {
+		if err := m.DoubleAck(ctx); err != nil && !errors.Is(err, jetstream.ErrMsgAlreadyAckd) {
+			failed++
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	if failed > 0 {
+		b.logf("broker: acknowledging %d of %d chunks: %v (they will come again and be acknowledged then)", failed, len(msgs), first)
 	}
 }
 
@@ -292,8 +304,8 @@ func (b *Bridge) OnPlan(gen int, chunks []string) error {
 		}
 	}
 	b.mu.Unlock()
-	for _, m := range msgs {
-		b.ack(m)
+	if len(msgs) > 0 {
+		b.ack(msgs...)
 	}
 	return nil
 }
@@ -355,7 +367,7 @@ func (b *Bridge) publishBest(ctx context.Context) {
 		if rel == "" || rel == done {
 			continue
 		}
-		pctx, cancel := context.WithTimeout(ctx, time.Minute)
+		pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		err := b.putBest(pctx, rel)
 		cancel()
 		if err != nil {

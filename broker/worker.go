@@ -50,6 +50,39 @@ type worker struct {
 	mu   sync.Mutex
 	best *BestPointer  // newest pointer seen
 	sig  chan struct{} // a new pointer was seen
+
+	reconnected chan struct{} // the connection came back (watches are renewed)
+
+	// A reconnect cancels the requests in flight: their replies were lost
+	// with the old connection, and waiting for their timeout would hold
+	// the worker for nothing.
+	recMu     sync.Mutex
+	recCtx    context.Context
+	recCancel context.CancelFunc
+}
+
+// interrupt cancels the requests in flight.
+func (w *worker) interrupt() {
+	w.recMu.Lock()
+	defer w.recMu.Unlock()
+	if w.recCancel != nil {
+		w.recCancel()
+	}
+	w.recCtx, w.recCancel = context.WithCancel(context.Background())
+}
+
+// request returns a context for one request to the broker: ctx with
+// timeout, cancelled too by a reconnect.
+func (w *worker) request(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	w.recMu.Lock()
+	rec := w.recCtx
+	w.recMu.Unlock()
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	if rec == nil {
+		return rctx, cancel
+	}
+	stop := context.AfterFunc(rec, cancel)
+	return rctx, func() { stop(); cancel() }
 }
 
 // key identifies a pointer: the same bytes under another name are another
@@ -81,9 +114,18 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	w := &worker{opt: opt, sig: make(chan struct{}, 1)}
+	w := &worker{opt: opt, sig: make(chan struct{}, 1), reconnected: make(chan struct{}, 1)}
+	w.interrupt()
 	var err error
-	w.nc, err = Connect(ctx, opt.URL, "dama worker "+opt.Name, opt.Auth, w.logf)
+	w.nc, err = Connect(ctx, opt.URL, "dama worker "+opt.Name, opt.Auth, w.logf,
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			w.logf("broker: reconnected to %s", nc.ConnectedUrlRedacted())
+			w.interrupt()
+			select {
+			case w.reconnected <- struct{}{}:
+			default:
+			}
+		}))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -110,15 +152,18 @@ func (w *worker) logf(format string, args ...any) {
 }
 
 // retry calls f every second until it succeeds or ctx ends, logging the
-// first failure.
-func retry(ctx context.Context, what string, logf func(string, ...any), f func() error) error {
+// first failure. Each attempt gets callTimeout: a call caught by a server
+// restart must not wait for ever.
+func (w *worker) retry(ctx context.Context, what string, f func(ctx context.Context) error) error {
 	for attempt := 0; ; attempt++ {
-		err := f()
+		actx, cancel := w.request(ctx, callTimeout)
+		err := f(actx)
+		cancel()
 		if err == nil {
 			return nil
 		}
 		if attempt == 0 {
-			logf("%s: %v; trying again every second", what, err)
+			w.logf("%s: %v; trying again every second", what, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -128,10 +173,14 @@ func retry(ctx context.Context, what string, logf func(string, ...any), f func()
 	}
 }
 
+// callTimeout bounds one request to the broker (a model of a few MB
+// included).
+const callTimeout = 30 * time.Second
+
 // attach finds the run's buckets and configuration, waiting for a trainer
 // to create them.
 func (w *worker) attach(ctx context.Context, js jetstream.JetStream) error {
-	err := retry(ctx, "waiting for the trainer's run", w.logf, func() error {
+	err := w.retry(ctx, "waiting for the trainer's run", func(ctx context.Context) error {
 		var err error
 		if w.kv, err = js.KeyValue(ctx, RunBucket); err != nil {
 			return err
@@ -181,8 +230,8 @@ func parseConfig(data []byte) (*configs.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// watch follows the best pointer: a KV watch for speed, and a read every
-// few seconds in case the watch missed a change across a reconnect.
+// watch follows the best pointer: a KV watch for speed, renewed after each
+// reconnect, and a read every few seconds in case a watch misses a change.
 func (w *worker) watch(ctx context.Context) {
 	var updates <-chan jetstream.KeyValueEntry
 	var kw jetstream.KeyWatcher
@@ -208,10 +257,22 @@ func (w *worker) watch(ctx context.Context) {
 			if e != nil && e.Operation() == jetstream.KeyValuePut {
 				w.see(e.Value())
 			}
-		case <-tick.C:
-			if e, err := w.kv.Get(ctx, BestKey); err == nil {
+		case <-w.reconnected:
+			if kw != nil {
+				kw.Stop()
+				kw, updates = nil, nil
+			}
+			gctx, cancel := w.request(ctx, 5*time.Second)
+			if e, err := w.kv.Get(gctx, BestKey); err == nil {
 				w.see(e.Value())
 			}
+			cancel()
+		case <-tick.C:
+			gctx, cancel := w.request(ctx, 5*time.Second)
+			if e, err := w.kv.Get(gctx, BestKey); err == nil {
+				w.see(e.Value())
+			}
+			cancel()
 		}
 	}
 }
@@ -246,7 +307,7 @@ func (w *worker) newest() *BestPointer {
 // fetch downloads and verifies the model a pointer names.
 func (w *worker) fetch(ctx context.Context, p BestPointer) (*loadedModel, error) {
 	var data []byte
-	err := retry(ctx, "fetching model "+p.Name, w.logf, func() error {
+	err := w.retry(ctx, "fetching model "+p.Name, func(ctx context.Context) error {
 		var err error
 		data, err = w.obs.GetBytes(ctx, p.Name)
 		if errors.Is(err, jetstream.ErrObjectNotFound) || errors.Is(err, jetstream.ErrDigestMismatch) {
@@ -386,7 +447,7 @@ func (w *worker) chunk(ctx context.Context, m *loadedModel, seq, n int, refused 
 func (w *worker) claim(ctx context.Context) (int, error) {
 	key := seqPrefix + w.opt.Name
 	var seq int
-	err := retry(ctx, "taking a chunk number", w.logf, func() error {
+	err := w.retry(ctx, "taking a chunk number", func(ctx context.Context) error {
 		e, err := w.kv.Get(ctx, key)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			if _, err := w.kv.Create(ctx, key, []byte("0")); err != nil {
@@ -446,7 +507,7 @@ func (w *worker) publish(ctx context.Context, p BestPointer, seq int, games []*s
 	}
 	var deadline time.Time // set once ctx has ended
 	for attempt := 0; ; attempt++ {
-		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		actx, cancel := w.request(context.Background(), 10*time.Second)
 		_, err := js.PublishMsg(actx, msg)
 		cancel()
 		if err == nil {

@@ -25,6 +25,26 @@ import (
 	"dama/train"
 )
 
+// With DAMA_TEST_AS_BROKER=STOREDIR|ADDR|TOKENFILE the test binary is a
+// NATS server process, which a test can SIGKILL on its own.
+func init() {
+	spec := os.Getenv("DAMA_TEST_AS_BROKER")
+	if spec == "" {
+		return
+	}
+	parts := strings.Split(spec, "|")
+	tok, err := broker.ReadToken(parts[2])
+	if err == nil {
+		_, err = broker.StartServer(broker.ServerOptions{Addr: parts[1], StoreDir: parts[0], Token: tok})
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println("broker: serving")
+	select {}
+}
+
 // lockedBuffer collects a process's output; the test reads it while the
 // process writes.
 type lockedBuffer struct {
@@ -47,6 +67,7 @@ func (l *lockedBuffer) String() string {
 // proc is a dama process the test may kill and start again.
 type proc struct {
 	args []string
+	env  string       // an extra environment variable
 	out  lockedBuffer // every incarnation's output
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the incarnation has ended
@@ -56,6 +77,9 @@ type proc struct {
 func (p *proc) start(t *testing.T) {
 	t.Helper()
 	p.cmd = damaCmd(p.args...)
+	if p.env != "" {
+		p.cmd.Env = append(p.cmd.Env, p.env)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -103,13 +127,41 @@ func TestBrokerSurvivesKills(t *testing.T) {
 	if testing.Short() {
 		gens, kills = 2, 4
 	}
+	brokerKills(t, gens, kills, false)
+}
+
+// TestBrokerServerKills runs the same over a NATS server in a process of
+// its own (dama train --broker), which is SIGKILLed too.
+func TestBrokerServerKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("TestBrokerSurvivesKills covers the short run")
+	}
+	brokerKills(t, 3, 12, true)
+}
+
+func brokerKills(t *testing.T, gens, kills int, external bool) {
 	dir := t.TempDir()
-	url := fmt.Sprintf("nats://127.0.0.1:%d", freePort(t))
-	trainer := &proc{args: append(append([]string{"train", "--run", dir, "--serve", strings.TrimPrefix(url, "nats://")}, fastRun...),
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	url := "nats://" + addr
+	trainerArgs := []string{"train", "--run", dir, "--serve", addr}
+	tokenFile := filepath.Join(dir, "broker", "token")
+	var server *proc
+	store := filepath.Join(dir, "broker", "jetstream")
+	if external {
+		tokenFile = filepath.Join(t.TempDir(), "token")
+		if _, err := broker.EnsureToken(tokenFile); err != nil {
+			t.Fatal(err)
+		}
+		store = filepath.Join(t.TempDir(), "jetstream")
+		server = &proc{env: "DAMA_TEST_AS_BROKER=" + store + "|" + addr + "|" + tokenFile}
+		server.start(t)
+		defer server.kill()
+		trainerArgs = []string{"train", "--run", dir, "--broker", url, "--token-file", tokenFile}
+	}
+	trainer := &proc{args: append(append(trainerArgs, fastRun...),
 		"--set", "run.generations="+strconv.Itoa(gens), "--set", "arena.gating=none", "--set", "selfplay.games_per_generation=12")}
 	trainer.start(t)
 	defer trainer.kill()
-	tokenFile := filepath.Join(dir, "broker", "token")
 	for end := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(tokenFile); err == nil {
 			break
@@ -127,7 +179,7 @@ func TestBrokerSurvivesKills(t *testing.T) {
 	}
 
 	rng := rand.New(rand.NewPCG(10, 10))
-	trainerKills, workerKills := 0, 0
+	trainerKills, workerKills, serverKills := 0, 0, 0
 	finished := false
 	for k := 0; k < kills && !finished; k++ {
 		select {
@@ -139,7 +191,12 @@ func TestBrokerSurvivesKills(t *testing.T) {
 			continue
 		case <-time.After(time.Duration(200+rng.IntN(1000)) * time.Millisecond):
 		}
-		if k%3 == 1 {
+		if external && k%3 == 2 {
+			server.kill()
+			serverKills++
+			time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond) // a while without a server
+			server.start(t)
+		} else if k%3 == 1 {
 			trainer.kill()
 			trainerKills++
 			trainer.start(t)
@@ -161,6 +218,38 @@ func TestBrokerSurvivesKills(t *testing.T) {
 			t.Fatalf("the run did not finish:\n%s", trainer.out.String())
 		}
 	}
+	// Workers follow promotions: each one comes to play with the final
+	// best model (gating is off, so every generation promoted), which the
+	// trainer published as it stopped. An embedded server stopped with
+	// the trainer: a server on the same storage and port takes its place,
+	// and the workers reconnect to it by themselves.
+	var follow *broker.Server
+	if !external {
+		tok, err := broker.ReadToken(tokenFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if follow, err = broker.StartServer(broker.ServerOptions{Addr: addr, StoreDir: store, Token: tok}); err != nil {
+			t.Fatal(err)
+		}
+		defer follow.Shutdown()
+	}
+	run := &train.Run{Dir: dir}
+	best, err := run.Best()
+	if err != nil || best != filepath.Join(train.AcceptedDir, train.CandidateName(gens)) {
+		t.Errorf("best = %q, %v; want generation %d's", best, err, gens)
+	}
+	followStart := time.Now()
+	var followed []string
+	for i, w := range workers {
+		for end := time.Now().Add(time.Minute); !strings.Contains(w.out.String(), "playing with "+best); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Errorf("worker %d did not take up the best model %s within a minute", i+1, best)
+				break
+			}
+		}
+		followed = append(followed, time.Since(followStart).Round(time.Millisecond).String())
+	}
 	for _, w := range workers {
 		select {
 		case <-w.done:
@@ -181,7 +270,6 @@ func TestBrokerSurvivesKills(t *testing.T) {
 	}
 
 	used := checkRun(t, dir, gens)
-	run := &train.Run{Dir: dir}
 	// What the workers saw stored, against what the run and the stream hold.
 	published := map[string]int{}
 	for _, w := range workers {
@@ -203,7 +291,12 @@ func TestBrokerSurvivesKills(t *testing.T) {
 			models[h.Model] = true
 		}
 	}
-	onStream := streamChunks(t, dir)
+	if external {
+		server.kill()
+	} else {
+		follow.Shutdown()
+	}
+	onStream := streamChunks(t, store, tokenFile)
 	// A chunk consumed by a plan may still be on the stream when the
 	// trainer was killed between the plan and the acknowledgement: the
 	// next delivery is recognised and acknowledged (broker's
@@ -227,26 +320,29 @@ func TestBrokerSurvivesKills(t *testing.T) {
 		modelList = append(modelList, m)
 	}
 	sort.Strings(modelList)
-	// Every worker followed a promotion: gating is off, so each generation
-	// promotes its candidate.
-	for i, w := range workers {
-		if !regexp.MustCompile(`playing with accepted/0*[1-9]`).MatchString(w.out.String()) {
-			t.Errorf("worker %d never played with a promoted model:\n%s", i+1, w.out.String())
+	if t.Failed() {
+		t.Logf("trainer's output:\n%s", trainer.out.String())
+		for i, w := range workers {
+			t.Logf("worker %d's output:\n%s", i+1, w.out.String())
 		}
 	}
-	t.Logf("kills: trainer+server %d, workers %d; published %d chunks (%d games); consumed %d chunks in %d plans (each once), in games/ %d, left on the stream %d (of them consumed, acknowledgement lost to a kill: %d), lost %d; models in the chunks %v",
-		trainerKills, workerKills, len(published), games, len(used), gens, len(inGames), len(onStream), ackPending, lost, modelList)
+	what := "trainer+server"
+	if external {
+		what = fmt.Sprintf("server %d, trainer", serverKills)
+	}
+	t.Logf("kills: %s %d, workers %d; published %d chunks (%d games); consumed %d chunks in %d plans (each once), in games/ %d, left on the stream %d (of them consumed, acknowledgement lost to a kill: %d), lost %d; models in the chunks %v; the workers played with the final best %v after the trainer stopped",
+		what, trainerKills, workerKills, len(published), games, len(used), gens, len(inGames), len(onStream), ackPending, lost, modelList, followed)
 }
 
-// streamChunks starts a server on the run's broker storage and lists the
-// chunks still on the stream.
-func streamChunks(t *testing.T, dir string) map[string]bool {
+// streamChunks starts a server on JetStream storage and lists the chunks
+// still on the stream.
+func streamChunks(t *testing.T, store, tokenFile string) map[string]bool {
 	t.Helper()
-	tok, err := broker.ReadToken(filepath.Join(dir, "broker", "token"))
+	tok, err := broker.ReadToken(tokenFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := broker.StartServer(broker.ServerOptions{Addr: "127.0.0.1:0", StoreDir: filepath.Join(dir, "broker", "jetstream"), Token: tok})
+	s, err := broker.StartServer(broker.ServerOptions{Addr: "127.0.0.1:0", StoreDir: store, Token: tok})
 	if err != nil {
 		t.Fatal(err)
 	}
