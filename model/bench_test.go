@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"dama/internal/cputime"
-
 	"dama/mcts"
 )
 
