@@ -48,6 +48,8 @@
 // workstation 1.0k samples/s (3.5k, 1.1k and 290 with Gorgonia's ops);
 // keeping those ops' activations NHWC then gave 1.20x, 1.23x and 1.27x the
 // samples per CPU-second (median of three interleaved runs on a loaded
-// machine, the benchmark's samples/cpu-s). Policy index sharing (two captures with the same start and end)
-// is rare: 1 position in 20,000 of random games (TestSharingRate).
+// machine, the benchmark's samples/cpu-s).
+//
+// Policy index sharing (two captures with the same start and end) is rare:
+// 1 position in 20,000 of random games (TestSharingRate).
 package model
