@@ -15,9 +15,9 @@ import (
 )
 
 // BenchmarkONNXRuntime compares, in one run, the model package's fp32
-// backend with ONNX Runtime (one thread, through ortcheck/check.js as the
-// export test runs it) on the same exported file and positions, in
-// positions per CPU-second:
+// backend (and bf16 where the CPU has it) with ONNX Runtime (one thread,
+// through ortcheck/check.js as the export test runs it) on the same
+// exported file and positions, in positions per CPU-second:
 //
 //	DAMA_ORTCHECK_DIR=$PWD/model/export/ortcheck GOMAXPROCS=1 go test ./model/export -run XXX -bench ONNXRuntime
 func BenchmarkONNXRuntime(b *testing.B) {
@@ -27,6 +27,7 @@ func BenchmarkONNXRuntime(b *testing.B) {
 		b.Fatal(err)
 	}
 	ortRate := map[string]float64{} // by sub-benchmark: check.js runs once each
+	// ns/op covers one pass of each backend; the metrics are per backend.
 	for _, name := range []string{"tiny", "small", "workstation"} {
 		cfg, err := model.Preset(name)
 		if err != nil {
@@ -42,9 +43,14 @@ func BenchmarkONNXRuntime(b *testing.B) {
 		if err := SaveONNX(modelPath, folded, Options{}); err != nil {
 			b.Fatal(err)
 		}
-		fp32, err := model.NewBackend(model.BackendFP32, net)
-		if err != nil {
-			b.Fatal(err)
+		backends := map[string]model.Backend{}
+		for _, be := range []string{model.BackendFP32, "bf16"} {
+			if _, err := model.ResolveBackend(be); err != nil {
+				continue // bf16 on a CPU without AVX512_BF16
+			}
+			if backends[be], err = model.NewBackend(be, net); err != nil {
+				b.Fatal(err)
+			}
 		}
 		for _, batch := range []int{1, 8, 32, 128} {
 			b.Run(fmt.Sprintf("%s/batch=%d", name, batch), func(b *testing.B) {
@@ -53,18 +59,30 @@ func BenchmarkONNXRuntime(b *testing.B) {
 				if err := os.WriteFile(inPath, float32s(input), 0o644); err != nil {
 					b.Fatal(err)
 				}
-				run := fp32.NewRunner(batch)
 				policy, wdl := make([]float32, batch*model.PolicySize), make([]float32, batch*model.ValueSize)
-				run.Forward(input, batch, policy, wdl) // warm-up
-				b.ResetTimer()
-				cpu0, ok := cputime.Process()
-				for i := 0; i < b.N; i++ {
-					run.Forward(input, batch, policy, wdl)
+				runners := map[string]model.Runner{}
+				for be, bk := range backends {
+					runners[be] = bk.NewRunner(batch)
+					runners[be].Forward(input, batch, policy, wdl) // warm-up
 				}
-				cpu1, _ := cputime.Process()
+				rates := map[string]float64{}
+				b.ResetTimer() // (it also deletes reported metrics: report below)
+				for _, be := range []string{model.BackendFP32, "bf16"} {
+					run := runners[be]
+					if run == nil {
+						continue
+					}
+					cpu0, ok := cputime.Process()
+					for i := 0; i < b.N; i++ {
+						run.Forward(input, batch, policy, wdl)
+					}
+					if cpu1, _ := cputime.Process(); ok && cpu1 > cpu0 {
+						rates[be] = float64(b.N*batch) / (cpu1 - cpu0).Seconds()
+					}
+				}
 				b.StopTimer()
-				if ok && cpu1 > cpu0 {
-					b.ReportMetric(float64(b.N*batch)/(cpu1-cpu0).Seconds(), "fp32-positions/cpu-s")
+				for be, r := range rates {
+					b.ReportMetric(r, be+"-positions/cpu-s")
 				}
 				if r, ok := ortRate[b.Name()]; ok {
 					b.ReportMetric(r, "ort-positions/cpu-s")
