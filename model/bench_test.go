@@ -8,9 +8,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"dama/internal/cputime"
 	"dama/mcts"
 )
+
+// cpuTime returns the CPU time the process has used (0 where it cannot be
+// measured, and the per-CPU-second metrics are left out): on a shared
+// machine, work per CPU-second is steadier than work per wall-clock second.
+func cpuTime() time.Duration {
+	d, _ := cputime.Process()
+	return d
+}
 
 // benchConfigs are the networks the inference benchmark measures: the
 // presets, plus an 8x64 tower that was the other workstation candidate.

@@ -21,8 +21,16 @@
 // keeps their running statistics, which checkpoints store and inference
 // uses (eval mode). In float32 graphs the convolutions, batch norms and
 // ReLUs are the package's own Gorgonia ops (convop.go on package kernel,
-// bnop.go, affineop.go); float64 graphs, used by the finite-difference
-// gradient check, use Gorgonia's Conv2d, BatchNorm and Rectify. Inference is plain Go: the forward pass agrees with the
+// bnop.go, affineop.go), on NHWC activations throughout (the heads
+// flatten channel-major, flattenop.go, the order of their stored dense
+// weights); float64 graphs, used by the finite-difference gradient check,
+// use Gorgonia's Conv2d, BatchNorm and Rectify in NCHW.
+//
+// Backends (EvaluatorOptions.Backend): "fp32", the float32 kernels, the
+// default everywhere; "bf16" (infer_bf16.go), bfloat16 weights and
+// activations with float32 accumulation, where the CPU has AVX512_BF16,
+// about 1.9x fp32 per core on the workstation net (BenchmarkBackend) but
+// not chosen by "auto" until issue 12's accuracy criteria are measured. Inference is plain Go: the forward pass agrees with the
 // Gorgonia graph in eval mode to 1e-4 (see infer_test.go).
 //
 // Measured on one core of the development machine (AMD EPYC with AVX-512,
@@ -37,6 +45,11 @@
 // Gorgonia training at batch 256 on two shared cores (go test ./model/ -run
 // XXX -bench Train -benchtime 3x), with those ops and Gorgonia's float32
 // matrix products routed to package kernel (blas.go): tiny 7.5k, small 3.2k,
-// workstation 1.0k samples/s (3.5k, 1.1k and 290 with Gorgonia's ops). Policy index sharing (two captures with the same start and end)
-// is rare: 1 position in 20,000 of random games (TestSharingRate).
+// workstation 1.0k samples/s (3.5k, 1.1k and 290 with Gorgonia's ops);
+// keeping those ops' activations NHWC then gave 1.20x, 1.23x and 1.27x the
+// samples per CPU-second (median of three interleaved runs on a loaded
+// machine, the benchmark's samples/cpu-s).
+//
+// Policy index sharing (two captures with the same start and end) is rare:
+// 1 position in 20,000 of random games (TestSharingRate).
 package model

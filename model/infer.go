@@ -163,13 +163,20 @@ type workspace struct {
 	Input       []float32 // batch*InputSize, filled by the caller
 }
 
+// newWorkspace returns a workspace for forward passes of up to maxBatch
+// positions with its own input and output buffers.
 func (inf *inference) newWorkspace(maxBatch int) *workspace {
-	ws := &workspace{
-		maxBatch: maxBatch,
-		Policy:   make([]float32, maxBatch*PolicySize),
-		WDL:      make([]float32, maxBatch*ValueSize),
-		Input:    make([]float32, maxBatch*InputSize),
-	}
+	ws := inf.newActivations(maxBatch)
+	ws.Policy = make([]float32, maxBatch*PolicySize)
+	ws.WDL = make([]float32, maxBatch*ValueSize)
+	ws.Input = make([]float32, maxBatch*InputSize)
+	return ws
+}
+
+// newActivations is newWorkspace without the input and output buffers,
+// which a runner takes from its caller.
+func (inf *inference) newActivations(maxBatch int) *workspace {
+	ws := &workspace{maxBatch: maxBatch}
 	for _, n := range inf.bufs {
 		ws.bufs = append(ws.bufs, make([]float32, maxBatch*n))
 	}
@@ -259,7 +266,7 @@ func newFP32Backend(n *Network) (Backend, error) {
 func (b fp32Backend) Name() string { return fp32Name }
 
 func (b fp32Backend) NewRunner(maxBatch int) Runner {
-	return &fp32Runner{inf: b.inf, ws: b.inf.newWorkspace(maxBatch)}
+	return &fp32Runner{inf: b.inf, ws: b.inf.newActivations(maxBatch)}
 }
 
 type fp32Runner struct {

@@ -60,7 +60,7 @@ func newBF16Backend(n *Network) (Backend, error) {
 func (b *bf16Backend) Name() string { return bf16Name }
 
 func (b *bf16Backend) NewRunner(maxBatch int) Runner {
-	ws := b.inf.newWorkspace(maxBatch)
+	ws := b.inf.newActivations(maxBatch)
 	ws.scratch = nil // the float32 convolution scratch is not used
 	ws.scratch16 = make([]uint16, maxBatch*b.scratch)
 	return &bf16Runner{b: b, ws: ws}

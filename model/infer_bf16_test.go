@@ -22,6 +22,9 @@ const (
 func TestBF16MatchesFP32(t *testing.T) {
 	for _, name := range []string{"tiny", "small", "workstation"} {
 		t.Run(name, func(t *testing.T) {
+			if name == "workstation" && testing.Short() && !kernel.BF16Native() {
+				t.Skip("the portable bf16 kernel is slow: workstation only without -short")
+			}
 			cfg, _ := Preset(name)
 			rng := rand.New(rand.NewSource(31))
 			net := NewNetwork(cfg, rng)

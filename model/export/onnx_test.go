@@ -160,7 +160,7 @@ func TestONNXStructure(t *testing.T) {
 // installed: $DAMA_ORTCHECK_DIR if set, ortcheck/ if its node_modules is
 // there (CI runs "npm ci --ignore-scripts" in it), or a temporary copy in
 // which the test runs npm ci itself.
-func ortHarness(t *testing.T) string {
+func ortHarness(t testing.TB) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: skipping the ONNX Runtime check (install Node.js and npm to run it)")

@@ -10,6 +10,9 @@
 // micro-kernels read in place from a zero-padded copy of the images (rows
 // of A are passed as pointers), so the nine-fold im2col copy is never made.
 //
+// bf16.go holds the same products in bfloat16 (float32 accumulation):
+// VDPBF16PS on CPUs with AVX512_BF16, a portable kernel elsewhere.
+//
 // Every function runs on the calling goroutine and is safe for concurrent
 // use on distinct outputs. Slices that are too short for the given shapes
 // are programming errors and panic with a message naming the operand.
