@@ -34,7 +34,7 @@ func TestGradientCheck(t *testing.T) {
 	if err := loadBatch(samples, enc, mask, pt, vt); err != nil {
 		t.Fatal(err)
 	}
-	gr, err := buildGraph(net, B, tensor.Float64, true, 0.1, 1e-3)
+	gr, err := buildGraph(net, B, tensor.Float64, true, 0.1, 1e-3, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func graphGrads(t *testing.T, net *Network, samples []Sample, dt tensor.Dtype) (
 	if err := loadBatch(samples, enc, mask, pt, vt); err != nil {
 		t.Fatal(err)
 	}
-	gr, err := buildGraph(net, B, dt, true, 0.1, 1e-3)
+	gr, err := buildGraph(net, B, dt, true, 0.1, 1e-3, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
