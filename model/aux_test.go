@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -8,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"dama/mcts"
 )
 
 // withReplies gives every sample a reply target: a random policy over the
@@ -140,6 +143,38 @@ func TestAuxReplyInferenceIgnoresHead(t *testing.T) {
 	}
 	if d := compareForward(t, net, input, B); d > 1e-4 {
 		t.Errorf("forward pass differs from the graph by %v", d)
+	}
+	// Every backend the machine has, through the Evaluator.
+	for _, name := range BackendNames() {
+		evA, errA := OpenEvaluator(net, EvaluatorOptions{Backend: name, MaxBatch: 4})
+		evB, errB := OpenEvaluator(plain, EvaluatorOptions{Backend: name, MaxBatch: 4})
+		if errB != nil {
+			t.Logf("backend %s: %v", name, errB)
+			if evA != nil {
+				evA.Close()
+			}
+			continue
+		}
+		if errA != nil {
+			t.Errorf("backend %s refuses the network with the head: %v", name, errA)
+			evB.Close()
+			continue
+		}
+		for _, q := range qs {
+			var a, b mcts.Evaluation
+			if err := evA.Evaluate(context.Background(), queryOf(q), &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := evB.Evaluate(context.Background(), queryOf(q), &b); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("backend %s: evaluation differs with the reply head", name)
+				break
+			}
+		}
+		evA.Close()
+		evB.Close()
 	}
 	f1, err := net.Fold()
 	if err != nil {
