@@ -47,16 +47,7 @@ func auxPreset() Config {
 
 // stripAux returns n without its training-only tensors, as a network
 // without the reply head.
-func stripAux(n *Network) *Network {
-	out := &Network{Config: n.Config}
-	out.Config.AuxReply = false
-	for _, t := range n.Clone().Tensors {
-		if !strings.HasPrefix(t.Name, "reply/") {
-			out.Tensors = append(out.Tensors, t)
-		}
-	}
-	return out
-}
+func stripAux(n *Network) *Network { return n.InferenceOnly() }
 
 func TestTrainSpecAuxReply(t *testing.T) {
 	for _, name := range PresetNames() {
@@ -104,6 +95,15 @@ func TestAuxReplyInitKeepsOtherTensors(t *testing.T) {
 	}
 	if err := a.Check(); err != nil {
 		t.Error(err)
+	}
+	io := a.InferenceOnly()
+	if err := io.Check(); err != nil || io.Config.AuxReply || len(a.Tensors)-len(io.Tensors) != 7 {
+		t.Errorf("InferenceOnly: %d of %d tensors left, config %v (%v)", len(io.Tensors), len(a.Tensors), io.Config, err)
+	}
+	for _, tt := range io.Tensors {
+		if strings.HasPrefix(tt.Name, "reply/") {
+			t.Errorf("InferenceOnly keeps %s", tt.Name)
+		}
 	}
 	if a.NumParams() <= b.NumParams() {
 		t.Errorf("%d parameters with the head, %d without", a.NumParams(), b.NumParams())

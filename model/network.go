@@ -139,6 +139,25 @@ func NewNetwork(cfg Config, rng *rand.Rand) *Network {
 	return n
 }
 
+// InferenceOnly returns a copy of n without its training-only heads (see
+// TrainSpec): the network inference and the exports see, e.g. to ship a
+// model without the reply head's weights. Its outputs are n's.
+func (n *Network) InferenceOnly() *Network {
+	c := n.Config
+	c.AuxReply = false
+	keep := map[string]bool{}
+	for _, s := range Layout(c) {
+		keep[s.Name] = true
+	}
+	out := &Network{Config: c}
+	for _, t := range n.Clone().Tensors {
+		if keep[t.Name] {
+			out.Tensors = append(out.Tensors, t)
+		}
+	}
+	return out
+}
+
 // Tensor returns the tensor with the given name, or nil.
 func (n *Network) Tensor(name string) *Tensor {
 	for i := range n.Tensors {

@@ -4,18 +4,21 @@ import "time"
 
 // MetricRecord is one line of metrics.jsonl: the losses of one training step.
 type MetricRecord struct {
-	Gen           int       `json:"gen"`                // generation whose candidate was being trained
-	Step          int64     `json:"step"`               // global training step (over the whole run)
-	Samples       int64     `json:"samples"`            // positions trained on so far in the run
-	LR            float64   `json:"lr"`                 // learning rate used
-	PolicyLoss    float64   `json:"policy_loss"`        // cross-entropy against the visit distribution
-	ValueLoss     float64   `json:"value_loss"`         // cross-entropy of W/D/L against the result
-	AuxLoss       float64   `json:"aux_loss,omitempty"` // reply head's cross-entropy per sample with a reply target (model.aux_reply; absent without it)
-	Entropy       float64   `json:"entropy"`            // mean entropy of the predicted policy
-	L2            float64   `json:"l2"`                 // weight-decay term
-	Total         float64   `json:"total"`              // the loss minimised
-	Time          time.Time `json:"time"`               // wall clock at the end of the step
-	SamplesPerSec float64   `json:"samples_per_s"`      // training speed over the last steps
+	Gen           int       `json:"gen"`           // generation whose candidate was being trained
+	Step          int64     `json:"step"`          // global training step (over the whole run)
+	Samples       int64     `json:"samples"`       // positions trained on so far in the run
+	LR            float64   `json:"lr"`            // learning rate used
+	PolicyLoss    float64   `json:"policy_loss"`   // cross-entropy against the visit distribution
+	ValueLoss     float64   `json:"value_loss"`    // cross-entropy of W/D/L against the result
+	Entropy       float64   `json:"entropy"`       // mean entropy of the predicted policy
+	L2            float64   `json:"l2"`            // weight-decay term
+	Total         float64   `json:"total"`         // the loss minimised
+	Time          time.Time `json:"time"`          // wall clock at the end of the step
+	SamplesPerSec float64   `json:"samples_per_s"` // training speed over the last steps
+
+	// AuxLoss is the reply head's cross-entropy per sample with a reply
+	// target (model.aux_reply); absent without the head.
+	AuxLoss float64 `json:"aux_loss,omitempty"`
 }
 
 // ArenaRecord is one line of arena.jsonl: one gating match.
