@@ -75,6 +75,11 @@ type Model struct {
 	// ValueHidden is the size of the value head's hidden layer, 0..4096;
 	// 0 keeps the preset's. Default 0.
 	ValueHidden int `mapstructure:"value_hidden" yaml:"value_hidden"`
+	// AuxReply adds the training-only reply head: an auxiliary target, the
+	// opponent's policy target at the next ply (KataGo's opponent policy),
+	// weighed by train.aux_reply_weight. Inference, self-play and the
+	// exports ignore the head. Default false.
+	AuxReply bool `mapstructure:"aux_reply" yaml:"aux_reply"`
 }
 
 // SelfPlay configures the games that make training data.
@@ -225,6 +230,10 @@ type Train struct {
 	// its value target: (1-m) * game result + m * search WDL, [0,1];
 	// 0 = the game result alone. Default 0.
 	ValueTargetMix float64 `mapstructure:"value_target_mix" yaml:"value_target_mix"`
+	// AuxReplyWeight weighs the reply head's cross-entropy in the loss
+	// when model.aux_reply is on (KataGo uses 0.15), (0,10]; unused
+	// otherwise. Default 0.15.
+	AuxReplyWeight float64 `mapstructure:"aux_reply_weight" yaml:"aux_reply_weight"`
 }
 
 // GatingModes are the allowed values of arena.gating.
@@ -335,6 +344,7 @@ func Default() Config {
 			WindowGrowth:        0.5,
 			SamplesPerNewSample: 4,
 			StepsPerGeneration:  0,
+			AuxReplyWeight:      0.15,
 		},
 		Arena: Arena{
 			Games:        200,

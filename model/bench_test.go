@@ -158,17 +158,24 @@ func BenchmarkEvaluator(b *testing.B) {
 	}
 }
 
-// BenchmarkTrain measures Gorgonia training steps at batch 256:
+// BenchmarkTrain measures Gorgonia training steps at batch 256, without
+// and with (-aux) the reply head:
 //
 //	go test ./model/ -run XXX -bench Train -benchtime 3x
 func BenchmarkTrain(b *testing.B) {
-	for _, name := range []string{"tiny", "small", "workstation"} {
-		b.Run(name, func(b *testing.B) {
+	for _, bench := range []string{"tiny", "tiny-aux", "small", "small-aux", "workstation", "workstation-aux"} {
+		b.Run(bench, func(b *testing.B) {
+			name, aux := strings.CutSuffix(bench, "-aux") // -aux: with the reply head, every sample targeted
 			cfg, _ := Preset(name)
+			cfg.AuxReply = aux
 			rng := rand.New(rand.NewSource(3))
 			const batch = 256
 			data := randomSamples(rng, batch)
-			tr, err := NewTrainer(&Checkpoint{Net: NewNetwork(cfg, rng)}, TrainOptions{Batch: batch, WeightDecay: 1e-4})
+			net := NewNetwork(cfg, rng)
+			if aux {
+				withReplies(rng, data)
+			}
+			tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: batch, WeightDecay: 1e-4, AuxWeight: 0.15})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -39,13 +39,15 @@ type OptimizerState struct {
 	Slots []Tensor
 }
 
-// The checkpoint file format (version 1), little-endian:
+// The checkpoint file format (versions 1 and 2), little-endian:
 //
 //	magic    8 bytes "DAMANET\x1a"
-//	version  uint32 (FormatVersion)
+//	version  uint32: FormatVersion (1), or FormatVersionFlags (2) for a
+//	         network with training-only heads
 //	length   uint64, bytes of payload
 //	payload:
 //	  config   name (string), blocks, filters, policy filters, value filters, value hidden (uint32 each)
+//	  flags    version 2 only: uint32, bit 0 Config.AuxReply; other bits must be 0
 //	  meta     parent (string), created (int64 Unix nanoseconds, 0 for none), config digest (string), note (string)
 //	  step     int64
 //	  encoding number of input planes, policy size (uint32 each)
@@ -55,13 +57,17 @@ type OptimizerState struct {
 //
 // A string is a uint32 length and its bytes; a tensor is its name (string),
 // kind (uint8), rank (uint8), dims (uint32 each) and values (float32 each).
+//
+// A network without training-only heads is written as version 1, byte for
+// byte as before version 2 existed, so older programs still read it.
 const (
-	FormatVersion = 1
-	headerLen     = 8 + 4 + 8
-	maxString     = 1 << 16
-	maxTensors    = 1 << 12
-	maxRank       = 4
-	maxFileSize   = 1 << 31
+	FormatVersion      = 1
+	FormatVersionFlags = 2
+	headerLen          = 8 + 4 + 8
+	maxString          = 1 << 16
+	maxTensors         = 1 << 12
+	maxRank            = 4
+	maxFileSize        = 1 << 31
 )
 
 var magic = [8]byte{'D', 'A', 'M', 'A', 'N', 'E', 'T', 0x1a}
@@ -143,6 +149,11 @@ func (c *Checkpoint) Marshal() ([]byte, error) {
 	for _, v := range []int{cfg.Blocks, cfg.Filters, cfg.PolicyFilters, cfg.ValueFilters, cfg.ValueHidden} {
 		w(uint32(v))
 	}
+	version := uint32(FormatVersion)
+	if flags := configFlags(cfg); flags != 0 {
+		version = FormatVersionFlags
+		w(flags)
+	}
 	str(c.Meta.Parent)
 	var created int64
 	if !c.Meta.Created.IsZero() {
@@ -173,7 +184,7 @@ func (c *Checkpoint) Marshal() ([]byte, error) {
 
 	out := make([]byte, 0, headerLen+p.Len()+4)
 	out = append(out, magic[:]...)
-	out = binary.LittleEndian.AppendUint32(out, FormatVersion)
+	out = binary.LittleEndian.AppendUint32(out, version)
 	out = binary.LittleEndian.AppendUint64(out, uint64(p.Len()))
 	out = append(out, p.Bytes()...)
 	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
@@ -194,8 +205,9 @@ func Unmarshal(data []byte) (*Checkpoint, error) {
 	if len(data) < headerLen {
 		return nil, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(data), headerLen)
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != FormatVersion {
-		return nil, fmt.Errorf("%w: file has version %d, this program reads version %d", ErrVersion, v, FormatVersion)
+	version := binary.LittleEndian.Uint32(data[8:])
+	if version != FormatVersion && version != FormatVersionFlags {
+		return nil, fmt.Errorf("%w: file has version %d, this program reads versions %d and %d", ErrVersion, version, FormatVersion, FormatVersionFlags)
 	}
 	n := binary.LittleEndian.Uint64(data[12:])
 	if n > uint64(len(data)) || uint64(len(data)) < headerLen+n+4 {
@@ -208,7 +220,7 @@ func Unmarshal(data []byte) (*Checkpoint, error) {
 	if got, want := crc32.Checksum(data[:end], castagnoli), binary.LittleEndian.Uint32(data[end:]); got != want {
 		return nil, fmt.Errorf("%w: stored %08x, computed %08x", ErrChecksum, want, got)
 	}
-	return decodePayload(data[headerLen:end])
+	return decodePayload(data[headerLen:end], version)
 }
 
 // reader decodes the payload, remembering the first error.
@@ -305,14 +317,41 @@ func (r *reader) tensors(what string) []Tensor {
 	return ts
 }
 
-// decodePayload decodes and validates the payload of a checkpoint.
-func decodePayload(b []byte) (*Checkpoint, error) {
+// Config flags of checkpoint format version 2.
+const (
+	flagAuxReply   = 1 << 0
+	knownFlagsMask = flagAuxReply
+)
+
+// configFlags returns the flags word of c (0 when it needs none).
+func configFlags(c Config) uint32 {
+	var f uint32
+	if c.AuxReply {
+		f |= flagAuxReply
+	}
+	return f
+}
+
+// decodePayload decodes and validates the payload of a checkpoint of the
+// given format version.
+func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 	r := &reader{buf: b}
 	var cfg Config
 	cfg.Name = r.str("config name")
 	dims := []*int{&cfg.Blocks, &cfg.Filters, &cfg.PolicyFilters, &cfg.ValueFilters, &cfg.ValueHidden}
 	for _, d := range dims {
 		*d = int(int32(r.u32("config field")))
+	}
+	if version == FormatVersionFlags {
+		flags := r.u32("config flags")
+		switch {
+		case r.err != nil:
+		case flags&^knownFlagsMask != 0:
+			r.fail("config flags %#x has unknown bits (known: %#x)", flags, knownFlagsMask)
+		case flags == 0:
+			r.fail("version %d file with no config flags set (such a network is written as version %d)", FormatVersionFlags, FormatVersion)
+		}
+		cfg.AuxReply = flags&flagAuxReply != 0
 	}
 	ck := &Checkpoint{}
 	ck.Meta.Parent = r.str("parent")

@@ -179,7 +179,7 @@ func TestCheckpointBogusLengths(t *testing.T) {
 		p := append([]byte(nil), payload...)
 		binary.LittleEndian.PutUint32(p[off:], 0xFFFFFFF0)
 		runtime.ReadMemStats(&before)
-		_, err := decodePayload(p)
+		_, err := decodePayload(p, FormatVersion)
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			rejected++
@@ -218,7 +218,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		// Also the payload parser on its own, which the checksum would
 		// otherwise shield from almost every input.
-		if ck, err := decodePayload(data); err == nil {
+		if ck, err := decodePayload(data, FormatVersion); err == nil {
 			if err := ck.Net.Check(); err != nil {
 				t.Fatalf("decodePayload accepted a bad network: %v", err)
 			}

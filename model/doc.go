@@ -15,7 +15,11 @@
 // convolution, batch norm, ReLU, dense layer to 1024 (from, to) logits) and
 // a value head (1x1 convolution, batch norm, ReLU, dense layer, ReLU, dense
 // layer to win/draw/loss logits of the side to move; the expected score is
-// W + D/2).
+// W + D/2). With Config.AuxReply a training-only reply head, shaped as the
+// policy head, predicts the policy target of the next ply (the opponent's
+// reply) as an auxiliary target (Sample.Reply, TrainOptions.AuxWeight); it
+// is part of TrainSpec, not Spec, so inference and the exports never
+// compute it.
 //
 // Training runs in Gorgonia with batch statistics in the batch norms and
 // keeps their running statistics, which checkpoints store and inference

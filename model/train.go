@@ -20,6 +20,19 @@ type Sample struct {
 	Legal       []rules.Move // legal moves of Pos
 	Policy      []float32    // target per legal move, sums to 1
 	WDL         [3]float32   // target win, draw, loss for the side to move
+	// Reply is the auxiliary target of the reply head (Config.AuxReply):
+	// the opponent's policy in the position after the move; nil when
+	// there is none (the sample is then masked out of that loss).
+	Reply *ReplyTarget
+}
+
+// ReplyTarget is the policy target of the ply after a sample's: the
+// position reached, its legal moves and a target per legal move summing
+// to 1, from the point of view of the side to move there (the opponent).
+type ReplyTarget struct {
+	Pos    rules.Position
+	Legal  []rules.Move
+	Policy []float32
 }
 
 // TrainOptions configures a Trainer. Zero fields take the documented
@@ -50,6 +63,11 @@ type TrainOptions struct {
 	MinLR       float64 // cosine schedule
 
 	BNMomentum float64 // weight of a batch in the running statistics (default 0.1)
+
+	// AuxWeight weighs the reply head's cross-entropy in the loss, [0, 10]
+	// (KataGo weighs its opponent-policy head 0.15); used only by a
+	// network with that head (Config.AuxReply). 0: the head is not trained.
+	AuxWeight float64
 }
 
 func (o TrainOptions) withDefaults() TrainOptions {
@@ -126,6 +144,8 @@ func (o TrainOptions) Validate() error {
 		return bad("MinLR", o.MinLR, "in [0, LR]")
 	case !(o.BNMomentum > 0 && o.BNMomentum <= 1):
 		return bad("BNMomentum", o.BNMomentum, "in (0, 1]")
+	case !(o.AuxWeight >= 0 && o.AuxWeight <= 10):
+		return bad("AuxWeight", o.AuxWeight, "in [0, 10]")
 	}
 	return nil
 }
@@ -159,8 +179,14 @@ type Losses struct {
 	Value   float64 // cross-entropy of the WDL head against its target
 	Entropy float64 // mean entropy of the network's policy over the legal moves
 	L2      float64 // weight decay term
-	Total   float64 // Policy + Value + L2, the minimised loss
-	LR      float64 // learning rate used
+	// Aux is the reply head's cross-entropy per sample with a reply
+	// target (0 without the head or when no sample of the batch has one);
+	// AuxShare is the fraction of the batch with a target. The minimised
+	// term is AuxWeight * Aux * AuxShare.
+	Aux      float64
+	AuxShare float64
+	Total    float64 // Policy + Value + AuxWeight * Aux * AuxShare + L2, the minimised loss
+	LR       float64 // learning rate used
 }
 
 // illegalLogit is added to the logits of illegal moves before the softmax.
@@ -182,6 +208,8 @@ type Trainer struct {
 	optN  int64       // optimizer steps taken, for Adam's bias correction
 
 	x, mask, ptarget, vtarget []float32 // graph input backings (x: the NHWC encoding of a batch)
+	rmask, rtarget            []float32 // reply head inputs (nil without the head)
+	replies                   int       // samples of the loaded batch with a reply target
 }
 
 // NewTrainer starts training from ck (which is not changed) with the given
@@ -199,7 +227,7 @@ func NewTrainer(ck *Checkpoint, opt TrainOptions) (*Trainer, error) {
 		return nil, err
 	}
 	t := &Trainer{opt: opt, net: ck.Net.Clone(), meta: ck.Meta, step: ck.Step}
-	gr, err := buildGraph(t.net, opt.Batch, tensor.Float32, true, opt.BNMomentum, opt.WeightDecay)
+	gr, err := buildGraph(t.net, opt.Batch, tensor.Float32, true, opt.BNMomentum, opt.WeightDecay, opt.AuxWeight)
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +237,10 @@ func NewTrainer(ck *Checkpoint, opt TrainOptions) (*Trainer, error) {
 	t.mask = make([]float32, B*PolicySize)
 	t.ptarget = make([]float32, B*PolicySize)
 	t.vtarget = make([]float32, B*ValueSize)
+	if gr.reply != nil {
+		t.rmask = make([]float32, B*PolicySize)
+		t.rtarget = make([]float32, B*PolicySize)
+	}
 	if err := t.bind(); err != nil {
 		return nil, err
 	}
@@ -285,6 +317,14 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 		L2:     scalarValue(t.gr.l2),
 	}
 	l.Total = l.Policy + l.Value + l.L2
+	if t.gr.replyLoss != nil {
+		sum := scalarValue(t.gr.replyLoss) // over the batch size
+		l.AuxShare = float64(t.replies) / float64(t.opt.Batch)
+		if t.replies > 0 {
+			l.Aux = sum / l.AuxShare
+		}
+		l.Total += t.opt.AuxWeight * sum
+	}
 	l.Entropy = t.entropy()
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
 		return l, fmt.Errorf("model: training step %d: loss is %v (policy %v, value %v); weights left unchanged", t.step, l.Total, l.Policy, l.Value)
@@ -315,21 +355,32 @@ func (t *Trainer) load(batch []Sample) error {
 	if err := loadBatch(batch, t.x, t.mask, t.ptarget, t.vtarget); err != nil {
 		return err
 	}
+	if t.rtarget != nil {
+		n, err := loadReplies(batch, t.rmask, t.rtarget)
+		if err != nil {
+			return err
+		}
+		t.replies = n
+	}
 	return t.bind()
 }
 
 // bind (re)binds the input backings to the graph's input nodes.
 func (t *Trainer) bind() error {
 	B := t.opt.Batch
-	lets := []struct {
+	type let struct {
 		n     *G.Node
 		shape []int
 		data  []float32
-	}{
+	}
+	lets := []let{
 		{t.gr.x, t.gr.inputShape(), t.x},
 		{t.gr.mask, []int{B, PolicySize}, t.mask},
 		{t.gr.ptarget, []int{B, PolicySize}, t.ptarget},
 		{t.gr.vtarget, []int{B, ValueSize}, t.vtarget},
+	}
+	if t.gr.reply != nil {
+		lets = append(lets, let{t.gr.rmask, []int{B, PolicySize}, t.rmask}, let{t.gr.rtarget, []int{B, PolicySize}, t.rtarget})
 	}
 	for _, l := range lets {
 		if err := G.Let(l.n, tensor.New(tensor.WithShape(l.shape...), tensor.WithBacking(l.data))); err != nil {
@@ -366,25 +417,66 @@ func loadBatch(batch []Sample, x, mask, ptarget, vtarget []float32) error {
 	return nil
 }
 
-// checkSample verifies a sample's targets.
-func checkSample(s *Sample) error {
-	if len(s.Legal) == 0 {
+// loadReplies writes the reply head's inputs of a batch: per sample with a
+// reply target, the mask of the next position's legal moves and the
+// normalised target; an all-zero row (no loss) for a sample without one.
+// It returns the number of samples with a target.
+func loadReplies(batch []Sample, rmask, rtarget []float32) (int, error) {
+	n := 0
+	for i := range batch {
+		dst, mask := rtarget[i*PolicySize:(i+1)*PolicySize], rmask[i*PolicySize:(i+1)*PolicySize]
+		r := batch[i].Reply
+		if r == nil {
+			clear(dst)
+			clear(mask)
+			continue
+		}
+		if err := checkPolicy(r.Legal, r.Policy); err != nil {
+			return 0, fmt.Errorf("model: sample %d: reply target (%s): %w", i, r.Pos.FEN(), err)
+		}
+		if err := PolicyTarget(dst, mask, r.Pos, r.Legal, r.Policy, illegalLogit); err != nil {
+			return 0, fmt.Errorf("model: sample %d: reply target: %w", i, err)
+		}
+		var sum float32
+		for _, p := range r.Policy {
+			sum += p
+		}
+		for k := range dst {
+			dst[k] /= sum
+		}
+		n++
+	}
+	return n, nil
+}
+
+// checkPolicy verifies a policy target over legal moves: one finite,
+// non-negative value per move, summing to 1.
+func checkPolicy(legal []rules.Move, policy []float32) error {
+	if len(legal) == 0 {
 		return fmt.Errorf("no legal moves")
 	}
-	if len(s.Policy) != len(s.Legal) {
-		return fmt.Errorf("%d policy targets for %d legal moves", len(s.Policy), len(s.Legal))
+	if len(policy) != len(legal) {
+		return fmt.Errorf("%d policy targets for %d legal moves", len(policy), len(legal))
 	}
 	var sum float64
-	for i, p := range s.Policy {
+	for i, p := range policy {
 		if !(p >= 0) || math.IsInf(float64(p), 0) {
-			return fmt.Errorf("policy target %d (%s) is %v", i, s.Legal[i], p)
+			return fmt.Errorf("policy target %d (%s) is %v", i, legal[i], p)
 		}
 		sum += float64(p)
 	}
 	if math.Abs(sum-1) > 1e-3 {
 		return fmt.Errorf("policy targets sum to %v, want 1", sum)
 	}
-	sum = 0
+	return nil
+}
+
+// checkSample verifies a sample's targets.
+func checkSample(s *Sample) error {
+	if err := checkPolicy(s.Legal, s.Policy); err != nil {
+		return err
+	}
+	var sum float64
 	for i, p := range s.WDL {
 		if !(p >= 0) || math.IsInf(float64(p), 0) {
 			return fmt.Errorf("WDL target %d is %v", i, p)

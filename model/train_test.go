@@ -20,13 +20,19 @@ func f64s(x []float32) []float64 {
 
 // TestGradientCheck compares the graph's gradients (float64 variant) with
 // central finite differences of the loss for entries of every kind of
-// tensor on the tiny preset.
+// tensor on the tiny preset, without and with the reply head (whose loss
+// is weighed 0.7 here, and which two of the three samples have a target
+// for).
 func TestGradientCheck(t *testing.T) {
-	rng := rand.New(rand.NewSource(7))
-	net := tinyNet(t, 7)
-	perturbStats(net, rng)
-	const B = 3
-	samples := randomSamples(rng, B)
+	t.Run("plain", func(t *testing.T) { gradientCheck(t, false, 7) })
+	t.Run("aux-reply", func(t *testing.T) { gradientCheck(t, true, 9) })
+}
+
+// bindInputs loads samples into gr's inputs (the reply head's too when gr
+// has one), in gr's dtype.
+func bindInputs(t *testing.T, gr *graph, samples []Sample) {
+	t.Helper()
+	B := len(samples)
 	enc := make([]float32, B*InputSize)
 	mask := make([]float32, B*PolicySize)
 	pt := make([]float32, B*PolicySize)
@@ -34,19 +40,51 @@ func TestGradientCheck(t *testing.T) {
 	if err := loadBatch(samples, enc, mask, pt, vt); err != nil {
 		t.Fatal(err)
 	}
-	gr, err := buildGraph(net, B, tensor.Float64, true, 0.1, 1e-3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range []struct {
+	type let struct {
 		n     *G.Node
 		shape []int
 		data  []float32
-	}{{gr.x, gr.inputShape(), gr.input(make([]float32, len(enc)), enc)}, {gr.mask, []int{B, PolicySize}, mask}, {gr.ptarget, []int{B, PolicySize}, pt}, {gr.vtarget, []int{B, ValueSize}, vt}} {
-		if err := G.Let(l.n, tensor.New(tensor.WithShape(l.shape...), tensor.WithBacking(f64s(l.data)))); err != nil {
+	}
+	lets := []let{{gr.x, gr.inputShape(), gr.input(make([]float32, len(enc)), enc)}, {gr.mask, []int{B, PolicySize}, mask}, {gr.ptarget, []int{B, PolicySize}, pt}, {gr.vtarget, []int{B, ValueSize}, vt}}
+	if gr.reply != nil {
+		rm := make([]float32, B*PolicySize)
+		rt := make([]float32, B*PolicySize)
+		if _, err := loadReplies(samples, rm, rt); err != nil {
+			t.Fatal(err)
+		}
+		lets = append(lets, let{gr.rmask, []int{B, PolicySize}, rm}, let{gr.rtarget, []int{B, PolicySize}, rt})
+	}
+	for _, l := range lets {
+		var back any = l.data
+		if gr.dt == tensor.Float64 {
+			back = f64s(l.data)
+		}
+		if err := G.Let(l.n, tensor.New(tensor.WithShape(l.shape...), tensor.WithBacking(back))); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+func gradientCheck(t *testing.T, aux bool, seed int64) {
+	rng := rand.New(rand.NewSource(seed))
+	cfg, _ := Preset("tiny")
+	cfg.AuxReply = aux
+	net := NewNetwork(cfg, rng)
+	perturbStats(net, rng)
+	const B = 3
+	samples := randomSamples(rng, B)
+	if aux {
+		withReplies(rng, samples)
+		samples[1].Reply = nil
+	}
+	gr, err := buildGraph(net, B, tensor.Float64, true, 0.1, 1e-3, 0.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (gr.reply != nil) != aux {
+		t.Fatalf("graph has a reply head: %v, want %v", gr.reply != nil, aux)
+	}
+	bindInputs(t, gr, samples)
 	vm := G.NewTapeMachine(gr.g, G.BindDualValues(gr.learn...))
 	defer vm.Close()
 	run := func() float64 {
@@ -66,11 +104,21 @@ func TestGradientCheck(t *testing.T) {
 		}
 		grads[k] = append([]float64(nil), g.Data().([]float64)...)
 	}
-	checked, worst := 0, 0.0
+	checked, worst, replyTensors := 0, 0.0, 0
 	for k, n := range gr.learn {
+		if strings.HasPrefix(n.Name(), "reply/") {
+			replyTensors++
+		}
 		w := n.Value().Data().([]float64)
-		for trial := 0; trial < 2; trial++ {
-			i := rng.Intn(len(w))
+		// Two random entries and the one with the largest gradient (most
+		// entries of the dense layers to the 1024 logits have none).
+		largest := 0
+		for i, g := range grads[k] {
+			if math.Abs(g) > math.Abs(grads[k][largest]) {
+				largest = i
+			}
+		}
+		for _, i := range []int{rng.Intn(len(w)), rng.Intn(len(w)), largest} {
 			const h = 1e-5
 			old := w[i]
 			w[i] = old + h
@@ -87,6 +135,9 @@ func TestGradientCheck(t *testing.T) {
 			}
 			checked++
 		}
+	}
+	if want := map[bool]int{false: 0, true: 5}[aux]; replyTensors != want {
+		t.Errorf("%d trainable reply head tensors, want %d", replyTensors, want)
 	}
 	t.Logf("checked %d gradient entries over %d tensors, worst relative error %.2g", checked, len(gr.learn), worst)
 }
@@ -276,31 +327,11 @@ func TestSGDTrains(t *testing.T) {
 // returns the loss and the gradient of every trainable tensor as float64.
 func graphGrads(t *testing.T, net *Network, samples []Sample, dt tensor.Dtype) (float64, [][]float64) {
 	t.Helper()
-	B := len(samples)
-	enc := make([]float32, B*InputSize)
-	mask := make([]float32, B*PolicySize)
-	pt := make([]float32, B*PolicySize)
-	vt := make([]float32, B*ValueSize)
-	if err := loadBatch(samples, enc, mask, pt, vt); err != nil {
-		t.Fatal(err)
-	}
-	gr, err := buildGraph(net, B, dt, true, 0.1, 1e-3)
+	gr, err := buildGraph(net, len(samples), dt, true, 0.1, 1e-3, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range []struct {
-		n     *G.Node
-		shape []int
-		data  []float32
-	}{{gr.x, gr.inputShape(), gr.input(make([]float32, len(enc)), enc)}, {gr.mask, []int{B, PolicySize}, mask}, {gr.ptarget, []int{B, PolicySize}, pt}, {gr.vtarget, []int{B, ValueSize}, vt}} {
-		var back any = l.data
-		if dt == tensor.Float64 {
-			back = f64s(l.data)
-		}
-		if err := G.Let(l.n, tensor.New(tensor.WithShape(l.shape...), tensor.WithBacking(back))); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bindInputs(t, gr, samples)
 	vm := G.NewTapeMachine(gr.g, G.BindDualValues(gr.learn...))
 	defer vm.Close()
 	if err := vm.RunAll(); err != nil {
@@ -326,30 +357,41 @@ func graphGrads(t *testing.T, net *Network, samples []Sample, dt tensor.Dtype) (
 // (fastBLAS, transposed operands included), gives the same gradients as the
 // float64 graph on gonum's BLAS, up to float32 rounding.
 func TestFloat32GradientsMatch(t *testing.T) {
-	rng := rand.New(rand.NewSource(8))
-	net := tinyNet(t, 8)
-	perturbStats(net, rng)
-	samples := randomSamples(rng, 8)
-	l32, g32 := graphGrads(t, net, samples, tensor.Float32)
-	l64, g64 := graphGrads(t, net, samples, tensor.Float64)
-	if math.Abs(l32-l64) > 1e-4*math.Abs(l64) {
-		t.Errorf("loss float32 %v, float64 %v", l32, l64)
-	}
-	specs := Layout(net.Config)
-	k := 0
-	for _, s := range specs {
-		if !s.Kind.Trainable() {
-			continue
+	for _, aux := range []bool{false, true} {
+		rng := rand.New(rand.NewSource(8))
+		cfg, _ := Preset("tiny")
+		cfg.AuxReply = aux
+		net := NewNetwork(cfg, rng)
+		perturbStats(net, rng)
+		samples := randomSamples(rng, 8)
+		if aux {
+			withReplies(rng, samples)
+			samples[5].Reply = nil
 		}
-		var diff, norm float64
-		for i := range g64[k] {
-			d := g32[k][i] - g64[k][i]
-			diff += d * d
-			norm += g64[k][i] * g64[k][i]
+		l32, g32 := graphGrads(t, net, samples, tensor.Float32)
+		l64, g64 := graphGrads(t, net, samples, tensor.Float64)
+		if math.Abs(l32-l64) > 1e-4*math.Abs(l64) {
+			t.Errorf("aux %v: loss float32 %v, float64 %v", aux, l32, l64)
 		}
-		if rel := math.Sqrt(diff / math.Max(norm, 1e-30)); rel > 1e-3 {
-			t.Errorf("%s: float32 gradient differs from float64 by %.2g (relative)", s.Name, rel)
+		specs := Layout(net.Config)
+		k := 0
+		for _, s := range specs {
+			if !s.Kind.Trainable() {
+				continue
+			}
+			var diff, norm float64
+			for i := range g64[k] {
+				d := g32[k][i] - g64[k][i]
+				diff += d * d
+				norm += g64[k][i] * g64[k][i]
+			}
+			if rel := math.Sqrt(diff / math.Max(norm, 1e-30)); rel > 1e-3 {
+				t.Errorf("aux %v: %s: float32 gradient differs from float64 by %.2g (relative)", aux, s.Name, rel)
+			}
+			k++
 		}
-		k++
+		if k != len(g64) {
+			t.Errorf("aux %v: %d gradients for %d trainable tensors", aux, len(g64), k)
+		}
 	}
 }

@@ -237,6 +237,7 @@ func ModelConfig(c configs.Model) (model.Config, error) {
 	set(&mc.PolicyFilters, c.PolicyFilters)
 	set(&mc.ValueFilters, c.ValueFilters)
 	set(&mc.ValueHidden, c.ValueHidden)
+	mc.AuxReply = c.AuxReply // a training-only head: not a custom shape for inference
 	if custom {
 		mc.Name = "custom"
 	}
@@ -597,7 +598,7 @@ func (l *loop) gather(ctx context.Context, gen int, done map[string]bool, total 
 
 // sampleOptions are the training targets the run asks for.
 func (l *loop) sampleOptions() SampleOptions {
-	return SampleOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix}
+	return SampleOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix, AuxReply: l.cfg.Model.AuxReply}
 }
 
 // SelfPlayConfig maps the run configuration to selfplay's, where zero means
@@ -698,6 +699,7 @@ func trainOptions(c configs.Train) model.TrainOptions {
 		Schedule: c.LRSchedule, WarmupSteps: c.LRWarmupSteps,
 		DecaySteps: c.LRDecaySteps, DecayFactor: c.LRDecayFactor,
 		TotalSteps: c.LRDecaySteps, MinLR: c.LRMin,
+		AuxWeight: c.AuxReplyWeight, // used only by a network with the reply head
 	}
 }
 
@@ -759,7 +761,7 @@ func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps i
 		samplesPerSec = float64((i+1)*len(batch)) / el
 		pending = append(pending, MetricRecord{
 			Gen: gen, Step: l.tr.StepCount(), Samples: l.tr.StepCount() * int64(len(batch)), LR: ls.LR,
-			PolicyLoss: ls.Policy, ValueLoss: ls.Value, Entropy: ls.Entropy, L2: ls.L2, Total: ls.Total,
+			PolicyLoss: ls.Policy, ValueLoss: ls.Value, AuxLoss: ls.Aux, Entropy: ls.Entropy, L2: ls.L2, Total: ls.Total,
 			Time: time.Now().UTC(), SamplesPerSec: samplesPerSec,
 		})
 		if len(pending) >= 50 || i == steps-1 {

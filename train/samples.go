@@ -19,6 +19,13 @@ type SampleOptions struct {
 	// position (selfplay.Ply.WDL) into its value target:
 	// (1-m) * result + m * WDL. 0: the result alone.
 	ValueTargetMix float64
+	// AuxReply gives each sample the reply head's target
+	// (model.Sample.Reply): the policy target of the next ply, the
+	// opponent's, when that ply has one (a full search with at least two
+	// legal moves, as for a sample of its own); nil otherwise (the last
+	// ply, a forced move, a cheap search), which masks the sample out of
+	// that loss.
+	AuxReply bool
 }
 
 // Samples turns a self-play game into training samples: one per ply
@@ -28,16 +35,30 @@ type SampleOptions struct {
 // its visit distribution; the value target is the game's result from the
 // side to move's point of view (an adjudicated length cap is a draw, a
 // resignation a loss for the side that resigned), mixed with the root
-// search's WDL by ValueTargetMix.
+// search's WDL by ValueTargetMix. With AuxReply, a sample whose next ply
+// has a policy target gets it as its reply target (sharing its slices).
 func (o SampleOptions) Samples(g *selfplay.Game, dst []model.Sample) []model.Sample {
 	winner, decided := g.Result.Winner()
 	m := float32(o.ValueTargetMix)
-	for i := range g.Plies {
+	// target returns ply i's policy target, nil when it has none.
+	target := func(i int) []float32 {
 		p := &g.Plies[i]
 		if !p.Full || len(p.Legal) < 2 {
-			continue
+			return nil
 		}
-		pol := policyTarget(p)
+		return policyTarget(p)
+	}
+	var next []float32 // ply i's target, computed once for both uses
+	if len(g.Plies) > 0 {
+		next = target(0)
+	}
+	for i := range g.Plies {
+		p := &g.Plies[i]
+		pol := next
+		next = nil
+		if i+1 < len(g.Plies) {
+			next = target(i + 1)
+		}
 		if pol == nil {
 			continue
 		}
@@ -55,9 +76,14 @@ func (o SampleOptions) Samples(g *selfplay.Game, dst []model.Sample) []model.Sam
 				wdl[k] = (1-m)*wdl[k] + m*p.WDL[k]/sum
 			}
 		}
+		var reply *model.ReplyTarget
+		if o.AuxReply && next != nil {
+			q := &g.Plies[i+1]
+			reply = &model.ReplyTarget{Pos: q.Pos, Legal: q.Legal, Policy: next}
+		}
 		dst = append(dst, model.Sample{
 			Pos: p.Pos, Repetitions: p.Repetitions, QuietPlies: p.QuietPlies,
-			Legal: p.Legal, Policy: pol, WDL: wdl,
+			Legal: p.Legal, Policy: pol, WDL: wdl, Reply: reply,
 		})
 	}
 	return dst

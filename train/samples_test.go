@@ -151,3 +151,96 @@ func TestSelfPlayConfigTechniques(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestReplyTargets builds a game of six plies: full, full, cheap, full,
+// forced, full. A sample's reply target is the next ply's policy target
+// when that ply has one, none otherwise; without AuxReply there is none.
+func TestReplyTargets(t *testing.T) {
+	g := &selfplay.Game{Start: rules.Start(), Result: rules.Draw}
+	pos := rules.Start()
+	kinds := []string{"full", "full", "cheap", "full", "forced", "full"}
+	for i, kind := range kinds {
+		legal := pos.Legal(nil)
+		if len(legal) < 2 {
+			t.Fatalf("ply %d: %d legal moves", i, len(legal))
+		}
+		p := selfplay.Ply{Pos: pos, Legal: legal, Visits: make([]uint32, len(legal)), Full: kind == "full"}
+		switch kind {
+		case "full":
+			p.Visits[i%len(legal)], p.Visits[(i+1)%len(legal)] = 3, 1
+		case "cheap":
+			p.Visits[0] = 5 // visits, but not a policy target
+		case "forced":
+			p.Legal, p.Visits = legal[:1], p.Visits[:1] // one move: no search
+		}
+		// Play a move after which the opponent has a choice.
+		for k, m := range p.Legal {
+			if q := pos.Play(m); len(q.Legal(nil)) >= 2 || k == len(p.Legal)-1 {
+				p.Move = k
+				break
+			}
+		}
+		g.Plies = append(g.Plies, p)
+		pos = pos.Play(p.Played())
+	}
+	s := SampleOptions{AuxReply: true}.Samples(g, nil)
+	// Samples come from plies 0, 1, 3 and 5.
+	if len(s) != 4 {
+		t.Fatalf("%d samples, want 4", len(s))
+	}
+	if r := s[0].Reply; r == nil || r.Pos != g.Plies[1].Pos || !reflect.DeepEqual(r.Legal, g.Plies[1].Legal) || !reflect.DeepEqual(r.Policy, s[1].Policy) {
+		t.Errorf("sample of ply 0: reply %+v, want ply 1's position, moves and policy target %v", r, s[1].Policy)
+	} else if r.Policy[1%len(r.Policy)] != 0.75 || r.Policy[2%len(r.Policy)] != 0.25 {
+		t.Errorf("reply target %v, want 0.75 and 0.25 on moves 1 and 2", r.Policy)
+	}
+	for k, why := range map[int]string{1: "next ply cheap", 2: "next ply forced", 3: "last ply"} {
+		if s[k].Reply != nil {
+			t.Errorf("sample %d (%s) has a reply target", k, why)
+		}
+	}
+	for i, x := range (SampleOptions{}).Samples(g, nil) {
+		if x.Reply != nil {
+			t.Errorf("sample %d has a reply target without AuxReply", i)
+		}
+	}
+	// Real games: every reply target is the next ply's, and the model takes them.
+	_, games, err := selfplay.ReadFile("../selfplay/testdata/games-v1.dgames")
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, total := 0, 0
+	for _, g := range games {
+		for _, x := range (SampleOptions{AuxReply: true}).Samples(g, nil) {
+			total++
+			if x.Reply == nil {
+				continue
+			}
+			with++
+			if len(x.Reply.Legal) != len(x.Reply.Policy) || x.Reply.Pos.Side() == x.Pos.Side() {
+				t.Fatalf("reply target %+v of %s is not the opponent's", x.Reply, x.Pos.FEN())
+			}
+		}
+	}
+	t.Logf("%d of %d samples of the test games have a reply target", with, total)
+	if with == 0 {
+		t.Error("no sample of the test games has a reply target")
+	}
+}
+
+// model.aux_reply and train.aux_reply_weight reach the network and the
+// trainer; the preset keeps its name (the head is not an inference shape).
+func TestAuxReplyConfig(t *testing.T) {
+	c := configs.Default()
+	mc, err := ModelConfig(c.Model)
+	if err != nil || mc.AuxReply {
+		t.Fatalf("default model %v (%v): reply head on", mc, err)
+	}
+	c.Model.Preset, c.Model.AuxReply = "tiny", true
+	if mc, err = ModelConfig(c.Model); err != nil || !mc.AuxReply || mc.Name != "tiny" {
+		t.Errorf("aux_reply: model %v (%v)", mc, err)
+	}
+	c.Train.AuxReplyWeight = 0.4
+	if o := trainOptions(c.Train); o.AuxWeight != 0.4 {
+		t.Errorf("trainer weight %v, want 0.4", o.AuxWeight)
+	}
+}

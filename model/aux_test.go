@@ -1,0 +1,409 @@
+package model
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+
+	"dama/mcts"
+)
+
+// withReplies gives every sample a reply target: a random policy over the
+// legal moves of the position after one of its moves (none when that
+// position has no move).
+func withReplies(rng *rand.Rand, samples []Sample) {
+	for i := range samples {
+		s := &samples[i]
+		q := s.Pos.Play(s.Legal[rng.Intn(len(s.Legal))])
+		legal := q.Legal(nil)
+		if len(legal) == 0 {
+			s.Reply = nil
+			continue
+		}
+		p := make([]float32, len(legal))
+		var sum float32
+		for k := range p {
+			p[k] = rng.Float32() + 0.01
+			sum += p[k]
+		}
+		for k := range p {
+			p[k] /= sum
+		}
+		s.Reply = &ReplyTarget{Pos: q, Legal: legal, Policy: p}
+	}
+}
+
+// auxPreset returns the tiny preset with the reply head.
+func auxPreset() Config {
+	c, _ := Preset("tiny")
+	c.AuxReply = true
+	return c
+}
+
+// stripAux returns n without its training-only tensors, as a network
+// without the reply head.
+func stripAux(n *Network) *Network { return n.InferenceOnly() }
+
+func TestTrainSpecAuxReply(t *testing.T) {
+	for _, name := range PresetNames() {
+		plain, _ := Preset(name)
+		aux := plain
+		aux.AuxReply = true
+		if !reflect.DeepEqual(Spec(plain), Spec(aux)) || !reflect.DeepEqual(TrainSpec(plain), Spec(plain)) {
+			t.Errorf("%s: the reply head changes the inference spec", name)
+		}
+		ts := TrainSpec(aux)
+		if err := CheckSpec(ts); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if len(ts) != len(Spec(plain))+2 || ts[len(ts)-1].Output != ReplyOutput || ts[len(ts)-2].In != 2*plain.Blocks {
+			t.Errorf("%s: train spec %+v does not end in a reply head on the tower", name, ts[len(Spec(plain)):])
+		}
+		lp, la := Layout(plain), Layout(aux)
+		if len(la) != len(lp)+7 || !reflect.DeepEqual(la[:len(lp)], lp) {
+			t.Errorf("%s: the reply head's tensors are not 7 tensors after the others", name)
+		}
+		if Flops(plain) != Flops(aux) {
+			t.Errorf("%s: inference flops %v with the head, %v without", name, Flops(aux), Flops(plain))
+		}
+		if plain.Digest() == aux.Digest() || !strings.Contains(aux.String(), "aux reply") {
+			t.Errorf("%s: digest %s / %s, string %q", name, plain.Digest(), aux.Digest(), aux.String())
+		}
+	}
+	// Two reply outputs are refused.
+	ts := TrainSpec(auxPreset())
+	ts = append(ts, ts[len(ts)-1])
+	ts[len(ts)-1].In = len(ts) - 3
+	if err := CheckSpec(ts); err == nil || !strings.Contains(err.Error(), "reply outputs") {
+		t.Errorf("two reply heads: %v", err)
+	}
+}
+
+// The reply head's tensors are drawn after all others, so a seed gives the
+// same trunk and heads with or without it.
+func TestAuxReplyInitKeepsOtherTensors(t *testing.T) {
+	plain, _ := Preset("tiny")
+	a := NewNetwork(auxPreset(), rand.New(rand.NewSource(5)))
+	b := NewNetwork(plain, rand.New(rand.NewSource(5)))
+	if !reflect.DeepEqual(stripAux(a), b) {
+		t.Error("the reply head changes the initialisation of the other tensors")
+	}
+	if err := a.Check(); err != nil {
+		t.Error(err)
+	}
+	io := a.InferenceOnly()
+	if err := io.Check(); err != nil || io.Config.AuxReply || len(a.Tensors)-len(io.Tensors) != 7 {
+		t.Errorf("InferenceOnly: %d of %d tensors left, config %v (%v)", len(io.Tensors), len(a.Tensors), io.Config, err)
+	}
+	for _, tt := range io.Tensors {
+		if strings.HasPrefix(tt.Name, "reply/") {
+			t.Errorf("InferenceOnly keeps %s", tt.Name)
+		}
+	}
+	if a.NumParams() <= b.NumParams() {
+		t.Errorf("%d parameters with the head, %d without", a.NumParams(), b.NumParams())
+	}
+}
+
+// Inference ignores the reply head: the same weights give bit-identical
+// outputs with and without it, and the Gorgonia graph in eval mode agrees.
+func TestAuxReplyInferenceIgnoresHead(t *testing.T) {
+	rng := rand.New(rand.NewSource(31))
+	net := NewNetwork(auxPreset(), rng)
+	perturbStats(net, rng)
+	plain := stripAux(net)
+	const B = 12
+	qs := randomPositions(rng, B)
+	input := make([]float32, B*InputSize)
+	for i, q := range qs {
+		Encode(input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+	}
+	run := func(n *Network) ([]float32, []float32, int) {
+		inf, err := newInference(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := inf.newWorkspace(B)
+		copy(ws.Input, input)
+		inf.forward(ws, B)
+		return append([]float32(nil), ws.Policy[:B*PolicySize]...), append([]float32(nil), ws.WDL[:B*ValueSize]...), len(inf.layers)
+	}
+	p1, v1, l1 := run(net)
+	p2, v2, l2 := run(plain)
+	if !reflect.DeepEqual(p1, p2) || !reflect.DeepEqual(v1, v2) {
+		t.Error("inference output differs with the reply head")
+	}
+	if l1 != l2 || l1 != len(Spec(net.Config)) {
+		t.Errorf("inference plans %d layers with the head, %d without, want %d", l1, l2, len(Spec(net.Config)))
+	}
+	if d := compareForward(t, net, input, B); d > 1e-4 {
+		t.Errorf("forward pass differs from the graph by %v", d)
+	}
+	// Every backend the machine has, through the Evaluator.
+	for _, name := range BackendNames() {
+		evA, errA := OpenEvaluator(net, EvaluatorOptions{Backend: name, MaxBatch: 4})
+		evB, errB := OpenEvaluator(plain, EvaluatorOptions{Backend: name, MaxBatch: 4})
+		if errB != nil {
+			t.Logf("backend %s: %v", name, errB)
+			if evA != nil {
+				evA.Close()
+			}
+			continue
+		}
+		if errA != nil {
+			t.Errorf("backend %s refuses the network with the head: %v", name, errA)
+			evB.Close()
+			continue
+		}
+		for _, q := range qs {
+			var a, b mcts.Evaluation
+			if err := evA.Evaluate(context.Background(), queryOf(q), &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := evB.Evaluate(context.Background(), queryOf(q), &b); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("backend %s: evaluation differs with the reply head", name)
+				break
+			}
+		}
+		evA.Close()
+		evB.Close()
+	}
+	f1, err := net.Fold()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, _ := plain.Fold()
+	if !reflect.DeepEqual(f1, f2) {
+		t.Error("Fold differs with the reply head")
+	}
+}
+
+// Without the head (the switch off) the loss is today's: reply targets in
+// the samples change nothing, and a network with the head but weight 0
+// trains the rest exactly as one without it.
+func TestAuxOffReproducesLoss(t *testing.T) {
+	rng := rand.New(rand.NewSource(41))
+	const B = 8
+	data := randomSamples(rng, B)
+	withReplies(rng, data)
+	bare := append([]Sample(nil), data...)
+	for i := range bare {
+		bare[i].Reply = nil
+	}
+	plain, _ := Preset("tiny")
+	train := func(cfg Config, w float64, samples []Sample) ([]Losses, *Network) {
+		net := NewNetwork(cfg, rand.New(rand.NewSource(42)))
+		tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-4, AuxWeight: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		var ls []Losses
+		for i := 0; i < 3; i++ {
+			l, err := tr.Step(samples)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls = append(ls, l)
+		}
+		return ls, tr.Network()
+	}
+	base, baseNet := train(plain, 0.15, bare)
+	withTargets, n2 := train(plain, 0.15, data)
+	if !reflect.DeepEqual(base, withTargets) || !reflect.DeepEqual(baseNet, n2) {
+		t.Errorf("reply targets change training without the head:\n%+v\n%+v", base, withTargets)
+	}
+	for _, l := range base {
+		if l.Aux != 0 || l.AuxShare != 0 || l.Total != l.Policy+l.Value+l.L2 {
+			t.Errorf("losses without the head %+v", l)
+		}
+	}
+	zero, auxNet := train(auxPreset(), 0, data)
+	for i := range base {
+		if zero[i].Policy != base[i].Policy || zero[i].Value != base[i].Value || zero[i].Entropy != base[i].Entropy {
+			t.Errorf("step %d: head with weight 0 gives policy %v value %v, without the head %v %v", i, zero[i].Policy, zero[i].Value, base[i].Policy, base[i].Value)
+		}
+		if !(zero[i].Aux > 0) || zero[i].AuxShare != 1 {
+			t.Errorf("step %d: aux loss %v share %v with every sample targeted", i, zero[i].Aux, zero[i].AuxShare)
+		}
+	}
+	if !reflect.DeepEqual(stripAux(auxNet), baseNet) {
+		t.Error("a head with weight 0 changes how the rest of the network trains")
+	}
+}
+
+// TestAuxToyFit trains the tiny net with the reply head on fixed one-hot
+// reply targets (one sample without any): the reply loss must fall by at
+// least half, and Total must add it with its weight and share.
+func TestAuxToyFit(t *testing.T) {
+	rng := rand.New(rand.NewSource(51))
+	const B = 8
+	data := randomSamples(rng, B)
+	withReplies(rng, data)
+	data[3].Reply = nil
+	targets := 0
+	for i := range data {
+		if r := data[i].Reply; r != nil {
+			clear(r.Policy)
+			r.Policy[rng.Intn(len(r.Policy))] = 1
+			targets++
+		}
+	}
+	const w = 0.5
+	net := NewNetwork(auxPreset(), rand.New(rand.NewSource(52)))
+	tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-5, AuxWeight: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var first, last Losses
+	for i := 0; i < 50; i++ {
+		l, err := tr.Step(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = l
+		}
+		last = l
+		want := l.Policy + l.Value + w*l.Aux*l.AuxShare + l.L2
+		if math.Abs(l.Total-want) > 1e-5*math.Abs(want) || l.AuxShare != float64(targets)/B {
+			t.Fatalf("step %d: total %v, want %v; share %v, want %v", i, l.Total, want, l.AuxShare, float64(targets)/B)
+		}
+	}
+	t.Logf("reply loss %.3f -> %.3f (policy %.3f -> %.3f)", first.Aux, last.Aux, first.Policy, last.Policy)
+	if !(last.Aux < 0.5*first.Aux) {
+		t.Errorf("reply loss fell from %v to %v, want below half", first.Aux, last.Aux)
+	}
+}
+
+func TestAuxReplyTargetsChecked(t *testing.T) {
+	rng := rand.New(rand.NewSource(61))
+	const B = 4
+	data := randomSamples(rng, B)
+	withReplies(rng, data)
+	data[2].Reply = nil
+	rm := make([]float32, B*PolicySize)
+	rt := make([]float32, B*PolicySize)
+	for i := range rm {
+		rm[i], rt[i] = 7, 7 // stale values must be overwritten
+	}
+	n, err := loadReplies(data, rm, rt)
+	if err != nil || n != B-1 {
+		t.Fatalf("loadReplies: %d targets, %v; want %d", n, err, B-1)
+	}
+	for i := 0; i < B; i++ {
+		var sum float64
+		open := 0
+		for k := i * PolicySize; k < (i+1)*PolicySize; k++ {
+			sum += float64(rt[k])
+			if rm[k] == 0 {
+				open++
+			}
+		}
+		switch r := data[i].Reply; {
+		case r == nil && (sum != 0 || open != PolicySize):
+			t.Errorf("sample %d without a target: target sum %v, %d unmasked", i, sum, open)
+		case r != nil && (math.Abs(sum-1) > 1e-5 || open > len(r.Legal)):
+			t.Errorf("sample %d: target sum %v, %d unmasked for %d legal replies", i, sum, open, len(r.Legal))
+		}
+	}
+	net := NewNetwork(auxPreset(), rand.New(rand.NewSource(62)))
+	tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: B, AuxWeight: 0.15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	data[0].Reply.Policy = append([]float32(nil), data[0].Reply.Policy...)
+	data[0].Reply.Policy[0] += 0.5
+	if _, err := tr.Step(data); err == nil || !strings.Contains(err.Error(), "reply target") {
+		t.Errorf("bad reply target: %v", err)
+	}
+	if tr.StepCount() != 0 {
+		t.Error("a rejected batch took a step")
+	}
+	if err := (TrainOptions{Batch: B, AuxWeight: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "AuxWeight") {
+		t.Errorf("negative AuxWeight: %v", err)
+	}
+}
+
+// A checkpoint with the reply head round-trips (version 2, weights and
+// optimizer state) and resumes; one without it is still version 1.
+func TestAuxCheckpointRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewSource(71))
+	const B = 4
+	data := randomSamples(rng, B)
+	withReplies(rng, data)
+	tr, err := NewTrainer(&Checkpoint{Net: NewNetwork(auxPreset(), rng)}, TrainOptions{Batch: B, AuxWeight: 0.15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := tr.Step(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ck := tr.Checkpoint()
+	tr.Close()
+	ck.Meta.ConfigDigest = ck.Net.Config.Digest()
+	b, err := ck.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != FormatVersionFlags {
+		t.Errorf("checkpoint with the head has version %d, want %d", v, FormatVersionFlags)
+	}
+	got, err := Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Meta.Created, ck.Meta.Created = ck.Meta.Created.UTC(), ck.Meta.Created.UTC()
+	if !reflect.DeepEqual(got.Net, ck.Net) || !reflect.DeepEqual(got.Opt, ck.Opt) || got.Step != ck.Step || !got.Net.Config.AuxReply {
+		t.Error("checkpoint with the head does not round-trip")
+	}
+	tr2, err := NewTrainer(got, TrainOptions{Batch: B, AuxWeight: 0.15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr2.Step(data); err != nil {
+		t.Fatal(err)
+	}
+	tr2.Close()
+
+	plain := &Checkpoint{Net: stripAux(ck.Net)}
+	plain.Meta.ConfigDigest = plain.Net.Config.Digest()
+	pb, err := plain.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(pb[8:]); v != FormatVersion {
+		t.Errorf("checkpoint without the head has version %d, want %d", v, FormatVersion)
+	}
+
+	// The flags word follows the name and the five sizes.
+	at := headerLen + 4 + len(ck.Net.Config.Name) + 5*4
+	for _, tc := range []struct {
+		flags uint32
+		want  string
+	}{{0, "no config flags"}, {3, "unknown bits"}} {
+		bad := append([]byte(nil), b...)
+		binary.LittleEndian.PutUint32(bad[at:], tc.flags)
+		if _, err := Unmarshal(reseal(bad)); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("flags %d: %v, want %q", tc.flags, err, tc.want)
+		}
+	}
+	// A version 1 file cannot claim the head's tensors.
+	bad := append([]byte(nil), b...)
+	binary.LittleEndian.PutUint32(bad[8:], FormatVersion)
+	if _, err := Unmarshal(reseal(bad)); !errors.Is(err, ErrFormat) {
+		t.Errorf("version 1 with a flags word: %v", err)
+	}
+}
