@@ -155,9 +155,10 @@ func ship(ctx context.Context, path, runDir, out string, visits, games int, matc
 	}
 
 	// The model without its optimizer state (a continued run restarts Adam
-	// with its warm-up), the ONNX export.
+	// with its warm-up) nor training-only heads, and its ONNX export.
 	slim := *ck
 	slim.Opt = model.OptimizerState{}
+	slim.Net = ck.Net.InferenceOnly() // training-only heads stay behind
 	slim.Meta.Note = fmt.Sprintf("shipped from %s: %s", path, ck.Meta.Note)
 	data, err := slim.Marshal()
 	if err != nil {
