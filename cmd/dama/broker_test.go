@@ -191,7 +191,7 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 			continue
 		case <-time.After(time.Duration(200+rng.IntN(1000)) * time.Millisecond):
 		}
-		if external && k%3 == 2 {
+		if external && k%3 == 0 {
 			server.kill()
 			serverKills++
 			time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond) // a while without a server
@@ -265,8 +265,8 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 			w.kill()
 		}
 	}
-	if trainerKills == 0 {
-		t.Errorf("the run finished before the trainer was killed")
+	if trainerKills == 0 || external && serverKills == 0 {
+		t.Errorf("the run finished before the trainer (%d kills) or the server (%d) was killed", trainerKills, serverKills)
 	}
 
 	used := checkRun(t, dir, gens)
