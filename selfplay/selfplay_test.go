@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -213,6 +214,41 @@ func TestRunCancel(t *testing.T) {
 	err = Run(context.Background(), materialEval{}, Config{Visits: 8, MaxPlies: 40, Parallel: 2}, 0, 100, func(g *Game) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("err %v, want the callback's", err)
+	}
+}
+
+// failingEval fails every evaluation after the first n.
+type failingEval struct {
+	mu sync.Mutex
+	n  int
+}
+
+var errEval = errors.New("evaluator broke")
+
+func (e *failingEval) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evaluation) error {
+	e.mu.Lock()
+	e.n--
+	n := e.n
+	e.mu.Unlock()
+	if n < 0 {
+		return errEval
+	}
+	return materialEval{}.Evaluate(ctx, q, out)
+}
+
+// TestRunEvaluatorError checks that a failing game stops the run with its
+// error, named by the game, after the finished games were handed over.
+func TestRunEvaluatorError(t *testing.T) {
+	n := 0
+	err := Run(context.Background(), &failingEval{n: 200}, Config{Visits: 8, MaxPlies: 40, Parallel: 3}, 0, 1000, func(g *Game) error {
+		n++
+		return nil
+	})
+	if !errors.Is(err, errEval) || !strings.HasPrefix(err.Error(), "selfplay: game ") {
+		t.Errorf("err %v, want the evaluator's named by its game", err)
+	}
+	if n >= 1000 {
+		t.Errorf("%d games handed over, want the run stopped", n)
 	}
 }
 
