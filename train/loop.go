@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	mrand "math/rand"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -267,8 +266,7 @@ func (l *loop) initialModel() error {
 			ck.Meta.Created = time.Now().UTC()
 			ck.Meta.Note = fmt.Sprintf("generation 0: initialised from %s (step %d)", l.opt.Init, ck.Step)
 		} else {
-			rng := mrand.New(mrand.NewSource(l.cfg.Run.Seed))
-			ck = &model.Checkpoint{Net: model.NewNetwork(mc, rng), Meta: model.Meta{
+			ck = &model.Checkpoint{Net: model.NewSeededNetwork(mc, l.cfg.Run.Seed), Meta: model.Meta{
 				Created: time.Now().UTC(), Note: "generation 0: random initialisation, seed " + fmt.Sprint(l.cfg.Run.Seed),
 			}}
 		}
