@@ -4,10 +4,11 @@ go 1.26.8
 
 require (
 	github.com/chewxy/hm v1.0.0
-	github.com/go-viper/mapstructure/v2 v2.4.0
+	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/viper v1.21.0
 	go.yaml.in/yaml/v3 v3.0.4
+	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/gonum v0.11.0
 	gonum.org/v1/plot v0.11.0

@@ -195,15 +195,15 @@ func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, er
 	jobs := make(chan int)
 	results := make(chan done)
 	var wg sync.WaitGroup
+	// A game's error travels with the results, in the order the collector
+	// judges them: a failure after the verdict is no error of the match.
 	for range opts.Parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range jobs {
 				r, err := playGame(ctx, a, b, i, openings[(i/2)%len(openings)], opts.Seed, opts.MaxPlies)
 				results <- done{r, err}
 			}
-		}()
+		})
 	}
 	go func() {
 		defer close(jobs)

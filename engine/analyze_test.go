@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"math/rand"
 	"strings"
 	"testing"
 
@@ -14,7 +13,7 @@ import (
 
 func TestAnalyze(t *testing.T) {
 	cfg, _ := model.Preset("tiny")
-	ev := model.NewEvaluator(model.NewNetwork(cfg, rand.New(rand.NewSource(3))), model.EvaluatorOptions{})
+	ev := model.NewEvaluator(model.NewSeededNetwork(cfg, 3), model.EvaluatorOptions{})
 	defer ev.Close()
 	g := rules.NewGame(rules.Start())
 	a, err := Analyze(context.Background(), ev, g, Limits{Visits: 50}, mcts.Options{})

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"math/rand"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +19,7 @@ func TestHubPosition(t *testing.T) {
 	if got, want := FormatHubPosition(rules.Start()), "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww"; got != want {
 		t.Fatalf("start = %q, want %q", got, want)
 	}
-	rng := rand.New(rand.NewSource(1))
+	rng := rand.New(rand.NewPCG(1, 0))
 	p := rules.Start()
 	for i := 0; i < 500; i++ {
 		legal := p.Legal(nil)
@@ -32,7 +32,7 @@ func TestHubPosition(t *testing.T) {
 		if err != nil || back != p {
 			t.Fatalf("%s -> %q -> %v, %v", p.FEN(), s, back.FEN(), err)
 		}
-		p = p.Play(legal[rng.Intn(len(legal))])
+		p = p.Play(legal[rng.IntN(len(legal))])
 	}
 	for _, bad := range []string{
 		"", "W", "Xbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww", "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwwx",
@@ -196,7 +196,7 @@ func testEvaluators(t *testing.T) map[string]mcts.Evaluator {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := model.NewEvaluator(model.NewNetwork(cfg, rand.New(rand.NewSource(7))), model.EvaluatorOptions{MaxBatch: 8})
+	ev := model.NewEvaluator(model.NewSeededNetwork(cfg, 7), model.EvaluatorOptions{MaxBatch: 8})
 	t.Cleanup(ev.Close)
 	return map[string]mcts.Evaluator{"uniform": Uniform{}, "tiny": ev}
 }

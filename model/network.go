@@ -96,6 +96,15 @@ func Layout(c Config) []TensorSpec {
 	return specs
 }
 
+// NewSeededNetwork returns NewNetwork(cfg, rng) with rng the math/rand (v1)
+// generator of seed: the seed's network of dama model new and of a run's
+// generation 0. math/rand stays here, behind a seed, because the weights
+// of a seed are visible to users and v2 draws different ones; elsewhere
+// dama uses math/rand/v2.
+func NewSeededNetwork(cfg Config, seed int64) *Network {
+	return NewNetwork(cfg, rand.New(rand.NewSource(seed)))
+}
+
 // NewNetwork returns a freshly initialised network: He-normal weights
 // (fan-in), zero biases, unit batch-norm scales, zero running means and unit
 // running variances; the last layer of each head is scaled down so the

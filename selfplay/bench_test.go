@@ -3,13 +3,15 @@ package selfplay
 import (
 	"context"
 	"testing"
+
+	"dama/internal/evaltest"
 )
 
 // BenchmarkPlay plays whole games at the default settings on one goroutine
 // with an evaluator that costs next to nothing: the cost of search and
 // recording alone.
 func BenchmarkPlay(b *testing.B) {
-	pl, err := NewPlayer(materialEval{}, Config{})
+	pl, err := NewPlayer(evaltest.Material{}, Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"dama/internal/evaltest"
 	"dama/rules"
 )
 
@@ -29,7 +30,7 @@ func testGames(t testing.TB, n int) []*Game {
 	t.Helper()
 	cfg := Config{Visits: 8, MaxPlies: 40, CheapVisits: 3, Parallel: 2, Seed: 9}
 	var games []*Game
-	err := Run(context.Background(), materialEval{}, cfg, 0, n, func(g *Game) error {
+	err := Run(context.Background(), evaltest.Material{}, cfg, 0, n, func(g *Game) error {
 		games = append(games, g)
 		return nil
 	})

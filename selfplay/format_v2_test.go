@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"dama/internal/evaltest"
 )
 
 // TestReadsVersion1 reads a file written by the version 1 writer (the
@@ -54,7 +56,7 @@ func gumbelGames(t testing.TB, n int) []*Game {
 	t.Helper()
 	cfg := Config{Visits: 12, MaxPlies: 40, CheapVisits: 4, Parallel: 2, Seed: 5, RootSearch: "gumbel", Solver: true}
 	var games []*Game
-	err := Run(context.Background(), materialEval{}, cfg, 0, n, func(g *Game) error {
+	err := Run(context.Background(), evaltest.Material{}, cfg, 0, n, func(g *Game) error {
 		games = append(games, g)
 		return nil
 	})

@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math/rand"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,8 +102,8 @@ func BenchmarkSelfplayEvaluatorLoad(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			net := model.NewNetwork(cfg, rand.New(rand.NewSource(1)))
-			qs := loadPositions(rand.New(rand.NewSource(2)), 512)
+			net := model.NewSeededNetwork(cfg, 1)
+			qs := loadPositions(rand.New(rand.NewPCG(2, 0)), 512)
 			for b.Loop() {
 				alone, sp := measureLoad(b, net, c, qs)
 				load := 100 * sp.fwd() / alone.fwd()
@@ -131,10 +131,10 @@ func loadPositions(rng *rand.Rand, n int) []mcts.Query {
 			if len(legal) == 0 {
 				break
 			}
-			if rng.Intn(3) == 0 {
+			if rng.IntN(3) == 0 {
 				out = append(out, mcts.Query{Pos: g.Position(), Legal: legal, Repetitions: g.Repetitions(), QuietPlies: g.QuietPlies()})
 			}
-			g.PlayUnchecked(legal[rng.Intn(len(legal))])
+			g.PlayUnchecked(legal[rng.IntN(len(legal))])
 		}
 	}
 	return out

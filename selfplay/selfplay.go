@@ -23,7 +23,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"dama/mcts"
 	"dama/rules"
@@ -255,30 +256,34 @@ func Run(ctx context.Context, ev mcts.Evaluator, cfg Config, first, games int, d
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	next := make(chan int)
-	finished := make(chan *Game)
-	errs := make(chan error, cfg.Parallel)
-	var wg sync.WaitGroup
-	for w := 0; w < min(cfg.Parallel, games); w++ {
+	players := make([]*Player, max(0, min(cfg.Parallel, games)))
+	for w := range players {
 		pl, err := NewPlayer(ev, cfg)
 		if err != nil {
 			return err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		players[w] = pl
+	}
+	next := make(chan int)
+	finished := make(chan *Game)
+	// The pool's error is the first game that failed on its own; a game cut
+	// short by the cancellation is no failure.
+	var pool errgroup.Group
+	for _, pl := range players {
+		pool.Go(func() error {
 			for i := range next {
 				g, err := pl.Play(ctx, GameSeed(cfg.Seed, i))
 				if err != nil {
-					if ctx.Err() == nil {
-						errs <- fmt.Errorf("selfplay: game %d: %w", i, err)
+					if ctx.Err() != nil {
+						return nil
 					}
 					cancel()
-					return
+					return fmt.Errorf("selfplay: game %d: %w", i, err)
 				}
 				finished <- g // the collector drains finished to the end
 			}
-		}()
+			return nil
+		})
 	}
 	go func() {
 		defer close(next)
@@ -290,9 +295,10 @@ func Run(ctx context.Context, ev mcts.Evaluator, cfg Config, first, games int, d
 			}
 		}
 	}()
+	var poolErr error
 	go func() {
-		wg.Wait()
-		close(finished)
+		poolErr = pool.Wait()
+		close(finished) // after poolErr is set: the collector reads it then
 	}()
 	var doneErr error
 	for g := range finished {
@@ -307,10 +313,8 @@ func Run(ctx context.Context, ev mcts.Evaluator, cfg Config, first, games int, d
 	if doneErr != nil {
 		return doneErr
 	}
-	select {
-	case err := <-errs:
-		return err
-	default:
+	if poolErr != nil {
+		return poolErr
 	}
 	return ctx.Err()
 }

@@ -7,32 +7,14 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
+	"dama/internal/evaltest"
 	"dama/mcts"
 	"dama/rules"
 )
-
-// materialEval gives uniform priors and a value from the material balance;
-// steep makes a piece count for more.
-type materialEval struct{ steep float64 }
-
-func (e materialEval) Evaluate(_ context.Context, q mcts.Query, out *mcts.Evaluation) error {
-	for i := range out.Priors {
-		out.Priors[i] = 1 / float32(len(q.Legal))
-	}
-	me, opp := q.Pos.Side(), q.Pos.Side().Opponent()
-	mm, mk := q.Pos.Count(me)
-	om, ok := q.Pos.Count(opp)
-	s := e.steep
-	if s == 0 {
-		s = 1
-	}
-	v := float32(math.Tanh(s * (float64(mm-om) + 1.5*float64(mk-ok)) / 3))
-	out.WDL = [3]float32{max(v, 0), 1 - float32(math.Abs(float64(v))), max(-v, 0)}
-	return nil
-}
 
 // checkGame replays g through rules.Game and checks every recorded field
 // that the rules determine.
@@ -91,7 +73,7 @@ func checkGame(t *testing.T, g *Game, cfg Config) {
 
 func TestPlayGame(t *testing.T) {
 	cfg := Config{Visits: 24, MaxPlies: 80, TemperaturePlies: 10, Seed: 1}
-	pl, err := NewPlayer(materialEval{}, cfg)
+	pl, err := NewPlayer(evaltest.Material{}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +93,7 @@ func TestRunReproducible(t *testing.T) {
 	cfg := Config{Visits: 16, MaxPlies: 60, Parallel: 3, LeavesInFlight: 2, CheapVisits: 4, Seed: 42}
 	play := func() []*Game {
 		var games []*Game
-		err := Run(context.Background(), materialEval{}, cfg, 10, 5, func(g *Game) error {
+		err := Run(context.Background(), evaltest.Material{}, cfg, 10, 5, func(g *Game) error {
 			games = append(games, g)
 			return nil
 		})
@@ -156,7 +138,7 @@ func TestRunReproducible(t *testing.T) {
 func TestResignation(t *testing.T) {
 	cfg := Config{Visits: 16, MaxPlies: 150, ResignThreshold: 0.2, ResignMoves: 2, NoResignShare: 0.5, Parallel: 4, Seed: 3}
 	var games []*Game
-	err := Run(context.Background(), materialEval{steep: 3}, cfg, 0, 12, func(g *Game) error {
+	err := Run(context.Background(), evaltest.Material{Steep: 3}, cfg, 0, 12, func(g *Game) error {
 		games = append(games, g)
 		return nil
 	})
@@ -194,7 +176,7 @@ func TestRunCancel(t *testing.T) {
 	defer cancel()
 	var mu sync.Mutex
 	n := 0
-	err := Run(ctx, materialEval{}, Config{Visits: 8, MaxPlies: 40, Parallel: 4}, 0, 1000, func(g *Game) error {
+	err := Run(ctx, evaltest.Material{}, Config{Visits: 8, MaxPlies: 40, Parallel: 4}, 0, 1000, func(g *Game) error {
 		mu.Lock()
 		defer mu.Unlock()
 		n++
@@ -210,9 +192,44 @@ func TestRunCancel(t *testing.T) {
 		t.Errorf("%d games handed over, want 3 and at most the 4 in flight", n)
 	}
 	stop := errors.New("stop")
-	err = Run(context.Background(), materialEval{}, Config{Visits: 8, MaxPlies: 40, Parallel: 2}, 0, 100, func(g *Game) error { return stop })
+	err = Run(context.Background(), evaltest.Material{}, Config{Visits: 8, MaxPlies: 40, Parallel: 2}, 0, 100, func(g *Game) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("err %v, want the callback's", err)
+	}
+}
+
+// failingEval fails every evaluation after the first n.
+type failingEval struct {
+	mu sync.Mutex
+	n  int
+}
+
+var errEval = errors.New("evaluator broke")
+
+func (e *failingEval) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evaluation) error {
+	e.mu.Lock()
+	e.n--
+	n := e.n
+	e.mu.Unlock()
+	if n < 0 {
+		return errEval
+	}
+	return evaltest.Material{}.Evaluate(ctx, q, out)
+}
+
+// TestRunEvaluatorError checks that a failing game stops the run with its
+// error, named by the game, after the finished games were handed over.
+func TestRunEvaluatorError(t *testing.T) {
+	n := 0
+	err := Run(context.Background(), &failingEval{n: 200}, Config{Visits: 8, MaxPlies: 40, Parallel: 3}, 0, 1000, func(g *Game) error {
+		n++
+		return nil
+	})
+	if !errors.Is(err, errEval) || !strings.HasPrefix(err.Error(), "selfplay: game ") {
+		t.Errorf("err %v, want the evaluator's named by its game", err)
+	}
+	if n >= 1000 {
+		t.Errorf("%d games handed over, want the run stopped", n)
 	}
 }
 

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"dama/internal/evaltest"
 	"dama/mcts"
 )
 
 func playAll(t *testing.T, cfg Config, n int) []*Game {
 	t.Helper()
 	games := make([]*Game, n)
-	pl, err := NewPlayer(materialEval{}, cfg)
+	pl, err := NewPlayer(evaltest.Material{}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"dama/arena"
 	"dama/configs"
-	"dama/mcts"
 	"dama/model"
 )
 
@@ -27,10 +26,7 @@ func RateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc config
 	}
 	ev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, lc.Parallel), CacheSize: 1 << 18})
 	defer ev.Close()
-	opts := mcts.Options{CPuct: sc.CPuct, FPUReduction: sc.FPUReduction}
-	if sc.FPUReduction == 0 {
-		opts.FPUReduction = -1
-	}
+	opts := SearchOptions(sc, 0)
 	p := &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", filepath.Base(path), lc.Visits), Evaluator: ev, Visits: lc.Visits, Options: opts}
 	return arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{
 		Games: lc.Games, ProbePairs: 1, Parallel: lc.Parallel,

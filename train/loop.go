@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	mrand "math/rand"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -267,8 +266,7 @@ func (l *loop) initialModel() error {
 			ck.Meta.Created = time.Now().UTC()
 			ck.Meta.Note = fmt.Sprintf("generation 0: initialised from %s (step %d)", l.opt.Init, ck.Step)
 		} else {
-			rng := mrand.New(mrand.NewSource(l.cfg.Run.Seed))
-			ck = &model.Checkpoint{Net: model.NewNetwork(mc, rng), Meta: model.Meta{
+			ck = &model.Checkpoint{Net: model.NewSeededNetwork(mc, l.cfg.Run.Seed), Meta: model.Meta{
 				Created: time.Now().UTC(), Note: "generation 0: random initialisation, seed " + fmt.Sprint(l.cfg.Run.Seed),
 			}}
 		}
@@ -601,34 +599,6 @@ func (l *loop) sampleOptions() SampleOptions {
 	return SampleOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix, AuxReply: l.cfg.Model.AuxReply}
 }
 
-// SelfPlayConfig maps the run configuration to selfplay's, where zero means
-// "default" and negative "off".
-func SelfPlayConfig(c configs.SelfPlay, seed uint64) selfplay.Config {
-	off := func(v float64) float64 {
-		if v == 0 {
-			return -1
-		}
-		return v
-	}
-	offInt := func(v int) int {
-		if v == 0 {
-			return -1
-		}
-		return v
-	}
-	return selfplay.Config{
-		Visits: c.Visits, CPuct: c.CPuct, FPUReduction: off(c.FPUReduction),
-		DirichletAlpha: c.DirichletAlpha, DirichletFraction: off(c.DirichletFraction),
-		TemperaturePlies: offInt(c.TemperaturePlies), MaxPlies: c.MaxPlies,
-		Parallel: c.Parallel, LeavesInFlight: c.LeavesInFlight,
-		CheapVisits: c.CheapVisits, FullSearchProb: c.FullSearchProb,
-		ResignThreshold: c.ResignThreshold, ResignMoves: c.ResignMoves,
-		NoResignShare: off(c.NoResignShare), Seed: seed,
-		Solver: c.Solver, ForcedPlayoutsK: c.ForcedPlayoutsK, PolicyTargetPruning: c.PolicyTargetPruning,
-		RootSearch: c.RootSearch, GumbelM: c.GumbelM, GumbelCVisit: c.GumbelCVisit, GumbelCScale: c.GumbelCScale,
-	}
-}
-
 // PlayGames plays games with the model in the checkpoint at path and
 // writes them as chunks of the worker into dir; it stops early, keeping
 // every finished game, when ctx is cancelled. onGame, if set, is called
@@ -685,22 +655,6 @@ func (l *loop) selfPlay(ctx context.Context, gen, round, have, need int) error {
 		bar.Finish()
 	}
 	return err
-}
-
-// trainOptions maps the run configuration to the trainer's.
-func trainOptions(c configs.Train) model.TrainOptions {
-	momentum := c.Momentum
-	if momentum == 0 {
-		momentum = -1 // model's "none": 0 there means its default
-	}
-	return model.TrainOptions{
-		Batch: c.Batch, LR: c.LR, WeightDecay: c.WeightDecay,
-		Optimizer: c.Optimizer, Momentum: momentum,
-		Schedule: c.LRSchedule, WarmupSteps: c.LRWarmupSteps,
-		DecaySteps: c.LRDecaySteps, DecayFactor: c.LRDecayFactor,
-		TotalSteps: c.LRDecaySteps, MinLR: c.LRMin,
-		AuxWeight: c.AuxReplyWeight, // used only by a network with the reply head
-	}
 }
 
 // trainCandidate trains generation gen's candidate from generation gen-1's
@@ -872,10 +826,7 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*ArenaReco
 // with the arena settings ac (MCTS without noise, the search constants of
 // sc) and judges it by ac.Gating.
 func gateMatch(ctx context.Context, ac configs.Arena, sc configs.SelfPlay, candName, bestName string, cand, best mcts.Evaluator, seed int64, onGame func(arena.GameResult)) (arena.MatchResult, error) {
-	opts := mcts.Options{CPuct: sc.CPuct, FPUReduction: sc.FPUReduction, MaxPlies: ac.MaxPlies}
-	if sc.FPUReduction == 0 {
-		opts.FPUReduction = -1
-	}
+	opts := SearchOptions(sc, ac.MaxPlies)
 	a := &arena.MCTSPlayer{Label: candName, Evaluator: cand, Visits: ac.Visits, Options: opts}
 	b := &arena.MCTSPlayer{Label: bestName, Evaluator: best, Visits: ac.Visits, Options: opts}
 	mo := arena.MatchOptions{

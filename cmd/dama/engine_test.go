@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +22,7 @@ func tinyCheckpoint(t *testing.T) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "tiny.ckpt")
-	ck := &model.Checkpoint{Net: model.NewNetwork(cfg, rand.New(rand.NewSource(1))), Step: 42}
+	ck := &model.Checkpoint{Net: model.NewSeededNetwork(cfg, 1), Step: 42}
 	if err := ck.Save(path); err != nil {
 		t.Fatal(err)
 	}

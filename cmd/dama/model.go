@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math/rand"
 	"os"
 	"strings"
 	"time"
@@ -79,7 +78,7 @@ func modelNew(preset, out string, seed int64, note string) error {
 		note = fmt.Sprintf("fresh %s network, seed %d", preset, seed)
 	}
 	ck := &model.Checkpoint{
-		Net:  model.NewNetwork(cfg, rand.New(rand.NewSource(seed))),
+		Net:  model.NewSeededNetwork(cfg, seed),
 		Meta: model.Meta{Created: time.Now().UTC(), Note: note},
 	}
 	if err := ck.Save(out); err != nil {

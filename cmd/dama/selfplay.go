@@ -15,10 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-viper/mapstructure/v2"
-	"github.com/spf13/viper"
-
 	"dama/broker"
+	"dama/configs"
 	"dama/internal/progress"
 	"dama/mcts"
 	"dama/model"
@@ -57,7 +55,7 @@ func selfplayFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.games, "games", 0, "number of games to play")
 	fs.StringVar(&o.out, "out", "", "folder for the game chunks (created if needed)")
 	fs.StringVar(&o.run, "run", "", "work as a self-play worker of a training run folder: follow its best model and add games to it (--games 0: until interrupted)")
-	fs.StringVar(&o.config, "config", "", "YAML file of self-play settings (keys: the selfplay.Config fields in snake_case)")
+	fs.StringVar(&o.config, "config", "", "run configuration (a YAML file or a preset, as for dama train) whose selfplay section and run.seed set the games")
 	fs.IntVar(&o.parallel, "parallel", 0, "games played at once (default 32; overrides the config file)")
 	fs.IntVar(&o.visits, "visits", 0, "visits of a full search (default 200; overrides the config file)")
 	fs.Uint64Var(&o.seed, "seed", 0, "base seed of the games (overrides the config file; workers sharing a folder need different seeds)")
@@ -91,21 +89,40 @@ func (selfplayRandom) Evaluate(_ context.Context, q mcts.Query, out *mcts.Evalua
 	return nil
 }
 
-// readSelfplayConfig reads a YAML file of selfplay.Config settings; unknown
-// keys are errors.
-func readSelfplayConfig(path string) (selfplay.Config, error) {
-	var cfg selfplay.Config
-	v := viper.New()
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		return cfg, fmt.Errorf("--config %s: %w", path, err)
+// selfplaySettings returns the self-play settings of dama selfplay --model:
+// the selfplay section of the run configuration in --config (loaded and
+// validated by configs.Load, as dama train loads it; the documented
+// defaults without --config), with --parallel, --visits and --seed over it,
+// mapped to selfplay.Config by the trainer's own mapping. The base seed is
+// --seed, else the file's run.seed, else 0.
+func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, error) {
+	cfg := configs.Default()
+	seed := uint64(0)
+	if o.config != "" {
+		c, err := configs.Load(o.config, nil, nil)
+		if err != nil {
+			return selfplay.Config{}, fmt.Errorf("--config %s: %w", o.config, err)
+		}
+		if c.Run.Seed < 0 {
+			return selfplay.Config{}, fmt.Errorf("--config %s: run.seed %d must not be negative for self-play", o.config, c.Run.Seed)
+		}
+		cfg, seed = *c, uint64(c.Run.Seed)
 	}
-	err := v.Unmarshal(&cfg, func(dc *mapstructure.DecoderConfig) { dc.ErrorUnused = true })
-	if err != nil {
-		return cfg, fmt.Errorf("--config %s: %w", path, err)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["parallel"] && o.parallel > 0 {
+		cfg.SelfPlay.Parallel = o.parallel
 	}
-	return cfg, nil
+	if set["visits"] && o.visits > 0 {
+		cfg.SelfPlay.Visits = o.visits
+	}
+	if set["seed"] {
+		seed = o.seed
+	}
+	if err := cfg.Validate(); err != nil {
+		return selfplay.Config{}, err
+	}
+	return train.SelfPlayConfig(cfg.SelfPlay, seed), nil
 }
 
 func runSelfplay(fs *flag.FlagSet, args []string) error {
@@ -145,25 +162,8 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	case o.first < 0:
 		return fmt.Errorf("--first %d: must not be negative", o.first)
 	}
-	var cfg selfplay.Config
-	if o.config != "" {
-		var err error
-		if cfg, err = readSelfplayConfig(o.config); err != nil {
-			return err
-		}
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["parallel"] {
-		cfg.Parallel = o.parallel
-	}
-	if set["visits"] {
-		cfg.Visits = o.visits
-	}
-	if set["seed"] {
-		cfg.Seed = o.seed
-	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := selfplaySettings(fs, o)
+	if err != nil {
 		return err
 	}
 	full := cfg.WithDefaults()

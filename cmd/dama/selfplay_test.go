@@ -6,14 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"dama/configs"
 	"dama/rules"
 	"dama/selfplay"
+	"dama/train"
 )
 
 func TestSelfplayCommand(t *testing.T) {
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "sp.yaml")
-	if err := os.WriteFile(cfgFile, []byte("visits: 50\nmax_plies: 60\ncheap_visits: 4\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfgFile, []byte("selfplay:\n  visits: 50\n  max_plies: 60\n  cheap_visits: 4\nrun:\n  seed: 9\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "games")
@@ -35,7 +37,7 @@ func TestSelfplayCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := selfplay.Config{Visits: 12, MaxPlies: 60, CheapVisits: 4, Parallel: 2}
+		want := selfplay.Config{Visits: 12, MaxPlies: 60, CheapVisits: 4, Parallel: 2, Seed: 9}
 		if h.Model != "random" || h.ConfigDigest != want.Digest() {
 			t.Errorf("%s: header %+v, want model random and the digest of %+v", f, h, want)
 		}
@@ -69,8 +71,52 @@ func TestSelfplayCommand(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte("visit: 50\n"), 0o644)
+	os.WriteFile(bad, []byte("selfplay:\n  visit: 50\n"), 0o644)
 	if code, _, errs := runCmd(t, "selfplay", "--model", "random", "--games", "1", "--out", out, "--config", bad); code != 1 || !strings.Contains(errs, "visit") {
 		t.Errorf("unknown config key: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestSelfplayConfigOff checks that dama selfplay --config reads a run
+// configuration as dama train does: fpu_reduction 0 means no reduction
+// (it used to mean the default 0.25), and the settings are validated by
+// package configs.
+func TestSelfplayConfigOff(t *testing.T) {
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "sp.yaml")
+	if err := os.WriteFile(cfgFile, []byte("selfplay:\n  fpu_reduction: 0\n  max_plies: 20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "games")
+	code, _, errs := runCmd(t, "selfplay", "--model", "random", "--games", "1", "--out", out,
+		"--config", cfgFile, "--visits", "8", "--parallel", "1", "--seed", "3", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	files, err := selfplay.Chunks(out)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("chunks %v, err %v", files, err)
+	}
+	h, _, err := selfplay.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := configs.Load(cfgFile, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.SelfPlay.Visits, cfg.SelfPlay.Parallel = 8, 1
+	if trainer := train.SelfPlayConfig(cfg.SelfPlay, 3); h.ConfigDigest != trainer.Digest() {
+		t.Errorf("digest %s, want the trainer's %s for the same configuration", h.ConfigDigest, trainer.Digest())
+	}
+	off := selfplay.Config{Visits: 8, Parallel: 1, MaxPlies: 20, FPUReduction: -1, Seed: 3}
+	if h.ConfigDigest != off.Digest() {
+		t.Errorf("digest %s, want that of fpu_reduction none %s", h.ConfigDigest, off.Digest())
+	}
+
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("selfplay:\n  fpu_reduction: 5\n"), 0o644)
+	if code, _, errs := runCmd(t, "selfplay", "--model", "random", "--games", "1", "--out", out, "--config", bad); code != 1 || !strings.Contains(errs, "selfplay.fpu_reduction") {
+		t.Errorf("fpu_reduction out of range: exit %d, stderr %q", code, errs)
 	}
 }
