@@ -61,6 +61,8 @@ func arenaFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.threshold, "threshold", 0, "accept A when its score over all games is at least this (0..1); 0 for none")
 	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	checkpointBackend = ""
+	fs.StringVar(&checkpointBackend, "backend", "auto", "checkpoint players' "+backendUsage()+` (a player "PATH@N:BACKEND" overrides it)`)
 	limit(fs, "games", 2, 1e7, "")
 	limit(fs, "parallel", 1, 4096, "")
 	limit(fs, "openings-plies", 0, 200, "")
