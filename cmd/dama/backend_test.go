@@ -34,3 +34,27 @@ func TestArenaBackendPerPlayer(t *testing.T) {
 		t.Errorf("want the player labelled with its backend and the backend logged; stdout %q stderr %q", out, errs)
 	}
 }
+
+func TestModelCompare(t *testing.T) {
+	ck := "../../model/testdata/sample-v1.ckpt"
+	dir := t.TempDir()
+	if code, _, errs := runCmd(t, "selfplay", "--model", ck, "--games", "2", "--visits", "4", "--parallel", "2", "--out", dir, "--quiet", "--backend", "fp32"); code != 0 {
+		t.Fatalf("selfplay: exit %d, stderr %q", code, errs)
+	}
+	code, out, errs := runCmd(t, "model", "compare", "--games", dir, "--backend", "fp32", "--against", "fp32", ck)
+	if code != 0 {
+		t.Fatalf("compare: exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "top move agrees in 100.00% (0 differ), |dE| mean 0.00000 max 0.00000") || !strings.Contains(out, "bar (top move >= 99%, mean |dE| <= 0.01, max <= 0.05): true") {
+		t.Errorf("fp32 against itself: %q", out)
+	}
+	for _, args := range [][]string{
+		{"model", "compare", ck},
+		{"model", "compare", "--games", t.TempDir(), ck},
+		{"model", "compare", "--games", dir, "--backend", "fp16", ck},
+	} {
+		if code, _, errs := runCmd(t, args...); code == 0 || errs == "" {
+			t.Errorf("dama %s: exit %d, stderr %q; want an error", strings.Join(args, " "), code, errs)
+		}
+	}
+}
