@@ -163,6 +163,10 @@ func runArena(_ *flag.FlagSet, args []string) error {
 	res, err := arena.Match(ctx, a, b, opts)
 	bar.Finish()
 	if err != nil {
+		if ctx.Err() != nil && res.Games() > 0 {
+			// Interrupted: the whole pairs finished so far still count.
+			fmt.Fprintf(stdout, "interrupted after %d counted games: %s\n", res.Games(), res)
+		}
 		return err
 	}
 	if o.pdn != "" {
