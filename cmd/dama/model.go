@@ -142,6 +142,14 @@ func modelInfo(path string) error {
 		opt = fmt.Sprintf("%s (%d steps)", ck.Opt.Kind, ck.Opt.Steps)
 	}
 	fmt.Fprintf(w, "optimizer   %s\n", opt)
+	auto, _ := model.ResolveBackend(model.BackendAuto)
+	var here []string
+	for _, n := range model.BackendNames() {
+		if _, err := model.ResolveBackend(n); err == nil && n != model.BackendAuto {
+			here = append(here, n)
+		}
+	}
+	fmt.Fprintf(w, "backend     %s (auto on this CPU; available: %s)\n", auto, strings.Join(here, ", "))
 	if ck.Meta.Note != "" {
 		fmt.Fprintf(w, "note        %s\n", ck.Meta.Note)
 	}
