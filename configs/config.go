@@ -146,8 +146,8 @@ type SelfPlay struct {
 	// 0..10^8; 0 disables the cache. Default 200000.
 	CacheSize int `mapstructure:"cache_size" yaml:"cache_size"`
 	// Backend is the network's forward pass in self-play, gating and
-	// ladder games: "auto" (the fastest one this CPU runs that meets the
-	// accuracy bar), "fp32", or "bf16" (needs AVX512_BF16). Default "auto".
+	// ladder games: "auto" (bf16 where the CPU has AVX512_BF16, else
+	// fp32), "fp32", or "bf16" (needs AVX512_BF16). Default "auto".
 	Backend string `mapstructure:"backend" yaml:"backend"`
 	// Solver turns on the MCTS solver: proven wins, losses and draws are
 	// propagated up the tree and not searched further, and a proven win
