@@ -334,7 +334,10 @@ func (w *worker) fetch(ctx context.Context, p BestPointer) (*loadedModel, error)
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers})
+	ev, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers, Backend: c.Backend})
+	if err != nil {
+		return nil, err
+	}
 	return &loadedModel{ptr: p, ev: ev}, nil
 }
 

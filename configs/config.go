@@ -145,6 +145,10 @@ type SelfPlay struct {
 	// CacheSize is the number of evaluations kept by position hash,
 	// 0..10^8; 0 disables the cache. Default 200000.
 	CacheSize int `mapstructure:"cache_size" yaml:"cache_size"`
+	// Backend is the network's forward pass in self-play, gating and
+	// ladder games: "auto" (bf16 where the CPU has AVX512_BF16, else
+	// fp32), "fp32", or "bf16" (needs AVX512_BF16). Default "auto".
+	Backend string `mapstructure:"backend" yaml:"backend"`
 	// Solver turns on the MCTS solver: proven wins, losses and draws are
 	// propagated up the tree and not searched further, and a proven win
 	// is played at once. Default false.
@@ -172,6 +176,10 @@ type SelfPlay struct {
 	// GumbelCScale is c_scale of sigma(q), (0,100]. Default 1.
 	GumbelCScale float64 `mapstructure:"gumbel_c_scale" yaml:"gumbel_c_scale"`
 }
+
+// Backends are the allowed values of selfplay.backend (the names the
+// model package registers; a test keeps the two lists equal).
+var Backends = []string{"auto", "bf16", "fp32"}
 
 // RootSearches are the allowed values of selfplay.root_search.
 var RootSearches = []string{"puct", "gumbel"}
@@ -323,6 +331,7 @@ func Default() Config {
 			NoResignShare:      0.1,
 			EvalBatch:          32,
 			CacheSize:          200000,
+			Backend:            "auto",
 			RootSearch:         "puct",
 			GumbelM:            16,
 			GumbelCVisit:       50,

@@ -76,6 +76,7 @@ func (c *Config) Validate() error {
 	v.intIn("selfplay.eval_batch", s.EvalBatch, 1, 4096)
 	v.intIn("selfplay.eval_workers", s.EvalWorkers, 0, 256)
 	v.intIn("selfplay.cache_size", s.CacheSize, 0, 1e8)
+	v.oneOf("selfplay.backend", s.Backend, Backends)
 	v.floatIn("selfplay.forced_playouts_k", s.ForcedPlayoutsK, 0, true, 100, true)
 	v.oneOf("selfplay.root_search", s.RootSearch, RootSearches)
 	if s.ForcedPlayoutsK > 0 && s.RootSearch == "gumbel" {

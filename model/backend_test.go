@@ -11,6 +11,7 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/export"
+	"dama/model/kernel"
 	"dama/rules"
 )
 
@@ -56,7 +57,7 @@ func init() {
 	}
 	model.RegisterBackend("test-ref64", model.BackendFactory{New: newRef})
 	model.RegisterBackend("test-never", model.BackendFactory{New: newRef, Auto: true, Priority: 100, Available: func() bool { return false }})
-	model.RegisterBackend("test-auto", model.BackendFactory{New: newRef, Auto: true, Priority: 1, Available: autoAvailable.Load})
+	model.RegisterBackend("test-auto", model.BackendFactory{New: newRef, Auto: true, Priority: 100, Available: autoAvailable.Load})
 }
 
 // queries returns positions from seeded random games with their legal moves.
@@ -126,9 +127,14 @@ func TestBackendEvaluatorMatchesFP32(t *testing.T) {
 }
 
 func TestResolveBackend(t *testing.T) {
+	// Without test-auto, auto is bf16 where the CPU has AVX512_BF16, or fp32.
+	want := "fp32"
+	if kernel.BF16Native() {
+		want = "bf16"
+	}
 	for _, name := range []string{"", "auto"} {
-		if got, err := model.ResolveBackend(name); err != nil || got != "fp32" {
-			t.Errorf("ResolveBackend(%q) = %q, %v; want fp32 (the only available auto backend is off)", name, got, err)
+		if got, err := model.ResolveBackend(name); err != nil || got != want {
+			t.Errorf("ResolveBackend(%q) = %q, %v; want %s (test-auto is off)", name, got, err, want)
 		}
 	}
 	autoAvailable.Store(true)

@@ -30,11 +30,13 @@
 // weights); float64 graphs, used by the finite-difference gradient check,
 // use Gorgonia's Conv2d, BatchNorm and Rectify in NCHW.
 //
-// Backends (EvaluatorOptions.Backend): "fp32", the float32 kernels, the
-// default everywhere; "bf16" (infer_bf16.go), bfloat16 weights and
+// Backends (EvaluatorOptions.Backend): "fp32", the float32 kernels,
+// available everywhere; "bf16" (infer_bf16.go), bfloat16 weights and
 // activations with float32 accumulation, where the CPU has AVX512_BF16,
-// about 1.9x fp32 per core on the workstation net (BenchmarkBackend) but
-// not chosen by "auto" until issue 12's accuracy criteria are measured. Inference is plain Go: the forward pass agrees with the
+// about 1.9x fp32 per core on the workstation net (BenchmarkBackend).
+// "auto" chooses bf16 where the CPU has it (it meets issue 12's accuracy
+// criteria, measured with Compare) and fp32 elsewhere. Inference is plain
+// Go: the forward pass agrees with the
 // Gorgonia graph in eval mode to 1e-4 (see infer_test.go).
 //
 // Measured on one core of the development machine (AMD EPYC with AVX-512,

@@ -57,9 +57,9 @@ func TestEvaluatorConcurrent(t *testing.T) {
 		want[i] = reference(t, net, queries[i])
 	}
 	for _, cache := range []int{0, 1000, -1} {
-		opt := EvaluatorOptions{MaxBatch: 8, CacheSize: cache}
+		opt := EvaluatorOptions{MaxBatch: 8, CacheSize: cache, Backend: BackendFP32}
 		if cache < 0 { // no cache, three batchers
-			opt = EvaluatorOptions{MaxBatch: 8, Workers: 3}
+			opt = EvaluatorOptions{MaxBatch: 8, Workers: 3, Backend: BackendFP32}
 		}
 		ev := NewEvaluator(net, opt)
 		const workers = 16
@@ -124,7 +124,7 @@ func TestEvaluatorCacheKey(t *testing.T) {
 	rng := rand.New(rand.NewSource(32))
 	net := tinyNet(t, 32)
 	perturbStats(net, rng)
-	ev := NewEvaluator(net, EvaluatorOptions{MaxBatch: 4, CacheSize: 16})
+	ev := NewEvaluator(net, EvaluatorOptions{MaxBatch: 4, CacheSize: 16, Backend: BackendFP32})
 	defer ev.Close()
 	p, err := rules.ParseFEN("W:WK22,K30:BK3,K12")
 	if err != nil {
@@ -167,7 +167,7 @@ func TestEvaluatorCacheKey(t *testing.T) {
 
 func TestEvaluatorContext(t *testing.T) {
 	net := tinyNet(t, 33)
-	ev := NewEvaluator(net, EvaluatorOptions{MaxBatch: 4})
+	ev := NewEvaluator(net, EvaluatorOptions{MaxBatch: 4, Backend: BackendFP32})
 	defer ev.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -209,7 +209,7 @@ func TestEvaluatorContext(t *testing.T) {
 
 func TestEvaluatorClose(t *testing.T) {
 	net := tinyNet(t, 34)
-	ev := NewEvaluator(net, EvaluatorOptions{})
+	ev := NewEvaluator(net, EvaluatorOptions{Backend: BackendFP32})
 	p := rules.Start()
 	q := mcts.Query{Pos: p, Legal: p.Legal(nil)}
 	var wg sync.WaitGroup

@@ -6,9 +6,10 @@ import "dama/model/kernel"
 // rounded to bfloat16 and packed once, and each layer's input rounded to
 // bfloat16 as it is read; products accumulate in float32 (VDPBF16PS), and
 // biases, residuals and outputs stay float32. It is available on CPUs with
-// AVX512_BF16 (golang.org/x/sys/cpu X86.HasAVX512BF16); "auto" does not
-// choose it yet: the accuracy criteria of issue 12 (agreement with fp32 on
-// positions of a trained model's games, an arena match) are not measured.
+// AVX512_BF16 (golang.org/x/sys/cpu X86.HasAVX512BF16), where "auto"
+// chooses it: it meets the accuracy criteria of issue 12 (README, Speed:
+// agreement with fp32 on positions of a trained model's self-play games,
+// `dama model compare`, and an arena match against fp32 at equal visits).
 
 // bf16Name is the name of the bf16 backend.
 const bf16Name = "bf16"
@@ -21,6 +22,8 @@ func init() {
 	RegisterBackend(bf16Name, BackendFactory{
 		New:       newBF16Backend,
 		Available: func() bool { return bf16Available() },
+		Auto:      true,
+		Priority:  10,
 	})
 }
 

@@ -24,7 +24,10 @@ func RateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc config
 	if err != nil {
 		return arena.LadderResult{}, err
 	}
-	ev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, lc.Parallel), CacheSize: 1 << 18})
+	ev, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, lc.Parallel), CacheSize: 1 << 18, Backend: sc.Backend})
+	if err != nil {
+		return arena.LadderResult{}, err
+	}
 	defer ev.Close()
 	opts := SearchOptions(sc, 0)
 	p := &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", filepath.Base(path), lc.Visits), Evaluator: ev, Visits: lc.Visits, Options: opts}

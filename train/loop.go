@@ -612,7 +612,10 @@ func PlayGames(ctx context.Context, c configs.SelfPlay, path, dir, worker string
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers})
+	ev, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers, Backend: c.Backend})
+	if err != nil {
+		return err
+	}
 	defer ev.Close()
 	sc := SelfPlayConfig(c, seed)
 	cw, err := selfplay.NewChunkWriter(dir, worker, perChunk, selfplay.Header{
@@ -773,7 +776,7 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*ArenaReco
 		if err != nil {
 			return nil, err
 		}
-		return model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, ac.Parallel), CacheSize: 1 << 16}), nil
+		return model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, ac.Parallel), CacheSize: 1 << 16, Backend: l.cfg.SelfPlay.Backend})
 	}
 	ce, err := load(cand)
 	if err != nil {

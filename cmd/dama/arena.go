@@ -61,6 +61,8 @@ func arenaFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.threshold, "threshold", 0, "accept A when its score over all games is at least this (0..1); 0 for none")
 	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	checkpointBackend = ""
+	fs.StringVar(&checkpointBackend, "backend", "auto", "checkpoint players' "+backendUsage()+` (a player "PATH@N:BACKEND" overrides it)`)
 	limit(fs, "games", 2, 1e7, "")
 	limit(fs, "parallel", 1, 4096, "")
 	limit(fs, "openings-plies", 0, 200, "")
@@ -161,6 +163,10 @@ func runArena(_ *flag.FlagSet, args []string) error {
 	res, err := arena.Match(ctx, a, b, opts)
 	bar.Finish()
 	if err != nil {
+		if ctx.Err() != nil && res.Games() > 0 {
+			// Interrupted: the whole pairs finished so far still count.
+			fmt.Fprintf(stdout, "interrupted after %d counted games: %s\n", res.Games(), res)
+		}
 		return err
 	}
 	if o.pdn != "" {

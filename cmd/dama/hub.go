@@ -25,6 +25,7 @@ type engineFlags struct {
 	parallel *int
 	cache    *int
 	treeMB   *int
+	backend  *string
 }
 
 // addEngineFlags declares the engine flags on fs; hub says whether they
@@ -48,6 +49,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit)"+when),
 		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step (network batch size)"),
 		cache:    fs.Int("cache", 1<<16, "evaluations cached"),
+		backend:  fs.String("backend", "auto", backendUsage()),
 		treeMB:   fs.Int("tree-mb", engine.TreeMB(0), fmt.Sprintf("memory of the search tree in MB (%d bytes a node, twice while the root moves); a full tree stops growing and the search goes on", mcts.NodeBytes)),
 	}
 }
@@ -123,8 +125,11 @@ func (f *engineFlags) evaluator() (ev mcts.Evaluator, name string, close func(),
 	if *f.cache < 0 {
 		return nil, "", nil, fmt.Errorf("--cache must not be negative")
 	}
-	e := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(*f.parallel, 1), CacheSize: *f.cache})
-	return e, fmt.Sprintf("%s (%s, step %d)", *f.model, ck.Net.Config, ck.Step), e.Close, nil
+	e, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(*f.parallel, 1), CacheSize: *f.cache, Backend: *f.backend})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return e, fmt.Sprintf("%s (%s, step %d, backend %s)", *f.model, ck.Net.Config, ck.Step, e.Backend()), e.Close, nil
 }
 
 func init() {

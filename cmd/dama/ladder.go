@@ -36,6 +36,8 @@ func init() {
 		usage:   "--model CKPT [--visits N] [--games N] | --show | --calibrate --players A,B,... --out FILE",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network)")
+			checkpointBackend = ""
+			fs.StringVar(&checkpointBackend, "backend", "auto", backendUsage())
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
 			fs.IntVar(&o.games, "games", 200, "games in all, even; at least 2 x probe x rungs")
 			fs.IntVar(&o.probe, "probe", 2, "pairs of games against every rung before the rest goes to the rungs near the model, 1..1000")
@@ -115,7 +117,10 @@ func init() {
 			if err != nil {
 				return err
 			}
-			p := newModelPlayer(o.model, ck, o.visits, o.parallel)
+			p, err := newModelPlayer(o.model, ck, o.visits, o.parallel, checkpointBackend)
+			if err != nil {
+				return err
+			}
 			defer p.Close()
 			bar := progressbar.NewOptions(o.games,
 				progressbar.OptionSetWriter(stderr),

@@ -24,19 +24,25 @@ func loadModel(path string) (*model.Checkpoint, error) {
 func init() {
 	var preset, out, note *string
 	var seed *int64
+	var backend, against, games *string
+	var par *int
 	register(&command{
 		name:    "model",
-		summary: "create a network checkpoint (new) or describe one (info)",
-		usage:   "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE",
+		summary: "create a network checkpoint (new), describe one (info), or compare two backends on it (compare)",
+		usage:   "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE | compare --games DIR [--backend B] [--against B] FILE",
 		flags: func(fs *flag.FlagSet) {
 			preset = fs.String("preset", "", "network size for new: "+strings.Join(model.PresetNames(), ", "))
 			out = fs.String("out", "", "checkpoint file to write (new)")
 			seed = fs.Int64("seed", 1, "random seed of the initial weights (new)")
 			note = fs.String("note", "", "free-text note stored in the checkpoint (new)")
+			backend = fs.String("backend", "bf16", "compare: the backend measured ("+strings.Join(model.BackendNames(), ", ")+")")
+			against = fs.String("against", model.BackendFP32, "compare: the reference backend")
+			games = fs.String("games", "", "compare: folder of self-play game chunks whose positions are evaluated")
+			par = fs.Int("parallel", 32, "compare: positions evaluated at once (the batch), 1..4096")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
-				return fmt.Errorf("missing verb: new or info (usage: dama model new --preset NAME --out FILE | dama model info FILE)")
+				return fmt.Errorf("missing verb: new, info or compare (usage: dama model new --preset NAME --out FILE | dama model info FILE | dama model compare --games DIR FILE)")
 			}
 			verb := args[0]
 			// Flags may follow the verb: parse them again.
@@ -55,8 +61,19 @@ func init() {
 					return fmt.Errorf("info: want exactly one checkpoint file, got %d arguments", len(rest))
 				}
 				return modelInfo(rest[0])
+			case "compare":
+				if len(rest) != 1 {
+					return fmt.Errorf("compare: want exactly one checkpoint file, got %d arguments", len(rest))
+				}
+				if *games == "" {
+					return fmt.Errorf("compare: --games DIR is required (a folder of self-play chunks)")
+				}
+				if err := checkRange("--parallel", *par, 1, 4096); err != nil {
+					return err
+				}
+				return modelCompare(rest[0], *games, *backend, *against, *par)
 			}
-			return fmt.Errorf("unknown verb %q (want new or info)", verb)
+			return fmt.Errorf("unknown verb %q (want new, info or compare)", verb)
 		},
 	})
 }
@@ -124,6 +141,14 @@ func modelInfo(path string) error {
 		opt = fmt.Sprintf("%s (%d steps)", ck.Opt.Kind, ck.Opt.Steps)
 	}
 	fmt.Fprintf(w, "optimizer   %s\n", opt)
+	auto, _ := model.ResolveBackend(model.BackendAuto)
+	var here []string
+	for _, n := range model.BackendNames() {
+		if _, err := model.ResolveBackend(n); err == nil && n != model.BackendAuto {
+			here = append(here, n)
+		}
+	}
+	fmt.Fprintf(w, "backend     %s (auto on this CPU; available: %s)\n", auto, strings.Join(here, ", "))
 	if ck.Meta.Note != "" {
 		fmt.Fprintf(w, "note        %s\n", ck.Meta.Note)
 	}

@@ -46,7 +46,7 @@ func TestModelNewAndInfo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("model info: exit %d, %s", code, errs)
 	}
-	for _, want := range []string{"format      version 1", "config      tiny (2 blocks x 16 filters", "step        0", "parent      -", "digest      " + ca.Net.Config.Digest(), "parameters  ", "bytes)", "created     20"} {
+	for _, want := range []string{"format      version 1", "config      tiny (2 blocks x 16 filters", "step        0", "parent      -", "digest      " + ca.Net.Config.Digest(), "parameters  ", "bytes)", "created     20", "backend     ", "(auto on this CPU; available: ", "fp32"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("info output lacks %q:\n%s", want, out)
 		}

@@ -19,18 +19,30 @@ func init() {
 	playerFromSpec = parsePlayerSpec
 }
 
+// checkpointBackend is the backend of checkpoint players whose spec names
+// none (the --backend flag of arena).
+var checkpointBackend string
+
 // parsePlayerSpec extends arena.ParsePlayer with checkpoints: "PATH" or
 // "PATH@N" is an MCTS player over the network in the checkpoint file PATH
-// with N visits per move (default 200).
+// with N visits per move (default 200); "PATH@N:BACKEND" runs the network
+// on that backend (default: --backend), e.g. to play bf16 against fp32.
 func parsePlayerSpec(spec string) (arena.Player, error) {
 	if p, err := arena.ParsePlayer(spec); err == nil {
 		return p, nil
 	} else if !looksLikeCheckpoint(spec) {
-		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS])", err)
+		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS[:BACKEND]])", err)
 	}
-	path, visits := spec, defaultMCTSVisits
+	path, visits, backend, label := spec, defaultMCTSVisits, checkpointBackend, ""
 	if i := strings.LastIndexByte(spec, '@'); i >= 0 {
-		n, err := strconv.Atoi(spec[i+1:])
+		v := spec[i+1:]
+		if j := strings.IndexByte(v, ':'); j >= 0 {
+			v, backend, label = v[:j], v[j+1:], v[j:]
+			if backend == "" {
+				return nil, fmt.Errorf("player %q: empty backend after ':' (valid: %s)", spec, strings.Join(model.BackendNames(), ", "))
+			}
+		}
+		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("player %q: visits after @ must be a positive integer", spec)
 		}
@@ -40,7 +52,12 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newModelPlayer(filepath.Base(path), ck, visits, 64), nil
+	p, err := newModelPlayer(filepath.Base(path), ck, visits, 64, backend)
+	if err != nil {
+		return nil, fmt.Errorf("player %q: %w", spec, err)
+	}
+	p.Label += label
+	return p, nil
 }
 
 func looksLikeCheckpoint(spec string) bool {
@@ -58,12 +75,28 @@ type modelPlayer struct {
 	ev *model.Evaluator
 }
 
-func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int) *modelPlayer {
-	ev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: batch, CacheSize: 1 << 16})
+// newModelPlayer opens the network on backend ("" or "auto": the
+// default one) and reports the backend on stderr.
+func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backend string) (*modelPlayer, error) {
+	ev, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: batch, CacheSize: 1 << 16, Backend: backend})
+	if err != nil {
+		return nil, err
+	}
+	logBackend(label, ev)
 	return &modelPlayer{
 		MCTSPlayer: &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", label, visits), Evaluator: ev, Visits: visits},
 		ev:         ev,
-	}
+	}, nil
+}
+
+// logBackend says on stderr which backend runs the network of who.
+func logBackend(who string, ev *model.Evaluator) {
+	fmt.Fprintf(stderr, "%s: network backend %s\n", who, ev.Backend())
+}
+
+// backendUsage is the help text of the --backend flags.
+func backendUsage() string {
+	return "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else fp32), fp32, or bf16 (needs AVX512_BF16); one of " + strings.Join(model.BackendNames(), ", ")
 }
 
 // Close stops the evaluator.

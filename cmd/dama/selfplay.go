@@ -39,6 +39,7 @@ type selfplayOptions struct {
 	run                        string
 	games, parallel, visits    int
 	first, chunk, batch, cache int
+	backend                    string
 	seed                       uint64
 	pdn, quiet, wait           bool
 }
@@ -65,6 +66,7 @@ func selfplayFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.worker, "worker", "", "worker name in the chunk file names (default HOST-PID)")
 	fs.IntVar(&o.batch, "batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
 	fs.IntVar(&o.cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
+	fs.StringVar(&o.backend, "backend", "", backendUsage()+" (default auto; with --model only: a run worker uses the run's selfplay.backend)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&o.wait, "wait", false, "with --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
 	limit(fs, "games", 0, 1e9, "0: with --run, until interrupted")
@@ -149,6 +151,9 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	if bad != "" {
 		return fmt.Errorf("--%s goes with --broker", bad)
 	}
+	if o.run != "" && o.backend != "" {
+		return errors.New("--backend goes with --model: a run worker uses the run's selfplay.backend")
+	}
 	if o.run != "" {
 		return runSelfplayWorker(fs, o)
 	}
@@ -190,8 +195,12 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 		if batch <= 0 {
 			batch = full.Parallel * full.LeavesInFlight
 		}
-		mev := model.NewEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: batch, CacheSize: o.cache})
+		mev, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: batch, CacheSize: o.cache, Backend: o.backend})
+		if err != nil {
+			return err
+		}
 		defer mev.Close()
+		logBackend("selfplay", mev)
 		ev = mev
 	}
 	worker := o.worker

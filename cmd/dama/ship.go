@@ -80,6 +80,8 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
 			fs.StringVar(&o.model, "model", "", "checkpoint to ship (default: the run's best)")
+			checkpointBackend = ""
+			fs.StringVar(&checkpointBackend, "backend", "auto", "in the ladder and the match, "+backendUsage())
 			fs.StringVar(&o.out, "out", checkpoints.ShippedDir, "folder to write dama.ckpt, dama.onnx, MODEL.md and model.json into")
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move for the ladder and the match, 1..10^6")
 			fs.IntVar(&o.games, "ladder-games", 200, "ladder games (even; 0 = no rating)")
@@ -195,7 +197,10 @@ func ship(ctx context.Context, path, runDir, out string, visits, games int, matc
 		if err != nil {
 			return err
 		}
-		p := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel)
+		p, err := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel, checkpointBackend)
+		if err != nil {
+			return err
+		}
 		res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{Games: games, ProbePairs: 2, Parallel: parallel})
 		p.Close()
 		if err != nil {
@@ -209,7 +214,10 @@ func ship(ctx context.Context, path, runDir, out string, visits, games int, matc
 		if err != nil {
 			return fmt.Errorf("--match: %w", err)
 		}
-		p := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel)
+		p, err := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel, checkpointBackend)
+		if err != nil {
+			return err
+		}
 		res, err := arena.Match(ctx, p, b, arena.MatchOptions{Games: matchGames, Parallel: parallel, Seed: 1})
 		p.Close()
 		if err != nil {

@@ -36,7 +36,7 @@ func TestONNXExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := model.NewEvaluator(net, model.EvaluatorOptions{MaxBatch: 1})
+	ev := model.NewEvaluator(net, model.EvaluatorOptions{MaxBatch: 1, Backend: model.BackendFP32})
 	defer ev.Close()
 	for _, tc := range []struct {
 		fen         string

@@ -283,7 +283,7 @@ func checkRuntime(t *testing.T, harness string, net *model.Network, batch int) {
 // of their logits) and the WDL probabilities, to 1e-4.
 func compareEvaluator(t *testing.T, net *model.Network, positions []rules.Position, input, policy, wdl []float32) {
 	t.Helper()
-	ev := model.NewEvaluator(net, model.EvaluatorOptions{MaxBatch: 16})
+	ev := model.NewEvaluator(net, model.EvaluatorOptions{MaxBatch: 16, Backend: model.BackendFP32})
 	defer ev.Close()
 	var e mcts.Evaluation
 	var worst float64

@@ -1,0 +1,38 @@
+package configs_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"dama/configs"
+	"dama/model"
+)
+
+// configs cannot import model (model uses configs), so it keeps its own
+// list of backend names; this test keeps the two equal.
+func TestBackendsMatchModel(t *testing.T) {
+	if got, want := configs.Backends, model.BackendNames(); !slices.Equal(got, want) {
+		t.Errorf("configs.Backends = %v, model.BackendNames() = %v", got, want)
+	}
+}
+
+func TestBackendValidated(t *testing.T) {
+	c := configs.Default()
+	if c.SelfPlay.Backend != model.BackendAuto {
+		t.Errorf("default selfplay.backend = %q, want auto", c.SelfPlay.Backend)
+	}
+	c.SelfPlay.Backend = "fp16"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "selfplay.backend") {
+		t.Errorf("Validate with backend fp16: %v; want an error naming selfplay.backend", err)
+	}
+	for _, p := range configs.Presets {
+		c, err := configs.Load(p, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := model.ResolveBackend(c.SelfPlay.Backend); err != nil {
+			t.Errorf("preset %s: %v", p, err)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package model
+
+import (
+	"context"
+	"math"
+	"math/rand"
+	"testing"
+
+	"dama/mcts"
+)
+
+// shiftEval answers like a fixed evaluator, but on every position whose
+// index (its QuietPlies field here) is odd it moves the top prior to the
+// last legal move and lowers the win probability by dw.
+type shiftEval struct {
+	dw float32
+}
+
+func (s shiftEval) Evaluate(_ context.Context, q mcts.Query, e *mcts.Evaluation) error {
+	e.Priors = make([]float32, len(q.Legal))
+	for i := range e.Priors {
+		e.Priors[i] = 0
+	}
+	e.Priors[0] = 1
+	e.WDL = [3]float32{0.5, 0.5, 0}
+	if q.QuietPlies%2 == 1 && s.dw != 0 {
+		e.Priors[0], e.Priors[len(e.Priors)-1] = 0, 1
+		e.WDL = [3]float32{0.5 - s.dw, 0.5 + s.dw, 0}
+	}
+	return nil
+}
+
+func TestCompareCounts(t *testing.T) {
+	var qs []mcts.Query
+	for i, q := range randomPositions(rand.New(rand.NewSource(5)), 400) {
+		if len(q.legal) < 2 {
+			continue
+		}
+		mq := queryOf(q)
+		mq.QuietPlies = i
+		qs = append(qs, mq)
+	}
+	odd := 0
+	for _, q := range qs {
+		odd += q.QuietPlies % 2
+	}
+	r, err := Compare(context.Background(), shiftEval{}, shiftEval{dw: 0.1}, qs, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An odd position differs in its top move and by dw/2 in expected score.
+	if r.Positions != len(qs) || r.TopMove != len(qs)-odd {
+		t.Errorf("got %d positions, %d agreeing; want %d and %d", r.Positions, r.TopMove, len(qs), len(qs)-odd)
+	}
+	if want := 0.05 * float64(odd) / float64(len(qs)); math.Abs(r.MeanDE-want) > 1e-6 || math.Abs(r.MaxDE-0.05) > 1e-6 || r.MaxPrior != 1 {
+		t.Errorf("mean dE %g (want %g), max dE %g (want 0.05), max dprior %g (want 1)", r.MeanDE, want, r.MaxDE, r.MaxPrior)
+	}
+}
+
+func TestCompareBF16OnRandomPositions(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	net := tinyNet(t, 8)
+	perturbStats(net, rng)
+	var qs []mcts.Query
+	for _, q := range randomPositions(rng, 200) {
+		qs = append(qs, queryOf(q))
+	}
+	fp := NewEvaluator(net, EvaluatorOptions{MaxBatch: 8, Backend: BackendFP32})
+	defer fp.Close()
+	same, err := Compare(context.Background(), fp, fp, qs, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.TopMove != len(qs) || same.MaxDE != 0 {
+		t.Errorf("fp32 against itself: %v", same)
+	}
+	bfb, err := newBF16Backend(net) // the portable kernels where the CPU lacks AVX512_BF16
+	if err != nil {
+		t.Fatal(err)
+	}
+	bf := NewBackendEvaluator(bfb, EvaluatorOptions{MaxBatch: 8})
+	defer bf.Close()
+	r, err := Compare(context.Background(), bf, fp, qs, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Positions != len(qs) || r.MaxDE > bf16WDLTol || r.MaxPrior > bf16PriorTol || r.TopMoveShare() < 0.9 {
+		t.Errorf("bf16 against fp32: %v", r)
+	}
+}
