@@ -213,7 +213,7 @@ func orDash(s string) string {
 
 func calibrateLadder(ctx context.Context, players []string, anchor, out, rev string, seed int64, games, span, parallel int, quiet bool) error {
 	if rev == "" {
-		rev = revision()
+		rev = buildVersion()
 	}
 	matches := 0
 	for i := range players {

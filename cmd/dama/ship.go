@@ -175,7 +175,7 @@ func ship(ctx context.Context, path, runDir, out string, visits, games int, matc
 	sum := sha256.Sum256(data)
 	rec.ModelSHA = hex.EncodeToString(sum[:])
 	rec.Created = time.Now().UTC()
-	rec.Revision = revision()
+	rec.Revision = buildVersion()
 	rec.Network = ck.Net.Config.String()
 	rec.Parameters = ck.Net.NumParams()
 	rec.Step = ck.Step

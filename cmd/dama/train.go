@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -83,7 +82,7 @@ func init() {
 			defer stop()
 			opt := train.Options{
 				Config: cfg, Dir: dir, SelfPlay: *workers == 1,
-				Revision: revision(), Log: stdout, Init: *initFrom, MaxCPU: *maxCPU,
+				Revision: buildVersion(), Log: stdout, Init: *initFrom, MaxCPU: *maxCPU,
 			}
 			if !*quiet {
 				opt.Progress = stderr
@@ -109,25 +108,4 @@ func init() {
 			return nil
 		},
 	})
-}
-
-// revision returns the version control revision the binary was built from.
-func revision() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	rev, dirty := "unknown", false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if dirty {
-		rev += "+modified"
-	}
-	return rev
 }
