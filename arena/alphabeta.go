@@ -76,28 +76,7 @@ type searcher struct {
 }
 
 // sync makes s.g equal to g, replaying only the moves it has not seen.
-func (s *searcher) sync(g *rules.Game) {
-	if s.g != nil && s.g.Start() == g.Start() && s.g.Ply() <= g.Ply() {
-		mine, theirs := s.g.Moves(), g.Moves()
-		same := true
-		for i := range mine {
-			if mine[i] != theirs[i] {
-				same = false
-				break
-			}
-		}
-		if same {
-			for _, m := range theirs[len(mine):] {
-				s.g.PlayUnchecked(m)
-			}
-			return
-		}
-	}
-	s.g = rules.NewGame(g.Start())
-	for _, m := range g.Moves() {
-		s.g.PlayUnchecked(m)
-	}
-}
+func (s *searcher) sync(g *rules.Game) { s.g = rules.Follow(s.g, g) }
 
 func (s *searcher) buf(ply int) []rules.Move {
 	for len(s.bufs) <= ply {

@@ -263,3 +263,32 @@ func (p Position) HasMoves() bool {
 	return kings&((empty<<4)|(empty<<5)|(empty>>4)|(empty>>5)|
 		(opp<<4)&(empty<<8)|(opp<<5)&(empty<<10)|(opp>>4)&(empty>>8)|(opp>>5)&(empty>>10)) != 0
 }
+
+// Follow returns a game equal to src, reusing mine when src continues it:
+// when mine (which may be nil) has the same start and its moves begin
+// src's, only src's later moves are played on mine; otherwise a new game
+// replays src. Moves are trusted (src holds legal ones). Searchers keep a
+// private copy of a match game this way, one move at a time.
+func Follow(mine, src *Game) *Game {
+	if mine != nil && mine.Start() == src.Start() && mine.Ply() <= src.Ply() {
+		have, want := mine.Moves(), src.Moves()
+		same := true
+		for i := range have {
+			if have[i] != want[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			for _, m := range want[len(have):] {
+				mine.PlayUnchecked(m)
+			}
+			return mine
+		}
+	}
+	g := NewGame(src.Start())
+	for _, m := range src.Moves() {
+		g.PlayUnchecked(m)
+	}
+	return g
+}

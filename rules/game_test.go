@@ -322,3 +322,30 @@ func TestResultStrings(t *testing.T) {
 		}
 	}
 }
+
+func TestFollow(t *testing.T) {
+	src := NewGame(Start())
+	var mine *Game
+	buf := make([]Move, 0, MaxMoves)
+	for i := 0; i < 12; i++ {
+		buf = src.Legal(buf)
+		if len(buf) == 0 {
+			break
+		}
+		src.PlayUnchecked(buf[i%len(buf)])
+		prev := mine
+		mine = Follow(mine, src)
+		if mine.Position() != src.Position() || mine.Ply() != src.Ply() {
+			t.Fatalf("ply %d: Follow gives %s, want %s", i, mine.Position().FEN(), src.Position().FEN())
+		}
+		if prev != nil && prev != mine {
+			t.Fatalf("ply %d: a continued game was not reused", i)
+		}
+	}
+	// A game that went another way is replaced, not extended.
+	other := NewGame(Start())
+	other.PlayUnchecked(other.Legal(nil)[1])
+	if got := Follow(mine, other); got == mine || got.Position() != other.Position() {
+		t.Errorf("Follow on a diverging game: reused %v, position %s", got == mine, got.Position().FEN())
+	}
+}

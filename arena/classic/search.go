@@ -137,28 +137,7 @@ func (e *Engine) Clear() {
 func (e *Engine) Evaluate(p rules.Position) int { return e.w.Evaluate(p) }
 
 // sync makes e.g equal to g, replaying only the moves it has not seen.
-func (e *Engine) sync(g *rules.Game) {
-	if e.g != nil && e.g.Start() == g.Start() && e.g.Ply() <= g.Ply() {
-		mine, theirs := e.g.Moves(), g.Moves()
-		same := true
-		for i := range mine {
-			if mine[i] != theirs[i] {
-				same = false
-				break
-			}
-		}
-		if same {
-			for _, m := range theirs[len(mine):] {
-				e.g.PlayUnchecked(m)
-			}
-			return
-		}
-	}
-	e.g = rules.NewGame(g.Start())
-	for _, m := range g.Moves() {
-		e.g.PlayUnchecked(m)
-	}
-}
+func (e *Engine) sync(g *rules.Game) { e.g = rules.Follow(e.g, g) }
 
 // Search finds a move for the side to move in g within lim. Root moves are
 // shuffled with rng before ordering, and the first of equally good moves is
