@@ -17,7 +17,6 @@ import (
 
 	"dama/arena"
 	"dama/internal/atomicfile"
-	"dama/model"
 )
 
 // defaultLadderVisits is the visit count of a model on the ladder.
@@ -35,7 +34,7 @@ func init() {
 		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
 		usage:   "--model CKPT [--visits N] [--games N] | --show | --calibrate --players A,B,... --out FILE",
 		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network)")
+			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
 			checkpointBackend = ""
 			fs.StringVar(&checkpointBackend, "backend", "auto", backendUsage())
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
@@ -113,7 +112,7 @@ func init() {
 			if min := 2 * o.probe * len(l.Rungs); o.games < min || o.games%2 != 0 || o.games > 1_000_000 {
 				return fmt.Errorf("--games %d: want an even number in %d..1000000 (%d probe pairs against each of %d rungs first)", o.games, min, o.probe, len(l.Rungs))
 			}
-			ck, err := model.Load(o.model)
+			ck, err := loadModel(o.model)
 			if err != nil {
 				return err
 			}

@@ -100,6 +100,10 @@ func TestTrainCommandRuns(t *testing.T) {
 	if len(lad) != 1 || lad[0].Gen != 2 || lad[0].Games != 8 || lad[0].CPUHours <= 0 || lad[0].TotalGames < 12 {
 		t.Errorf("ladder records %+v: want one after generation 2, 8 games, CPU time and games counted", lad)
 	}
+	// dama ladder rates the run's best model given the run folder.
+	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet"); code != 0 || !strings.Contains(lo, "on the ladder") {
+		t.Errorf("dama ladder --model RUN: exit %d, %s\n%s", code, le, lo)
+	}
 	if !strings.Contains(rep, "ladder.png") {
 		t.Errorf("report does not plot the ladder:\n%s", rep)
 	}
