@@ -78,25 +78,30 @@ func game(t testing.TB, fen string, moves ...string) *rules.Game {
 // plies (odd), by brute force.
 func wins(p rules.Position, plies int) bool {
 	for _, m := range p.Legal(nil) {
-		q := p.Play(m)
-		if !q.HasMoves() {
-			return true
-		}
-		if plies < 3 {
-			continue
-		}
-		all := true
-		for _, r := range q.Legal(nil) {
-			if !wins(q.Play(r), plies-2) {
-				all = false
-				break
-			}
-		}
-		if all {
+		if winsWith(p, m, plies) {
 			return true
 		}
 	}
 	return false
+}
+
+// winsWith reports whether move m of p forces a win within plies plies
+// (odd): the opponent has no move, or every reply leaves a forced win in
+// plies-2.
+func winsWith(p rules.Position, m rules.Move, plies int) bool {
+	q := p.Play(m)
+	if !q.HasMoves() {
+		return true
+	}
+	if plies < 3 {
+		return false
+	}
+	for _, r := range q.Legal(nil) {
+		if !wins(q.Play(r), plies-2) {
+			return false
+		}
+	}
+	return true
 }
 
 func TestFindsForcedWin(t *testing.T) {

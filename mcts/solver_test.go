@@ -14,22 +14,7 @@ import (
 func winningMoves(p rules.Position, plies int) []rules.Move {
 	var out []rules.Move
 	for _, m := range p.Legal(nil) {
-		q := p.Play(m)
-		if !q.HasMoves() {
-			out = append(out, m)
-			continue
-		}
-		if plies < 3 {
-			continue
-		}
-		all := true
-		for _, r := range q.Legal(nil) {
-			if !wins(q.Play(r), plies-2) {
-				all = false
-				break
-			}
-		}
-		if all {
+		if winsWith(p, m, plies) {
 			out = append(out, m)
 		}
 	}
