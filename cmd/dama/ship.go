@@ -18,6 +18,7 @@ import (
 
 	"dama/arena"
 	"dama/checkpoints"
+	"dama/configs"
 	"dama/internal/atomicfile"
 	"dama/model"
 	"dama/train"
@@ -256,13 +257,8 @@ func runPiece(dir string) (shipPiece, error) {
 		p.CPUHours += g.CPUSec / 3600
 		p.WallHours += (g.SelfPlaySec + g.TrainSec + g.ArenaSec) / 3600
 	}
-	if b, err := os.ReadFile(run.Path(train.ConfigFile)); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && k == "name" {
-				p.Config = strings.Trim(strings.TrimSpace(v), `"`)
-				break
-			}
-		}
+	if cfg, err := configs.Load(run.Path(train.ConfigFile), nil, nil); err == nil {
+		p.Config = cfg.Run.Name
 	}
 	if b, err := os.ReadFile(run.Path(train.InitFile)); err == nil {
 		p.InitSHA, _, _ = strings.Cut(strings.TrimSpace(string(b)), " ")
