@@ -283,11 +283,7 @@ func Climb(ctx context.Context, p Player, l *Ladder, newRung PlayerFactory, opt 
 		if err != nil {
 			return fmt.Errorf("arena: ladder rung %d: %w", i+1, err)
 		}
-		defer func() {
-			if c, ok := rp.(interface{ Close() error }); ok {
-				c.Close()
-			}
-		}()
+		defer closeIf(rp)
 		mo := MatchOptions{
 			Games: 2 * pairs, Parallel: opt.Parallel, Openings: openings[next : next+pairs],
 			Seed: l.Seed ^ int64(splitmix(phase<<32|uint64(i))), MaxPlies: l.MaxPlies,
