@@ -307,6 +307,20 @@ type Ladder struct {
 	File string `mapstructure:"file" yaml:"file"`
 }
 
+// LaterKeys are the keys added to format version 1 after run folders were
+// first archived with it. An archived configuration written before a key
+// existed lacks its line; the key reads as its default, which is what the
+// version that wrote the archive did.
+var LaterKeys = []string{
+	"run.generations",
+	"model.aux_reply",
+	"selfplay.eval_workers", "selfplay.backend", "selfplay.solver",
+	"selfplay.forced_playouts_k", "selfplay.policy_target_pruning",
+	"selfplay.root_search", "selfplay.gumbel_m", "selfplay.gumbel_c_visit", "selfplay.gumbel_c_scale",
+	"train.value_target_mix", "train.aux_reply_weight",
+	"ladder.every", "ladder.visits", "ladder.games", "ladder.parallel", "ladder.file",
+}
+
 // Default returns the documented default of every field.
 func Default() Config {
 	return Config{

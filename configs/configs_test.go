@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -335,6 +336,15 @@ func TestABConfigs(t *testing.T) {
 	for _, f := range files {
 		if _, err := Load(f, nil, nil); err != nil {
 			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// Every key that older archives may lack is a key.
+func TestLaterKeysAreKeys(t *testing.T) {
+	for _, k := range LaterKeys {
+		if !slices.Contains(Keys(), k) {
+			t.Errorf("LaterKeys: %s is not a configuration key", k)
 		}
 	}
 }

@@ -72,7 +72,11 @@ func (r *Run) readArchivedConfig(data []byte) (*configs.Config, error) {
 	if err != nil {
 		return nil, refuse("is damaged: " + err.Error())
 	}
-	if y, err := prev.YAML(); err != nil || string(y) != string(data) {
+	y, err := prev.YAML()
+	if err != nil {
+		return nil, refuse("is damaged: " + err.Error())
+	}
+	if string(y) != string(data) && !olderArchive(data, y) {
 		return nil, refuse("is not the configuration as archived (edited or truncated)")
 	}
 	if !hasDigest {
@@ -200,4 +204,29 @@ func (r *Run) checkBest() error {
 		return fmt.Errorf("train: %s names %s, which does not load: %v", r.Path(BestFile), p, err)
 	}
 	return nil
+}
+
+// olderArchive reports whether data, an archived configuration that differs
+// from its rendering y by the running version, is what an older version
+// wrote: y's lines in order, less lines of keys added since
+// (configs.LaterKeys), which take their defaults. Anything else (an edited
+// line, reordered or foreign content) is not.
+func olderArchive(data, y []byte) bool {
+	have := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	want := strings.Split(strings.TrimSuffix(string(y), "\n"), "\n")
+	section, i := "", 0
+	for _, line := range want {
+		if !strings.HasPrefix(line, " ") {
+			section, _, _ = strings.Cut(line, ":")
+		}
+		if i < len(have) && have[i] == line {
+			i++
+			continue
+		}
+		key, _, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if !strings.HasPrefix(line, " ") || !slices.Contains(configs.LaterKeys, section+"."+key) {
+			return false
+		}
+	}
+	return i == len(have)
 }
