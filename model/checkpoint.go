@@ -17,6 +17,9 @@ type Checkpoint struct {
 	Step int64 // training steps taken
 	Meta Meta
 	Opt  OptimizerState
+	// Version is the format version the checkpoint was read with (set by
+	// Unmarshal and Load); Marshal picks the version from the config.
+	Version int
 }
 
 // Meta describes where a checkpoint comes from.
@@ -315,7 +318,7 @@ func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 		}
 		cfg.AuxReply = flags&flagAuxReply != 0
 	}
-	ck := &Checkpoint{}
+	ck := &Checkpoint{Version: int(version)}
 	ck.Meta.Parent = r.str("parent")
 	if ns := r.i64("created"); ns != 0 {
 		ck.Meta.Created = time.Unix(0, ns).UTC()

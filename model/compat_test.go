@@ -35,8 +35,8 @@ func TestCheckpointSamplesLoad(t *testing.T) {
 		if ck.Net.Config.AuxReply != tc.aux || ck.Step != tc.step || ck.Opt.Kind != tc.opt {
 			t.Errorf("%s: aux %v step %d optimizer %q, want %v %d %q", tc.path, ck.Net.Config.AuxReply, ck.Step, ck.Opt.Kind, tc.aux, tc.step, tc.opt)
 		}
-		if v := int(raw[8]); v != tc.version {
-			t.Errorf("%s: sample is version %d, the test expects %d", tc.path, v, tc.version)
+		if v := int(raw[8]); v != tc.version || ck.Version != tc.version {
+			t.Errorf("%s: sample is version %d, read as %d, the test expects %d", tc.path, v, ck.Version, tc.version)
 		}
 		again, err := ck.Marshal()
 		if err != nil {
