@@ -54,27 +54,3 @@ func TestCheckpointSamplesLoad(t *testing.T) {
 		t.Errorf("meta %+v, want parent candidates/0001.ckpt created %v", ck.Meta, want)
 	}
 }
-
-// BenchmarkCheckpointLoad decodes and validates an in-memory checkpoint of
-// the tiny preset with Adam state (the part of model.Load after reading
-// the file):
-//
-//	go test ./model/ -run XXX -bench CheckpointLoad
-func BenchmarkCheckpointLoad(b *testing.B) {
-	ck := trainedCheckpoint(b)
-	ck.Meta.ConfigDigest = ck.Net.Config.Digest()
-	data, err := ck.Marshal()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	n := 0
-	for b.Loop() {
-		if _, err := Unmarshal(data); err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "checkpoints/s")
-}

@@ -84,38 +84,9 @@ func TestVersion3IsTheEnvelope(t *testing.T) {
 	}
 }
 
-// BenchmarkDecode decodes an in-memory chunk of 20 games as the trainer
-// reads them (the part of ReadFile after reading the file), in the current
-// format and in the frame of version 2:
-//
-//	go test ./selfplay/ -run XXX -bench Decode
-func BenchmarkDecode(b *testing.B) {
-	games := gumbelGames(b, 20)
-	data := encode(b, testHeader(), games)
-	benchDecode(b, data)
-}
-
 // BenchmarkDecodeVersion2 is BenchmarkDecode on the same games in a file
 // of version 2 (the frame before the envelope).
 func BenchmarkDecodeVersion2(b *testing.B) {
 	games := gumbelGames(b, 20)
 	benchDecode(b, legacyFile(b, 2, encode(b, testHeader(), games)))
-}
-
-func benchDecode(b *testing.B, data []byte) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	var n, positions int
-	for b.Loop() {
-		_, gs, err := Decode(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, g := range gs {
-			positions += len(g.Plies)
-		}
-		n += len(gs)
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "games/s")
-	b.ReportMetric(float64(positions)/b.Elapsed().Seconds(), "positions/s")
 }
