@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"dama/internal/envelope"
 	"dama/mcts"
 )
 
@@ -389,21 +390,21 @@ func TestAuxCheckpointRoundTrip(t *testing.T) {
 	}
 
 	// The flags word follows the name and the five sizes.
-	at := headerLen + 4 + len(ck.Net.Config.Name) + 5*4
+	at := envelope.HeaderLen + 4 + len(ck.Net.Config.Name) + 5*4
 	for _, tc := range []struct {
 		flags uint32
 		want  string
 	}{{0, "no config flags"}, {3, "unknown bits"}} {
 		bad := append([]byte(nil), b...)
 		binary.LittleEndian.PutUint32(bad[at:], tc.flags)
-		if _, err := Unmarshal(reseal(bad)); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Unmarshal(reseal(bad)); !errors.Is(err, envelope.ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("flags %d: %v, want %q", tc.flags, err, tc.want)
 		}
 	}
 	// A version 1 file cannot claim the head's tensors.
 	bad := append([]byte(nil), b...)
 	binary.LittleEndian.PutUint32(bad[8:], FormatVersion)
-	if _, err := Unmarshal(reseal(bad)); !errors.Is(err, ErrFormat) {
+	if _, err := Unmarshal(reseal(bad)); !errors.Is(err, envelope.ErrMalformed) {
 		t.Errorf("version 1 with a flags word: %v", err)
 	}
 }

@@ -1,17 +1,13 @@
 package model
 
 import (
-	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"math"
-	"os"
 	"time"
 
 	"dama/internal/atomicfile"
+	"dama/internal/envelope"
 )
 
 // Checkpoint is a network with its training state and metadata, stored one
@@ -21,6 +17,9 @@ type Checkpoint struct {
 	Step int64 // training steps taken
 	Meta Meta
 	Opt  OptimizerState
+	// Version is the format version the checkpoint was read with (set by
+	// Unmarshal and Load); Marshal picks the version from the config.
+	Version int
 }
 
 // Meta describes where a checkpoint comes from.
@@ -39,49 +38,46 @@ type OptimizerState struct {
 	Slots []Tensor
 }
 
-// The checkpoint file format (versions 1 and 2), little-endian:
+// The checkpoint file format (versions 1 and 2) is an envelope of
+// internal/envelope (magic "DAMANET\x1a", CRC-32C) around this payload,
+// little-endian:
 //
-//	magic    8 bytes "DAMANET\x1a"
-//	version  uint32: FormatVersion (1), or FormatVersionFlags (2) for a
-//	         network with training-only heads
-//	length   uint64, bytes of payload
-//	payload:
-//	  config   name (string), blocks, filters, policy filters, value filters, value hidden (uint32 each)
-//	  flags    version 2 only: uint32, bit 0 Config.AuxReply; other bits must be 0
-//	  meta     parent (string), created (int64 Unix nanoseconds, 0 for none), config digest (string), note (string)
-//	  step     int64
-//	  encoding number of input planes, policy size (uint32 each)
-//	  tensors  count (uint32), then each tensor
-//	  optimizer kind (string), steps (int64), slot count (uint32), then each slot tensor
-//	crc      uint32, CRC-32C (Castagnoli) of everything before it
+//	config   name (string), blocks, filters, policy filters, value filters, value hidden (uint32 each)
+//	flags    version 2 only: uint32, bit 0 Config.AuxReply; other bits must be 0
+//	meta     parent (string), created (int64 Unix nanoseconds, 0 for none), config digest (string), note (string)
+//	step     int64
+//	encoding number of input planes, policy size (uint32 each)
+//	tensors  count (uint32), then each tensor
+//	optimizer kind (string), steps (int64), slot count (uint32), then each slot tensor
 //
 // A string is a uint32 length and its bytes; a tensor is its name (string),
 // kind (uint8), rank (uint8), dims (uint32 each) and values (float32 each).
 //
-// A network without training-only heads is written as version 1, byte for
-// byte as before version 2 existed, so older programs still read it.
+// Checkpoints had this layout before the envelope was shared with other
+// files, so files of every version are read by the same code, and a file
+// written now is byte for byte what the writer before wrote. A network
+// without training-only heads is written as version 1, so programs older
+// than version 2 still read it.
+//
+// Load and Unmarshal return *envelope.Error values: errors.Is(err,
+// envelope.ErrChecksum) and so on; content that passes the checksum but is
+// wrong is envelope.ErrMalformed.
 const (
 	FormatVersion      = 1
 	FormatVersionFlags = 2
-	headerLen          = 8 + 4 + 8
 	maxString          = 1 << 16
 	maxTensors         = 1 << 12
 	maxRank            = 4
 	maxFileSize        = 1 << 31
 )
 
-var magic = [8]byte{'D', 'A', 'M', 'A', 'N', 'E', 'T', 0x1a}
-
-// Errors returned (wrapped) by Load and Unmarshal.
-var (
-	ErrMagic     = errors.New("not a dama checkpoint (bad magic)")
-	ErrVersion   = errors.New("unsupported checkpoint format version")
-	ErrTruncated = errors.New("checkpoint truncated")
-	ErrChecksum  = errors.New("checkpoint checksum mismatch (corrupted file)")
-	ErrFormat    = errors.New("malformed checkpoint")
-)
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// fileFormat is the checkpoint's envelope.
+var fileFormat = envelope.Format{
+	Kind:       "checkpoint",
+	Magic:      [8]byte{'D', 'A', 'M', 'A', 'N', 'E', 'T', 0x1a},
+	MinVersion: FormatVersion,
+	MaxVersion: FormatVersionFlags,
+}
 
 // Save writes the checkpoint to path: to a temporary file in the same folder
 // first, then renamed into place. It fills Meta.ConfigDigest.
@@ -103,29 +99,14 @@ func (c *Checkpoint) Save(path string) error {
 	return nil
 }
 
-// Load reads and validates a checkpoint file.
+// Load reads and validates a checkpoint file. Its errors name the file.
 func Load(path string) (*Checkpoint, error) {
-	f, err := os.Open(path)
+	data, err := fileFormat.ReadFile(path, maxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
-	}
-	if st.Size() > maxFileSize {
-		return nil, fmt.Errorf("model: %s: %d bytes is larger than any checkpoint (%d)", path, st.Size(), int64(maxFileSize))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize))
-	if err != nil {
-		return nil, fmt.Errorf("model: %s: %w", path, err)
+		return nil, err
 	}
 	ck, err := Unmarshal(data)
-	if err != nil {
-		return nil, fmt.Errorf("model: %s: %w", path, err)
-	}
-	return ck, nil
+	return ck, envelope.WithPath(err, path)
 }
 
 // Marshal encodes the checkpoint in the file format.
@@ -133,106 +114,87 @@ func (c *Checkpoint) Marshal() ([]byte, error) {
 	if c.Net == nil {
 		return nil, fmt.Errorf("model: checkpoint has no network")
 	}
-	var p bytes.Buffer
-	w := func(v any) { binary.Write(&p, binary.LittleEndian, v) }
-	str := func(s string) {
-		w(uint32(len(s)))
-		p.WriteString(s)
-	}
 	for _, s := range []string{c.Net.Config.Name, c.Meta.Parent, c.Meta.ConfigDigest, c.Meta.Note, c.Opt.Kind} {
 		if len(s) > maxString {
 			return nil, fmt.Errorf("a string field is %d bytes long, at most %d allowed", len(s), maxString)
 		}
 	}
 	cfg := c.Net.Config
+	version := uint32(FormatVersion)
+	flags := configFlags(cfg)
+	if flags != 0 {
+		version = FormatVersionFlags
+	}
+	size := envelope.HeaderLen + envelope.TrailerLen + 1024
+	for _, ts := range [][]Tensor{c.Net.Tensors, c.Opt.Slots} {
+		for _, t := range ts {
+			size += len(t.Name) + 6 + 4*len(t.Shape) + 4*len(t.Data)
+		}
+	}
+	le := binary.LittleEndian
+	b := fileFormat.Begin(make([]byte, 0, size), version)
+	str := func(s string) {
+		b = le.AppendUint32(b, uint32(len(s)))
+		b = append(b, s...)
+	}
 	str(cfg.Name)
 	for _, v := range []int{cfg.Blocks, cfg.Filters, cfg.PolicyFilters, cfg.ValueFilters, cfg.ValueHidden} {
-		w(uint32(v))
+		b = le.AppendUint32(b, uint32(v))
 	}
-	version := uint32(FormatVersion)
-	if flags := configFlags(cfg); flags != 0 {
-		version = FormatVersionFlags
-		w(flags)
+	if flags != 0 {
+		b = le.AppendUint32(b, flags)
 	}
 	str(c.Meta.Parent)
 	var created int64
 	if !c.Meta.Created.IsZero() {
 		created = c.Meta.Created.UnixNano()
 	}
-	w(created)
+	b = le.AppendUint64(b, uint64(created))
 	str(c.Meta.ConfigDigest)
 	str(c.Meta.Note)
-	w(c.Step)
-	w(uint32(NumPlanes))
-	w(uint32(PolicySize))
+	b = le.AppendUint64(b, uint64(c.Step))
+	b = le.AppendUint32(b, NumPlanes)
+	b = le.AppendUint32(b, PolicySize)
 	tensors := func(ts []Tensor) {
-		w(uint32(len(ts)))
+		b = le.AppendUint32(b, uint32(len(ts)))
 		for _, t := range ts {
 			str(t.Name)
-			w(uint8(t.Kind))
-			w(uint8(len(t.Shape)))
+			b = append(b, uint8(t.Kind), uint8(len(t.Shape)))
 			for _, d := range t.Shape {
-				w(uint32(d))
+				b = le.AppendUint32(b, uint32(d))
 			}
-			w(t.Data)
+			for _, x := range t.Data {
+				b = le.AppendUint32(b, math.Float32bits(x))
+			}
 		}
 	}
 	tensors(c.Net.Tensors)
 	str(c.Opt.Kind)
-	w(c.Opt.Steps)
+	b = le.AppendUint64(b, uint64(c.Opt.Steps))
 	tensors(c.Opt.Slots)
-
-	out := make([]byte, 0, headerLen+p.Len()+4)
-	out = append(out, magic[:]...)
-	out = binary.LittleEndian.AppendUint32(out, version)
-	out = binary.LittleEndian.AppendUint64(out, uint64(p.Len()))
-	out = append(out, p.Bytes()...)
-	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
-	return out, nil
+	return envelope.Seal(b, 0), nil
 }
 
 // Unmarshal decodes and validates a checkpoint from its file contents.
 func Unmarshal(data []byte) (*Checkpoint, error) {
-	if len(data) < len(magic) {
-		if bytes.HasPrefix(magic[:], data) {
-			return nil, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(data), headerLen)
-		}
-		return nil, ErrMagic
+	version, payload, err := fileFormat.Open(data)
+	if err != nil {
+		return nil, err
 	}
-	if !bytes.Equal(data[:8], magic[:]) {
-		return nil, fmt.Errorf("%w: file starts with %q", ErrMagic, data[:8])
-	}
-	if len(data) < headerLen {
-		return nil, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(data), headerLen)
-	}
-	version := binary.LittleEndian.Uint32(data[8:])
-	if version != FormatVersion && version != FormatVersionFlags {
-		return nil, fmt.Errorf("%w: file has version %d, this program reads versions %d and %d", ErrVersion, version, FormatVersion, FormatVersionFlags)
-	}
-	n := binary.LittleEndian.Uint64(data[12:])
-	if n > uint64(len(data)) || uint64(len(data)) < headerLen+n+4 {
-		return nil, fmt.Errorf("%w: header promises %d payload bytes and a checksum, file has %d bytes in all", ErrTruncated, n, len(data))
-	}
-	end := headerLen + int(n)
-	if len(data) > end+4 {
-		return nil, fmt.Errorf("%w: %d unexpected bytes after the checksum", ErrFormat, len(data)-end-4)
-	}
-	if got, want := crc32.Checksum(data[:end], castagnoli), binary.LittleEndian.Uint32(data[end:]); got != want {
-		return nil, fmt.Errorf("%w: stored %08x, computed %08x", ErrChecksum, want, got)
-	}
-	return decodePayload(data[headerLen:end], version)
+	return decodePayload(payload, version)
 }
 
 // reader decodes the payload, remembering the first error.
 type reader struct {
-	buf []byte
-	off int
-	err error
+	buf     []byte
+	off     int
+	version uint32
+	err     error
 }
 
 func (r *reader) fail(format string, args ...any) {
 	if r.err == nil {
-		r.err = fmt.Errorf("%w: at payload offset %d: %s", ErrFormat, r.off, fmt.Sprintf(format, args...))
+		r.err = fileFormat.Malformed(r.version, "at payload offset %d: %s", r.off, fmt.Sprintf(format, args...))
 	}
 }
 
@@ -335,7 +297,10 @@ func configFlags(c Config) uint32 {
 // decodePayload decodes and validates the payload of a checkpoint of the
 // given format version.
 func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
-	r := &reader{buf: b}
+	r := &reader{buf: b, version: version}
+	bad := func(format string, args ...any) (*Checkpoint, error) {
+		return nil, fileFormat.Malformed(version, format, args...)
+	}
 	var cfg Config
 	cfg.Name = r.str("config name")
 	dims := []*int{&cfg.Blocks, &cfg.Filters, &cfg.PolicyFilters, &cfg.ValueFilters, &cfg.ValueHidden}
@@ -353,7 +318,7 @@ func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 		}
 		cfg.AuxReply = flags&flagAuxReply != 0
 	}
-	ck := &Checkpoint{}
+	ck := &Checkpoint{Version: int(version)}
 	ck.Meta.Parent = r.str("parent")
 	if ns := r.i64("created"); ns != 0 {
 		ck.Meta.Created = time.Unix(0, ns).UTC()
@@ -366,10 +331,10 @@ func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 		return nil, r.err
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		return bad("%v", err)
 	}
 	if planes != NumPlanes || policy != PolicySize {
-		return nil, fmt.Errorf("%w: encoding has %d planes and %d policy logits, this program uses %d and %d", ErrFormat, planes, policy, NumPlanes, PolicySize)
+		return bad("encoding has %d planes and %d policy logits, this program uses %d and %d", planes, policy, NumPlanes, PolicySize)
 	}
 	net := &Network{Config: cfg, Tensors: r.tensors("tensor")}
 	ck.Opt.Kind = r.str("optimizer kind")
@@ -379,20 +344,20 @@ func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 		return nil, r.err
 	}
 	if r.off != len(b) {
-		return nil, fmt.Errorf("%w: %d unexpected bytes at the end of the payload", ErrFormat, len(b)-r.off)
+		return bad("%d unexpected bytes at the end of the payload", len(b)-r.off)
 	}
 	if ck.Step < 0 || ck.Opt.Steps < 0 {
-		return nil, fmt.Errorf("%w: negative step count %d / %d", ErrFormat, ck.Step, ck.Opt.Steps)
+		return bad("negative step count %d / %d", ck.Step, ck.Opt.Steps)
 	}
 	if d := cfg.Digest(); ck.Meta.ConfigDigest != d {
-		return nil, fmt.Errorf("%w: config digest %q does not match the config %s (digest %s)", ErrFormat, ck.Meta.ConfigDigest, cfg, d)
+		return bad("config digest %q does not match the config %s (digest %s)", ck.Meta.ConfigDigest, cfg, d)
 	}
 	if err := net.Check(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		return bad("%v", err)
 	}
 	ck.Net = net
 	if err := checkSlots(net, ck.Opt); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		return bad("%v", err)
 	}
 	return ck, nil
 }

@@ -3,7 +3,6 @@ package model
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"dama/internal/envelope"
 )
 
 // trainedCheckpoint is a tiny checkpoint after two Adam steps, so every
@@ -103,7 +104,7 @@ func TestCheckpointFresh(t *testing.T) {
 // reseal rewrites the checksum of a file after the payload was changed.
 func reseal(b []byte) []byte {
 	end := len(b) - 4
-	binary.LittleEndian.PutUint32(b[end:], crc32.Checksum(b[:end], castagnoli))
+	binary.LittleEndian.PutUint32(b[end:], envelope.Checksum(b[:end]))
 	return b
 }
 
@@ -133,19 +134,19 @@ func TestCheckpointBadFiles(t *testing.T) {
 		err  error
 		msg  string
 	}{
-		{"empty", nil, ErrTruncated, ""},
-		{"not a checkpoint", []byte("hello, world: not a checkpoint"), ErrMagic, ""},
-		{"truncated header", good[:10], ErrTruncated, ""},
-		{"truncated payload", good[:len(good)/2], ErrTruncated, "payload bytes"},
-		{"missing checksum", good[:len(good)-2], ErrTruncated, ""},
-		{"trailing bytes", append(append([]byte(nil), good...), 0), ErrFormat, "after the checksum"},
-		{"corrupted weight", mod(func(b []byte) []byte { b[len(b)/2] ^= 0x10; return b }), ErrChecksum, ""},
-		{"corrupted checksum", mod(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), ErrChecksum, ""},
-		{"wrong magic", mod(func(b []byte) []byte { copy(b, "PK\x03\x04"); return b }), ErrMagic, ""},
-		{"wrong version", mod(func(b []byte) []byte { b[8] = 99; return reseal(b) }), ErrVersion, "version 99"},
-		{"wrong shape", wrongShape, ErrFormat, "input/conv has shape"},
-		{"wrong digest", wrongDigest, ErrFormat, "digest"},
-		{"huge length", mod(func(b []byte) []byte { binary.LittleEndian.PutUint64(b[12:], 1<<62); return b }), ErrTruncated, ""},
+		{"empty", nil, envelope.ErrTruncated, ""},
+		{"not a checkpoint", []byte("hello, world: not a checkpoint"), envelope.ErrMagic, ""},
+		{"truncated header", good[:10], envelope.ErrTruncated, ""},
+		{"truncated payload", good[:len(good)/2], envelope.ErrTruncated, "payload bytes"},
+		{"missing checksum", good[:len(good)-2], envelope.ErrTruncated, ""},
+		{"trailing bytes", append(append([]byte(nil), good...), 0), envelope.ErrLength, "after the checksum"},
+		{"corrupted weight", mod(func(b []byte) []byte { b[len(b)/2] ^= 0x10; return b }), envelope.ErrChecksum, ""},
+		{"corrupted checksum", mod(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), envelope.ErrChecksum, ""},
+		{"wrong magic", mod(func(b []byte) []byte { copy(b, "PK\x03\x04"); return b }), envelope.ErrMagic, ""},
+		{"wrong version", mod(func(b []byte) []byte { b[8] = 99; return reseal(b) }), envelope.ErrVersion, "version 99"},
+		{"wrong shape", wrongShape, envelope.ErrMalformed, "input/conv has shape"},
+		{"wrong digest", wrongDigest, envelope.ErrMalformed, "digest"},
+		{"huge length", mod(func(b []byte) []byte { binary.LittleEndian.PutUint64(b[12:], 1<<62); return b }), envelope.ErrTruncated, ""},
 	} {
 		_, err := Unmarshal(tc.data)
 		if !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.msg) {
@@ -155,7 +156,7 @@ func TestCheckpointBadFiles(t *testing.T) {
 	// Load names the file.
 	path := filepath.Join(t.TempDir(), "bad.ckpt")
 	os.WriteFile(path, good[:100], 0o644)
-	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "bad.ckpt") || !errors.Is(err, ErrTruncated) {
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "bad.ckpt") || !errors.Is(err, envelope.ErrTruncated) {
 		t.Errorf("Load of a truncated file: %v", err)
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.ckpt")); err == nil {
@@ -169,7 +170,7 @@ func TestCheckpointBogusLengths(t *testing.T) {
 	ck := trainedCheckpoint(t)
 	ck.Meta.ConfigDigest = ck.Net.Config.Digest()
 	good, _ := ck.Marshal()
-	payload := good[headerLen : len(good)-4]
+	payload := good[envelope.HeaderLen : len(good)-4]
 	// Overwrite each uint32 in the first part of the payload (every length
 	// field among them) with a huge value and decode directly, skipping the
 	// checksum: no call may allocate much more than the payload itself.
@@ -193,9 +194,12 @@ func TestCheckpointBogusLengths(t *testing.T) {
 	}
 }
 
-// FuzzLoad feeds arbitrary bytes to Unmarshal and to the payload decoder.
-// The valid seed is the smallest network the format allows (about 130 KB,
-// the policy head's dense layer); run briefly, e.g.
+// FuzzLoad feeds arbitrary bytes to Unmarshal and to the payload decoder:
+// neither may panic, every error is an *envelope.Error, and whatever is
+// accepted is a valid network that encodes and loads again. The seeds are
+// the smallest network the format allows (about 130 KB, the policy head's
+// dense layer), pieces of it, and the committed version 2 sample; run
+// briefly, e.g.
 //
 //	go test ./model/ -run XXX -fuzz FuzzLoad -fuzztime 30s -fuzzminimizetime 5s
 func FuzzLoad(f *testing.F) {
@@ -208,17 +212,36 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add(good[:len(good)/3])
-	f.Add(good[headerLen : len(good)-4])
+	f.Add(good[envelope.HeaderLen : len(good)-4])
 	f.Add([]byte("DAMANET\x1a\x01\x00\x00\x00"))
+	sample, err := os.ReadFile("testdata/sample-v2-aux.ckpt")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(sample)
+	f.Add(sample[envelope.HeaderLen : len(sample)-4])
+	typed := func(t *testing.T, what string, err error) {
+		var e *envelope.Error
+		if !errors.As(err, &e) || !errors.Is(err, e.Err) || e.Kind != "checkpoint" {
+			t.Fatalf("%s: error %T is not a checkpoint *envelope.Error: %v", what, err, err)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if ck, err := Unmarshal(data); err == nil {
 			if err := ck.Net.Check(); err != nil {
 				t.Fatalf("Unmarshal accepted a bad network: %v", err)
 			}
+		} else {
+			typed(t, "Unmarshal", err)
 		}
 		// Also the payload parser on its own, which the checksum would
 		// otherwise shield from almost every input.
-		if ck, err := decodePayload(data, FormatVersion); err == nil {
+		for _, version := range []uint32{FormatVersion, FormatVersionFlags} {
+			ck, err := decodePayload(data, version)
+			if err != nil {
+				typed(t, "decodePayload", err)
+				continue
+			}
 			if err := ck.Net.Check(); err != nil {
 				t.Fatalf("decodePayload accepted a bad network: %v", err)
 			}

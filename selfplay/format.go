@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -19,11 +18,12 @@ import (
 	"time"
 
 	"dama/internal/atomicfile"
+	"dama/internal/envelope"
 	"dama/rules"
 )
 
 // FormatVersion is the version of the game file format this package
-// writes; the reader also reads version 1 (see below).
+// writes; the reader also reads versions 1 and 2 (see below).
 //
 // Self-play games are stored in chunk files of whole games. A worker names
 // its files
@@ -37,21 +37,18 @@ import (
 // digits) and renamed into place, so readers that list "*.dgames" see only
 // whole files.
 //
-// Format version 2. Integers are little-endian; a uvarint is
-// encoding/binary's unsigned varint; a string is a uvarint byte length (at
-// most 4096) followed by UTF-8 bytes; a float32 is its IEEE 754 bits as a
-// uint32. A position is 13 bytes: White's squares, Black's squares and the
-// kings' squares as uint32 rules.SquareSet values (bit s-1 for square s),
-// then the side to move (0 White, 1 Black). A move is 6 bytes: its start
-// square, its end square (1..32, one byte each) and the uint32 SquareSet of
-// the pieces it captures; these identify a legal move of its position
-// uniquely.
+// Format version 3 is an envelope of internal/envelope (magic "DAMAGAME",
+// version, length, CRC-32C) around the payload below. Integers are
+// little-endian; a uvarint is encoding/binary's unsigned varint; a string
+// is a uvarint byte length (at most 4096) followed by UTF-8 bytes; a
+// float32 is its IEEE 754 bits as a uint32. A position is 13 bytes:
+// White's squares, Black's squares and the kings' squares as uint32
+// rules.SquareSet values (bit s-1 for square s), then the side to move (0
+// White, 1 Black). A move is 6 bytes: its start square, its end square
+// (1..32, one byte each) and the uint32 SquareSet of the pieces it
+// captures; these identify a legal move of its position uniquely.
 //
-// A file is a header, a body and a trailer:
-//
-//	header (uncompressed)
-//	  magic     8 bytes  "DAMAGAME"
-//	  version   uint16   FormatVersion
+//	payload header (uncompressed)
 //	  model     string   name of the model that played (e.g. its file name)
 //	  digest    string   the model's digest (e.g. a hash of its weights)
 //	  created   int64    creation time, Unix nanoseconds
@@ -80,22 +77,43 @@ import (
 //	    policy    uint16 per legal move, in the order listed, when flag
 //	              bit 1 is set: Ply.Policy quantised, round(p * 65535)
 //	              (at least one not 0)
-//	trailer (16 bytes)
-//	  length    uint64   bytes before the trailer (header and body)
-//	  crc       uint32   CRC-32 (IEEE) of those bytes
-//	  magic     4 bytes  "DEND"
 //
-// Version 1 is version 2 without policy targets: ply flag bit 1 is always
-// clear. The reader reads both; Header.Version says which it read.
+// Versions 1 and 2 (written before the shared envelope) hold the same
+// payload in another frame:
 //
-// The reader checks everything: the magic, the version, the trailer (a
-// short or cut file is ErrTruncated, a checksum mismatch ErrCorrupt), and
-// that every position is possible, every move legal, every list complete
-// and the plies chain from the start position through the moves played.
-const FormatVersion = 2
+//	magic     8 bytes  "DAMAGAME"
+//	version   uint16   1 or 2
+//	payload   as above
+//	trailer   length uint64 (bytes before the trailer), CRC-32 (IEEE) of
+//	          those bytes uint32, magic "DEND"
+//
+// and version 1 has no policy targets (ply flag bit 1 is always clear).
+// The envelope's uint32 version starts with the same uint16, so Decode
+// tells the layouts apart by it: 1 and 2 are the old frame, any other
+// value the envelope. Header.Version says which version was read.
+//
+// The reader checks everything: the frame (errors are *envelope.Error:
+// ErrMagic, ErrVersion, ErrTruncated, ErrLength, ErrChecksum), and that
+// every position is possible, every move legal, every list complete and
+// the plies chain from the start position through the moves played
+// (ErrMalformed).
+const FormatVersion = 3
 
-// minVersion is the oldest format version the reader reads.
-const minVersion = 1
+// minVersion is the oldest format version the reader reads; versions up to
+// lastLegacy are in the frame before the envelope.
+const (
+	minVersion = 1
+	lastLegacy = 2
+)
+
+// fileFormat is the games file's envelope. Open sees only versions past
+// lastLegacy: Decode sends older files to decodeLegacy first.
+var fileFormat = envelope.Format{
+	Kind:       "games file",
+	Magic:      [8]byte([]byte(fileMagic)),
+	MinVersion: minVersion,
+	MaxVersion: FormatVersion,
+}
 
 // quantizePolicy maps a policy probability to its stored uint16.
 func quantizePolicy(p float32) uint16 {
@@ -114,41 +132,8 @@ const (
 	trailerLen   = 16
 	maxString    = 4096
 	maxBody      = 1 << 30 // uncompressed body bytes the reader accepts
+	maxFileSize  = 1 << 30 // file bytes ReadFile reads
 )
-
-// Errors of the reader, wrapped by *FormatError.
-var (
-	ErrMagic     = errors.New("not a dama games file (bad magic)")
-	ErrVersion   = errors.New("unsupported format version")
-	ErrTruncated = errors.New("file is truncated")
-	ErrCorrupt   = errors.New("file is corrupt")
-)
-
-// FormatError reports a bad games file: which file, at which offset (of
-// the file for the header and trailer, of the uncompressed body for games),
-// and what is wrong.
-type FormatError struct {
-	Path   string // the file, when known
-	Offset int64
-	Err    error // ErrMagic, ErrVersion, ErrTruncated or ErrCorrupt
-	Detail string
-}
-
-func (e *FormatError) Error() string {
-	var sb strings.Builder
-	if e.Path != "" {
-		sb.WriteString(e.Path + ": ")
-	}
-	sb.WriteString(e.Err.Error())
-	fmt.Fprintf(&sb, " at offset %d", e.Offset)
-	if e.Detail != "" {
-		sb.WriteString(": " + e.Detail)
-	}
-	return sb.String()
-}
-
-// Unwrap returns the sentinel error.
-func (e *FormatError) Unwrap() error { return e.Err }
 
 // Header describes a games file.
 type Header struct {
@@ -170,17 +155,15 @@ func Encode(w io.Writer, h Header, games []*Game) error {
 	if h.Created.IsZero() {
 		h.Created = time.Now()
 	}
-	var buf bytes.Buffer
-	buf.WriteString(fileMagic)
-	buf.Write(binary.LittleEndian.AppendUint16(nil, FormatVersion))
+	buf := bytes.NewBuffer(fileFormat.Begin(nil, FormatVersion))
 	for _, s := range []string{h.Model, h.ModelDigest} {
-		putString(&buf, s)
+		putString(buf, s)
 	}
 	buf.Write(binary.LittleEndian.AppendUint64(nil, uint64(h.Created.UnixNano())))
-	putString(&buf, h.ConfigDigest)
+	putString(buf, h.ConfigDigest)
 	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(games))))
 
-	fw, err := flate.NewWriter(&buf, flate.DefaultCompression)
+	fw, err := flate.NewWriter(buf, flate.DefaultCompression)
 	if err != nil {
 		return err
 	}
@@ -199,12 +182,7 @@ func Encode(w io.Writer, h Header, games []*Game) error {
 	if err := fw.Close(); err != nil {
 		return err
 	}
-	n := buf.Len()
-	crc := crc32.ChecksumIEEE(buf.Bytes())
-	buf.Write(binary.LittleEndian.AppendUint64(nil, uint64(n)))
-	buf.Write(binary.LittleEndian.AppendUint32(nil, crc))
-	buf.WriteString(trailerMagic)
-	_, err = w.Write(buf.Bytes())
+	_, err = w.Write(envelope.Seal(buf.Bytes(), 0))
 	return err
 }
 
@@ -288,57 +266,73 @@ func appendGame(b []byte, g *Game) ([]byte, error) {
 	return b, nil
 }
 
-// Decode reads a games file held in data.
+// Decode reads a games file held in data, of any version the reader
+// knows. Its errors are *envelope.Error values.
 func Decode(data []byte) (Header, []*Game, error) {
-	var h Header
-	fail := func(off int, err error, format string, args ...any) (Header, []*Game, error) {
-		return Header{}, nil, &FormatError{Offset: int64(off), Err: err, Detail: fmt.Sprintf(format, args...)}
+	if v, ok := legacyVersion(data); ok {
+		return decodeLegacy(data, v)
 	}
-	if len(data) < len(fileMagic) {
-		if bytes.HasPrefix([]byte(fileMagic), data) {
-			return fail(len(data), ErrTruncated, "%d bytes, shorter than the magic", len(data))
-		}
-		return fail(0, ErrMagic, "file starts with %q", data)
+	version, payload, err := fileFormat.Open(data)
+	if err != nil {
+		return Header{}, nil, err
 	}
-	if string(data[:len(fileMagic)]) != fileMagic {
-		return fail(0, ErrMagic, "file starts with %q, want %q", data[:len(fileMagic)], fileMagic)
+	return decodePayload(payload, version)
+}
+
+// legacyVersion returns the version of a file in the frame before the
+// envelope (versions 1 and 2).
+func legacyVersion(data []byte) (uint32, bool) {
+	if len(data) < len(fileMagic)+2 || string(data[:len(fileMagic)]) != fileMagic {
+		return 0, false
 	}
-	if len(data) < len(fileMagic)+2 {
-		return fail(len(data), ErrTruncated, "no version")
+	v := uint32(binary.LittleEndian.Uint16(data[len(fileMagic):]))
+	return v, v >= minVersion && v <= lastLegacy
+}
+
+// decodeLegacy reads a file of version 1 or 2: it checks the trailer and
+// its CRC-32 (IEEE), then decodes the payload as in the envelope.
+func decodeLegacy(data []byte, version uint32) (Header, []*Game, error) {
+	fail := func(sentinel error, format string, args ...any) (Header, []*Game, error) {
+		return Header{}, nil, fileFormat.Fail(sentinel, version, format, args...)
 	}
-	h.Version = int(binary.LittleEndian.Uint16(data[len(fileMagic):]))
-	if h.Version < minVersion || h.Version > FormatVersion {
-		return fail(len(fileMagic), ErrVersion, "version %d, this reader knows %d..%d", h.Version, minVersion, FormatVersion)
-	}
-	if len(data) < len(fileMagic)+2+trailerLen || string(data[len(data)-4:]) != trailerMagic {
-		return fail(len(data), ErrTruncated, "no trailer (file of %d bytes)", len(data))
+	start := len(fileMagic) + 2
+	if len(data) < start+trailerLen || string(data[len(data)-4:]) != trailerMagic {
+		return fail(envelope.ErrTruncated, "version %d file of %d bytes without its trailer", version, len(data))
 	}
 	t := data[len(data)-trailerLen:]
 	n := binary.LittleEndian.Uint64(t)
 	if n != uint64(len(data)-trailerLen) {
-		return fail(len(data)-trailerLen, ErrTruncated, "trailer gives %d bytes before it, the file has %d", n, len(data)-trailerLen)
+		return fail(envelope.ErrTruncated, "version %d trailer gives %d bytes before it, the file has %d", version, n, len(data)-trailerLen)
 	}
-	data = data[:n]
-	if got, want := crc32.ChecksumIEEE(data), binary.LittleEndian.Uint32(t[8:]); got != want {
-		return fail(int(n), ErrCorrupt, "CRC-32 %08x, trailer says %08x", got, want)
+	if got, want := crc32.ChecksumIEEE(data[:n]), binary.LittleEndian.Uint32(t[8:]); got != want {
+		return fail(envelope.ErrChecksum, "version %d file: CRC-32 %08x, trailer says %08x", version, got, want)
 	}
+	return decodePayload(data[start:n], version)
+}
 
-	r := &byteReader{b: data, off: len(fileMagic) + 2}
+// decodePayload decodes the header and games of a payload of the given
+// version.
+func decodePayload(data []byte, version uint32) (Header, []*Game, error) {
+	fail := func(format string, args ...any) (Header, []*Game, error) {
+		return Header{}, nil, fileFormat.Malformed(version, format, args...)
+	}
+	h := Header{Version: int(version)}
+	r := &byteReader{b: data}
 	h.Model = r.str("model name")
 	h.ModelDigest = r.str("model digest")
 	h.Created = time.Unix(0, int64(r.u64("creation time")))
 	h.ConfigDigest = r.str("config digest")
 	h.Games = int(r.u32("game count"))
 	if r.err != nil {
-		return fail(r.off, ErrCorrupt, "header: %v", r.err)
+		return fail("header: %v", r.err)
 	}
 
 	body, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data[r.off:])), maxBody+1))
 	if err != nil {
-		return fail(r.off, ErrCorrupt, "compressed body: %v", err)
+		return fail("compressed body at payload offset %d: %v", r.off, err)
 	}
 	if len(body) > maxBody {
-		return fail(r.off, ErrCorrupt, "body expands to more than %d bytes", maxBody)
+		return fail("body expands to more than %d bytes", maxBody)
 	}
 	br := &byteReader{b: body}
 	games := make([]*Game, 0, min(h.Games, 1024))
@@ -347,13 +341,12 @@ func Decode(data []byte) (Header, []*Game, error) {
 		off := br.off
 		g, err := readGame(br, legal, h.Version)
 		if err != nil {
-			return Header{}, nil, &FormatError{Offset: int64(br.off), Err: ErrCorrupt,
-				Detail: fmt.Sprintf("game %d (body offset %d): %v", i, off, err)}
+			return fail("game %d (body offset %d): %v", i, off, err)
 		}
 		games = append(games, g)
 	}
 	if br.off != len(body) {
-		return fail(br.off, ErrCorrupt, "%d bytes after the last of %d games in the body", len(body)-br.off, h.Games)
+		return fail("%d bytes after the last of %d games in the body", len(body)-br.off, h.Games)
 	}
 	return h, games, nil
 }
@@ -587,17 +580,14 @@ func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
 	return g, nil
 }
 
-// ReadFile reads a games file.
+// ReadFile reads a games file. Its errors name the file.
 func ReadFile(path string) (Header, []*Game, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileFormat.ReadFile(path, maxFileSize)
 	if err != nil {
 		return Header{}, nil, err
 	}
 	h, games, err := Decode(data)
-	if fe, ok := err.(*FormatError); ok {
-		fe.Path = path
-	}
-	return h, games, err
+	return h, games, envelope.WithPath(err, path)
 }
 
 // WriteFile writes a games file to path, under a temporary name in the same

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"dama/internal/envelope"
 	"dama/internal/evaltest"
 	"dama/rules"
 )
@@ -88,57 +89,104 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// fixCRC rewrites the trailer of a modified file so that only the change
+// fixCRC rewrites the checksum of a modified file so that only the change
 // itself is detected.
 func fixCRC(data []byte) []byte {
+	n := len(data) - envelope.TrailerLen
+	binary.LittleEndian.PutUint32(data[n:], envelope.Checksum(data[:n]))
+	return data
+}
+
+// fixLegacyCRC is fixCRC for a file in the frame of versions 1 and 2.
+func fixLegacyCRC(data []byte) []byte {
 	n := len(data) - trailerLen
 	binary.LittleEndian.PutUint32(data[n+8:], crc32.ChecksumIEEE(data[:n]))
 	return data
 }
 
-func TestReaderErrors(t *testing.T) {
-	games := testGames(t, 2)
-	data := encode(t, testHeader(), games)
-	mod := func(f func(b []byte) []byte) []byte { return f(slices.Clone(data)) }
-
-	tests := []struct {
-		name string
-		data []byte
-		want error
-		msg  string // part of the message
-	}{
-		{"empty", nil, ErrTruncated, "shorter than the magic"},
-		{"magic only", []byte("DAMAG"), ErrTruncated, ""},
-		{"wrong magic", mod(func(b []byte) []byte { b[0] = 'X'; return b }), ErrMagic, "XAMAGAME"},
-		{"text file", []byte("[GameType \"22\"]\n1. 22-18 *\n"), ErrMagic, ""},
-		{"wrong version", mod(func(b []byte) []byte { b[8] = 9; return b }), ErrVersion, "version 9"},
-		{"cut in the body", data[:len(data)/2], ErrTruncated, "no trailer"},
-		{"cut in the trailer", data[:len(data)-3], ErrTruncated, ""},
-		{"extra bytes", append(slices.Clone(data), 0), ErrTruncated, ""},
-		{"flipped body byte", mod(func(b []byte) []byte { b[len(b)/2] ^= 0x10; return b }), ErrCorrupt, "CRC-32"},
-		{"flipped header byte", mod(func(b []byte) []byte { b[12] ^= 1; return b }), ErrCorrupt, "CRC-32"},
-		{"bad body with good CRC", mod(func(b []byte) []byte { b[len(b)-trailerLen-3] ^= 0xFF; return fixCRC(b) }), ErrCorrupt, ""},
-		{"game count too high", mod(func(b []byte) []byte {
-			i := bytes.Index(b, []byte(Config{}.Digest())) + 64
-			b[i]++
-			return fixCRC(b)
-		}), ErrCorrupt, "game 2"},
+// legacyFile frames a version 3 file's payload as a file of version 1 or 2.
+func legacyFile(t testing.TB, version uint16, data []byte) []byte {
+	t.Helper()
+	_, payload, err := fileFormat.Open(data)
+	if err != nil {
+		t.Fatal(err)
 	}
+	b := append([]byte(fileMagic), byte(version), byte(version>>8))
+	return appendTrailer(append(b, payload...))
+}
+
+type readerErrorCase struct {
+	name string
+	data []byte
+	want error
+	msg  string // part of the message
+}
+
+func checkReaderErrors(t *testing.T, tests []readerErrorCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := Decode(tc.data)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err %v, want %v", err, tc.want)
 			}
-			var fe *FormatError
-			if !errors.As(err, &fe) {
-				t.Fatalf("err %T, want *FormatError", err)
+			var fe *envelope.Error
+			if !errors.As(err, &fe) || fe.Kind != "games file" {
+				t.Fatalf("err %T, want a games file *envelope.Error", err)
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("message %q does not mention %q", err, tc.msg)
 			}
 		})
 	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	games := testGames(t, 2)
+	data := encode(t, testHeader(), games)
+	mod := func(f func(b []byte) []byte) []byte { return f(slices.Clone(data)) }
+	checkReaderErrors(t, []readerErrorCase{
+		{"empty", nil, envelope.ErrTruncated, "the header alone"},
+		{"magic only", []byte("DAMAG"), envelope.ErrTruncated, ""},
+		{"wrong magic", mod(func(b []byte) []byte { b[0] = 'X'; return b }), envelope.ErrMagic, "XAMAGAME"},
+		{"text file", []byte("[GameType \"22\"]\n1. 22-18 *\n"), envelope.ErrMagic, "not a games file"},
+		{"wrong version", mod(func(b []byte) []byte { b[8] = 9; return b }), envelope.ErrVersion, "version 9, this program reads versions 1 to 3"},
+		{"cut in the body", data[:len(data)/2], envelope.ErrTruncated, "payload bytes"},
+		{"cut in the checksum", data[:len(data)-3], envelope.ErrTruncated, ""},
+		{"extra bytes", append(slices.Clone(data), 0), envelope.ErrLength, "after the checksum"},
+		{"flipped body byte", mod(func(b []byte) []byte { b[len(b)/2] ^= 0x10; return b }), envelope.ErrChecksum, ""},
+		{"flipped header byte", mod(func(b []byte) []byte { b[envelope.HeaderLen+3] ^= 1; return b }), envelope.ErrChecksum, ""},
+		{"bad body with good CRC", mod(func(b []byte) []byte { b[len(b)-envelope.TrailerLen-3] ^= 0xFF; return fixCRC(b) }), envelope.ErrMalformed, ""},
+		{"game count too high", mod(func(b []byte) []byte {
+			i := bytes.Index(b, []byte(Config{}.Digest())) + 64
+			b[i]++
+			return fixCRC(b)
+		}), envelope.ErrMalformed, "game 2"},
+	})
+}
+
+// TestLegacyReaderErrors damages files in the frame of versions 1 and 2.
+func TestLegacyReaderErrors(t *testing.T) {
+	games := testGames(t, 2)
+	data := legacyFile(t, 2, encode(t, testHeader(), games))
+	if _, got, err := Decode(data); err != nil || !reflect.DeepEqual(got, games) {
+		t.Fatalf("version 2 frame of the games: err %v", err)
+	}
+	mod := func(f func(b []byte) []byte) []byte { return f(slices.Clone(data)) }
+	checkReaderErrors(t, []readerErrorCase{
+		{"no version", data[:9], envelope.ErrTruncated, ""},
+		{"cut in the body", data[:len(data)/2], envelope.ErrTruncated, "without its trailer"},
+		{"cut in the trailer", data[:len(data)-3], envelope.ErrTruncated, ""},
+		{"extra bytes", append(slices.Clone(data), 0), envelope.ErrTruncated, ""},
+		{"flipped body byte", mod(func(b []byte) []byte { b[len(b)/2] ^= 0x10; return b }), envelope.ErrChecksum, "CRC-32"},
+		{"flipped header byte", mod(func(b []byte) []byte { b[12] ^= 1; return b }), envelope.ErrChecksum, "CRC-32"},
+		{"bad body with good CRC", mod(func(b []byte) []byte { b[len(b)-trailerLen-3] ^= 0xFF; return fixLegacyCRC(b) }), envelope.ErrMalformed, ""},
+		{"game count too high", mod(func(b []byte) []byte {
+			i := bytes.Index(b, []byte(Config{}.Digest())) + 64
+			b[i]++
+			return fixLegacyCRC(b)
+		}), envelope.ErrMalformed, "game 2"},
+	})
 }
 
 // TestReaderChecksContent re-encodes games made inconsistent and expects
@@ -149,7 +197,7 @@ func TestReaderChecksContent(t *testing.T) {
 	g.Plies = slices.Clone(g.Plies)
 	g.Plies[2].Pos = g.Plies[4].Pos
 	_, _, err := Decode(encode(t, testHeader(), []*Game{&g}))
-	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "game 0") || !strings.Contains(err.Error(), "ply 2") {
+	if !errors.Is(err, envelope.ErrMalformed) || !strings.Contains(err.Error(), "game 0") || !strings.Contains(err.Error(), "ply 2") {
 		t.Errorf("broken chain: err %v", err)
 	}
 	g = *games[0]
@@ -157,7 +205,7 @@ func TestReaderChecksContent(t *testing.T) {
 	g.Plies[1].Legal = g.Plies[1].Legal[:len(g.Plies[1].Legal)-1]
 	g.Plies[1].Visits = g.Plies[1].Visits[:len(g.Plies[1].Legal)]
 	g.Plies[1].Move = 0
-	if _, _, err := Decode(encode(t, testHeader(), []*Game{&g})); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "moves listed") {
+	if _, _, err := Decode(encode(t, testHeader(), []*Game{&g})); !errors.Is(err, envelope.ErrMalformed) || !strings.Contains(err.Error(), "moves listed") {
 		t.Errorf("incomplete move list: err %v", err)
 	}
 	g = *games[0]
@@ -170,8 +218,8 @@ func TestReaderChecksContent(t *testing.T) {
 		g = *games[0]
 		g.Plies = slices.Clone(g.Plies)
 		g.Plies[3].WDL = wdl
-		if _, _, err := Decode(encode(t, testHeader(), []*Game{&g})); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "ply 3") || !strings.Contains(err.Error(), "W/D/L") {
-			t.Errorf("W/D/L %v: err %v, want ErrCorrupt naming ply 3 and the W/D/L", wdl, err)
+		if _, _, err := Decode(encode(t, testHeader(), []*Game{&g})); !errors.Is(err, envelope.ErrMalformed) || !strings.Contains(err.Error(), "ply 3") || !strings.Contains(err.Error(), "W/D/L") {
+			t.Errorf("W/D/L %v: err %v, want envelope.ErrMalformed naming ply 3 and the W/D/L", wdl, err)
 		}
 	}
 	// A ply in a position without legal moves (found in review: the
@@ -194,7 +242,7 @@ func TestReaderChecksContent(t *testing.T) {
 	body = append(body, 1, 0, 0)             // flags, repetitions, quiet plies
 	body = append(body, make([]byte, 12)...) // WDL
 	body = append(body, 0, 0)                // no legal moves, played move 0
-	if _, _, err := Decode(rawFile(1, body)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "no legal move") {
+	if _, _, err := Decode(rawFile(1, body)); !errors.Is(err, envelope.ErrMalformed) || !strings.Contains(err.Error(), "no legal move") {
 		t.Errorf("ply without legal moves: err %v", err)
 	}
 }
@@ -315,11 +363,10 @@ func rawFile(count byte, body []byte) []byte {
 	return rawFileVersion(FormatVersion, count, body)
 }
 
-// rawFileVersion is rawFile with the given format version in the header.
+// rawFileVersion is rawFile with the given format version, in the frame of
+// that version.
 func rawFileVersion(version uint16, count byte, body []byte) []byte {
 	var buf bytes.Buffer
-	buf.WriteString(fileMagic)
-	buf.Write(binary.LittleEndian.AppendUint16(nil, version))
 	putString(&buf, "m")
 	putString(&buf, "d")
 	buf.Write(binary.LittleEndian.AppendUint64(nil, 1))
@@ -328,10 +375,15 @@ func rawFileVersion(version uint16, count byte, body []byte) []byte {
 	fw, _ := flate.NewWriter(&buf, flate.BestSpeed)
 	fw.Write(body)
 	fw.Close()
-	return appendTrailer(buf.Bytes())
+	if version <= lastLegacy {
+		b := append([]byte(fileMagic), byte(version), byte(version>>8))
+		return appendTrailer(append(b, buf.Bytes()...))
+	}
+	return fileFormat.Append(nil, uint32(version), buf.Bytes())
 }
 
-// appendTrailer adds a valid trailer to the header and body in b.
+// appendTrailer adds a valid trailer of versions 1 and 2 to the header and
+// body in b.
 func appendTrailer(b []byte) []byte {
 	n := len(b)
 	b = binary.LittleEndian.AppendUint64(b, uint64(n))
@@ -339,22 +391,32 @@ func appendTrailer(b []byte) []byte {
 	return append(b, trailerMagic...)
 }
 
-// FuzzDecode checks that the reader never panics, and that whatever it
-// accepts it writes back and reads again unchanged. Each input is read as a
-// file, as a file with its trailer repaired, and as the uncompressed body of
-// a file (first byte: the game count). Run it with a minimisation time
-// (with the default the fuzzer spends its time minimising the large seeds
-// and sits at 0 execs/s):
+// FuzzDecode checks that the reader never panics, that every error is a
+// games file *envelope.Error, and that whatever it accepts it writes back
+// and reads again unchanged. Each input is read as a file, as a file with
+// its checksum repaired (in the envelope and in the frame of versions 1
+// and 2), and as the uncompressed body of a file of versions 1 and 3
+// (first byte: the game count). The committed samples of versions 1, 2 and 3 are
+// seeds beside the corpus in testdata/fuzz. Run it with a minimisation
+// time (with the default the fuzzer spends its time minimising the large
+// seeds and sits at 0 execs/s):
 //
 //	go test ./selfplay/ -run XXX -fuzz FuzzDecode -fuzztime 60s -fuzzminimizetime 5s
 func FuzzDecode(f *testing.F) {
+	for _, name := range []string{"games-v1.dgames", "games-v2.dgames", "games-v3.dgames"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		check := func(data []byte) {
 			h, games, err := Decode(data)
 			if err != nil {
-				var fe *FormatError
-				if !errors.As(err, &fe) {
-					t.Fatalf("error %T is not a *FormatError: %v", err, err)
+				var fe *envelope.Error
+				if !errors.As(err, &fe) || fe.Kind != "games file" || !errors.Is(err, fe.Err) {
+					t.Fatalf("error %T is not a games file *envelope.Error: %v", err, err)
 				}
 				return
 			}
@@ -367,10 +429,16 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		check(data)
+		if len(data) > envelope.HeaderLen+envelope.TrailerLen {
+			check(fixCRC(slices.Clone(data)))
+		}
 		if len(data) > trailerLen {
 			check(appendTrailer(slices.Clone(data[:len(data)-trailerLen])))
 		}
 		if len(data) > 0 {
+			// Version 1 (no policy flag) and the envelope; version 2's
+			// payload is version 3's.
+			check(rawFileVersion(1, data[0], data[1:]))
 			check(rawFile(data[0], data[1:]))
 		}
 	})

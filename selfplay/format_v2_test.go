@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"dama/internal/envelope"
 	"dama/internal/evaltest"
 )
 
@@ -98,8 +99,8 @@ func TestPolicyTargetRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Version != FormatVersion || FormatVersion != 2 {
-		t.Errorf("version %d (FormatVersion %d), want 2", h.Version, FormatVersion)
+	if h.Version != FormatVersion || FormatVersion != 3 {
+		t.Errorf("version %d (FormatVersion %d), want 3", h.Version, FormatVersion)
 	}
 	if !reflect.DeepEqual(got, games) {
 		t.Errorf("games with policy targets read back differently")
@@ -139,16 +140,19 @@ func TestPolicyTargetChecks(t *testing.T) {
 		t.Fatalf("valid body: err %v", err)
 	}
 	// Version 1 knows no policy flag.
-	if _, _, err := Decode(rawFileVersion(1, 1, body)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "unknown flags") {
+	if _, _, err := Decode(rawFileVersion(1, 1, body)); !errors.Is(err, envelope.ErrMalformed) || !strings.Contains(err.Error(), "unknown flags") {
 		t.Errorf("policy in a version 1 file: err %v", err)
 	}
 	// The policy is the last 2n bytes of the body: all zeros is corrupt.
 	zero := append([]byte(nil), body...)
 	clear(zero[len(zero)-2*n:])
-	if _, _, err := Decode(rawFile(1, zero)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "zeros") {
+	if _, _, err := Decode(rawFile(1, zero)); !errors.Is(err, envelope.ErrMalformed) || !strings.Contains(err.Error(), "zeros") {
 		t.Errorf("zero policy: err %v", err)
 	}
-	if _, _, err := Decode(rawFileVersion(3, 1, body)); !errors.Is(err, ErrVersion) {
-		t.Errorf("version 3: err %v, want ErrVersion", err)
+	if _, games, err := Decode(rawFileVersion(2, 1, body)); err != nil || games[0].Plies[0].Policy[0] != 1 {
+		t.Errorf("policy in a version 2 file: err %v", err)
+	}
+	if _, _, err := Decode(rawFileVersion(4, 1, body)); !errors.Is(err, envelope.ErrVersion) {
+		t.Errorf("version 4: err %v, want ErrVersion", err)
 	}
 }

@@ -121,7 +121,7 @@ func modelInfo(path string) error {
 	}
 	w := stdout
 	fmt.Fprintf(w, "file        %s (%d bytes)\n", path, st.Size())
-	fmt.Fprintf(w, "format      version %d\n", model.FormatVersion)
+	fmt.Fprintf(w, "format      version %d\n", ck.Version)
 	fmt.Fprintf(w, "config      %s\n", ck.Net.Config)
 	fmt.Fprintf(w, "digest      %s\n", ck.Meta.ConfigDigest)
 	fmt.Fprintf(w, "parameters  %d\n", ck.Net.NumParams())
