@@ -1,0 +1,113 @@
+//go:build arm64 && !purego
+
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+)
+
+func TestNEONIsDefault(t *testing.T) {
+	if got := Backend(); got != "neon" {
+		t.Errorf("Backend() = %q on arm64, want neon", got)
+	}
+}
+
+// TestKernel8x8NEON calls the micro-kernel directly on one tile for every
+// combination of flags and for depths around its unrolling by four, with
+// row pointers scattered through A and strides wider than the tile, and
+// checks each value against a float64 product and every value around the
+// tile in C against a sentinel.
+func TestKernel8x8NEON(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	ks := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 31, 64, 255, 256}
+	for _, k := range ks {
+		for flags := 0; flags < 4; flags++ {
+			t.Run(fmt.Sprintf("k%d_flags%d", k, flags), func(t *testing.T) {
+				ldb, ldc := 8+rng.Intn(9), 8+rng.Intn(9)
+				// Rows of A at random, non-overlapping offsets of one buffer.
+				a := randSlice(rng, 8*(k+7))
+				var rows [8]*float32
+				var offs [8]int
+				for r, o := range rng.Perm(8) {
+					offs[r] = o*(k+7) + rng.Intn(8)
+					rows[r] = &a[offs[r]]
+				}
+				b := randSlice(rng, k*ldb)
+				// C has a guard row above and below and ldc-8 guard columns.
+				c := randSlice(rng, 10*ldc)
+				for i := range c {
+					if i < ldc || i >= 9*ldc || i%ldc >= 8 {
+						c[i] = sentinel
+					}
+				}
+				c0 := append([]float32(nil), c...)
+				if flags&flagRelu != 0 {
+					c[ldc+3] = float32(math.NaN()) // must not leak: overwritten or accumulated
+					c0[ldc+3] = c[ldc+3]
+				}
+				kernel8x8NEON(k, &rows[0], &b[0], ldb, &c[ldc], ldc, flags)
+				for i, got := range c {
+					r, j := i/ldc-1, i%ldc
+					if r < 0 || r >= 8 || j >= 8 {
+						if got != sentinel {
+							t.Fatalf("c[%d] = %v outside the tile was written", i, got)
+						}
+						continue
+					}
+					want, scale := 0.0, 0.0
+					if flags&flagAcc != 0 {
+						want, scale = float64(c0[i]), math.Abs(float64(c0[i]))
+					}
+					for p := 0; p < k; p++ {
+						v := float64(a[offs[r]+p]) * float64(b[p*ldb+j])
+						want += v
+						scale += math.Abs(v)
+					}
+					if flags&flagRelu != 0 {
+						want = max(want, 0)
+					}
+					if math.IsNaN(want) != math.IsNaN(float64(got)) || !math.IsNaN(want) && !close(got, want, scale) {
+						t.Fatalf("C[%d][%d] = %v, want %v", r, j, got, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestKernel8x8NEONReadsOnlyItsOperands checks that the kernel reads no
+// further than k values of each row of A and k rows of B: every operand is
+// followed by NaNs, which would poison the result if read.
+func TestKernel8x8NEONReadsOnlyItsOperands(t *testing.T) {
+	nan := float32(math.NaN())
+	for k := 1; k <= 9; k++ {
+		a := make([]float32, 8*(k+4))
+		b := make([]float32, k*8+8)
+		for i := range a {
+			a[i] = nan
+			if i%(k+4) < k {
+				a[i] = 1
+			}
+		}
+		for i := range b {
+			b[i] = nan
+			if i < k*8 {
+				b[i] = 2
+			}
+		}
+		var rows [8]*float32
+		for r := range rows {
+			rows[r] = &a[r*(k+4)]
+		}
+		c := make([]float32, 64)
+		kernel8x8NEON(k, &rows[0], &b[0], 8, &c[0], 8, 0)
+		for i, v := range c {
+			if v != float32(2*k) {
+				t.Fatalf("k=%d: c[%d] = %v, want %v", k, i, v, 2*k)
+			}
+		}
+	}
+}
