@@ -33,12 +33,24 @@ func callKernel(id, k int, rows **float32, b *float32, ldb int, c *float32, ldc 
 	kernelGo(k, rows, b, ldb, c, ldc, flags)
 }
 
-// bf16Native is false: the bf16 products run the portable micro-kernel on
-// arm64.
-var bf16Native = false
+// kernel8x32BF16NEON is the bf16 micro-kernel of bf16.go (k counts pairs
+// of bfloat16 along k, rows point to pairs of A, b to the packed pairs of
+// B, ldb pairs per row of pairs; C is float32), as four 8 x 8 strips of
+// BFDOT by element. It needs FEAT_BF16 (Graviton 3 and 4, Apple M2 and
+// later, Neoverse N2/V1/V2); BFDOT rounds its sums to odd and flushes
+// subnormals, which moves results by about one float32 ulp per step from
+// the portable kernel's, far inside bfloat16's own error.
+//
+//go:noescape
+func kernel8x32BF16NEON(k int, rows **uint16, b *uint16, ldb int, c *float32, ldc int, flags int)
+
+// bf16Native reports whether the CPU runs the BFDOT micro-kernel.
+var bf16Native = cpuHasBF16()
 
 func callKernelBF16Native(k int, rows **uint16, b *uint16, ldb int, c *float32, ldc int, flags int) {
-	kernelBF16Go(k, rows, b, ldb, c, ldc, flags)
+	kernel8x32BF16NEON(k, rows, b, ldb, c, ldc, flags)
 }
 
+// cvtBF16Native rounds nothing: the conversion to bfloat16 stays in Go on
+// arm64 (it is a small part of a product's time).
 func cvtBF16Native(dst []uint16, src []float32) int { return 0 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+	"unsafe"
 )
 
 func TestNEONIsDefault(t *testing.T) {
@@ -107,6 +108,64 @@ func TestKernel8x8NEONReadsOnlyItsOperands(t *testing.T) {
 		for i, v := range c {
 			if v != float32(2*k) {
 				t.Fatalf("k=%d: c[%d] = %v, want %v", k, i, v, 2*k)
+			}
+		}
+	}
+}
+
+// TestKernel8x32BF16NEON checks the BFDOT micro-kernel against the
+// portable one on one tile, for every combination of flags and for depths
+// (in pairs) around its unrolling by four, and that nothing around the
+// tile in C is written.
+func TestKernel8x32BF16NEON(t *testing.T) {
+	if !bf16Native {
+		t.Skip("the CPU has no FEAT_BF16")
+	}
+	rng := rand.New(rand.NewSource(12))
+	for _, k := range []int{1, 2, 3, 4, 5, 7, 8, 9, 17, 64, 255, 256} {
+		for flags := 0; flags < 4; flags++ {
+			ldb, ldc := bf16NR+4*rng.Intn(3), bf16NR+rng.Intn(9)
+			a := make([]uint16, 8*2*(k+3))
+			for i := range a {
+				a[i] = ToBF16(float32(rng.NormFloat64()))
+			}
+			var rows [8]*uint16
+			for r, o := range rng.Perm(8) {
+				rows[r] = &a[2*(o*(k+3)+rng.Intn(4))]
+			}
+			b := make([]uint16, 2*k*ldb)
+			for i := range b {
+				b[i] = ToBF16(float32(rng.NormFloat64()))
+			}
+			c := randSlice(rng, 10*ldc)
+			for i := range c {
+				if i < ldc || i >= 9*ldc || i%ldc >= bf16NR {
+					c[i] = sentinel
+				}
+			}
+			want := append([]float32(nil), c...)
+			kernel8x32BF16NEON(k, &rows[0], &b[0], ldb, &c[ldc], ldc, flags)
+			kernelBF16Go(k, &rows[0], &b[0], ldb, &want[ldc], ldc, flags)
+			// Scale of the error: the sum of the magnitudes of the terms.
+			for i, got := range c {
+				r, j := i/ldc-1, i%ldc
+				if r < 0 || r >= 8 || j >= bf16NR {
+					if got != sentinel {
+						t.Fatalf("k=%d flags=%d: c[%d] = %v outside the tile was written", k, flags, i, got)
+					}
+					continue
+				}
+				scale := 0.0
+				if flags&flagAcc != 0 {
+					scale = math.Abs(float64(want[i]))
+				}
+				ar := unsafe.Slice(rows[r], 2*k)
+				for p := 0; p < 2*k; p++ {
+					scale += math.Abs(float64(FromBF16(ar[p]) * FromBF16(b[(p/2*ldb+j)*2+p%2])))
+				}
+				if !close(got, float64(want[i]), scale) {
+					t.Fatalf("k=%d flags=%d: C[%d][%d] = %v, want %v", k, flags, r, j, got, want[i])
+				}
 			}
 		}
 	}
