@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"testing"
 	"unsafe"
 )
@@ -168,5 +169,22 @@ func TestKernel8x32BF16NEON(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBF16Detection checks the reading of FEAT_BF16 against what the
+// environment variable DAMA_EXPECT_BF16 ("1" or "0") says the CPU has; CI
+// sets it for the emulated CPUs it runs, so that a broken detection cannot
+// quietly skip the BFDOT tests or run BFDOT where it would fault.
+func TestBF16Detection(t *testing.T) {
+	want, ok := os.LookupEnv("DAMA_EXPECT_BF16")
+	if !ok {
+		t.Skip("DAMA_EXPECT_BF16 is not set")
+	}
+	if want != "0" && want != "1" {
+		t.Fatalf("DAMA_EXPECT_BF16 = %q, want 0 or 1", want)
+	}
+	if got := bf16Native; got != (want == "1") {
+		t.Errorf("bf16Native = %v, want %v (DAMA_EXPECT_BF16=%s)", got, want == "1", want)
 	}
 }
