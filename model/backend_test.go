@@ -129,7 +129,7 @@ func TestBackendEvaluatorMatchesFP32(t *testing.T) {
 func TestResolveBackend(t *testing.T) {
 	// Without test-auto, auto is bf16 where the CPU has AVX512_BF16, or fp32.
 	want := "fp32"
-	if kernel.BF16Native() {
+	if kernel.BF16Preferred() {
 		want = "bf16"
 	}
 	for _, name := range []string{"", "auto"} {

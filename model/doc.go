@@ -35,7 +35,9 @@
 // activations with float32 accumulation, where the CPU has AVX512_BF16,
 // about 1.9x fp32 per core on the workstation net (BenchmarkBackend).
 // "auto" chooses bf16 where the CPU has it (it meets issue 12's accuracy
-// criteria, measured with Compare) and fp32 elsewhere. Inference is plain
+// criteria, measured with Compare) and fp32 elsewhere; on arm64 bf16 runs
+// BFDOT where the CPU has FEAT_BF16 but is not chosen by "auto" (not yet
+// measured on an arm machine). Inference is plain
 // Go: the forward pass agrees with the
 // Gorgonia graph in eval mode to 1e-4 (see infer_test.go).
 //

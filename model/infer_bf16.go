@@ -10,6 +10,9 @@ import "dama/model/kernel"
 // chooses it: it meets the accuracy criteria of issue 12 (README, Speed:
 // agreement with fp32 on positions of a trained model's self-play games,
 // `dama model compare`, and an arena match against fp32 at equal visits).
+// On arm64 CPUs with FEAT_BF16 it is available too (BFDOT) but "auto"
+// keeps fp32 until it is measured on an arm machine
+// (kernel.BF16Preferred).
 
 // bf16Name is the name of the bf16 backend.
 const bf16Name = "bf16"
@@ -22,7 +25,7 @@ func init() {
 	RegisterBackend(bf16Name, BackendFactory{
 		New:       newBF16Backend,
 		Available: func() bool { return bf16Available() },
-		Auto:      true,
+		Auto:      kernel.BF16Preferred(),
 		Priority:  10,
 	})
 }

@@ -104,8 +104,8 @@ func TestBF16Selection(t *testing.T) {
 		t.Errorf("auto without AVX512_BF16 = %q, %v; want fp32", got, err)
 	}
 	bf16Available = saved
-	if got, err := ResolveBackend("auto"); err != nil || (got == "bf16") != kernel.BF16Native() {
-		t.Errorf("auto = %q, %v; want bf16 exactly where the CPU has AVX512_BF16 (here: %v)", got, err, kernel.BF16Native())
+	if got, err := ResolveBackend("auto"); err != nil || (got == "bf16") != kernel.BF16Preferred() {
+		t.Errorf("auto = %q, %v; want bf16 exactly where the CPU has AVX512_BF16 (here: %v)", got, err, kernel.BF16Preferred())
 	}
 	if !kernel.BF16Native() {
 		t.Skip("this CPU has no AVX512_BF16: the forced bf16 evaluator is not available")

@@ -3,9 +3,10 @@
 //
 // All matrices are row-major float32 and all activations are NHWC
 // ([batch][height][width][channels]). The work is done by an SGEMM with a
-// register-blocked micro-kernel: Go assembly (AVX-512 or AVX2 with FMA)
-// chosen at start-up from the CPU's features, or a portable pure-Go kernel
-// on other architectures and under the purego build tag. A 3x3
+// register-blocked micro-kernel: Go assembly (AVX-512 or AVX2 with FMA on
+// amd64, chosen at start-up from the CPU's features; NEON on arm64), or a
+// portable pure-Go kernel on other architectures and under the purego
+// build tag. A 3x3
 // convolution is an SGEMM over the im2col matrix of its input, which the
 // micro-kernels read in place from a zero-padded copy of the images (rows
 // of A are passed as pointers), so the nine-fold im2col copy is never made.
@@ -59,7 +60,8 @@ var impls = append(archImpls(), goImpl)
 // active is the implementation used by the exported functions.
 var active = impls[0]
 
-// Backend names the SGEMM implementation in use: "avx512", "avx2" or "go".
+// Backend names the SGEMM implementation in use: "avx512", "avx2", "neon"
+// or "go".
 func Backend() string { return active.name }
 
 // Sgemm computes C = A*B (+ C when acc) for row-major A (m x k, stride

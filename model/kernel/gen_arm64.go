@@ -1,0 +1,196 @@
+//go:build ignore
+
+// gen_arm64.go writes kernel_arm64.s, the NEON micro-kernels in Go
+// assembly. Run it with `go generate` on arm64 (or `go run gen_arm64.go`
+// in this directory on any machine); the default build needs only the
+// generated file.
+//
+// kernel8x8NEON computes one 8 x 8 float32 tile of C from 8 rows of A
+// given as a table of pointers (so that convolutions read their rows
+// straight out of a padded image) and a k x 8 block of B with stride ldb,
+// as the amd64 kernels do. Its main loop takes k four at a time: one
+// 128-bit load per row of A holds four consecutive values of that row, and
+// each of the four steps multiplies two vectors of B (one row of the block)
+// by one lane of it (FMLA by element). The sixteen accumulators V0-V15 are
+// enough independent chains to keep four FMA pipes of latency four busy; A
+// lives in V16-V23 and the four rows of B of a step group in V24-V31.
+//
+// kernel8x32BF16NEON is the same loop over pairs of bfloat16 (the layout of
+// bf16.go: a row of A is pairs along k, B is rows of pairs interleaved
+// column by column), with BFDOT by element in place of FMLA: one 128-bit
+// load of A holds four pairs, one vector of B four columns' pairs. Its
+// 8 x 32 tile is done as four 8 x 8 strips.
+//
+// The Go assembler knows neither FMLA nor BFDOT by element nor FMAX on
+// vectors, so those are emitted as WORDs with the mnemonic in a comment.
+// Every distinct WORD of kernel_arm64.s was checked against llvm-mc
+// (-mattr=+bf16; e.g. fmla v0.4s, v1.4s, v2.s[0] is 4f821020, fmla v31.4s,
+// v30.4s, v17.s[3] is 4fb11bdf, bfdot v0.4s, v1.8h, v2.2h[1] is 4f62f020,
+// fmax v0.4s, v1.4s, v2.4s is 4e22f420), and `go tool objdump` decodes
+// the FMLAs back to the same instructions.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"log"
+	"os"
+)
+
+const (
+	mr = 8 // rows of A and C per tile
+	nv = 2 // vectors of four floats per row of C
+)
+
+// rowRegs hold the pointers to the rows of A, advanced along k.
+var rowRegs = []string{"R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15"}
+
+var out bytes.Buffer
+
+func p(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) }
+
+func acc(r, v int) int { return r*nv + v }
+
+// fmlaElem returns FMLA Vd.4S, Vn.4S, Vm.S[lane] as a WORD:
+// 0 1 0 01111 1 0 L M Rm 0001 H 0 Rn Rd with lane = H:L, Vm = M:Rm.
+func fmlaElem(d, n, m, lane int) string {
+	w := uint32(0x4f801000) | uint32(lane&1)<<21 | uint32(m>>4&1)<<20 | uint32(m&15)<<16 |
+		uint32(lane>>1&1)<<11 | uint32(n)<<5 | uint32(d)
+	return fmt.Sprintf("WORD $0x%08x // FMLA V%d.4S, V%d.4S, V%d.S[%d]", w, d, n, m, lane)
+}
+
+// fmax returns FMAX Vd.4S, Vn.4S, Vm.4S as a WORD (NaN in either source
+// gives NaN, so max(x, 0) keeps a NaN x).
+func fmax(d, n, m int) string {
+	w := uint32(0x4e20f400) | uint32(m)<<16 | uint32(n)<<5 | uint32(d)
+	return fmt.Sprintf("WORD $0x%08x // FMAX V%d.4S, V%d.4S, V%d.4S", w, d, n, m)
+}
+
+// bfdotElem returns BFDOT Vd.4S, Vn.8H, Vm.2H[lane] as a WORD (FEAT_BF16):
+// 0 1 0 01111 0 1 L M Rm 1111 H 0 Rn Rd with lane = H:L, Vm = M:Rm. Lane i
+// of Vd gains Vn[2i]*Vm[2 lane] + Vn[2i+1]*Vm[2 lane+1].
+func bfdotElem(d, n, m, lane int) string {
+	w := uint32(0x4f40f000) | uint32(lane&1)<<21 | uint32(m>>4&1)<<20 | uint32(m&15)<<16 |
+		uint32(lane>>1&1)<<11 | uint32(n)<<5 | uint32(d)
+	return fmt.Sprintf("WORD $0x%08x // BFDOT V%d.4S, V%d.8H, V%d.2H[%d]", w, d, n, m, lane)
+}
+
+// kernelSpec describes one micro-kernel: an 8 x (8*strips) tile computed
+// one 8 x 8 strip after another, each strip the loop described at the top
+// with mac as the multiply-add by element. A 128-bit load of a row of A
+// holds four steps of k: four floats, or four pairs of bfloat16 (k then
+// counts pairs, and a row of B is 8*strips columns of pairs); either way a
+// step of a row of A and a column of a row of B take four bytes.
+type kernelSpec struct {
+	name   string
+	args   string // the Go signature, for the comment
+	strips int
+	mac    func(d, n, m, lane int) string
+}
+
+var specs = []kernelSpec{
+	{"kernel8x8NEON", "k int, rows **float32, b *float32, ldb int, c *float32, ldc int, flags int", 1, fmlaElem},
+	{"kernel8x32BF16NEON", "k int, rows **uint16, b *uint16, ldb int, c *float32, ldc int, flags int", 4, bfdotElem},
+}
+
+func gen(s kernelSpec) {
+	L := func(l string) string { return s.name + "_" + l }
+	p("// func %s(%s)", s.name, s.args)
+	p("TEXT ·%s(SB), NOSPLIT, $0-56", s.name)
+	p("\tMOVD ldb+24(FP), R2")
+	p("\tLSL $2, R2")
+	p("\tMOVD ldc+40(FP), R4")
+	p("\tLSL $2, R4")
+	p("\tMOVD flags+48(FP), R5")
+	if s.strips > 1 {
+		p("\tMOVD $0, R19") // byte offset of the strip in B and C
+		p("%s:", L("strip"))
+	}
+	p("\tMOVD rows+8(FP), R0")
+	for r := 0; r < mr; r += 2 {
+		p("\tLDP %d(R0), (%s, %s)", 8*r, rowRegs[r], rowRegs[r+1])
+	}
+	p("\tMOVD b+16(FP), R1")
+	p("\tMOVD c+32(FP), R3")
+	if s.strips > 1 {
+		p("\tADD R19, R1")
+		p("\tADD R19, R3")
+	}
+	// With flagAcc the accumulators start from C; otherwise from zero.
+	p("\tTBZ $0, R5, %s", L("zero"))
+	p("\tMOVD R3, R6")
+	for r := 0; r < mr; r++ {
+		p("\tVLD1.P (R6)(R4), [V%d.S4, V%d.S4]", acc(r, 0), acc(r, 1))
+	}
+	p("\tB %s", L("start"))
+	p("%s:", L("zero"))
+	for i := 0; i < mr*nv; i++ {
+		p("\tVEOR V%d.B16, V%d.B16, V%d.B16", i, i, i)
+	}
+	p("%s:", L("start"))
+	p("\tMOVD k+0(FP), R6")
+	p("\tLSR $2, R6, R7")
+	p("\tCBZ R7, %s", L("tail"))
+	p("%s:", L("loop4"))
+	for r := 0; r < mr; r++ {
+		p("\tVLD1.P %d(%s), [V%d.S4]", 16, rowRegs[r], 16+r)
+	}
+	for lane := 0; lane < 4; lane++ {
+		b0 := 24 + 2*lane
+		p("\tVLD1.P (R1)(R2), [V%d.S4, V%d.S4]", b0, b0+1)
+		for r := 0; r < mr; r++ {
+			for v := 0; v < nv; v++ {
+				p("\t%s", s.mac(acc(r, v), b0+v, 16+r, lane))
+			}
+		}
+	}
+	p("\tSUBS $1, R7, R7")
+	p("\tBNE %s", L("loop4"))
+	p("%s:", L("tail"))
+	p("\tANDS $3, R6, R6")
+	p("\tBEQ %s", L("store"))
+	p("%s:", L("loop1"))
+	for r := 0; r < mr; r++ {
+		p("\tFMOVS.P 4(%s), F%d", rowRegs[r], 16+r)
+	}
+	p("\tVLD1.P (R1)(R2), [V24.S4, V25.S4]")
+	for r := 0; r < mr; r++ {
+		for v := 0; v < nv; v++ {
+			p("\t%s", s.mac(acc(r, v), 24+v, 16+r, 0))
+		}
+	}
+	p("\tSUBS $1, R6, R6")
+	p("\tBNE %s", L("loop1"))
+	p("%s:", L("store"))
+	p("\tTBZ $1, R5, %s", L("norelu"))
+	p("\tVEOR V16.B16, V16.B16, V16.B16")
+	for i := 0; i < mr*nv; i++ {
+		p("\t%s", fmax(i, i, 16))
+	}
+	p("%s:", L("norelu"))
+	for r := 0; r < mr; r++ {
+		p("\tVST1.P [V%d.S4, V%d.S4], (R3)(R4)", acc(r, 0), acc(r, 1))
+	}
+	if s.strips > 1 {
+		p("\tADD $%d, R19", 32)
+		p("\tCMP $%d, R19", 32*s.strips)
+		p("\tBNE %s", L("strip"))
+	}
+	p("\tRET")
+	p("")
+}
+
+func main() {
+	p("// Code generated by gen_arm64.go; DO NOT EDIT.")
+	p("")
+	p("//go:build arm64 && !purego")
+	p("")
+	p("#include \"textflag.h\"")
+	p("")
+	for _, s := range specs {
+		gen(s)
+	}
+	if err := os.WriteFile("kernel_arm64.s", out.Bytes(), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
