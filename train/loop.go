@@ -412,10 +412,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	size := int(l.cfg.Train.Window(total))
 	rec.Window = windowSpan(order, size)
 	if cand == "" {
-		if err := l.win.Update(order, size, func(name string) ([]model.Sample, error) {
-			s, _, err := l.run.readChunk(name, l.sampleOptions())
-			return s, err
-		}); err != nil {
+		if err := l.fillWindow(order, size); err != nil {
 			return err
 		}
 		steps, sps, losses, err := l.trainCandidate(ctx, gen, rec.Positions)
@@ -592,6 +589,15 @@ func (l *loop) gather(ctx context.Context, gen int, done map[string]bool, total 
 			return err
 		}
 	}
+}
+
+// fillWindow makes the replay window hold the newest chunks of order (all
+// chunks consumed so far, oldest first) that reach size positions.
+func (l *loop) fillWindow(order []chunkInfo, size int) error {
+	return l.win.Update(order, size, func(name string) ([]model.Sample, error) {
+		s, _, err := l.run.readChunk(name, l.sampleOptions())
+		return s, err
+	})
 }
 
 // sampleOptions are the training targets the run asks for.
