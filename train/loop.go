@@ -81,6 +81,10 @@ type loop struct {
 	log    io.Writer
 	win    Window
 	counts map[string]chunkInfo // games and samples of chunk files seen
+	// scanned holds the samples of the chunks unconsumed decoded to count
+	// them, until fillWindow hands them to the window: each chunk is
+	// decoded once.
+	scanned map[string][]model.Sample
 	tr     *model.Trainer
 	trGen  int // generation whose checkpoint tr holds
 }
@@ -335,6 +339,10 @@ func (l *loop) unconsumed(done map[string]bool) ([]chunkInfo, error) {
 			}
 			ci = chunkInfo{Name: name, Games: games, Positions: len(s)}
 			l.counts[name] = ci
+			if l.scanned == nil {
+				l.scanned = map[string][]model.Sample{}
+			}
+			l.scanned[name] = s
 		}
 		out = append(out, ci)
 	}
@@ -592,12 +600,20 @@ func (l *loop) gather(ctx context.Context, gen int, done map[string]bool, total 
 }
 
 // fillWindow makes the replay window hold the newest chunks of order (all
-// chunks consumed so far, oldest first) that reach size positions.
+// chunks consumed so far, oldest first) that reach size positions. A chunk
+// that unconsumed decoded is taken as it is; only the chunks of earlier
+// generations (after a restart) are read again. The scanned chunks left
+// out of the window (older than it) are dropped.
 func (l *loop) fillWindow(order []chunkInfo, size int) error {
-	return l.win.Update(order, size, func(name string) ([]model.Sample, error) {
+	err := l.win.Update(order, size, func(name string) ([]model.Sample, error) {
+		if s, ok := l.scanned[name]; ok {
+			return s, nil
+		}
 		s, _, err := l.run.readChunk(name, l.sampleOptions())
 		return s, err
 	})
+	clear(l.scanned)
+	return err
 }
 
 // sampleOptions are the training targets the run asks for.
