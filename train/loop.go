@@ -85,8 +85,8 @@ type loop struct {
 	// them, until fillWindow hands them to the window: each chunk is
 	// decoded once.
 	scanned map[string][]model.Sample
-	tr     *model.Trainer
-	trGen  int // generation whose checkpoint tr holds
+	tr      *model.Trainer
+	trGen   int // generation whose checkpoint tr holds
 }
 
 // Loop runs generations of self-play, training and gating in the run folder
