@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"dama/model"
+	"dama/runfolder"
 	"dama/selfplay"
 )
 
@@ -121,16 +122,9 @@ func policyTarget(p *selfplay.Ply) []float32 {
 	return pol
 }
 
-// chunkInfo is what the trainer knows of one games file.
-type chunkInfo struct {
-	Name      string `json:"name"` // file name in games/
-	Games     int    `json:"games"`
-	Positions int    `json:"positions"` // training samples it gives
-}
-
-// readChunk loads the samples of a games file in the run.
-func (r *Run) readChunk(name string, opt SampleOptions) ([]model.Sample, int, error) {
-	_, games, err := selfplay.ReadFile(filepath.Join(r.Path(GamesDir), name))
+// readChunk decodes the games file name of run r into samples.
+func readChunk(r *runfolder.Run, name string, opt SampleOptions) ([]model.Sample, int, error) {
+	_, games, err := selfplay.ReadFile(filepath.Join(r.Path(runfolder.GamesDir), name))
 	if err != nil {
 		return nil, 0, err
 	}

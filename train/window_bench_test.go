@@ -7,6 +7,7 @@ import (
 
 	"dama/configs"
 	"dama/internal/evaltest"
+	"dama/runfolder"
 	"dama/selfplay"
 )
 
@@ -21,13 +22,13 @@ func BenchmarkWindowLoad(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	run, err := OpenRun(b.TempDir())
+	run, err := runfolder.Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
 	sc := SelfPlayConfig(cfg.SelfPlay, 1)
 	sc.Visits = 16
-	cw, err := selfplay.NewChunkWriter(run.Path(GamesDir), "bench", 16, selfplay.Header{}, false)
+	cw, err := selfplay.NewChunkWriter(run.Path(runfolder.GamesDir), "bench", 16, selfplay.Header{}, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func BenchmarkWindowLoad(b *testing.B) {
 	b.ResetTimer()
 	positions := 0
 	for i := 0; i < b.N; i++ {
-		l := &loop{cfg: cfg, run: run, counts: map[string]chunkInfo{}}
+		l := &loop{cfg: cfg, run: run, counts: map[string]runfolder.ChunkInfo{}}
 		fresh, err := l.unconsumed(nil)
 		if err != nil {
 			b.Fatal(err)

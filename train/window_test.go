@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dama/configs"
+	"dama/runfolder"
 )
 
 // The trainer decodes each chunk once: the scan that counts a new chunk's
@@ -18,7 +19,7 @@ func TestWindowDecodesChunkOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := OpenRun(t.TempDir())
+	run, err := runfolder.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,12 +29,12 @@ func TestWindowDecodesChunkOnce(t *testing.T) {
 	}
 	names := []string{"chunk-a-000000.dgames", "chunk-a-000001.dgames"}
 	for _, name := range names {
-		if err := WriteFileAtomic(run.Path(GamesDir, name), sample); err != nil {
+		if err := runfolder.WriteFileAtomic(run.Path(runfolder.GamesDir, name), sample); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	l := &loop{cfg: cfg, run: run, counts: map[string]chunkInfo{}}
+	l := &loop{cfg: cfg, run: run, counts: map[string]runfolder.ChunkInfo{}}
 	fresh, err := l.unconsumed(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestWindowDecodesChunkOnce(t *testing.T) {
 		t.Fatalf("scan found %+v, want two chunks with positions", fresh)
 	}
 	for _, name := range names {
-		if err := os.Remove(run.Path(GamesDir, name)); err != nil {
+		if err := os.Remove(run.Path(runfolder.GamesDir, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,11 +59,11 @@ func TestWindowDecodesChunkOnce(t *testing.T) {
 
 	// A restarted trainer has scanned nothing: it reads the files.
 	for _, name := range names {
-		if err := WriteFileAtomic(run.Path(GamesDir, name), sample); err != nil {
+		if err := runfolder.WriteFileAtomic(run.Path(runfolder.GamesDir, name), sample); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r := &loop{cfg: cfg, run: run, counts: map[string]chunkInfo{}}
+	r := &loop{cfg: cfg, run: run, counts: map[string]runfolder.ChunkInfo{}}
 	if err := r.fillWindow(fresh[1:], math.MaxInt); err != nil {
 		t.Fatal(err)
 	}
