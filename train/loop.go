@@ -5,18 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
-	"dama/arena"
 	"dama/configs"
 	"dama/internal/cputime"
-	"dama/mcts"
 	"dama/model"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -611,171 +606,6 @@ func (l *loop) selfPlay(ctx context.Context, gen, round, have, need int) error {
 	return err
 }
 
-// trainCandidate trains generation gen's candidate from generation gen-1's
-// checkpoint and saves it in candidates/.
-func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps int, samplesPerSec float64, last model.Losses, err error) {
-	if l.win.Len() == 0 {
-		return 0, 0, last, fmt.Errorf("train: generation %d has no training samples", gen)
-	}
-	// Metrics a killed trainer logged for this generation are redone.
-	var tail runfolder.MetricRecord
-	found, err := runfolder.LastJSONL(l.run, runfolder.MetricsFile, &tail)
-	if err == nil && found && tail.Gen >= gen {
-		err = runfolder.RewriteJSONL(l.run, runfolder.MetricsFile, func(m runfolder.MetricRecord) bool { return m.Gen < gen })
-	}
-	if err != nil {
-		return 0, 0, last, err
-	}
-	parent := l.run.FindCheckpoint(gen - 1)
-	if parent == "" {
-		return 0, 0, last, fmt.Errorf("train: generation %d has no checkpoint to train from", gen-1)
-	}
-	if l.tr == nil || l.trGen != gen-1 {
-		if l.tr != nil {
-			l.tr.Close()
-			l.tr = nil
-		}
-		ck, err := model.Load(l.run.Path(parent))
-		if err != nil {
-			return 0, 0, last, err
-		}
-		ck.Meta.Parent = parent
-		if l.tr, err = model.NewTrainer(ck, trainOptions(l.cfg.Train)); err != nil {
-			return 0, 0, last, err
-		}
-		l.trGen = gen - 1
-	}
-	l.trGen = -1 // until the candidate is saved
-	steps = l.cfg.Train.Steps(newSamples)
-	rng := rand.New(rand.NewPCG(uint64(l.cfg.Run.Seed), uint64(gen)))
-	batch := make([]model.Sample, l.cfg.Train.Batch)
-	st := startStage(l.opt.Progress, Event{Gen: gen, Stage: StageTrain, Total: steps})
-	var pending []runfolder.MetricRecord
-	start := time.Now()
-	var sumP, sumV float64
-	for i := 0; i < steps; i++ {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, last, err
-		}
-		l.win.Sample(rng, batch)
-		ls, err := l.tr.Step(batch)
-		if err != nil {
-			return 0, 0, last, err
-		}
-		last = ls
-		sumP += ls.Policy
-		sumV += ls.Value
-		el := time.Since(start).Seconds()
-		samplesPerSec = float64((i+1)*len(batch)) / el
-		pending = append(pending, runfolder.MetricRecord{
-			Gen: gen, Step: l.tr.StepCount(), Samples: l.tr.StepCount() * int64(len(batch)), LR: ls.LR,
-			PolicyLoss: ls.Policy, ValueLoss: ls.Value, AuxLoss: ls.Aux, Entropy: ls.Entropy, L2: ls.L2, Total: ls.Total,
-			Time: time.Now().UTC(), SamplesPerSec: samplesPerSec,
-		})
-		if len(pending) >= 50 || i == steps-1 {
-			lines := make([]any, len(pending))
-			for k := range pending {
-				lines[k] = pending[k]
-			}
-			if err := l.run.AppendJSONL(runfolder.MetricsFile, lines...); err != nil {
-				return 0, 0, last, err
-			}
-			pending = pending[:0]
-		}
-		st.add(1)
-	}
-	st.finish()
-	ck := l.tr.Checkpoint()
-	ck.Meta.Parent = parent
-	ck.Meta.Note = fmt.Sprintf("generation %d: %d steps on a window of %d positions", gen, steps, l.win.Len())
-	if err := ck.Save(l.run.Path(runfolder.CandidatesDir, runfolder.CandidateName(gen))); err != nil {
-		return 0, 0, last, err
-	}
-	l.trGen = gen
-	if steps > 0 {
-		last.Policy, last.Value = sumP/float64(steps), sumV/float64(steps)
-	}
-	return steps, samplesPerSec, last, nil
-}
-
-func (l *loop) findArena(gen int) (*runfolder.ArenaRecord, error) {
-	var found *runfolder.ArenaRecord
-	err := runfolder.ReadJSONL(l.run, runfolder.ArenaFile, func(a runfolder.ArenaRecord) error {
-		if a.Gen == gen {
-			a := a
-			found = &a
-		}
-		return nil
-	})
-	return found, err
-}
-
-// gate plays the candidate against the best model and decides.
-func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*runfolder.ArenaRecord, error) {
-	ac := l.cfg.Arena
-	rec := &runfolder.ArenaRecord{Gen: gen, Candidate: cand, Best: best, Time: time.Now().UTC()}
-	if ac.Gating == "none" {
-		rec.Verdict, rec.Promoted = "accept", true
-		return rec, nil
-	}
-	load := func(rel string) (*model.Evaluator, error) {
-		ck, err := model.Load(l.run.Path(rel))
-		if err != nil {
-			return nil, err
-		}
-		return model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, ac.Parallel), CacheSize: 1 << 16, Backend: l.cfg.SelfPlay.Backend})
-	}
-	ce, err := load(cand)
-	if err != nil {
-		return nil, err
-	}
-	defer ce.Close()
-	be, err := load(best)
-	if err != nil {
-		return nil, err
-	}
-	defer be.Close()
-	st := startStage(l.opt.Progress, Event{Gen: gen, Stage: StageArena, Total: ac.Games})
-	onGame := func(r arena.GameResult) { st.game(r.ScoreA) }
-	res, err := gateMatch(ctx, ac, l.cfg.SelfPlay, filepath.Base(cand), filepath.Base(best), ce, be, l.cfg.Run.Seed*1_000_003+int64(gen), onGame)
-	st.finish()
-	if err != nil {
-		return nil, err
-	}
-	est := res.Estimate()
-	rec.Games, rec.Wins, rec.Draws, rec.Losses = res.Games(), res.Wins, res.Draws, res.Losses
-	elo := est.Elo
-	if math.IsInf(elo, 0) && res.Games() > 0 {
-		// A clean sweep has no finite estimate; count half a game more for
-		// each side, as a weak prior.
-		elo = arena.Elo((res.Score()*float64(res.Games()) + 0.5) / float64(res.Games()+1))
-	}
-	rec.Score, rec.Elo, rec.EloLow, rec.EloHigh, rec.LLR = res.Score(), clampElo(elo), clampElo(est.Low), clampElo(est.High), res.LLR
-	rec.Promoted = res.Verdict == arena.Accept
-	rec.Verdict = strings.ToLower(res.Verdict.String())
-	return rec, nil
-}
-
-// gateMatch plays the gating match of a candidate against the best model
-// with the arena settings ac (MCTS without noise, the search constants of
-// sc) and judges it by ac.Gating.
-func gateMatch(ctx context.Context, ac configs.Arena, sc configs.SelfPlay, candName, bestName string, cand, best mcts.Evaluator, seed int64, onGame func(arena.GameResult)) (arena.MatchResult, error) {
-	opts := SearchOptions(sc, ac.MaxPlies)
-	a := &arena.MCTSPlayer{Label: candName, Evaluator: cand, Visits: ac.Visits, Options: opts}
-	b := &arena.MCTSPlayer{Label: bestName, Evaluator: best, Visits: ac.Visits, Options: opts}
-	mo := arena.MatchOptions{
-		Games: ac.Games, Parallel: ac.Parallel, Seed: seed,
-		OpeningPlies: ac.OpeningPlies, MaxPlies: ac.MaxPlies, OnGame: onGame,
-	}
-	switch ac.Gating {
-	case "sprt":
-		mo.SPRT = &arena.SPRT{Elo0: ac.Elo0, Elo1: ac.Elo1, Alpha: ac.Alpha, Beta: ac.Beta}
-	case "threshold":
-		mo.Threshold = ac.Threshold
-	}
-	return arena.Match(ctx, a, b, mo)
-}
-
 // checkBest checks at start that the best pointer names a checkpoint that
 // loads.
 func checkBest(r *runfolder.Run) error {
@@ -787,18 +617,6 @@ func checkBest(r *runfolder.Run) error {
 		return fmt.Errorf("train: %s names %s, which does not load: %v", r.Path(runfolder.BestFile), p, err)
 	}
 	return nil
-}
-
-// MaxElo bounds the Elo figures written to the logs: a match won or lost
-// without a single point for the other side has an infinite estimate,
-// which JSON cannot hold.
-const MaxElo = 1000
-
-func clampElo(e float64) float64 {
-	if math.IsNaN(e) {
-		return 0
-	}
-	return math.Max(-MaxElo, math.Min(MaxElo, e))
 }
 
 // windowSpan is the number of samples Window.Update keeps for order and
