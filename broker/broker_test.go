@@ -22,7 +22,6 @@ import (
 	"dama/model"
 	"dama/runfolder"
 	"dama/selfplay"
-	"dama/train"
 )
 
 // testServer starts an embedded server with a token on a free loopback
