@@ -419,3 +419,23 @@ func TestReportPromotionLine(t *testing.T) {
 		t.Errorf("arena plot's y range ends at %v, below the promotion line at 97%%", p.Y.Max)
 	}
 }
+
+// The report of a run folder written before the report moved out of
+// package train (runfolder/testdata) reads it as it did.
+func TestReportSampleRun(t *testing.T) {
+	rep, err := Load(&runfolder.Run{Dir: "../runfolder/testdata/run-2026-12-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Generations) != 1 || rep.MetricLines != 4 || rep.ArenaLines != 1 || rep.Generations[0].Match == nil || rep.Promotion != 0.55 {
+		t.Errorf("report of the sample: %d generations, %d metric and %d arena lines, promotion %v", len(rep.Generations), rep.MetricLines, rep.ArenaLines, rep.Promotion)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "1 generations completed, 0 promoted; best accepted/0000.ckpt") || !strings.Contains(buf.String(), "total: 4 games, 117 positions, 4 training steps") {
+		t.Errorf("table: %v\n%s", err, buf.String())
+	}
+	paths, err := rep.WritePlots(t.TempDir())
+	if err != nil || len(paths) == 0 {
+		t.Errorf("plots %v, %v", paths, err)
+	}
+}
