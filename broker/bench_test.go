@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"dama/internal/atomicfile"
+	"dama/runfolder"
 	"dama/selfplay"
-	"dama/train"
 )
 
 // benchChunk is a chunk of 16 games like a worker's: full-length games
@@ -62,7 +62,7 @@ func BenchmarkChunkThroughput(b *testing.B) {
 	})
 	b.Run("folder", func(b *testing.B) {
 		run := testRun(b)
-		dir := run.Path(train.GamesDir)
+		dir := run.Path(runfolder.GamesDir)
 		b.ResetTimer()
 		start := time.Now()
 		for i := 0; i < b.N; i++ {

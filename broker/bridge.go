@@ -19,8 +19,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"dama/internal/atomicfile"
+	"dama/runfolder"
 	"dama/selfplay"
-	"dama/train"
 )
 
 // QuarantineDir is the run subfolder that keeps refused chunks, named
@@ -37,8 +37,8 @@ type BridgeOptions struct {
 	// Local, if set, is the server in this process: the bridge talks to it
 	// without the network (and without TLS), still with Auth.
 	Local *Server
-	Run   *train.Run // the run folder, the trainer's own record
-	Log   io.Writer  // one line per refused chunk, model published, connection change (nil: none)
+	Run   *runfolder.Run // the run folder, the trainer's own record
+	Log   io.Writer      // one line per refused chunk, model published, connection change (nil: none)
 	// AckWait is how long the server waits for a word on a delivered
 	// chunk before delivering it again (default 15s); the bridge keeps
 	// held chunks alive well within it.
@@ -94,7 +94,7 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 	if b.consumed, err = opt.Run.ConsumedChunks(); err != nil {
 		return nil, err
 	}
-	for _, sub := range []string{train.GamesDir, QuarantineDir} {
+	for _, sub := range []string{runfolder.GamesDir, QuarantineDir} {
 		if err := os.MkdirAll(opt.Run.Path(sub), 0o755); err != nil {
 			return nil, err
 		}
@@ -202,13 +202,13 @@ func (b *Bridge) handle(m jetstream.Msg) {
 		b.quarantine(m, seq, name, data, err.Error())
 		return
 	}
-	path := b.opt.Run.Path(train.GamesDir, name)
+	path := b.opt.Run.Path(runfolder.GamesDir, name)
 	if old, err := os.ReadFile(path); err == nil {
 		if bytes.Equal(old, data) {
 			b.holdOrAck(name, m, true) // delivered again: written before
 			return
 		}
-		b.quarantine(m, seq, name, data, "a different chunk of that name is already in "+train.GamesDir)
+		b.quarantine(m, seq, name, data, "a different chunk of that name is already in "+runfolder.GamesDir)
 		return
 	}
 	// Held before it is visible in games/, so a plan that takes it finds it.
@@ -388,7 +388,7 @@ func (b *Bridge) publishBest(ctx context.Context) {
 // putBest puts the configuration, the model object and then the pointer,
 // so that a worker never sees a pointer to a missing model.
 func (b *Bridge) putBest(ctx context.Context, rel string) error {
-	cfg, err := os.ReadFile(b.opt.Run.Path(train.ConfigFile))
+	cfg, err := os.ReadFile(b.opt.Run.Path(runfolder.ConfigFile))
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,8 @@ import (
 	"dama/configs"
 	"dama/mcts"
 	"dama/model"
+	"dama/runfolder"
 	"dama/selfplay"
-	"dama/train"
 )
 
 // testServer starts an embedded server with a token on a free loopback
@@ -61,9 +61,9 @@ func (s *syncBuffer) String() string {
 // testRun makes a run folder as a trainer leaves it at the start: the
 // archived configuration (tiny and fast) and a random generation-0 model
 // as the best.
-func testRun(t testing.TB) *train.Run {
+func testRun(t testing.TB) *runfolder.Run {
 	t.Helper()
-	run, err := train.OpenRun(t.TempDir())
+	run, err := runfolder.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,33 +78,33 @@ func testRun(t testing.TB) *train.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := train.WriteFileAtomic(run.Path(train.ConfigFile), y); err != nil {
+	if err := runfolder.WriteFileAtomic(run.Path(runfolder.ConfigFile), y); err != nil {
 		t.Fatal(err)
 	}
 	for gen := 0; gen < 2; gen++ {
 		saveModel(t, run, gen)
 	}
-	if err := run.SetBest(filepath.Join(train.AcceptedDir, train.CandidateName(0))); err != nil {
+	if err := run.SetBest(filepath.Join(runfolder.AcceptedDir, runfolder.CandidateName(0))); err != nil {
 		t.Fatal(err)
 	}
 	return run
 }
 
-func saveModel(t testing.TB, run *train.Run, gen int) string {
+func saveModel(t testing.TB, run *runfolder.Run, gen int) string {
 	t.Helper()
 	mc, err := model.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ck := &model.Checkpoint{Net: model.NewNetwork(mc, rand.New(rand.NewSource(int64(gen)+1)))}
-	rel := filepath.Join(train.AcceptedDir, train.CandidateName(gen))
+	rel := filepath.Join(runfolder.AcceptedDir, runfolder.CandidateName(gen))
 	if err := ck.Save(run.Path(rel)); err != nil {
 		t.Fatal(err)
 	}
 	return rel
 }
 
-func newBridge(t testing.TB, s *Server, tok string, run *train.Run, log *syncBuffer) *Bridge {
+func newBridge(t testing.TB, s *Server, tok string, run *runfolder.Run, log *syncBuffer) *Bridge {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -130,9 +130,9 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
-func gamesOnDisk(t testing.TB, run *train.Run) []string {
+func gamesOnDisk(t testing.TB, run *runfolder.Run) []string {
 	t.Helper()
-	paths, err := selfplay.Chunks(run.Path(train.GamesDir))
+	paths, err := selfplay.Chunks(run.Path(runfolder.GamesDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestWorkerBridge(t *testing.T) {
 	s, tok := testServer(t, t.TempDir())
 	var log syncBuffer
 	b := newBridge(t, s, tok, run, &log)
-	b.OnBest(filepath.Join(train.AcceptedDir, train.CandidateName(0)))
+	b.OnBest(filepath.Join(runfolder.AcceptedDir, runfolder.CandidateName(0)))
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -164,7 +164,7 @@ func TestWorkerBridge(t *testing.T) {
 		t.Fatalf("games/ holds %v, want %v", got, want)
 	}
 	for _, name := range want {
-		h, games, err := selfplay.ReadFile(run.Path(train.GamesDir, name))
+		h, games, err := selfplay.ReadFile(run.Path(runfolder.GamesDir, name))
 		if err != nil || len(games) != 2 || h.Model != "accepted/0000.ckpt" {
 			t.Errorf("%s: %d games by %q, %v", name, len(games), h.Model, err)
 		}
@@ -216,14 +216,14 @@ func TestWorkerBridge(t *testing.T) {
 }
 
 // writePlan writes a plan file as train.Loop does, with chunk names only.
-func writePlan(t testing.TB, run *train.Run, gen int, names []string) {
+func writePlan(t testing.TB, run *runfolder.Run, gen int, names []string) {
 	t.Helper()
 	var parts []string
 	for _, n := range names {
 		parts = append(parts, fmt.Sprintf(`{"name":%q,"games":2,"positions":1}`, n))
 	}
 	data := fmt.Sprintf(`{"gen":%d,"chunks":[%s]}`, gen, strings.Join(parts, ","))
-	if err := train.WriteFileAtomic(run.Path(train.GenerationsDir, fmt.Sprintf("%04d.plan.json", gen)), []byte(data)); err != nil {
+	if err := runfolder.WriteFileAtomic(run.Path(runfolder.GenerationsDir, fmt.Sprintf("%04d.plan.json", gen)), []byte(data)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -318,7 +318,7 @@ func TestForgedChunks(t *testing.T) {
 	if got := gamesOnDisk(t, run); !slices.Equal(got, []string{"chunk-x-000000.dgames"}) {
 		t.Errorf("games/ holds %v, want only the good chunk", got)
 	}
-	if data, _ := os.ReadFile(run.Path(train.GamesDir, "chunk-x-000000.dgames")); !bytes.Equal(data, good) {
+	if data, _ := os.ReadFile(run.Path(runfolder.GamesDir, "chunk-x-000000.dgames")); !bytes.Equal(data, good) {
 		t.Errorf("the good chunk was replaced")
 	}
 	q, _ := os.ReadDir(run.Path(QuarantineDir))

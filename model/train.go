@@ -399,15 +399,10 @@ func loadBatch(batch []Sample, x, mask, ptarget, vtarget []float32) error {
 			return fmt.Errorf("model: sample %d (%s): %w", i, s.Pos.FEN(), err)
 		}
 		Encode(x[i*InputSize:(i+1)*InputSize], s.Pos, s.Repetitions, s.QuietPlies)
+		// The target is normalised where the sample is made (checkSample
+		// holds it to a sum of 1): it is scattered as it is.
 		if err := PolicyTarget(ptarget[i*PolicySize:(i+1)*PolicySize], mask[i*PolicySize:(i+1)*PolicySize], s.Pos, s.Legal, s.Policy, illegalLogit); err != nil {
 			return fmt.Errorf("model: sample %d: %w", i, err)
-		}
-		var sum float32
-		for _, p := range s.Policy {
-			sum += p
-		}
-		for k := range ptarget[i*PolicySize : (i+1)*PolicySize] {
-			ptarget[i*PolicySize+k] /= sum
 		}
 		ws := s.WDL[0] + s.WDL[1] + s.WDL[2]
 		for k := 0; k < ValueSize; k++ {
@@ -419,8 +414,9 @@ func loadBatch(batch []Sample, x, mask, ptarget, vtarget []float32) error {
 
 // loadReplies writes the reply head's inputs of a batch: per sample with a
 // reply target, the mask of the next position's legal moves and the
-// normalised target; an all-zero row (no loss) for a sample without one.
-// It returns the number of samples with a target.
+// target (normalised where it was made, checked here); an all-zero row (no
+// loss) for a sample without one. It returns the number of samples with a
+// target.
 func loadReplies(batch []Sample, rmask, rtarget []float32) (int, error) {
 	n := 0
 	for i := range batch {
@@ -436,13 +432,6 @@ func loadReplies(batch []Sample, rmask, rtarget []float32) (int, error) {
 		}
 		if err := PolicyTarget(dst, mask, r.Pos, r.Legal, r.Policy, illegalLogit); err != nil {
 			return 0, fmt.Errorf("model: sample %d: reply target: %w", i, err)
-		}
-		var sum float32
-		for _, p := range r.Policy {
-			sum += p
-		}
-		for k := range dst {
-			dst[k] /= sum
 		}
 		n++
 	}

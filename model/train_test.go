@@ -395,3 +395,75 @@ func TestFloat32GradientsMatch(t *testing.T) {
 		}
 	}
 }
+
+// A policy target is normalised once, where the sample is made: the
+// trainer scatters it unchanged (a target whose float32 sum is not exactly
+// 1 keeps its bits) and refuses one that is not normalised instead of
+// normalising it again (issue 11, point 5). The reply target likewise.
+func TestPolicyTargetNormalisedOnce(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	// A target normalised in float32, whose float32 sum is not exactly 1.
+	var s Sample
+	for _, c := range randomSamples(rng, 256) {
+		var sum float32
+		for _, p := range c.Policy {
+			sum += p
+		}
+		if len(c.Legal) >= 3 && sum != 1 && !sharesIndex(c) {
+			s = c
+			break
+		}
+	}
+	if s.Legal == nil {
+		t.Fatal("no sample with a target summing to other than 1 over three moves of distinct policy indices")
+	}
+	s.Reply = &ReplyTarget{Pos: s.Pos, Legal: s.Legal, Policy: s.Policy}
+	enc := make([]float32, InputSize)
+	mask := make([]float32, PolicySize)
+	pt := make([]float32, PolicySize)
+	vt := make([]float32, ValueSize)
+	if err := loadBatch([]Sample{s}, enc, mask, pt, vt); err != nil {
+		t.Fatal(err)
+	}
+	rm := make([]float32, PolicySize)
+	rt := make([]float32, PolicySize)
+	if _, err := loadReplies([]Sample{s}, rm, rt); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range s.Legal {
+		k := PolicyIndex(s.Pos, m)
+		if pt[k] != s.Policy[i] || rt[k] != s.Policy[i] {
+			t.Errorf("move %s: target %v, reply target %v, want the sample's %v unchanged", m, pt[k], rt[k], s.Policy[i])
+		}
+	}
+
+	visits := s
+	visits.Policy = make([]float32, len(s.Legal))
+	for i := range visits.Policy {
+		visits.Policy[i] = float32(i + 1) // visit counts, not normalised
+	}
+	if err := loadBatch([]Sample{visits}, enc, mask, pt, vt); err == nil || !strings.Contains(err.Error(), "sum to") {
+		t.Errorf("non-normalised target: error %v, want a refusal naming the sum", err)
+	}
+	visits.Policy = s.Policy
+	visits.Reply = &ReplyTarget{Pos: s.Pos, Legal: s.Legal, Policy: make([]float32, len(s.Legal))}
+	for i := range visits.Reply.Policy {
+		visits.Reply.Policy[i] = 2
+	}
+	if _, err := loadReplies([]Sample{visits}, rm, rt); err == nil || !strings.Contains(err.Error(), "sum to") {
+		t.Errorf("non-normalised reply target: error %v, want a refusal naming the sum", err)
+	}
+}
+
+// sharesIndex reports whether two legal moves of s share a policy index.
+func sharesIndex(s Sample) bool {
+	seen := map[int]bool{}
+	for _, m := range s.Legal {
+		k := PolicyIndex(s.Pos, m)
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+	}
+	return false
+}

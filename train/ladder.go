@@ -14,6 +14,7 @@ import (
 	"dama/arena"
 	"dama/configs"
 	"dama/model"
+	"dama/runfolder"
 )
 
 // RateCheckpoint rates the model in the checkpoint at path on the ladder l
@@ -54,7 +55,7 @@ func (l *loop) rate(ctx context.Context, gen int) error {
 		return err
 	}
 	done := false
-	err = ReadJSONL(l.run, LadderFile, func(r LadderRecord) error {
+	err = runfolder.ReadJSONL(l.run, runfolder.LadderFile, func(r runfolder.LadderRecord) error {
 		if r.Gen == gen || r.Model == best {
 			done = true
 		}
@@ -67,9 +68,9 @@ func (l *loop) rate(ctx context.Context, gen int) error {
 	if err != nil {
 		return err
 	}
-	rec := LadderRecord{Gen: gen, Model: best, Ladder: lad.Checksum[:12], Visits: lc.Visits}
+	rec := runfolder.LadderRecord{Gen: gen, Model: best, Ladder: lad.Checksum[:12], Visits: lc.Visits}
 	for g := 1; g <= gen; g++ {
-		r, err := l.readRecord(g)
+		r, err := l.run.ReadRecord(g)
 		if err != nil {
 			return fmt.Errorf("train: ladder after generation %d: %w", gen, err)
 		}
@@ -78,15 +79,9 @@ func (l *loop) rate(ctx context.Context, gen int) error {
 		rec.TotalPositions += int64(r.Positions)
 	}
 	start := time.Now()
-	bar := l.bar(lc.Games, fmt.Sprintf("gen %d: ladder", gen))
-	res, err := RateCheckpoint(ctx, l.run.Path(best), lad, lc, l.cfg.SelfPlay, func() {
-		if bar != nil {
-			bar.Add(1)
-		}
-	})
-	if bar != nil {
-		bar.Finish()
-	}
+	st := startStage(l.opt.Progress, Event{Gen: gen, Stage: StageLadder, Total: lc.Games})
+	res, err := RateCheckpoint(ctx, l.run.Path(best), lad, lc, l.cfg.SelfPlay, func() { st.add(1) })
+	st.finish()
 	if err != nil {
 		return err
 	}
@@ -99,7 +94,7 @@ func (l *loop) rate(ctx context.Context, gen int) error {
 		rec.Bound = "below"
 	}
 	rec.Time = time.Now().UTC()
-	if err := l.run.AppendJSONL(LadderFile, rec); err != nil {
+	if err := l.run.AppendJSONL(runfolder.LadderFile, rec); err != nil {
 		return err
 	}
 	fmt.Fprintf(l.log, "gen %d: ladder %s: Elo %+.0f [%+.0f, %+.0f] from %d games at %d visits (%.1f trainer CPU-hours, %d games so far) in %.0fs\n",
@@ -110,7 +105,7 @@ func (l *loop) rate(ctx context.Context, gen int) error {
 // checkInit records Options.Init in a new run folder, or checks that a
 // resumed run was started from the same checkpoint.
 func (l *loop) checkInit() error {
-	path := l.run.Path(InitFile)
+	path := l.run.Path(runfolder.InitFile)
 	prev, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -133,7 +128,7 @@ func (l *loop) checkInit() error {
 	case l.run.FindCheckpoint(0) != "":
 		return fmt.Errorf("train: run folder %s already has a generation 0 not made from --init %s; start a new --run", l.run.Dir, l.opt.Init)
 	}
-	return WriteFileAtomic(path, []byte(line))
+	return runfolder.WriteFileAtomic(path, []byte(line))
 }
 
 // loadLadder returns the ladder the configuration names.

@@ -2,24 +2,18 @@ package train
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
-	"dama/arena"
 	"dama/configs"
 	"dama/internal/cputime"
-	"dama/internal/progress"
-	"dama/mcts"
 	"dama/model"
+	"dama/runfolder"
 	"dama/selfplay"
 )
 
@@ -46,9 +40,12 @@ type Options struct {
 	// trainer's CPU time over the completed generations (their cpu_s)
 	// reaches it: runs of equal CPU time for A/B comparisons.
 	MaxCPU time.Duration
-	// Progress receives progress bars (nil: none); Log one summary line per
-	// generation and notes (nil: none).
-	Progress io.Writer
+	// Progress, if set, receives the progress of each generation and of
+	// its stages (self-play games, training steps, arena and ladder
+	// games), one call at a time; the caller draws it (cmd/dama draws
+	// progress bars). Log receives one summary line per generation and
+	// notes (nil: none).
+	Progress func(Event)
 	Log      io.Writer
 
 	// OnBest, if set, is called with the best model (relative to the run
@@ -60,29 +57,20 @@ type Options struct {
 	OnPlan func(gen int, chunks []string) error
 }
 
-// planFile names generation gen's plan: the chunks it consumes as new data,
-// fixed before its training starts so that a restart trains on the same
-// data and no chunk is consumed twice.
-func planFile(gen int) string { return fmt.Sprintf("%04d.plan.json", gen) }
-
-// recordFile names generation gen's final record.
-func recordFile(gen int) string { return fmt.Sprintf("%04d.json", gen) }
-
-type plan struct {
-	Gen    int         `json:"gen"`
-	Chunks []chunkInfo `json:"chunks"`
-}
-
 // loop is the state of one Loop call.
 type loop struct {
 	opt    Options
 	cfg    *configs.Config
-	run    *Run
+	run    *runfolder.Run
 	log    io.Writer
 	win    Window
-	counts map[string]chunkInfo // games and samples of chunk files seen
-	tr     *model.Trainer
-	trGen  int // generation whose checkpoint tr holds
+	counts map[string]runfolder.ChunkInfo // games and samples of chunk files seen
+	// scanned holds the samples of the chunks unconsumed decoded to count
+	// them, until fillWindow hands them to the window: each chunk is
+	// decoded once.
+	scanned map[string][]model.Sample
+	tr      *model.Trainer
+	trGen   int // generation whose checkpoint tr holds
 }
 
 // Loop runs generations of self-play, training and gating in the run folder
@@ -100,7 +88,7 @@ func Loop(ctx context.Context, opt Options) error {
 	if opt.Poll <= 0 {
 		opt.Poll = 2 * time.Second
 	}
-	run, err := OpenRun(opt.Dir)
+	run, err := runfolder.Open(opt.Dir)
 	if err != nil {
 		return err
 	}
@@ -109,7 +97,7 @@ func Loop(ctx context.Context, opt Options) error {
 		return err
 	}
 	defer unlock()
-	l := &loop{opt: opt, cfg: opt.Config, run: run, log: opt.Log, counts: map[string]chunkInfo{}, trGen: -1}
+	l := &loop{opt: opt, cfg: opt.Config, run: run, log: opt.Log, counts: map[string]runfolder.ChunkInfo{}, trGen: -1}
 	if l.log == nil {
 		l.log = io.Discard
 	}
@@ -118,7 +106,7 @@ func Loop(ctx context.Context, opt Options) error {
 			l.tr.Close()
 		}
 	}()
-	if n, err := run.removeTrainerTemps(); err != nil {
+	if n, err := run.RemoveTrainerTemps(); err != nil {
 		return err
 	} else if n > 0 {
 		fmt.Fprintf(l.log, "removed %d temporary files left by a stopped trainer\n", n)
@@ -126,7 +114,7 @@ func Loop(ctx context.Context, opt Options) error {
 	if err := l.archive(); err != nil {
 		return err
 	}
-	if err := run.checkRecords(); err != nil {
+	if err := run.CheckRecords(); err != nil {
 		return err
 	}
 	if err := l.initialModel(); err != nil {
@@ -141,7 +129,7 @@ func Loop(ctx context.Context, opt Options) error {
 			return fmt.Errorf("train: ladder.games = %d: the ladder has %d rungs, want at least %d games (two per rung)", lc.Games, len(lad.Rungs), need)
 		}
 	}
-	if err := run.checkBest(); err != nil {
+	if err := checkBest(run); err != nil {
 		return err
 	}
 	if opt.OnBest != nil {
@@ -155,7 +143,7 @@ func Loop(ctx context.Context, opt Options) error {
 	}
 	gen := 1
 	for {
-		if _, err := os.Stat(run.Path(GenerationsDir, recordFile(gen))); err != nil {
+		if _, err := os.Stat(run.Path(runfolder.GenerationsDir, runfolder.RecordFile(gen))); err != nil {
 			break
 		}
 		gen++
@@ -196,25 +184,25 @@ func (l *loop) archive() error {
 	if err != nil {
 		return err
 	}
-	path := l.run.Path(ConfigFile)
+	path := l.run.Path(runfolder.ConfigFile)
 	data, err := os.ReadFile(path)
 	if err == nil {
-		prev, err := l.run.readArchivedConfig(data)
+		prev, err := l.run.ReadArchivedConfig(data)
 		if err != nil {
 			return err
 		}
-		return l.run.resumeConfig(prev, l.cfg, y, l.log)
+		return l.run.ResumeConfig(prev, l.cfg, y, l.log)
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if l.run.started() {
+	if l.run.Started() {
 		return fmt.Errorf("train: %s is missing from a run that has started; resume refused: restore the archived configuration (or start a new --run)", path)
 	}
-	if err := WriteFileAtomic(l.run.Path(RevisionFile), []byte(l.opt.Revision+"\n")); err != nil {
+	if err := runfolder.WriteFileAtomic(l.run.Path(runfolder.RevisionFile), []byte(l.opt.Revision+"\n")); err != nil {
 		return err
 	}
-	return l.run.writeConfig(y)
+	return l.run.WriteConfig(y)
 }
 
 // ModelConfig returns the network configuration a run configuration asks
@@ -270,7 +258,7 @@ func (l *loop) initialModel() error {
 				Created: time.Now().UTC(), Note: "generation 0: random initialisation, seed " + fmt.Sprint(l.cfg.Run.Seed),
 			}}
 		}
-		if err := ck.Save(l.run.Path(AcceptedDir, CandidateName(0))); err != nil {
+		if err := ck.Save(l.run.Path(runfolder.AcceptedDir, runfolder.CandidateName(0))); err != nil {
 			return err
 		}
 	}
@@ -284,28 +272,8 @@ func (l *loop) initialModel() error {
 	return nil
 }
 
-// plans reads the plans of generations 1..upto that exist.
-func (l *loop) plans(upto int) ([]plan, error) {
-	var out []plan
-	for g := 1; g <= upto; g++ {
-		b, err := os.ReadFile(l.run.Path(GenerationsDir, planFile(g)))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		var p plan
-		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, fmt.Errorf("train: %s: %w", l.run.Path(GenerationsDir, planFile(g)), err)
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
 // consumed returns the chunks named in any plan.
-func consumed(plans []plan) map[string]bool {
+func consumed(plans []runfolder.Plan) map[string]bool {
 	m := map[string]bool{}
 	for _, p := range plans {
 		for _, c := range p.Chunks {
@@ -316,12 +284,12 @@ func consumed(plans []plan) map[string]bool {
 }
 
 // unconsumed lists the chunk files no plan has taken, with their counts.
-func (l *loop) unconsumed(done map[string]bool) ([]chunkInfo, error) {
-	paths, err := selfplay.Chunks(l.run.Path(GamesDir))
+func (l *loop) unconsumed(done map[string]bool) ([]runfolder.ChunkInfo, error) {
+	paths, err := selfplay.Chunks(l.run.Path(runfolder.GamesDir))
 	if err != nil {
 		return nil, err
 	}
-	var out []chunkInfo
+	var out []runfolder.ChunkInfo
 	for _, p := range paths {
 		name := filepath.Base(p)
 		if done[name] {
@@ -329,19 +297,23 @@ func (l *loop) unconsumed(done map[string]bool) ([]chunkInfo, error) {
 		}
 		ci, ok := l.counts[name]
 		if !ok {
-			s, games, err := l.run.readChunk(name, l.sampleOptions())
+			s, games, err := readChunk(l.run, name, l.sampleOptions())
 			if err != nil {
 				return nil, err
 			}
-			ci = chunkInfo{Name: name, Games: games, Positions: len(s)}
+			ci = runfolder.ChunkInfo{Name: name, Games: games, Positions: len(s)}
 			l.counts[name] = ci
+			if l.scanned == nil {
+				l.scanned = map[string][]model.Sample{}
+			}
+			l.scanned[name] = s
 		}
 		out = append(out, ci)
 	}
 	return out, nil
 }
 
-func sumChunks(cs []chunkInfo) (games, positions int) {
+func sumChunks(cs []runfolder.ChunkInfo) (games, positions int) {
 	for _, c := range cs {
 		games += c.Games
 		positions += c.Positions
@@ -351,8 +323,11 @@ func sumChunks(cs []chunkInfo) (games, positions int) {
 
 // generation runs (or finishes) generation gen.
 func (l *loop) generation(ctx context.Context, gen int) error {
-	rec := GenerationRecord{Gen: gen}
-	earlier, err := l.plans(gen - 1)
+	if l.opt.Progress != nil {
+		l.opt.Progress(Event{Kind: GenerationStarted, Gen: gen})
+	}
+	rec := runfolder.GenerationRecord{Gen: gen}
+	earlier, err := l.run.Plans(gen - 1)
 	if err != nil {
 		return err
 	}
@@ -366,7 +341,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	cpu0, _ := cputime.Process()
 	// 1. Self-play: gather the new games of this generation in a plan.
 	t0 := time.Now()
-	pl, err := l.readPlan(gen)
+	pl, err := l.run.ReadPlan(gen)
 	if err != nil {
 		return err
 	}
@@ -378,9 +353,8 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 		if err != nil {
 			return err
 		}
-		pl = &plan{Gen: gen, Chunks: fresh}
-		b, _ := json.MarshalIndent(pl, "", "  ")
-		if err := WriteFileAtomic(l.run.Path(GenerationsDir, planFile(gen)), b); err != nil {
+		pl = &runfolder.Plan{Gen: gen, Chunks: fresh}
+		if err := l.run.WritePlan(pl); err != nil {
 			return err
 		}
 	}
@@ -404,7 +378,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	// 2. Training: a candidate from the previous generation's checkpoint.
 	t1 := time.Now()
 	cand := l.run.FindCheckpoint(gen)
-	order := []chunkInfo{}
+	order := []runfolder.ChunkInfo{}
 	for _, p := range earlier {
 		order = append(order, p.Chunks...)
 	}
@@ -412,10 +386,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	size := int(l.cfg.Train.Window(total))
 	rec.Window = windowSpan(order, size)
 	if cand == "" {
-		if err := l.win.Update(order, size, func(name string) ([]model.Sample, error) {
-			s, _, err := l.run.readChunk(name, l.sampleOptions())
-			return s, err
-		}); err != nil {
+		if err := l.fillWindow(order, size); err != nil {
 			return err
 		}
 		steps, sps, losses, err := l.trainCandidate(ctx, gen, rec.Positions)
@@ -424,11 +395,11 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 		}
 		rec.Steps, rec.SamplesPerSec = steps, sps
 		rec.PolicyLoss, rec.ValueLoss = losses.Policy, losses.Value
-		cand = filepath.Join(CandidatesDir, CandidateName(gen))
+		cand = filepath.Join(runfolder.CandidatesDir, runfolder.CandidateName(gen))
 	} else {
 		// A restart after training: the figures come from the metrics.
 		var sumP, sumV float64
-		err := ReadJSONL(l.run, MetricsFile, func(m MetricRecord) error {
+		err := runfolder.ReadJSONL(l.run, runfolder.MetricsFile, func(m runfolder.MetricRecord) error {
 			if m.Gen == gen {
 				rec.Steps++
 				sumP += m.PolicyLoss
@@ -460,18 +431,18 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 		if ar, err = l.gate(ctx, gen, cand, best); err != nil {
 			return err
 		}
-		if err := l.run.AppendJSONL(ArenaFile, ar); err != nil {
+		if err := l.run.AppendJSONL(runfolder.ArenaFile, ar); err != nil {
 			return err
 		}
 	}
 	rec.ArenaSec = time.Since(t2).Seconds()
 
 	// 4. Promotion: move the candidate and point best at it.
-	dstDir := RejectedDir
+	dstDir := runfolder.RejectedDir
 	if ar.Promoted {
-		dstDir = AcceptedDir
+		dstDir = runfolder.AcceptedDir
 	}
-	final := filepath.Join(dstDir, CandidateName(gen))
+	final := filepath.Join(dstDir, runfolder.CandidateName(gen))
 	if cand != final {
 		if err := os.Rename(l.run.Path(cand), l.run.Path(final)); err != nil {
 			return err
@@ -491,7 +462,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 
 	prevElo := 0.0
 	if gen > 1 {
-		if prev, err := l.readRecord(gen - 1); err == nil {
+		if prev, err := l.run.ReadRecord(gen - 1); err == nil {
 			prevElo = prev.BestElo
 		}
 	}
@@ -505,8 +476,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	if cpu1, ok := cputime.Process(); ok {
 		rec.CPUSec = (cpu1 - cpu0).Seconds()
 	}
-	b, _ := json.MarshalIndent(rec, "", "  ")
-	if err := WriteFileAtomic(l.run.Path(GenerationsDir, recordFile(gen)), b); err != nil {
+	if err := l.run.WriteRecord(&rec); err != nil {
 		return err
 	}
 	verdict := "rejected"
@@ -520,36 +490,9 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	return l.rate(ctx, gen)
 }
 
-func (l *loop) readPlan(gen int) (*plan, error) {
-	b, err := os.ReadFile(l.run.Path(GenerationsDir, planFile(gen)))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var p plan
-	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("train: %s: %w", l.run.Path(GenerationsDir, planFile(gen)), err)
-	}
-	return &p, nil
-}
-
-func (l *loop) readRecord(gen int) (*GenerationRecord, error) {
-	b, err := os.ReadFile(l.run.Path(GenerationsDir, recordFile(gen)))
-	if err != nil {
-		return nil, err
-	}
-	var r GenerationRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("train: %s: %w", l.run.Path(GenerationsDir, recordFile(gen)), err)
-	}
-	return &r, nil
-}
-
 // enough reports whether unconsumed games suffice for a generation: at least
 // the configured games, and enough samples in all for the smallest window.
-func (l *loop) enough(fresh []chunkInfo, total int64) bool {
+func (l *loop) enough(fresh []runfolder.ChunkInfo, total int64) bool {
 	games, pos := sumChunks(fresh)
 	return games >= l.cfg.SelfPlay.GamesPerGeneration && total+int64(pos) >= int64(l.cfg.Train.WindowMin)
 }
@@ -557,26 +500,22 @@ func (l *loop) enough(fresh []chunkInfo, total int64) bool {
 // gather makes sure enough unconsumed games exist for generation gen:
 // played here with the best model, or waited for from workers.
 func (l *loop) gather(ctx context.Context, gen int, done map[string]bool, total int64) error {
-	var bar *progress.Bar
+	var wait *stage
 	for round := 0; ; round++ {
 		fresh, err := l.unconsumed(done)
 		if err != nil {
 			return err
 		}
 		if l.enough(fresh, total) {
-			if bar != nil {
-				bar.Finish()
-			}
+			wait.finish()
 			return nil
 		}
 		have, _ := sumChunks(fresh)
 		if !l.opt.SelfPlay {
-			if bar == nil {
-				bar = l.bar(l.cfg.SelfPlay.GamesPerGeneration, fmt.Sprintf("gen %d: waiting for workers' games", gen))
+			if wait == nil {
+				wait = startStage(l.opt.Progress, Event{Gen: gen, Stage: StageWait, Total: l.cfg.SelfPlay.GamesPerGeneration})
 			}
-			if bar != nil {
-				bar.Set(have)
-			}
+			wait.set(have)
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -592,6 +531,23 @@ func (l *loop) gather(ctx context.Context, gen int, done map[string]bool, total 
 			return err
 		}
 	}
+}
+
+// fillWindow makes the replay window hold the newest chunks of order (all
+// chunks consumed so far, oldest first) that reach size positions. A chunk
+// that unconsumed decoded is taken as it is; only the chunks of earlier
+// generations (after a restart) are read again. The scanned chunks left
+// out of the window (older than it) are dropped.
+func (l *loop) fillWindow(order []runfolder.ChunkInfo, size int) error {
+	err := l.win.Update(order, size, func(name string) ([]model.Sample, error) {
+		if s, ok := l.scanned[name]; ok {
+			return s, nil
+		}
+		s, _, err := readChunk(l.run, name, l.sampleOptions())
+		return s, err
+	})
+	clear(l.scanned)
+	return err
 }
 
 // sampleOptions are the training targets the run asks for.
@@ -643,229 +599,29 @@ func (l *loop) selfPlay(ctx context.Context, gen, round, have, need int) error {
 		return err
 	}
 	seed := selfplay.GameSeed(uint64(l.cfg.Run.Seed), gen*1_000_000+round*1000+have)
-	desc := fmt.Sprintf("gen %d: self-play", gen)
-	if round > 0 {
-		desc += " (more games: the replay window needs train.window_min positions)"
-	}
-	bar := l.bar(need, desc)
+	st := startStage(l.opt.Progress, Event{Gen: gen, Stage: StageSelfPlay, Total: need, MoreGames: round > 0})
 	per := max(1, min(need, 64, max(8, l.cfg.SelfPlay.GamesPerGeneration/4)))
-	err = PlayGames(ctx, l.cfg.SelfPlay, l.run.Path(best), l.run.Path(GamesDir), trainerWorker, seed, need, per, func(*selfplay.Game) {
-		if bar != nil {
-			bar.Add(1)
-		}
-	})
-	if bar != nil {
-		bar.Finish()
-	}
+	err = PlayGames(ctx, l.cfg.SelfPlay, l.run.Path(best), l.run.Path(runfolder.GamesDir), runfolder.TrainerWorker, seed, need, per, func(*selfplay.Game) { st.add(1) })
+	st.finish()
 	return err
 }
 
-// trainCandidate trains generation gen's candidate from generation gen-1's
-// checkpoint and saves it in candidates/.
-func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps int, samplesPerSec float64, last model.Losses, err error) {
-	if l.win.Len() == 0 {
-		return 0, 0, last, fmt.Errorf("train: generation %d has no training samples", gen)
-	}
-	// Metrics a killed trainer logged for this generation are redone.
-	var tail MetricRecord
-	found, err := LastJSONL(l.run, MetricsFile, &tail)
-	if err == nil && found && tail.Gen >= gen {
-		err = RewriteJSONL(l.run, MetricsFile, func(m MetricRecord) bool { return m.Gen < gen })
-	}
+// checkBest checks at start that the best pointer names a checkpoint that
+// loads.
+func checkBest(r *runfolder.Run) error {
+	p, err := r.BestPath()
 	if err != nil {
-		return 0, 0, last, err
+		return err
 	}
-	parent := l.run.FindCheckpoint(gen - 1)
-	if parent == "" {
-		return 0, 0, last, fmt.Errorf("train: generation %d has no checkpoint to train from", gen-1)
+	if _, err := model.Load(p); err != nil {
+		return fmt.Errorf("train: %s names %s, which does not load: %v", r.Path(runfolder.BestFile), p, err)
 	}
-	if l.tr == nil || l.trGen != gen-1 {
-		if l.tr != nil {
-			l.tr.Close()
-			l.tr = nil
-		}
-		ck, err := model.Load(l.run.Path(parent))
-		if err != nil {
-			return 0, 0, last, err
-		}
-		ck.Meta.Parent = parent
-		if l.tr, err = model.NewTrainer(ck, trainOptions(l.cfg.Train)); err != nil {
-			return 0, 0, last, err
-		}
-		l.trGen = gen - 1
-	}
-	l.trGen = -1 // until the candidate is saved
-	steps = l.cfg.Train.Steps(newSamples)
-	rng := rand.New(rand.NewPCG(uint64(l.cfg.Run.Seed), uint64(gen)))
-	batch := make([]model.Sample, l.cfg.Train.Batch)
-	bar := l.bar(steps, fmt.Sprintf("gen %d: training", gen))
-	var pending []MetricRecord
-	start := time.Now()
-	var sumP, sumV float64
-	for i := 0; i < steps; i++ {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, last, err
-		}
-		l.win.Sample(rng, batch)
-		ls, err := l.tr.Step(batch)
-		if err != nil {
-			return 0, 0, last, err
-		}
-		last = ls
-		sumP += ls.Policy
-		sumV += ls.Value
-		el := time.Since(start).Seconds()
-		samplesPerSec = float64((i+1)*len(batch)) / el
-		pending = append(pending, MetricRecord{
-			Gen: gen, Step: l.tr.StepCount(), Samples: l.tr.StepCount() * int64(len(batch)), LR: ls.LR,
-			PolicyLoss: ls.Policy, ValueLoss: ls.Value, AuxLoss: ls.Aux, Entropy: ls.Entropy, L2: ls.L2, Total: ls.Total,
-			Time: time.Now().UTC(), SamplesPerSec: samplesPerSec,
-		})
-		if len(pending) >= 50 || i == steps-1 {
-			lines := make([]any, len(pending))
-			for k := range pending {
-				lines[k] = pending[k]
-			}
-			if err := l.run.AppendJSONL(MetricsFile, lines...); err != nil {
-				return 0, 0, last, err
-			}
-			pending = pending[:0]
-		}
-		if bar != nil {
-			bar.Add(1)
-		}
-	}
-	if bar != nil {
-		bar.Finish()
-	}
-	ck := l.tr.Checkpoint()
-	ck.Meta.Parent = parent
-	ck.Meta.Note = fmt.Sprintf("generation %d: %d steps on a window of %d positions", gen, steps, l.win.Len())
-	if err := ck.Save(l.run.Path(CandidatesDir, CandidateName(gen))); err != nil {
-		return 0, 0, last, err
-	}
-	l.trGen = gen
-	if steps > 0 {
-		last.Policy, last.Value = sumP/float64(steps), sumV/float64(steps)
-	}
-	return steps, samplesPerSec, last, nil
-}
-
-func (l *loop) findArena(gen int) (*ArenaRecord, error) {
-	var found *ArenaRecord
-	err := ReadJSONL(l.run, ArenaFile, func(a ArenaRecord) error {
-		if a.Gen == gen {
-			a := a
-			found = &a
-		}
-		return nil
-	})
-	return found, err
-}
-
-// gate plays the candidate against the best model and decides.
-func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*ArenaRecord, error) {
-	ac := l.cfg.Arena
-	rec := &ArenaRecord{Gen: gen, Candidate: cand, Best: best, Time: time.Now().UTC()}
-	if ac.Gating == "none" {
-		rec.Verdict, rec.Promoted = "accept", true
-		return rec, nil
-	}
-	load := func(rel string) (*model.Evaluator, error) {
-		ck, err := model.Load(l.run.Path(rel))
-		if err != nil {
-			return nil, err
-		}
-		return model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, ac.Parallel), CacheSize: 1 << 16, Backend: l.cfg.SelfPlay.Backend})
-	}
-	ce, err := load(cand)
-	if err != nil {
-		return nil, err
-	}
-	defer ce.Close()
-	be, err := load(best)
-	if err != nil {
-		return nil, err
-	}
-	defer be.Close()
-	bar := l.bar(ac.Games, fmt.Sprintf("gen %d: arena", gen))
-	var w, d, lo int
-	onGame := func(r arena.GameResult) {
-		if bar != nil {
-			switch s := r.ScoreA; {
-			case s > 0.5:
-				w++
-			case s < 0.5:
-				lo++
-			default:
-				d++
-			}
-			bar.Describe(fmt.Sprintf("gen %d: arena +%d =%d -%d", gen, w, d, lo))
-			bar.Add(1)
-		}
-	}
-	res, err := gateMatch(ctx, ac, l.cfg.SelfPlay, filepath.Base(cand), filepath.Base(best), ce, be, l.cfg.Run.Seed*1_000_003+int64(gen), onGame)
-	if bar != nil {
-		bar.Finish()
-	}
-	if err != nil {
-		return nil, err
-	}
-	est := res.Estimate()
-	rec.Games, rec.Wins, rec.Draws, rec.Losses = res.Games(), res.Wins, res.Draws, res.Losses
-	elo := est.Elo
-	if math.IsInf(elo, 0) && res.Games() > 0 {
-		// A clean sweep has no finite estimate; count half a game more for
-		// each side, as a weak prior.
-		elo = arena.Elo((res.Score()*float64(res.Games()) + 0.5) / float64(res.Games()+1))
-	}
-	rec.Score, rec.Elo, rec.EloLow, rec.EloHigh, rec.LLR = res.Score(), clampElo(elo), clampElo(est.Low), clampElo(est.High), res.LLR
-	rec.Promoted = res.Verdict == arena.Accept
-	rec.Verdict = strings.ToLower(res.Verdict.String())
-	return rec, nil
-}
-
-// gateMatch plays the gating match of a candidate against the best model
-// with the arena settings ac (MCTS without noise, the search constants of
-// sc) and judges it by ac.Gating.
-func gateMatch(ctx context.Context, ac configs.Arena, sc configs.SelfPlay, candName, bestName string, cand, best mcts.Evaluator, seed int64, onGame func(arena.GameResult)) (arena.MatchResult, error) {
-	opts := SearchOptions(sc, ac.MaxPlies)
-	a := &arena.MCTSPlayer{Label: candName, Evaluator: cand, Visits: ac.Visits, Options: opts}
-	b := &arena.MCTSPlayer{Label: bestName, Evaluator: best, Visits: ac.Visits, Options: opts}
-	mo := arena.MatchOptions{
-		Games: ac.Games, Parallel: ac.Parallel, Seed: seed,
-		OpeningPlies: ac.OpeningPlies, MaxPlies: ac.MaxPlies, OnGame: onGame,
-	}
-	switch ac.Gating {
-	case "sprt":
-		mo.SPRT = &arena.SPRT{Elo0: ac.Elo0, Elo1: ac.Elo1, Alpha: ac.Alpha, Beta: ac.Beta}
-	case "threshold":
-		mo.Threshold = ac.Threshold
-	}
-	return arena.Match(ctx, a, b, mo)
-}
-
-// bar shows a stage's progress: a bar on a terminal, a plain line per
-// stage elsewhere (nil without Options.Progress).
-func (l *loop) bar(n int, desc string) *progress.Bar {
-	return progress.New(l.opt.Progress, n, desc)
-}
-
-// MaxElo bounds the Elo figures written to the logs: a match won or lost
-// without a single point for the other side has an infinite estimate,
-// which JSON cannot hold.
-const MaxElo = 1000
-
-func clampElo(e float64) float64 {
-	if math.IsNaN(e) {
-		return 0
-	}
-	return math.Max(-MaxElo, math.Min(MaxElo, e))
+	return nil
 }
 
 // windowSpan is the number of samples Window.Update keeps for order and
 // size: the newest chunks that together reach size.
-func windowSpan(order []chunkInfo, size int) int {
+func windowSpan(order []runfolder.ChunkInfo, size int) int {
 	n := 0
 	for i := len(order) - 1; i >= 0 && n < size; i-- {
 		n += order[i].Positions
@@ -877,7 +633,7 @@ func windowSpan(order []chunkInfo, size int) int {
 func (l *loop) cpuUsed(upto int) (time.Duration, error) {
 	var sec float64
 	for g := 1; g <= upto; g++ {
-		r, err := l.readRecord(g)
+		r, err := l.run.ReadRecord(g)
 		if err != nil {
 			return 0, err
 		}

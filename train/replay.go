@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"dama/model"
+	"dama/runfolder"
 )
 
 // Window holds the newest self-play positions in memory: the samples of
@@ -21,7 +22,7 @@ type Window struct {
 // Update makes the window hold the newest chunks of order (all chunks
 // consumed so far, oldest first, with their sample counts) that reach size
 // samples, loading those not yet held with load and dropping the rest.
-func (w *Window) Update(order []chunkInfo, size int, load func(name string) ([]model.Sample, error)) error {
+func (w *Window) Update(order []runfolder.ChunkInfo, size int, load func(name string) ([]model.Sample, error)) error {
 	first := len(order)
 	for n := 0; first > 0 && n < size; {
 		first--

@@ -11,6 +11,7 @@ import (
 	"dama/configs"
 	"dama/model"
 	"dama/rules"
+	"dama/runfolder"
 	"dama/selfplay"
 )
 
@@ -24,7 +25,7 @@ func chunkOf(id, n int) []model.Sample {
 }
 
 func TestWindowKeepsNewestChunks(t *testing.T) {
-	order := []chunkInfo{{Name: "a", Positions: 100}, {Name: "b", Positions: 50}, {Name: "c", Positions: 30}, {Name: "d", Positions: 40}}
+	order := []runfolder.ChunkInfo{{Name: "a", Positions: 100}, {Name: "b", Positions: 50}, {Name: "c", Positions: 30}, {Name: "d", Positions: 40}}
 	ids := map[string]int{"a": 1, "b": 2, "c": 3, "d": 4}
 	loads := map[string]int{}
 	load := func(name string) ([]model.Sample, error) {
@@ -69,7 +70,7 @@ func TestWindowKeepsNewestChunks(t *testing.T) {
 	if count[1] != 0 {
 		t.Errorf("a dropped chunk was sampled %d times", count[1])
 	}
-	if err := w.Update(append(order, chunkInfo{Name: "e", Positions: 5}), 10, load); err == nil {
+	if err := w.Update(append(order, runfolder.ChunkInfo{Name: "e", Positions: 5}), 10, load); err == nil {
 		t.Error("a chunk that fails to load gave no error")
 	}
 }
@@ -132,43 +133,5 @@ func TestTrainOptionsZeroMomentumIsPlainSGD(t *testing.T) {
 	}
 	if m := trainOptions(configs.Train{Momentum: 0.5}).Momentum; m != 0.5 {
 		t.Errorf("train.momentum 0.5 maps to %v", m)
-	}
-}
-
-func TestLastJSONL(t *testing.T) {
-	r, err := OpenRun(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m MetricRecord
-	if ok, err := LastJSONL(r, MetricsFile, &m); ok || err != nil {
-		t.Fatalf("missing file: %v, %v; want false, nil", ok, err)
-	}
-	for i := 1; i <= 3000; i++ { // longer than one read of the tail
-		if err := r.AppendJSONL(MetricsFile, MetricRecord{Gen: i / 1000, Step: int64(i)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// A cut-off last line is not a line.
-	f, _ := os.OpenFile(r.Path(MetricsFile), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"gen":9,"st`)
-	f.Close()
-	if ok, err := LastJSONL(r, MetricsFile, &m); !ok || err != nil || m.Step != 3000 || m.Gen != 3 {
-		t.Errorf("last line: %v, %v, %+v; want step 3000 of gen 3", ok, err, m)
-	}
-	// The next append cuts the partial line and adds whole ones.
-	if err := r.AppendJSONL(MetricsFile, MetricRecord{Gen: 4, Step: 3001}, MetricRecord{Gen: 4, Step: 3002}); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	err = ReadJSONL(r, MetricsFile, func(m MetricRecord) error {
-		n++
-		if m.Step != int64(n) {
-			t.Fatalf("line %d has step %d", n, m.Step)
-		}
-		return nil
-	})
-	if err != nil || n != 3002 {
-		t.Errorf("after repair: %d lines, %v; want 3002", n, err)
 	}
 }

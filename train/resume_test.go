@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"dama/configs"
+	"dama/runfolder"
 )
 
 // startRun runs Loop with a cancelled context: the start-up (archive,
@@ -54,7 +55,7 @@ func newStartedRun(t *testing.T) string {
 // points 9 and 19).
 func TestResumeChecksConfig(t *testing.T) {
 	dir := newStartedRun(t)
-	path := filepath.Join(dir, ConfigFile)
+	path := filepath.Join(dir, runfolder.ConfigFile)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -77,9 +78,9 @@ func TestResumeChecksConfig(t *testing.T) {
 		content []byte
 		words   []string
 	}{
-		{"edited", []byte(strings.Replace(string(orig), "visits:", "visits: 1 #", 1)), []string{ConfigFile, "changed"}},
-		{"empty", nil, []string{ConfigFile, "changed"}},
-		{"truncated", orig[:len(orig)/2], []string{ConfigFile}},
+		{"edited", []byte(strings.Replace(string(orig), "visits:", "visits: 1 #", 1)), []string{runfolder.ConfigFile, "changed"}},
+		{"empty", nil, []string{runfolder.ConfigFile, "changed"}},
+		{"truncated", orig[:len(orig)/2], []string{runfolder.ConfigFile}},
 	} {
 		if err := os.WriteFile(path, tc.content, 0o644); err != nil {
 			t.Fatal(err)
@@ -89,7 +90,7 @@ func TestResumeChecksConfig(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	wantRefusal(t, "missing", startRun(t, dir), ConfigFile, "missing")
+	wantRefusal(t, "missing", startRun(t, dir), runfolder.ConfigFile, "missing")
 	if err := os.WriteFile(path, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestResumeRemovesStaleTemps(t *testing.T) {
 			t.Errorf("%s removed: %v", f, err)
 		}
 	}
-	if n, err := RemoveWorkerTemps(&Run{Dir: dir}, "w2"); err != nil || n != 1 {
+	if n, err := (&runfolder.Run{Dir: dir}).RemoveWorkerTemps("w2"); err != nil || n != 1 {
 		t.Errorf("RemoveWorkerTemps(w2) = %d, %v; want 1", n, err)
 	}
 }
@@ -132,12 +133,12 @@ func TestResumeRemovesStaleTemps(t *testing.T) {
 // point 11).
 func TestResumeChecksRecords(t *testing.T) {
 	dir := newStartedRun(t)
-	metrics := filepath.Join(dir, MetricsFile)
+	metrics := filepath.Join(dir, runfolder.MetricsFile)
 	good := `{"gen":1,"step":1,"samples":16,"total":1.5}` + "\n"
 	if err := os.WriteFile(metrics, []byte(good+"garbage\n"+good), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantRefusal(t, "garbage metrics line", startRun(t, dir), MetricsFile, "line 2")
+	wantRefusal(t, "garbage metrics line", startRun(t, dir), runfolder.MetricsFile, "line 2")
 	// A final line cut off by a kill is repaired, as before.
 	if err := os.WriteFile(metrics, []byte(good+`{"gen":1,"st`), 0o644); err != nil {
 		t.Fatal(err)
@@ -145,16 +146,16 @@ func TestResumeChecksRecords(t *testing.T) {
 	if err := startRun(t, dir); err != context.Canceled {
 		t.Errorf("metrics with a cut-off last line: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ArenaFile), []byte("{]\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runfolder.ArenaFile), []byte("{]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantRefusal(t, "garbage arena line", startRun(t, dir), ArenaFile, "line 1")
-	os.Remove(filepath.Join(dir, ArenaFile))
-	rec := filepath.Join(dir, GenerationsDir, "0001.json")
+	wantRefusal(t, "garbage arena line", startRun(t, dir), runfolder.ArenaFile, "line 1")
+	os.Remove(filepath.Join(dir, runfolder.ArenaFile))
+	rec := filepath.Join(dir, runfolder.GenerationsDir, "0001.json")
 	if err := os.WriteFile(rec, []byte(`{"gen":1,"games":6,"total_games":6}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, GenerationsDir, "0002.json"), []byte(`{"gen":2,"games":6,"total_games":12}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runfolder.GenerationsDir, "0002.json"), []byte(`{"gen":2,"games":6,"total_games":12}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(rec, []byte(`{"gen":1,"games":6,"tot`), 0o644); err != nil {
@@ -171,7 +172,7 @@ func TestResumeChecksRecords(t *testing.T) {
 // point 12).
 func TestResumeChecksBest(t *testing.T) {
 	dir := newStartedRun(t)
-	best := filepath.Join(dir, BestFile)
+	best := filepath.Join(dir, runfolder.BestFile)
 	for _, tc := range []struct{ content, want string }{
 		{"\x00junk\x01\n", "bad best model name"},
 		{"accepted/0042.ckpt\n", "does not exist"},
@@ -179,16 +180,16 @@ func TestResumeChecksBest(t *testing.T) {
 		if err := os.WriteFile(best, []byte(tc.content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		wantRefusal(t, "best "+tc.content, startRun(t, dir), BestFile, tc.want)
+		wantRefusal(t, "best "+tc.content, startRun(t, dir), runfolder.BestFile, tc.want)
 	}
 	// A best that names a file which is not a checkpoint.
-	if err := os.WriteFile(filepath.Join(dir, AcceptedDir, "0005.ckpt"), []byte("not a checkpoint"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runfolder.AcceptedDir, "0005.ckpt"), []byte("not a checkpoint"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(best, []byte("accepted/0005.ckpt\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantRefusal(t, "best not a checkpoint", startRun(t, dir), BestFile, "0005.ckpt")
+	wantRefusal(t, "best not a checkpoint", startRun(t, dir), runfolder.BestFile, "0005.ckpt")
 }
 
 // A worker refuses a folder that is not a run folder unless asked to wait,
@@ -208,53 +209,5 @@ func TestWorkerStart(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "waiting for") || strings.Count(log.String(), "waiting") != 1 {
 		t.Errorf("waiting worker logged %q, want one line saying what it waits for", log.String())
-	}
-}
-
-// A run folder archived by an earlier dama, before keys such as
-// selfplay.backend existed and before the digest, still resumes: the
-// missing keys take their defaults. Its sample is committed
-// (testdata/config-2026-12-01-legacy.yaml, written at 01:47 that day);
-// a hand edit, a dropped original key or foreign content is still
-// refused (a changed value alone cannot be told without a digest, as before).
-func TestResumeOlderArchive(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "config-2026-12-01-legacy.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &Run{Dir: t.TempDir()}
-	write := func(b []byte) {
-		t.Helper()
-		if err := os.WriteFile(r.Path(ConfigFile), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		os.Remove(r.Path(ConfigDigestFile))
-	}
-	write(data)
-	cfg, err := r.readArchivedConfig(data)
-	if err != nil {
-		t.Fatalf("older archive refused: %v", err)
-	}
-	if cfg.Run.Name != "quick" || cfg.SelfPlay.Visits != 64 || cfg.SelfPlay.Backend != "auto" || cfg.Model.AuxReply {
-		t.Errorf("older archive read as name %q visits %d backend %q aux %v", cfg.Run.Name, cfg.SelfPlay.Visits, cfg.SelfPlay.Backend, cfg.Model.AuxReply)
-	}
-	// Once read, it has a digest and resumes again.
-	if _, err := os.Stat(r.Path(ConfigDigestFile)); err != nil {
-		t.Errorf("no digest written for the older archive: %v", err)
-	}
-	if _, err := r.readArchivedConfig(data); err != nil {
-		t.Errorf("second read: %v", err)
-	}
-	s := string(data)
-	for _, tc := range []struct{ name, content string }{
-		{"hand edit", strings.Replace(s, "visits: 64", "visits: 65 # more", 1)},
-		{"dropped original key", strings.Replace(s, "    cpuct: 1.5\n", "", 1)},
-		{"foreign line", strings.Replace(s, "run:\n", "run:\n    colour: red\n", 1)},
-		{"reordered", strings.Replace(strings.Replace(s, "    seed: 1\n", "", 1), "    workers: 2\n", "    workers: 2\n    seed: 1\n", 1)},
-	} {
-		write([]byte(tc.content))
-		if _, err := r.readArchivedConfig([]byte(tc.content)); err == nil {
-			t.Errorf("%s: accepted", tc.name)
-		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"dama/model"
+	"dama/runfolder"
 	"dama/selfplay"
 )
 
@@ -90,43 +91,40 @@ func (o SampleOptions) Samples(g *selfplay.Game, dst []model.Sample) []model.Sam
 }
 
 // policyTarget returns the normalised policy target of a ply: its stored
-// target, or else its visits; nil when it has none.
+// target (negative entries as 0), or else its visits; nil when it has none.
+// This is the one place a target is normalised: the trainer takes it as it
+// is.
 func policyTarget(p *selfplay.Ply) []float32 {
-	var w []float64
 	var total float64
 	if p.Policy != nil {
-		w = make([]float64, len(p.Policy))
-		for j, x := range p.Policy {
-			w[j] = float64(max(x, 0))
-			total += w[j]
+		for _, x := range p.Policy {
+			total += float64(max(x, 0))
 		}
 	} else {
-		w = make([]float64, len(p.Visits))
-		for j, v := range p.Visits {
-			w[j] = float64(v)
-			total += w[j]
+		for _, v := range p.Visits {
+			total += float64(v)
 		}
 	}
 	if total == 0 {
 		return nil
 	}
-	pol := make([]float32, len(w))
-	for j := range w {
-		pol[j] = float32(w[j] / total)
+	if p.Policy != nil {
+		pol := make([]float32, len(p.Policy))
+		for j, x := range p.Policy {
+			pol[j] = float32(float64(max(x, 0)) / total)
+		}
+		return pol
+	}
+	pol := make([]float32, len(p.Visits))
+	for j, v := range p.Visits {
+		pol[j] = float32(float64(v) / total)
 	}
 	return pol
 }
 
-// chunkInfo is what the trainer knows of one games file.
-type chunkInfo struct {
-	Name      string `json:"name"` // file name in games/
-	Games     int    `json:"games"`
-	Positions int    `json:"positions"` // training samples it gives
-}
-
-// readChunk loads the samples of a games file in the run.
-func (r *Run) readChunk(name string, opt SampleOptions) ([]model.Sample, int, error) {
-	_, games, err := selfplay.ReadFile(filepath.Join(r.Path(GamesDir), name))
+// readChunk decodes the games file name of run r into samples.
+func readChunk(r *runfolder.Run, name string, opt SampleOptions) ([]model.Sample, int, error) {
+	_, games, err := selfplay.ReadFile(filepath.Join(r.Path(runfolder.GamesDir), name))
 	if err != nil {
 		return nil, 0, err
 	}

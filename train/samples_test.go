@@ -127,6 +127,48 @@ func TestStoredPolicyTarget(t *testing.T) {
 	}
 }
 
+// A ply's target that is not normalised (visit counts, a stored target
+// with another sum) is normalised once, here: the trainer takes the
+// samples as they are, and refuses the raw counts (issue 11, point 5).
+func TestTargetsNormalisedOnceForTrainer(t *testing.T) {
+	p := rules.Start()
+	legal := p.Legal(nil)
+	visits := make([]uint32, len(legal))
+	for i := range visits {
+		visits[i] = uint32(3 * (i + 1))
+	}
+	stored := make([]float32, len(legal))
+	stored[0], stored[1] = 2, 6
+	g := &selfplay.Game{
+		Start: p, Result: rules.Draw,
+		Plies: []selfplay.Ply{{Pos: p, Legal: legal, Visits: visits, Full: true}, {Pos: p, Legal: legal, Visits: visits, Policy: stored, Full: true}},
+	}
+	s := GameSamples(g, nil)
+	if len(s) != 2 || s[1].Policy[0] != 0.25 || s[1].Policy[1] != 0.75 {
+		t.Fatalf("samples %+v, want two, the second's target 0.25, 0.75, 0, ...", s)
+	}
+	cfg, err := model.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := model.NewTrainer(&model.Checkpoint{Net: model.NewSeededNetwork(cfg, 1)}, model.TrainOptions{Batch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if _, err := tr.Step(s); err != nil {
+		t.Errorf("trainer refused the samples: %v", err)
+	}
+	raw := append([]model.Sample(nil), s...)
+	raw[0].Policy = make([]float32, len(visits))
+	for i, v := range visits {
+		raw[0].Policy[i] = float32(v)
+	}
+	if _, err := tr.Step(raw); err == nil {
+		t.Error("trainer took raw visit counts as a target")
+	}
+}
+
 func TestSelfPlayConfigTechniques(t *testing.T) {
 	c := configs.Default().SelfPlay
 	sc := SelfPlayConfig(c, 1)

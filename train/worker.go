@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"dama/configs"
+	"dama/runfolder"
 	"dama/selfplay"
 )
 
@@ -39,8 +40,8 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 	if opt.Name == "" {
 		return errors.New("train: a worker needs a name")
 	}
-	if opt.Name == trainerWorker {
-		return fmt.Errorf("train: worker name %q is the trainer's own; choose another", trainerWorker)
+	if opt.Name == runfolder.TrainerWorker {
+		return fmt.Errorf("train: worker name %q is the trainer's own; choose another", runfolder.TrainerWorker)
 	}
 	if opt.PerChunk <= 0 {
 		opt.PerChunk = 16
@@ -52,11 +53,11 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 	if log == nil {
 		log = io.Discard
 	}
-	run := &Run{Dir: opt.Dir}
-	if _, err := os.Stat(run.Path(ConfigFile)); err != nil && !opt.Wait {
-		return fmt.Errorf("train: %s is not a run folder (no %s): start 'dama train --run %s' first, or pass --wait to wait for it", run.Dir, ConfigFile, run.Dir)
+	run := &runfolder.Run{Dir: opt.Dir}
+	if _, err := os.Stat(run.Path(runfolder.ConfigFile)); err != nil && !opt.Wait {
+		return fmt.Errorf("train: %s is not a run folder (no %s): start 'dama train --run %s' first, or pass --wait to wait for it", run.Dir, runfolder.ConfigFile, run.Dir)
 	}
-	if n, err := RemoveWorkerTemps(run, opt.Name); err != nil {
+	if n, err := run.RemoveWorkerTemps(opt.Name); err != nil {
 		return err
 	} else if n > 0 {
 		fmt.Fprintf(log, "worker %s: removed %d temporary chunk files left by a stopped worker\n", opt.Name, n)
@@ -67,8 +68,8 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 	for {
 		var err error
 		if cfg == nil {
-			if _, err = os.Stat(run.Path(ConfigFile)); err == nil {
-				if cfg, err = configs.Load(run.Path(ConfigFile), nil, nil); err != nil {
+			if _, err = os.Stat(run.Path(runfolder.ConfigFile)); err == nil {
+				if cfg, err = configs.Load(run.Path(runfolder.ConfigFile), nil, nil); err != nil {
 					return err
 				}
 			}
@@ -82,7 +83,7 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 			break
 		}
 		if !said {
-			fmt.Fprintf(log, "worker %s: waiting for the trainer to start run %s (its %s and %s files)\n", opt.Name, run.Dir, ConfigFile, BestFile)
+			fmt.Fprintf(log, "worker %s: waiting for the trainer to start run %s (its %s and %s files)\n", opt.Name, run.Dir, runfolder.ConfigFile, runfolder.BestFile)
 			said = true
 		}
 		select {
@@ -106,13 +107,13 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 		}
 		// The seed follows the worker's chunk number, not a count kept by
 		// this process, so a restarted worker never replays its games.
-		seq, err := nextChunk(run.Path(GamesDir), opt.Name)
+		seq, err := nextChunk(run.Path(runfolder.GamesDir), opt.Name)
 		if err != nil {
 			return err
 		}
 		seed := selfplay.GameSeed(opt.Seed, seq)
 		var got int
-		err = PlayGames(ctx, cfg.SelfPlay, run.Path(best), run.Path(GamesDir), opt.Name, seed, n, n, func(*selfplay.Game) { got++ })
+		err = PlayGames(ctx, cfg.SelfPlay, run.Path(best), run.Path(runfolder.GamesDir), opt.Name, seed, n, n, func(*selfplay.Game) { got++ })
 		played += got
 		if err != nil {
 			if ctx.Err() != nil {
@@ -124,9 +125,6 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 	}
 	return nil
 }
-
-// trainerWorker is the worker name of the self-play a trainer plays itself.
-const trainerWorker = "main"
 
 // nextChunk returns the number of the next chunk file worker will write in
 // dir: one more than the highest it has written.

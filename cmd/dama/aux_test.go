@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"dama/model"
-	"dama/train"
+	"dama/runfolder"
 )
 
 // A run with the reply head (model.aux_reply) trains it: the metrics log
@@ -23,9 +23,9 @@ func TestTrainWithAuxReply(t *testing.T) {
 		t.Fatalf("dama train: %v\n%s", err, out)
 	}
 	checkRun(t, dir, 1)
-	run := &train.Run{Dir: dir}
+	run := &runfolder.Run{Dir: dir}
 	n := 0
-	if err := train.ReadJSONL(run, train.MetricsFile, func(m train.MetricRecord) error {
+	if err := runfolder.ReadJSONL(run, runfolder.MetricsFile, func(m runfolder.MetricRecord) error {
 		n++
 		if !(m.AuxLoss > 0) {
 			t.Errorf("step %d: aux_loss %v", m.Step, m.AuxLoss)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"dama/broker"
+	"dama/runfolder"
 	"dama/train"
 )
 
@@ -55,7 +56,7 @@ func (b *brokerFlags) auth() (broker.Auth, error) {
 // startBroker serves or connects to the broker for dama train and hooks
 // the bridge into opt; the returned function stops both.
 func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Options) (func(), error) {
-	run, err := train.OpenRun(dir)
+	run, err := runfolder.Open(dir)
 	if err != nil {
 		return nil, err
 	}

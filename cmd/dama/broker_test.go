@@ -21,8 +21,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"dama/broker"
+	"dama/runfolder"
 	"dama/selfplay"
-	"dama/train"
 )
 
 // With DAMA_TEST_AS_BROKER=STOREDIR|ADDR|TOKENFILE the test binary is a
@@ -234,9 +234,9 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 		}
 		defer follow.Shutdown()
 	}
-	run := &train.Run{Dir: dir}
+	run := &runfolder.Run{Dir: dir}
 	best, err := run.Best()
-	if err != nil || best != filepath.Join(train.AcceptedDir, train.CandidateName(gens)) {
+	if err != nil || best != filepath.Join(runfolder.AcceptedDir, runfolder.CandidateName(gens)) {
 		t.Errorf("best = %q, %v; want generation %d's", best, err, gens)
 	}
 	followStart := time.Now()
@@ -281,7 +281,7 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 			published[m[1]] = n
 		}
 	}
-	files, _ := selfplay.Chunks(run.Path(train.GamesDir))
+	files, _ := selfplay.Chunks(run.Path(runfolder.GamesDir))
 	inGames := map[string]bool{}
 	models := map[string]bool{}
 	for _, f := range files {

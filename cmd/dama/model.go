@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"dama/model"
-	"dama/train"
+	"dama/runfolder"
 )
 
 // loadModel loads the checkpoint that path stands for: a checkpoint file,
 // a run folder (its best model) or a run folder's best file.
 func loadModel(path string) (*model.Checkpoint, error) {
-	p, err := train.ResolveModel(path)
+	p, err := runfolder.ResolveModel(path)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func modelNew(preset, out string, seed int64, note string) error {
 
 // modelInfo prints a checkpoint's header.
 func modelInfo(path string) error {
-	path, err := train.ResolveModel(path)
+	path, err := runfolder.ResolveModel(path)
 	if err != nil {
 		return err
 	}

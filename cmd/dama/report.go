@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"dama/train"
+	"dama/report"
+	"dama/runfolder"
 )
 
 func init() {
@@ -38,8 +39,8 @@ func init() {
 			if !st.IsDir() {
 				return fmt.Errorf("run folder %s: not a directory", dir)
 			}
-			run := &train.Run{Dir: dir}
-			rep, err := train.LoadReport(run)
+			run := &runfolder.Run{Dir: dir}
+			rep, err := report.Load(run)
 			if err != nil {
 				return err
 			}
@@ -51,7 +52,7 @@ func init() {
 			}
 			out := *plots
 			if out == "" {
-				out = run.Path(train.PlotsDir)
+				out = run.Path(runfolder.PlotsDir)
 			}
 			paths, err := rep.WritePlots(out)
 			if err != nil {

@@ -20,6 +20,7 @@ import (
 	"dama/internal/progress"
 	"dama/mcts"
 	"dama/model"
+	"dama/runfolder"
 	"dama/selfplay"
 	"dama/train"
 )
@@ -176,7 +177,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	h := selfplay.Header{Model: o.model, ConfigDigest: cfg.Digest()}
 	var ev mcts.Evaluator = selfplayRandom{}
 	if o.model != "random" {
-		path, err := train.ResolveModel(o.model)
+		path, err := runfolder.ResolveModel(o.model)
 		if err != nil {
 			return err
 		}

@@ -21,7 +21,8 @@ import (
 	"dama/configs"
 	"dama/internal/atomicfile"
 	"dama/model"
-	"dama/train"
+	"dama/report"
+	"dama/runfolder"
 )
 
 // maxShippedBytes bounds each shipped file: they live in the repository.
@@ -113,7 +114,7 @@ func init() {
 			if src == "" {
 				src = o.run
 			}
-			path, err := train.ResolveModel(src)
+			path, err := runfolder.ResolveModel(src)
 			if err != nil {
 				return err
 			}
@@ -241,8 +242,8 @@ func ship(ctx context.Context, path, runDir, out string, visits, games int, matc
 
 // runPiece sums a run folder's generation records.
 func runPiece(dir string) (shipPiece, error) {
-	run := &train.Run{Dir: dir}
-	rep, err := train.LoadReport(run)
+	run := &runfolder.Run{Dir: dir}
+	rep, err := report.Load(run)
 	if err != nil {
 		return shipPiece{}, err
 	}
@@ -257,10 +258,10 @@ func runPiece(dir string) (shipPiece, error) {
 		p.CPUHours += g.CPUSec / 3600
 		p.WallHours += (g.SelfPlaySec + g.TrainSec + g.ArenaSec) / 3600
 	}
-	if cfg, err := configs.Load(run.Path(train.ConfigFile), nil, nil); err == nil {
+	if cfg, err := configs.Load(run.Path(runfolder.ConfigFile), nil, nil); err == nil {
 		p.Config = cfg.Run.Name
 	}
-	if b, err := os.ReadFile(run.Path(train.InitFile)); err == nil {
+	if b, err := os.ReadFile(run.Path(runfolder.InitFile)); err == nil {
 		p.InitSHA, _, _ = strings.Cut(strings.TrimSpace(string(b)), " ")
 	}
 	return p, nil

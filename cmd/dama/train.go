@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"dama/configs"
+	"dama/runfolder"
 	"dama/train"
 )
 
@@ -63,8 +64,8 @@ func init() {
 			}
 			source := *config
 			if source == "" && *runDir != "" {
-				if _, err := os.Stat(filepath.Join(*runDir, train.ConfigFile)); err == nil {
-					source = filepath.Join(*runDir, train.ConfigFile)
+				if _, err := os.Stat(filepath.Join(*runDir, runfolder.ConfigFile)); err == nil {
+					source = filepath.Join(*runDir, runfolder.ConfigFile)
 				}
 			}
 			cfg, err := configs.Load(source, os.Environ(), sets)
@@ -85,7 +86,7 @@ func init() {
 				Revision: buildVersion(), Log: stdout, Init: *initFrom, MaxCPU: *maxCPU,
 			}
 			if !*quiet {
-				opt.Progress = stderr
+				opt.Progress = (&trainProgress{w: stderr}).event
 			}
 			fmt.Fprintf(stdout, "run %s: config %s, model %s, %d generations (0 = until interrupted)\n",
 				dir, cfg.Run.Name, cfg.Model.Preset, cfg.Run.Generations)
@@ -103,7 +104,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			best, _ := (&train.Run{Dir: dir}).Best()
+			best, _ := (&runfolder.Run{Dir: dir}).Best()
 			fmt.Fprintf(stdout, "done: best model %s\n", filepath.Join(dir, best))
 			return nil
 		},

@@ -16,8 +16,8 @@ import (
 
 	"dama/arena"
 	"dama/model"
+	"dama/runfolder"
 	"dama/selfplay"
-	"dama/train"
 )
 
 // The test binary doubles as the dama binary for tests that start, kill and
@@ -90,8 +90,8 @@ func TestTrainCommandRuns(t *testing.T) {
 		t.Errorf("report wrote %d plots, want at least 3", len(pngs))
 	}
 	// The ladder rated the best model after generation 2 (ladder.every=2).
-	var lad []train.LadderRecord
-	if err := train.ReadJSONL(&train.Run{Dir: dir}, train.LadderFile, func(r train.LadderRecord) error {
+	var lad []runfolder.LadderRecord
+	if err := runfolder.ReadJSONL(&runfolder.Run{Dir: dir}, runfolder.LadderFile, func(r runfolder.LadderRecord) error {
 		lad = append(lad, r)
 		return nil
 	}); err != nil {
@@ -235,10 +235,10 @@ func TestWorkersFeedTrainer(t *testing.T) {
 // returns the chunks its plans consumed.
 func checkRun(t *testing.T, dir string, gens int) map[string]int {
 	t.Helper()
-	run := &train.Run{Dir: dir}
+	run := &runfolder.Run{Dir: dir}
 	// Every chunk on disk is whole and consumed at most once; every
 	// consumed chunk exists.
-	files, err := selfplay.Chunks(run.Path(train.GamesDir))
+	files, err := selfplay.Chunks(run.Path(runfolder.GamesDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func checkRun(t *testing.T, dir string, gens int) map[string]int {
 				Games int
 			}
 		}
-		b, err := os.ReadFile(run.Path(train.GenerationsDir, fmt.Sprintf("%04d.plan.json", g)))
+		b, err := os.ReadFile(run.Path(runfolder.GenerationsDir, fmt.Sprintf("%04d.plan.json", g)))
 		if err != nil {
 			t.Fatalf("generation %d: %v", g, err)
 		}
@@ -274,8 +274,8 @@ func checkRun(t *testing.T, dir string, gens int) map[string]int {
 				t.Errorf("generation %d consumed %s (%d games), on disk: %v (%d games)", g, c.Name, c.Games, ok, n)
 			}
 		}
-		var rec train.GenerationRecord
-		b, err = os.ReadFile(run.Path(train.GenerationsDir, fmt.Sprintf("%04d.json", g)))
+		var rec runfolder.GenerationRecord
+		b, err = os.ReadFile(run.Path(runfolder.GenerationsDir, fmt.Sprintf("%04d.json", g)))
 		if err != nil {
 			t.Fatalf("generation %d record: %v", g, err)
 		}
@@ -290,7 +290,7 @@ func checkRun(t *testing.T, dir string, gens int) map[string]int {
 	}
 	// One arena result per generation.
 	arenaGens := map[int]int{}
-	if err := train.ReadJSONL(run, train.ArenaFile, func(a train.ArenaRecord) error {
+	if err := runfolder.ReadJSONL(run, runfolder.ArenaFile, func(a runfolder.ArenaRecord) error {
 		arenaGens[a.Gen]++
 		return nil
 	}); err != nil {
@@ -303,7 +303,7 @@ func checkRun(t *testing.T, dir string, gens int) map[string]int {
 	}
 	// Metrics: steps strictly increasing, none repeated.
 	var last int64
-	if err := train.ReadJSONL(run, train.MetricsFile, func(m train.MetricRecord) error {
+	if err := runfolder.ReadJSONL(run, runfolder.MetricsFile, func(m runfolder.MetricRecord) error {
 		if m.Step <= last {
 			t.Errorf("metrics step %d after %d", m.Step, last)
 		}
@@ -316,8 +316,8 @@ func checkRun(t *testing.T, dir string, gens int) map[string]int {
 	// loads; the best model is an accepted one.
 	for g := 0; g <= gens; g++ {
 		var where []string
-		for _, sub := range []string{train.CandidatesDir, train.AcceptedDir, train.RejectedDir} {
-			p := run.Path(sub, train.CandidateName(g))
+		for _, sub := range []string{runfolder.CandidatesDir, runfolder.AcceptedDir, runfolder.RejectedDir} {
+			p := run.Path(sub, runfolder.CandidateName(g))
 			if _, err := os.Stat(p); err == nil {
 				where = append(where, sub)
 				if _, err := model.Load(p); err != nil {
@@ -325,12 +325,12 @@ func checkRun(t *testing.T, dir string, gens int) map[string]int {
 				}
 			}
 		}
-		if len(where) != 1 || where[0] == train.CandidatesDir {
+		if len(where) != 1 || where[0] == runfolder.CandidatesDir {
 			t.Errorf("generation %d checkpoint in %v, want exactly one of accepted/rejected", g, where)
 		}
 	}
 	best, err := run.Best()
-	if err != nil || !strings.HasPrefix(best, train.AcceptedDir) {
+	if err != nil || !strings.HasPrefix(best, runfolder.AcceptedDir) {
 		t.Errorf("best = %q, %v; want an accepted checkpoint", best, err)
 	}
 	return used

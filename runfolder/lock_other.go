@@ -1,6 +1,6 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly || windows)
 
-package train
+package runfolder
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package train
+package runfolder
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 
 // The run lock excludes a second holder and is free again after unlock.
 func TestRunLock(t *testing.T) {
-	run, err := OpenRun(t.TempDir())
+	run, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build windows
 
-package train
+package runfolder
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package train
+package runfolder
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 // model is expected (issue 13, point 3).
 func TestResolveModel(t *testing.T) {
 	dir := t.TempDir()
-	run, err := OpenRun(filepath.Join(dir, "run"))
+	run, err := Open(filepath.Join(dir, "run"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,11 @@
-package train
+// Package report reads a training run's folder (through package
+// runfolder, nothing else) and presents it: the generations table with
+// chained Elo, totals and ladder ratings that dama report prints, and the
+// PNG plots of losses, Elo, arena scores and ladder ratings.
+package report
 
 import (
 	"bytes"
-	"dama/configs"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +19,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"dama/configs"
+	"dama/runfolder"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -35,15 +41,15 @@ import (
 // matches are independent and adds their variances.
 type Report struct {
 	Dir         string
-	Generations []GenerationRow // completed generations, by increasing Gen
-	Arena       []ArenaRecord   // the last match of each generation, by increasing Gen
-	Losses      []LossPoint     // bucket means of metrics.jsonl, by increasing step
-	Ladder      []LadderRecord  // ladder ratings of the best model, by increasing Gen
+	Generations []GenerationRow          // completed generations, by increasing Gen
+	Arena       []runfolder.ArenaRecord  // the last match of each generation, by increasing Gen
+	Losses      []LossPoint              // bucket means of metrics.jsonl, by increasing step
+	Ladder      []runfolder.LadderRecord // ladder ratings of the best model, by increasing Gen
 
-	MetricLines int           // lines of metrics.jsonl read
-	ArenaLines  int           // lines of arena.jsonl read
-	LastMetric  *MetricRecord // the newest training step, nil if none
-	Start       time.Time     // estimated start of the run, zero if unknown
+	MetricLines int                     // lines of metrics.jsonl read
+	ArenaLines  int                     // lines of arena.jsonl read
+	LastMetric  *runfolder.MetricRecord // the newest training step, nil if none
+	Start       time.Time               // estimated start of the run, zero if unknown
 
 	// Promotion is the candidate's score (0..1) that promotes it under the
 	// run's gating, drawn in arena.png (0 when unknown or none):
@@ -57,8 +63,8 @@ type Report struct {
 
 // GenerationRow is one completed generation with its gating match.
 type GenerationRow struct {
-	GenerationRecord
-	Match *ArenaRecord // the gating match, nil if arena.jsonl has none for Gen
+	runfolder.GenerationRecord
+	Match *runfolder.ArenaRecord // the gating match, nil if arena.jsonl has none for Gen
 
 	// CandidateElo is the chained Elo of this generation's candidate over
 	// generation 0: the best's chained Elo before the match plus the
@@ -85,10 +91,10 @@ const maxLossBuckets = 1000
 // z95 is the normal quantile of a two-sided 95% interval.
 const z95 = 1.959964
 
-// LoadReport reads the records of a run folder. A run without records
+// Load reads the records of a run folder. A run without records
 // gives an empty report, not an error; a record that does not decode gives
 // an error naming its file and line.
-func LoadReport(r *Run) (*Report, error) {
+func Load(r *runfolder.Run) (*Report, error) {
 	st, err := os.Stat(r.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("run folder: %w", err)
@@ -97,7 +103,7 @@ func LoadReport(r *Run) (*Report, error) {
 		return nil, fmt.Errorf("run folder %s: not a directory", r.Dir)
 	}
 	rep := &Report{Dir: r.Dir, samplesByGen: map[int]int64{}}
-	if cfg, err := configs.Load(r.Path(ConfigFile), nil, nil); err == nil {
+	if cfg, err := configs.Load(r.Path(runfolder.ConfigFile), nil, nil); err == nil {
 		switch a := cfg.Arena; a.Gating {
 		case "threshold":
 			rep.Promotion = a.Threshold
@@ -110,9 +116,9 @@ func LoadReport(r *Run) (*Report, error) {
 	}
 
 	var ls lossSeries
-	var last MetricRecord
+	var last runfolder.MetricRecord
 	var firstMetric time.Time
-	err = ReadJSONL(r, MetricsFile, func(m MetricRecord) error {
+	err = runfolder.ReadJSONL(r, runfolder.MetricsFile, func(m runfolder.MetricRecord) error {
 		rep.MetricLines++
 		ls.add(m)
 		last = m
@@ -130,9 +136,9 @@ func LoadReport(r *Run) (*Report, error) {
 		rep.LastMetric = &last
 	}
 
-	byGen := map[int]ArenaRecord{}
+	byGen := map[int]runfolder.ArenaRecord{}
 	var firstArena time.Time
-	err = ReadJSONL(r, ArenaFile, func(a ArenaRecord) error {
+	err = runfolder.ReadJSONL(r, runfolder.ArenaFile, func(a runfolder.ArenaRecord) error {
 		rep.ArenaLines++
 		byGen[a.Gen] = a // a rerun of a killed match replaces the earlier line
 		if firstArena.IsZero() && !a.Time.IsZero() {
@@ -148,7 +154,7 @@ func LoadReport(r *Run) (*Report, error) {
 	}
 	sort.Slice(rep.Arena, func(i, j int) bool { return rep.Arena[i].Gen < rep.Arena[j].Gen })
 
-	err = ReadJSONL(r, LadderFile, func(l LadderRecord) error {
+	err = runfolder.ReadJSONL(r, runfolder.LadderFile, func(l runfolder.LadderRecord) error {
 		if n := len(rep.Ladder); n > 0 && rep.Ladder[n-1].Gen == l.Gen {
 			rep.Ladder[n-1] = l // a rerun after a kill replaces the line
 		} else {
@@ -204,26 +210,26 @@ func LoadReport(r *Run) (*Report, error) {
 
 // readGenerations reads generations/NNNN.json in order of generation,
 // skipping files with other names (temporary files of a writer).
-func readGenerations(r *Run) ([]GenerationRecord, error) {
-	ents, err := os.ReadDir(r.Path(GenerationsDir))
+func readGenerations(r *runfolder.Run) ([]runfolder.GenerationRecord, error) {
+	ents, err := os.ReadDir(r.Path(runfolder.GenerationsDir))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var out []GenerationRecord
+	var out []runfolder.GenerationRecord
 	for _, e := range ents {
 		gen, ok := generationFileGen(e.Name())
 		if !ok || e.IsDir() {
 			continue
 		}
-		path := r.Path(GenerationsDir, e.Name())
+		path := r.Path(runfolder.GenerationsDir, e.Name())
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
-		var g GenerationRecord
+		var g runfolder.GenerationRecord
 		if err := json.Unmarshal(b, &g); err != nil {
 			return nil, jsonFileError(path, b, err)
 		}
@@ -272,7 +278,7 @@ func jsonFileError(path string, b []byte, err error) error {
 }
 
 // eloSigma is the standard error of a match's Elo from its 95% interval.
-func eloSigma(a ArenaRecord) float64 {
+func eloSigma(a runfolder.ArenaRecord) float64 {
 	w := a.EloHigh - a.EloLow
 	if !finite(w) || w <= 0 {
 		return 0
@@ -294,7 +300,7 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	ew := &errWriter{w: w}
 	if rep.Empty() {
 		fmt.Fprintf(ew, "run %s: nothing to report yet (no %s/NNNN.json, %s or %s records)\n",
-			rep.Dir, GenerationsDir, MetricsFile, ArenaFile)
+			rep.Dir, runfolder.GenerationsDir, runfolder.MetricsFile, runfolder.ArenaFile)
 		return ew.err
 	}
 	promoted := 0
@@ -487,7 +493,7 @@ type lossSeries struct {
 	cur   LossPoint // sums, not means, while filling
 }
 
-func (s *lossSeries) add(m MetricRecord) {
+func (s *lossSeries) add(m runfolder.MetricRecord) {
 	if s.width == 0 {
 		s.width = 1
 	}
@@ -612,7 +618,7 @@ func savePNG(p *plot.Plot, path string) error {
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return runfolder.WriteFileAtomic(path, buf.Bytes())
 }
 
 func newPlot(title, x, y string) *plot.Plot {

@@ -1,4 +1,4 @@
-package train
+package runfolder
 
 import (
 	"bufio"
@@ -58,8 +58,8 @@ const (
 	InitFile     = "init"
 )
 
-// OpenRun creates the run folder and its subfolders if needed.
-func OpenRun(dir string) (*Run, error) {
+// Open creates the run folder and its subfolders if needed.
+func Open(dir string) (*Run, error) {
 	if dir == "" {
 		return nil, errors.New("train: empty run folder name")
 	}

@@ -1,8 +1,7 @@
-package train
+package report
 
 import (
 	"bytes"
-	"dama/configs"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"dama/configs"
+	"dama/runfolder"
 )
 
 // synthGen describes one generation of a synthetic run.
@@ -30,9 +32,9 @@ var synthGens = []synthGen{
 
 // writeSynthRun writes a run folder with the generations of synthGens, one
 // metric line per training step, and a replayed arena line for generation 2.
-func writeSynthRun(t *testing.T) *Run {
+func writeSynthRun(t *testing.T) *runfolder.Run {
 	t.Helper()
-	r, err := OpenRun(t.TempDir())
+	r, err := runfolder.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func writeSynthRun(t *testing.T) *Run {
 			samples += 256
 			now = now.Add(time.Second / 2)
 			x := float64(step)
-			b, err := json.Marshal(MetricRecord{
+			b, err := json.Marshal(runfolder.MetricRecord{
 				Gen: gen, Step: step, Samples: samples, LR: 1e-3,
 				PolicyLoss: 2.5 * math.Exp(-x/800), ValueLoss: 1 - 0.2*math.Exp(-x/1000),
 				Total: 2.5*math.Exp(-x/800) + 1 - 0.2*math.Exp(-x/1000), Time: now, SamplesPerSec: 512,
@@ -58,7 +60,7 @@ func writeSynthRun(t *testing.T) *Run {
 			metrics = append(append(metrics, b...), '\n')
 		}
 		cand := fmt.Sprintf("candidates/%04d.ckpt", gen)
-		arena := ArenaRecord{
+		arena := runfolder.ArenaRecord{
 			Gen: gen, Candidate: cand, Best: best, Games: 100,
 			Score: eloScore(sg.elo), Elo: sg.elo, EloLow: sg.lo, EloHigh: sg.hi,
 			Verdict: "reject", Promoted: sg.promoted, Time: now,
@@ -69,28 +71,28 @@ func writeSynthRun(t *testing.T) *Run {
 		if gen == 2 { // a match cut short by a kill and played again
 			early := arena
 			early.Elo, early.EloLow, early.EloHigh, early.Score = 999, 900, 1100, 0.99
-			must(t, r.AppendJSONL(ArenaFile, early))
+			must(t, r.AppendJSONL(runfolder.ArenaFile, early))
 		}
 		now = now.Add(300 * time.Second) // arena
 		arena.Time = now
-		must(t, r.AppendJSONL(ArenaFile, arena))
+		must(t, r.AppendJSONL(runfolder.ArenaFile, arena))
 		if sg.promoted {
 			best = fmt.Sprintf("accepted/%04d.ckpt", gen)
 		}
 		total += sg.games
-		b := mustJSON(t, GenerationRecord{
+		b := mustJSON(t, runfolder.GenerationRecord{
 			Gen: gen, Games: sg.games, Positions: sg.positions, TotalGames: total,
 			Steps: sg.steps, PolicyLoss: 2 - 0.1*float64(gen), ValueLoss: 0.9 - 0.01*float64(gen),
 			Candidate: cand, Score: eloScore(sg.elo), Elo: sg.elo, Promoted: sg.promoted, Best: best,
 			SelfPlaySec: 600, TrainSec: 200, ArenaSec: 300, SamplesPerSec: 512, Finished: now,
 		})
-		must(t, WriteFileAtomic(r.Path(GenerationsDir, fmt.Sprintf("%04d.json", gen)), b))
+		must(t, runfolder.WriteFileAtomic(r.Path(runfolder.GenerationsDir, fmt.Sprintf("%04d.json", gen)), b))
 	}
-	must(t, WriteFileAtomic(r.Path(MetricsFile), metrics))
+	must(t, runfolder.WriteFileAtomic(r.Path(runfolder.MetricsFile), metrics))
 	// Files a reader must skip: a writer's temporary file, stray notes.
-	must(t, os.WriteFile(r.Path(GenerationsDir, ".0005.json.tmp-123"), []byte("{"), 0o644))
-	must(t, os.WriteFile(r.Path(GenerationsDir, "notes.txt"), []byte("x"), 0o644))
-	must(t, os.WriteFile(r.Path(GenerationsDir, "12.json"), []byte("{"), 0o644))
+	must(t, os.WriteFile(r.Path(runfolder.GenerationsDir, ".0005.json.tmp-123"), []byte("{"), 0o644))
+	must(t, os.WriteFile(r.Path(runfolder.GenerationsDir, "notes.txt"), []byte("x"), 0o644))
+	must(t, os.WriteFile(r.Path(runfolder.GenerationsDir, "12.json"), []byte("{"), 0o644))
 	return r
 }
 
@@ -110,7 +112,7 @@ func mustJSON(t *testing.T, v any) []byte {
 
 func TestReportTable(t *testing.T) {
 	r := writeSynthRun(t)
-	rep, err := LoadReport(r)
+	rep, err := Load(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +205,7 @@ func TestReportTable(t *testing.T) {
 
 func TestReportPlots(t *testing.T) {
 	r := writeSynthRun(t)
-	rep, err := LoadReport(r)
+	rep, err := Load(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,11 +251,11 @@ func TestReportPlots(t *testing.T) {
 }
 
 func TestReportEmptyRun(t *testing.T) {
-	r, err := OpenRun(t.TempDir())
+	r, err := runfolder.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := LoadReport(r)
+	rep, err := Load(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,27 +274,27 @@ func TestReportEmptyRun(t *testing.T) {
 	if err != nil || len(paths) != 0 {
 		t.Errorf("empty run plots: got %v, %v, want none and no error", paths, err)
 	}
-	if _, err := LoadReport(&Run{Dir: filepath.Join(t.TempDir(), "missing")}); err == nil {
+	if _, err := Load(&runfolder.Run{Dir: filepath.Join(t.TempDir(), "missing")}); err == nil {
 		t.Error("a missing run folder gives no error")
 	}
 }
 
 func TestReportInProgress(t *testing.T) {
-	r, err := OpenRun(t.TempDir())
+	r, err := runfolder.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for s := int64(1); s <= 30; s++ {
-		must(t, r.AppendJSONL(MetricsFile, MetricRecord{Gen: 1, Step: s, Samples: 64 * s, PolicyLoss: 3, ValueLoss: 1, Total: 4, SamplesPerSec: 700}))
+		must(t, r.AppendJSONL(runfolder.MetricsFile, runfolder.MetricRecord{Gen: 1, Step: s, Samples: 64 * s, PolicyLoss: 3, ValueLoss: 1, Total: 4, SamplesPerSec: 700}))
 	}
 	// A write cut off by a kill: skipped, not an error.
-	f, err := os.OpenFile(r.Path(MetricsFile), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(r.Path(runfolder.MetricsFile), os.O_APPEND|os.O_WRONLY, 0)
 	must(t, err)
 	_, err = f.WriteString(`{"gen":1,"step":31,"pol`)
 	must(t, err)
 	must(t, f.Close())
 
-	rep, err := LoadReport(r)
+	rep, err := Load(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,51 +318,51 @@ func TestReportInProgress(t *testing.T) {
 func TestReportCorrupt(t *testing.T) {
 	t.Run("metrics line", func(t *testing.T) {
 		r := writeSynthRun(t)
-		b, err := os.ReadFile(r.Path(MetricsFile))
+		b, err := os.ReadFile(r.Path(runfolder.MetricsFile))
 		must(t, err)
 		lines := strings.SplitAfter(string(b), "\n")
 		lines[2] = "{\"gen\": 1, \"step\": oops}\n"
-		must(t, os.WriteFile(r.Path(MetricsFile), []byte(strings.Join(lines, "")), 0o644))
-		_, err = LoadReport(r)
-		if err == nil || !strings.Contains(err.Error(), MetricsFile+" line 3") {
-			t.Errorf("got %v, want an error naming %s line 3", err, MetricsFile)
+		must(t, os.WriteFile(r.Path(runfolder.MetricsFile), []byte(strings.Join(lines, "")), 0o644))
+		_, err = Load(r)
+		if err == nil || !strings.Contains(err.Error(), runfolder.MetricsFile+" line 3") {
+			t.Errorf("got %v, want an error naming %s line 3", err, runfolder.MetricsFile)
 		}
 	})
 	t.Run("arena line", func(t *testing.T) {
 		r := writeSynthRun(t)
-		f, err := os.OpenFile(r.Path(ArenaFile), os.O_APPEND|os.O_WRONLY, 0)
+		f, err := os.OpenFile(r.Path(runfolder.ArenaFile), os.O_APPEND|os.O_WRONLY, 0)
 		must(t, err)
 		_, err = f.WriteString("{\"gen\": \"two\"}\n")
 		must(t, err)
 		must(t, f.Close())
-		_, err = LoadReport(r)
-		if err == nil || !strings.Contains(err.Error(), ArenaFile+" line 6") {
-			t.Errorf("got %v, want an error naming %s line 6", err, ArenaFile)
+		_, err = Load(r)
+		if err == nil || !strings.Contains(err.Error(), runfolder.ArenaFile+" line 6") {
+			t.Errorf("got %v, want an error naming %s line 6", err, runfolder.ArenaFile)
 		}
 	})
 	t.Run("generation file", func(t *testing.T) {
 		r := writeSynthRun(t)
-		path := r.Path(GenerationsDir, "0003.json")
+		path := r.Path(runfolder.GenerationsDir, "0003.json")
 		must(t, os.WriteFile(path, []byte("{\n  \"gen\": 3,\n  \"games\": ten\n}\n"), 0o644))
-		_, err := LoadReport(r)
+		_, err := Load(r)
 		if err == nil || !strings.Contains(err.Error(), path+" line 3") {
 			t.Errorf("got %v, want an error naming %s line 3", err, path)
 		}
 	})
 	t.Run("generation field type", func(t *testing.T) {
 		r := writeSynthRun(t)
-		path := r.Path(GenerationsDir, "0002.json")
+		path := r.Path(runfolder.GenerationsDir, "0002.json")
 		must(t, os.WriteFile(path, []byte("{\"gen\": 2,\n\"promoted\": \"yes\"}"), 0o644))
-		_, err := LoadReport(r)
+		_, err := Load(r)
 		if err == nil || !strings.Contains(err.Error(), path+" line 2") || !strings.Contains(err.Error(), "promoted") {
 			t.Errorf("got %v, want an error naming %s line 2 and the field", err, path)
 		}
 	})
 	t.Run("generation number", func(t *testing.T) {
 		r := writeSynthRun(t)
-		path := r.Path(GenerationsDir, "0004.json")
+		path := r.Path(runfolder.GenerationsDir, "0004.json")
 		must(t, os.WriteFile(path, []byte(`{"gen": 7}`), 0o644))
-		_, err := LoadReport(r)
+		_, err := Load(r)
 		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "gen is 7, want 4") {
 			t.Errorf("got %v, want an error naming %s and the mismatched gen", err, path)
 		}
@@ -373,7 +375,7 @@ func TestLossSeriesBounded(t *testing.T) {
 	for _, n := range []int{1, 7, 2*maxLossBuckets - 1, 2 * maxLossBuckets, 5*maxLossBuckets + 3} {
 		var s lossSeries
 		for i := 1; i <= n; i++ {
-			s.add(MetricRecord{Step: int64(i), PolicyLoss: float64(2 * i), ValueLoss: 1, Total: float64(2*i + 1)})
+			s.add(runfolder.MetricRecord{Step: int64(i), PolicyLoss: float64(2 * i), ValueLoss: 1, Total: float64(2*i + 1)})
 		}
 		pts := s.points()
 		if len(pts) > 2*maxLossBuckets {
@@ -405,8 +407,8 @@ func TestReportPromotionLine(t *testing.T) {
 	must(t, err)
 	y, err := cfg.YAML()
 	must(t, err)
-	must(t, os.WriteFile(r.Path(ConfigFile), y, 0o644))
-	rep, err := LoadReport(r)
+	must(t, os.WriteFile(r.Path(runfolder.ConfigFile), y, 0o644))
+	rep, err := Load(r)
 	must(t, err)
 	if rep.Promotion != 0.97 || !strings.Contains(rep.PromotionLabel, "97%") {
 		t.Fatalf("promotion %v %q, want 0.97 from the run's configuration", rep.Promotion, rep.PromotionLabel)
@@ -415,5 +417,25 @@ func TestReportPromotionLine(t *testing.T) {
 	must(t, err)
 	if p.Y.Max < 97 {
 		t.Errorf("arena plot's y range ends at %v, below the promotion line at 97%%", p.Y.Max)
+	}
+}
+
+// The report of a run folder written before the report moved out of
+// package train (runfolder/testdata) reads it as it did.
+func TestReportSampleRun(t *testing.T) {
+	rep, err := Load(&runfolder.Run{Dir: "../runfolder/testdata/run-2026-12-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Generations) != 1 || rep.MetricLines != 4 || rep.ArenaLines != 1 || rep.Generations[0].Match == nil || rep.Promotion != 0.55 {
+		t.Errorf("report of the sample: %d generations, %d metric and %d arena lines, promotion %v", len(rep.Generations), rep.MetricLines, rep.ArenaLines, rep.Promotion)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "1 generations completed, 0 promoted; best accepted/0000.ckpt") || !strings.Contains(buf.String(), "total: 4 games, 117 positions, 4 training steps") {
+		t.Errorf("table: %v\n%s", err, buf.String())
+	}
+	paths, err := rep.WritePlots(t.TempDir())
+	if err != nil || len(paths) == 0 {
+		t.Errorf("plots %v, %v", paths, err)
 	}
 }

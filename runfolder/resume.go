@@ -1,4 +1,4 @@
-package train
+package runfolder
 
 import (
 	"crypto/sha256"
@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"dama/configs"
-	"dama/model"
 )
 
 // ConfigDigestFile holds the SHA-256 of the archived config.yaml, so that a
@@ -32,18 +31,18 @@ func digestLine(data []byte) []byte {
 	return []byte(configDigestHeader + hex.EncodeToString(sum[:]) + "\n")
 }
 
-// writeConfig archives the configuration and its digest.
-func (r *Run) writeConfig(y []byte) error {
+// WriteConfig archives the configuration (its YAML y) and its digest.
+func (r *Run) WriteConfig(y []byte) error {
 	if err := WriteFileAtomic(r.Path(ConfigFile), y); err != nil {
 		return err
 	}
 	return WriteFileAtomic(r.Path(ConfigDigestFile), digestLine(y))
 }
 
-// started reports whether the run folder holds the work of a run: the
+// Started reports whether the run folder holds the work of a run: the
 // archive's digest, a best pointer, a checkpoint or a generation record.
-func (r *Run) started() bool {
-	for _, f := range []string{ConfigDigestFile, BestFile, GenerationsDir + "/" + recordFile(1)} {
+func (r *Run) Started() bool {
+	for _, f := range []string{ConfigDigestFile, BestFile, GenerationsDir + "/" + RecordFile(1)} {
 		if _, err := os.Stat(r.Path(f)); err == nil {
 			return true
 		}
@@ -51,10 +50,10 @@ func (r *Run) started() bool {
 	return r.FindCheckpoint(0) != ""
 }
 
-// readArchivedConfig reads config.yaml and checks it against its digest
-// and against what archiving it would write. A run folder from before the
-// digest gets one.
-func (r *Run) readArchivedConfig(data []byte) (*configs.Config, error) {
+// ReadArchivedConfig checks data, the content of config.yaml, against its
+// digest and against what archiving it would write, and returns the
+// configuration. A run folder from before the digest gets one.
+func (r *Run) ReadArchivedConfig(data []byte) (*configs.Config, error) {
 	path := r.Path(ConfigFile)
 	refuse := func(why string) error {
 		return fmt.Errorf("train: %s %s; resume refused: restore the archived file (or start a new --run)", path, why)
@@ -87,10 +86,11 @@ func (r *Run) readArchivedConfig(data []byte) (*configs.Config, error) {
 	return prev, nil
 }
 
-// resumeConfig compares the archived configuration with the one asked for:
-// equal, or different only in SafeResumeKeys (then the archive is updated
-// and the change logged), or an error naming the keys that differ.
-func (r *Run) resumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer) error {
+// ResumeConfig compares the archived configuration prev with the one asked
+// for, cfg (whose YAML is y): equal, or different only in SafeResumeKeys
+// (then the archive is updated and the change logged), or an error naming
+// the keys that differ.
+func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer) error {
 	diff := configs.Diff(prev, cfg)
 	var unsafe, safe []string
 	for _, d := range diff {
@@ -108,7 +108,7 @@ func (r *Run) resumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer) e
 		return nil
 	}
 	fmt.Fprintf(log, "resuming %s with %s\n", r.Dir, strings.Join(safe, ", "))
-	return r.writeConfig(y)
+	return r.WriteConfig(y)
 }
 
 // removeTemps removes the temporary files (atomicfile's ".NAME.tmp*") in
@@ -136,11 +136,11 @@ func (r *Run) removeTemps(sub, prefix string) (int, error) {
 	return n, nil
 }
 
-// removeTrainerTemps removes the temporary files a killed trainer can
+// RemoveTrainerTemps removes the temporary files a killed trainer can
 // leave: in the run folder and the folders only the trainer writes, and
 // the chunks of its own self-play. The trainer holds the run's lock, so
 // none of them is being written.
-func (r *Run) removeTrainerTemps() (int, error) {
+func (r *Run) RemoveTrainerTemps() (int, error) {
 	total := 0
 	for _, sub := range []string{"", CandidatesDir, AcceptedDir, RejectedDir, GenerationsDir, PlotsDir} {
 		n, err := r.removeTemps(sub, "")
@@ -149,21 +149,25 @@ func (r *Run) removeTrainerTemps() (int, error) {
 			return total, err
 		}
 	}
-	n, err := RemoveWorkerTemps(r, trainerWorker)
+	n, err := r.RemoveWorkerTemps(TrainerWorker)
 	return total + n, err
 }
+
+// TrainerWorker is the worker name of the self-play a trainer plays itself
+// (its chunk files are chunk-main-NNNNNN).
+const TrainerWorker = "main"
 
 // RemoveWorkerTemps removes the temporary chunk files of worker in the
 // run's games folder, which a killed worker of that name left (worker
 // names are unique among a run's running workers), and returns how many.
-func RemoveWorkerTemps(r *Run, worker string) (int, error) {
+func (r *Run) RemoveWorkerTemps(worker string) (int, error) {
 	return r.removeTemps(GamesDir, "chunk-"+worker+"-")
 }
 
-// checkRecords reads every record a resume builds on: each line of
+// CheckRecords reads every record a resume builds on: each line of
 // metrics.jsonl and arena.jsonl, and each generation record, whose
 // generation and running totals must follow on.
-func (r *Run) checkRecords() error {
+func (r *Run) CheckRecords() error {
 	refuse := func(err error) error {
 		return fmt.Errorf("train: resume refused, a run record is damaged: %v; fix or remove the damaged record", err)
 	}
@@ -175,11 +179,11 @@ func (r *Run) checkRecords() error {
 	}
 	var prev *GenerationRecord
 	for gen := 1; ; gen++ {
-		path := r.Path(GenerationsDir, recordFile(gen))
+		path := r.Path(GenerationsDir, RecordFile(gen))
 		if _, err := os.Stat(path); err != nil {
 			return nil
 		}
-		rec, err := (&loop{run: r}).readRecord(gen)
+		rec, err := r.ReadRecord(gen)
 		if err != nil {
 			return refuse(err)
 		}
@@ -191,19 +195,6 @@ func (r *Run) checkRecords() error {
 		}
 		prev = rec
 	}
-}
-
-// checkBest checks at start that the best pointer names a checkpoint that
-// loads.
-func (r *Run) checkBest() error {
-	p, err := r.BestPath()
-	if err != nil {
-		return err
-	}
-	if _, err := model.Load(p); err != nil {
-		return fmt.Errorf("train: %s names %s, which does not load: %v", r.Path(BestFile), p, err)
-	}
-	return nil
 }
 
 // olderArchive reports whether data, an archived configuration that differs

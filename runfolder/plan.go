@@ -1,0 +1,113 @@
+package runfolder
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ChunkInfo is what the trainer knows of one games file.
+type ChunkInfo struct {
+	Name      string `json:"name"` // file name in games/
+	Games     int    `json:"games"`
+	Positions int    `json:"positions"` // training samples it gives
+}
+
+// Plan is generations/NNNN.plan.json: the chunks a generation consumes as
+// new data, fixed before its training starts so that a restart trains on
+// the same data and no chunk is consumed twice.
+type Plan struct {
+	Gen    int         `json:"gen"`
+	Chunks []ChunkInfo `json:"chunks"`
+}
+
+// PlanFile names generation gen's plan in GenerationsDir.
+func PlanFile(gen int) string { return fmt.Sprintf("%04d.plan.json", gen) }
+
+// RecordFile names generation gen's final record in GenerationsDir.
+func RecordFile(gen int) string { return fmt.Sprintf("%04d.json", gen) }
+
+// ReadPlan reads generation gen's plan; nil when it has none yet.
+func (r *Run) ReadPlan(gen int) (*Plan, error) {
+	b, err := os.ReadFile(r.Path(GenerationsDir, PlanFile(gen)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var p Plan
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("train: %s: %w", r.Path(GenerationsDir, PlanFile(gen)), err)
+	}
+	return &p, nil
+}
+
+// WritePlan writes p as its generation's plan, atomically.
+func (r *Run) WritePlan(p *Plan) error {
+	b, _ := json.MarshalIndent(p, "", "  ")
+	return WriteFileAtomic(r.Path(GenerationsDir, PlanFile(p.Gen)), b)
+}
+
+// Plans reads the plans of generations 1..upto that exist.
+func (r *Run) Plans(upto int) ([]Plan, error) {
+	var out []Plan
+	for g := 1; g <= upto; g++ {
+		p, err := r.ReadPlan(g)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			out = append(out, *p)
+		}
+	}
+	return out, nil
+}
+
+// ReadRecord reads generation gen's final record.
+func (r *Run) ReadRecord(gen int) (*GenerationRecord, error) {
+	b, err := os.ReadFile(r.Path(GenerationsDir, RecordFile(gen)))
+	if err != nil {
+		return nil, err
+	}
+	var g GenerationRecord
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, fmt.Errorf("train: %s: %w", r.Path(GenerationsDir, RecordFile(gen)), err)
+	}
+	return &g, nil
+}
+
+// WriteRecord writes rec as its generation's final record, atomically;
+// its presence marks the generation complete.
+func (r *Run) WriteRecord(rec *GenerationRecord) error {
+	b, _ := json.MarshalIndent(rec, "", "  ")
+	return WriteFileAtomic(r.Path(GenerationsDir, RecordFile(rec.Gen)), b)
+}
+
+// ConsumedChunks returns the names of the chunk files that the run's
+// generation plans consume: games that are trained on, or will be on a
+// resume, and must never be taken again. A transport that delivers chunks
+// from other machines uses it to recognise a chunk delivered twice.
+func (r *Run) ConsumedChunks() (map[string]bool, error) {
+	paths, err := filepath.Glob(r.Path(GenerationsDir, "*.plan.json"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var p Plan
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, fmt.Errorf("train: %s: %w", path, err)
+		}
+		for _, c := range p.Chunks {
+			out[c.Name] = true
+		}
+	}
+	return out, nil
+}

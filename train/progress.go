@@ -1,0 +1,116 @@
+package train
+
+// Stage is a part of a generation whose progress Loop reports.
+type Stage int
+
+// The stages of a generation, in the order they run.
+const (
+	// StageWait waits for the games of self-play workers in other
+	// processes; Done counts the unconsumed games so far.
+	StageWait Stage = iota + 1
+	// StageSelfPlay plays games in this process; Done counts games.
+	StageSelfPlay
+	// StageTrain trains the candidate; Done counts training steps.
+	StageTrain
+	// StageArena plays the gating match; Done counts games, and Wins,
+	// Draws and Losses are the candidate's so far.
+	StageArena
+	// StageLadder rates the best model on the ladder; Done counts games.
+	StageLadder
+)
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// The kinds of events, for each stage Started, any number of Progress and
+// usually Finished (a stage stopped by an error or a cancelled context may
+// end without it, as may a wait that is cancelled).
+const (
+	// GenerationStarted: Loop begins (or resumes) generation Gen.
+	GenerationStarted EventKind = iota + 1
+	// StageStarted: Stage begins with Total steps.
+	StageStarted
+	// StageProgress: Done of Total steps are done.
+	StageProgress
+	// StageFinished: the stage ended.
+	StageFinished
+)
+
+// Event is one report of Loop's progress.
+type Event struct {
+	Kind  EventKind
+	Gen   int
+	Stage Stage // zero for GenerationStarted
+
+	Done, Total int
+
+	// Wins, Draws and Losses are the candidate's games of the gating
+	// match so far (StageArena).
+	Wins, Draws, Losses int
+	// MoreGames marks a self-play round played beyond the configured games
+	// because the replay window needs train.window_min positions.
+	MoreGames bool
+}
+
+// stage reports the progress of one stage to a sink; a nil sink, or a
+// stage of no steps, reports nothing.
+type stage struct {
+	sink func(Event)
+	ev   Event
+}
+
+// startStage reports the start of the stage ev describes (its Gen, Stage,
+// Total and MoreGames).
+func startStage(sink func(Event), ev Event) *stage {
+	if sink == nil || ev.Total <= 0 {
+		return nil
+	}
+	st := &stage{sink: sink, ev: ev}
+	st.emit(StageStarted)
+	return st
+}
+
+func (st *stage) emit(k EventKind) {
+	st.ev.Kind = k
+	st.sink(st.ev)
+}
+
+// set reports done steps.
+func (st *stage) set(done int) {
+	if st == nil {
+		return
+	}
+	st.ev.Done = min(max(done, 0), st.ev.Total)
+	st.emit(StageProgress)
+}
+
+// add reports k more steps done.
+func (st *stage) add(k int) {
+	if st != nil {
+		st.set(st.ev.Done + k)
+	}
+}
+
+// game reports one more game of the gating match with the candidate's
+// score s.
+func (st *stage) game(s float64) {
+	if st == nil {
+		return
+	}
+	switch {
+	case s > 0.5:
+		st.ev.Wins++
+	case s < 0.5:
+		st.ev.Losses++
+	default:
+		st.ev.Draws++
+	}
+	st.add(1)
+}
+
+// finish reports the end of the stage.
+func (st *stage) finish() {
+	if st != nil {
+		st.emit(StageFinished)
+	}
+}

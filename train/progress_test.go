@@ -1,0 +1,137 @@
+package train
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dama/arena"
+	"dama/configs"
+)
+
+// fakeSink records the progress events of a run and checks their shape as
+// they come: each stage started, its progress counted up by one, then
+// finished, within a started generation.
+type fakeSink struct {
+	t      *testing.T
+	events []Event
+}
+
+func (f *fakeSink) event(e Event) { f.events = append(f.events, e) }
+
+// stages returns the stages in the order they ran, with the steps each
+// reported done, checking the order of events within each.
+func (f *fakeSink) stages() (order []Stage, done []int, last []Event) {
+	f.t.Helper()
+	gen := 0
+	var cur *Event
+	for i, e := range f.events {
+		switch e.Kind {
+		case GenerationStarted:
+			if cur != nil || e.Gen != gen+1 {
+				f.t.Errorf("event %d: generation %d starts after generation %d, within stage %v", i, e.Gen, gen, cur)
+			}
+			gen = e.Gen
+		case StageStarted:
+			if cur != nil || e.Gen != gen || e.Done != 0 || e.Total <= 0 {
+				f.t.Errorf("event %d: %+v starts within stage %v of generation %d", i, e, cur, gen)
+			}
+			order = append(order, e.Stage)
+			done = append(done, 0)
+			cur = &f.events[i]
+		case StageProgress:
+			if cur == nil || e.Stage != cur.Stage || e.Gen != gen || e.Total != cur.Total || e.Done != done[len(done)-1]+1 {
+				f.t.Errorf("event %d: %+v does not follow on in stage %v", i, e, cur)
+				continue
+			}
+			done[len(done)-1] = e.Done
+			if e.Stage == StageArena && e.Wins+e.Draws+e.Losses != e.Done {
+				f.t.Errorf("event %d: arena +%d =%d -%d after %d games", i, e.Wins, e.Draws, e.Losses, e.Done)
+			}
+		case StageFinished:
+			if cur == nil || e.Stage != cur.Stage || e.Done != done[len(done)-1] {
+				f.t.Errorf("event %d: %+v ends stage %v", i, e, cur)
+			}
+			last = append(last, e)
+			cur = nil
+		default:
+			f.t.Errorf("event %d: unknown kind %d", i, e.Kind)
+		}
+	}
+	if cur != nil {
+		f.t.Errorf("stage %v never finished", cur)
+	}
+	return order, done, last
+}
+
+// A tiny run of one generation with a ladder reports, in order: the
+// generation, its self-play games, training steps, arena games and ladder
+// games, each stage from start to finish with every step counted; a run
+// with no sink works as before. The loop itself draws nothing (issue 11,
+// point 4).
+func TestProgressEvents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny network for one generation")
+	}
+	lad := &arena.Ladder{
+		Anchor: "random", Seed: 1, OpeningPlies: 4, MaxPlies: 40,
+		Rungs: []arena.Rung{{Player: "random"}, {Player: "alphabeta:1", Elo: 600, StdErr: 50}},
+	}
+	b, err := lad.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ladder := filepath.Join(t.TempDir(), "ladder.json")
+	if err := os.WriteFile(ladder, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := configs.Load("quick", nil, []string{
+		"run.generations=1", "model.preset=tiny",
+		"selfplay.games_per_generation=4", "selfplay.parallel=4", "selfplay.visits=4", "selfplay.max_plies=40", "selfplay.eval_batch=4",
+		"train.batch=8", "train.window_min=1", "train.window_max=2000", "train.steps_per_generation=5",
+		"arena.games=4", "arena.parallel=2", "arena.visits=2", "arena.max_plies=40", "arena.gating=threshold",
+		"ladder.every=1", "ladder.games=4", "ladder.visits=2", "ladder.parallel=2", "ladder.file=" + ladder,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &fakeSink{t: t}
+	var log strings.Builder
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := Loop(context.Background(), Options{Config: cfg, Dir: dir, SelfPlay: true, Revision: "test", Progress: sink.event, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.events) == 0 || sink.events[0] != (Event{Kind: GenerationStarted, Gen: 1}) {
+		t.Fatalf("first event %+v, want generation 1 started", sink.events[:min(1, len(sink.events))])
+	}
+	order, done, _ := sink.stages()
+	want := []Stage{StageSelfPlay, StageTrain, StageArena, StageLadder}
+	if len(order) != len(want) {
+		t.Fatalf("stages %v, want %v", order, want)
+	}
+	for i, s := range want {
+		if order[i] != s {
+			t.Errorf("stage %d is %v, want %v", i, order[i], s)
+		}
+	}
+	// Self-play and training run to the end; the gate may stop early.
+	for i, n := range []int{4, 5, 4, 4} { // games, steps, games, games
+		if done[i] != n && (order[i] != StageArena || done[i] < 1 || done[i] > n) {
+			t.Errorf("stage %v counted %d steps, want %d", order[i], done[i], n)
+		}
+	}
+	if !strings.Contains(log.String(), "gen 1: games 4") || !strings.Contains(log.String(), "gen 1: ladder") {
+		t.Errorf("log lacks the generation's summary and ladder lines:\n%s", log.String())
+	}
+
+	// Resumed, the finished run reports nothing more.
+	sink.events = nil
+	if err := Loop(context.Background(), Options{Config: cfg, Dir: dir, SelfPlay: true, Revision: "test", Progress: sink.event}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.events) != 0 {
+		t.Errorf("a finished run reported %+v", sink.events)
+	}
+}

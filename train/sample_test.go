@@ -1,0 +1,80 @@
+package train
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dama/configs"
+	"dama/model"
+	"dama/runfolder"
+)
+
+// A run folder written before the run folder code moved out of package
+// train resumes: the committed sample (one tiny generation, see
+// runfolder/testdata; its checkpoints are written here, seeded) goes on
+// to generation 2, which consumes none of generation 1's games (issue 11,
+// point 4).
+func TestSampleRunResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny network for one generation")
+	}
+	const sample = "../runfolder/testdata/run-2026-12-01"
+	dir := filepath.Join(t.TempDir(), "run")
+	err := filepath.WalkDir(sample, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(sample, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := runfolder.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := configs.Load(run.Path(runfolder.ConfigFile), nil, []string{"run.generations=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := ModelConfig(cfg.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gen, sub := range []string{runfolder.AcceptedDir, runfolder.RejectedDir} {
+		ck := &model.Checkpoint{Net: model.NewSeededNetwork(mc, int64(gen+1))}
+		if err := ck.Save(run.Path(sub, runfolder.CandidateName(gen))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log strings.Builder
+	if err := Loop(context.Background(), Options{Config: cfg, Dir: dir, SelfPlay: true, Revision: "test", Log: &log}); err != nil {
+		t.Fatalf("resuming the sample: %v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "resuming "+dir+" at generation 2") || !strings.Contains(log.String(), "gen 2: games") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	rec, err := run.ReadRecord(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.TotalGames != 4+rec.Games || len(rec.Chunks) == 0 {
+		t.Errorf("generation 2 record %+v", rec)
+	}
+	for _, c := range rec.Chunks {
+		if c == "chunk-main-000000.dgames" {
+			t.Errorf("generation 2 consumed generation 1's chunk again")
+		}
+	}
+}
