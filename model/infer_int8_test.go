@@ -1,0 +1,161 @@
+package model
+
+import (
+	"context"
+	"math"
+	"math/rand"
+	"testing"
+
+	"dama/mcts"
+	"dama/model/kernel"
+)
+
+// The int8 backend against fp32 on random positions of randomly
+// initialised networks, calibrated on their own games: the worst
+// differences measured are given in the log; the tolerances below leave
+// room for other seeds. (On the trained shipped model and its self-play
+// positions the differences are far smaller: checkpoints/int8_test.go and
+// the README's accuracy table.)
+const (
+	int8PriorTol = 0.05 // largest |prior difference| of a legal move
+	int8WDLTol   = 0.05 // largest |W, D or L difference|
+	int8MeanTol  = 0.01 // mean |expected score difference|
+)
+
+func TestInt8MatchesFP32(t *testing.T) {
+	for _, name := range []string{"tiny", "small", "workstation"} {
+		t.Run(name, func(t *testing.T) {
+			if name == "workstation" && testing.Short() && !kernel.I8Native() {
+				t.Skip("the portable int8 kernel is slow: workstation only without -short")
+			}
+			cfg, _ := Preset(name)
+			rng := rand.New(rand.NewSource(31))
+			net := NewNetwork(cfg, rng)
+			perturbStats(net, rng)
+			fp, err := newFP32Backend(net)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ib, err := newInt8Backend(net)
+			if err != nil {
+				t.Fatal(err)
+			}
+			qs := randomPositions(rng, 64)
+			const B = 16
+			rf, ri := fp.NewRunner(B), ib.NewRunner(B)
+			input := make([]float32, B*InputSize)
+			pf, pi := make([]float32, B*PolicySize), make([]float32, B*PolicySize)
+			wf, wi := make([]float32, B*ValueSize), make([]float32, B*ValueSize)
+			var worstP, worstV, sumE float64
+			agree := 0
+			for start := 0; start < len(qs); start += B {
+				for i := 0; i < B; i++ {
+					q := qs[start+i]
+					Encode(input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+				}
+				rf.Forward(input, B, pf, wf)
+				ri.Forward(input, B, pi, wi)
+				for i := 0; i < B; i++ {
+					q := qs[start+i]
+					a, b := make([]float32, len(q.legal)), make([]float32, len(q.legal))
+					legalSoftmax(a, pf[i*PolicySize:(i+1)*PolicySize], q.pos, q.legal)
+					legalSoftmax(b, pi[i*PolicySize:(i+1)*PolicySize], q.pos, q.legal)
+					if argmax(a) == argmax(b) {
+						agree++
+					}
+					for j := range a {
+						worstP = math.Max(worstP, math.Abs(float64(a[j]-b[j])))
+					}
+					va := softmax3([3]float32(wf[i*3 : i*3+3]))
+					vb := softmax3([3]float32(wi[i*3 : i*3+3]))
+					for k := range va {
+						worstV = math.Max(worstV, math.Abs(float64(va[k]-vb[k])))
+					}
+					sumE += math.Abs(float64(va[0]+va[1]/2) - float64(vb[0]+vb[1]/2))
+				}
+			}
+			meanE := sumE / float64(len(qs))
+			t.Logf("%s: worst prior difference %.4f, worst WDL difference %.4f, mean |dE| %.5f, best move agrees in %d of %d", name, worstP, worstV, meanE, agree, len(qs))
+			if worstP > int8PriorTol || worstV > int8WDLTol || meanE > int8MeanTol {
+				t.Errorf("int8 differs from fp32 by %.4f (priors), %.4f (WDL), %.5f (mean dE); tolerances %.2f, %.2f, %.2f", worstP, worstV, meanE, int8PriorTol, int8WDLTol, int8MeanTol)
+			}
+			if worstP == 0 && worstV == 0 {
+				t.Error("int8 gives exactly the fp32 outputs: it is not running in int8")
+			}
+		})
+	}
+}
+
+// Calibration is deterministic, covers every int8 layer and gives the input
+// layer its fixed 0..1 range.
+func TestInt8Calibration(t *testing.T) {
+	net := tinyNet(t, 5)
+	a, err := newInt8Backend(net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newInt8Backend(net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ia, ib := a.(*int8Backend), b.(*int8Backend)
+	for i, l := range ia.inf.layers {
+		if ia.ranges[i] != ib.ranges[i] {
+			t.Errorf("layer %s: calibrated %v then %v", l.Name, ia.ranges[i], ib.ranges[i])
+		}
+		if ia.inf.int8Layer(i) != (l.Kind == ConvBN) {
+			t.Errorf("layer %s (%s) runs in int8: %v", l.Name, l.Kind, ia.inf.int8Layer(i))
+		}
+		switch {
+		case l.Kind != ConvBN:
+			if ia.packed[i] != nil {
+				t.Errorf("dense layer %s packed in int8", l.Name)
+			}
+		case l.In < 0:
+			if got := ia.packed[i].InScale(); got != float32(1)/255 {
+				t.Errorf("input layer step %v, want 1/255", got)
+			}
+		case !(ia.ranges[i] > 0):
+			t.Errorf("layer %s: calibrated range %v", l.Name, ia.ranges[i])
+		}
+	}
+}
+
+// Where the CPU lacks AVX512_VNNI (forced here), "int8" is refused with a
+// clear error, and "auto" never picks it; where it has it, "int8" can be
+// forced and an evaluator runs it.
+func TestInt8Selection(t *testing.T) {
+	saved := int8Available
+	defer func() { int8Available = saved }()
+	int8Available = func() bool { return false }
+	if _, err := ResolveBackend("int8"); err == nil {
+		t.Error("int8 accepted on a CPU without AVX512_VNNI")
+	}
+	int8Available = func() bool { return true }
+	if got, _ := ResolveBackend("auto"); got == "int8" {
+		t.Error("auto chose int8")
+	}
+	int8Available = saved
+	if !kernel.I8Native() {
+		t.Skip("this CPU has no AVX512_VNNI: the forced int8 evaluator is not available")
+	}
+	ev, err := OpenEvaluator(tinyNet(t, 3), EvaluatorOptions{Backend: "int8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Close()
+	if ev.Backend() != "int8" {
+		t.Errorf("evaluator runs %s, want int8", ev.Backend())
+	}
+	q := randomPositions(rand.New(rand.NewSource(4)), 1)[0]
+	var got mcts.Evaluation
+	if err := ev.Evaluate(context.Background(), queryOf(q), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := reference(t, tinyNet(t, 3), queryOf(q))
+	for k := range want.WDL {
+		if math.Abs(float64(got.WDL[k]-want.WDL[k])) > int8WDLTol {
+			t.Errorf("int8 evaluator WDL %v, fp32 %v", got.WDL, want.WDL)
+		}
+	}
+}
