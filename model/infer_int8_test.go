@@ -12,8 +12,8 @@ import (
 
 // The int8 backend against fp32 on random positions of randomly
 // initialised networks, calibrated on their own games: the worst
-// differences measured are given in the log; the tolerances below leave
-// room for other seeds. (On the trained shipped model and its self-play
+// differences measured are 0.014 (priors), 0.018 (WDL) and a mean |dE| of
+// 0.0033 (workstation); the tolerances leave room for other seeds. (On the trained shipped model and its self-play
 // positions the differences are far smaller: checkpoints/int8_test.go and
 // the README's accuracy table.)
 const (
@@ -86,8 +86,8 @@ func TestInt8MatchesFP32(t *testing.T) {
 	}
 }
 
-// Calibration is deterministic, covers every int8 layer and gives the input
-// layer its fixed 0..1 range.
+// Calibration is deterministic and sets the step of every int8 layer; the
+// input convolution and the dense layers stay float32.
 func TestInt8Calibration(t *testing.T) {
 	net := tinyNet(t, 5)
 	a, err := newInt8Backend(net)
@@ -103,20 +103,12 @@ func TestInt8Calibration(t *testing.T) {
 		if ia.ranges[i] != ib.ranges[i] {
 			t.Errorf("layer %s: calibrated %v then %v", l.Name, ia.ranges[i], ib.ranges[i])
 		}
-		if ia.inf.int8Layer(i) != (l.Kind == ConvBN) {
-			t.Errorf("layer %s (%s) runs in int8: %v", l.Name, l.Kind, ia.inf.int8Layer(i))
+		want := l.Kind == ConvBN && l.In >= 0
+		if (ia.packed[i] != nil) != want {
+			t.Errorf("layer %s (%s) runs in int8: %v, want %v", l.Name, l.Kind, ia.packed[i] != nil, want)
 		}
-		switch {
-		case l.Kind != ConvBN:
-			if ia.packed[i] != nil {
-				t.Errorf("dense layer %s packed in int8", l.Name)
-			}
-		case l.In < 0:
-			if got := ia.packed[i].InScale(); got != float32(1)/255 {
-				t.Errorf("input layer step %v, want 1/255", got)
-			}
-		case !(ia.ranges[i] > 0):
-			t.Errorf("layer %s: calibrated range %v", l.Name, ia.ranges[i])
+		if want && (!(ia.ranges[i] > 0) || ia.packed[i].InScale() != ia.ranges[i]/255) {
+			t.Errorf("layer %s: calibrated range %v, input step %v", l.Name, ia.ranges[i], ia.packed[i].InScale())
 		}
 	}
 }
