@@ -54,8 +54,8 @@ func init() {
 // Calibration: games of the network against itself, and their longest
 // length (plies).
 const (
-	int8CalibGames = 24
-	int8CalibPlies = 300
+	int8CalibGames = 16
+	int8CalibPlies = 200
 	int8CalibSeed  = 12
 )
 
@@ -172,7 +172,14 @@ func (b *int8Backend) Name() string { return int8Name }
 
 func (b *int8Backend) NewRunner(maxBatch int) Runner {
 	ws := b.inf.newActivations(maxBatch)
-	ws.scratch = nil // the float32 convolution scratch is not used
+	// The float32 convolution scratch only for the float32 3x3 layers.
+	need := 0
+	for i, l := range b.inf.layers {
+		if l.Kind == ConvBN && l.K == 3 && b.packed[i] == nil {
+			need = max(need, conv3x3Scratch(maxBatch, Rows, Cols, l.Cin))
+		}
+	}
+	ws.scratch = make([]float32, need)
 	return &int8Runner{b: b, ws: ws, scratch: make([]uint8, maxBatch*b.scratch)}
 }
 
