@@ -13,11 +13,10 @@ import (
 // weights quantized to signed bytes per output channel and its input to
 // unsigned bytes with one scale per layer, products summed in int32
 // (VPDPBUSD) and dequantized, with bias, residual and ReLU, in float32
-// (package kernel, int8.go). The convolutions after the first read a
-// ReLU's output, never negative, so activations use the full 0..255 range
-// with zero point 0. The input convolution and the heads' dense layers
-// (together about 2% of the workstation net's multiply-adds) stay
-// float32.
+// (package kernel, int8.go). Every layer after the input convolution
+// reads a ReLU's output, never negative, so activations use the full
+// 0..255 range with zero point 0. The input convolution (about 1% of the
+// workstation net's multiply-adds) stays float32.
 //
 // Activation scales are calibrated when the backend is built, on the
 // positions of int8CalibGames games that the network plays against itself
@@ -62,7 +61,7 @@ const (
 type int8Backend struct {
 	inf *inference
 	// packed holds each layer's int8 weights; nil for the layers that run
-	// in float32 (the dense layers).
+	// in float32 (the input convolution).
 	packed []*kernel.I8Matrix
 	// ranges is the calibrated input range of each layer (0 for the
 	// float32 layers).
@@ -86,15 +85,18 @@ func newInt8Backend(n *Network) (Backend, error) {
 	return newInt8WithRanges(inf, ranges)
 }
 
-// int8Layer reports whether layer i of the plan runs in int8: a
-// convolution whose input is a ReLU's output (so never negative). The
-// input convolution stays float32: it is small (NumPlanes input channels,
-// about 1% of the workstation net's multiply-adds) and quantizing its
-// weights costs the most accuracy of any layer (on the shipped model's
-// self-play positions, mean |dE| 0.0065 with it in int8, 0.0038 without).
+// int8Layer reports whether layer i of the plan runs in int8: a layer
+// whose input is a ReLU's output (so never negative), which is every layer
+// but the input convolution. That one stays float32: it is small
+// (NumPlanes input channels, about 1% of the workstation net's
+// multiply-adds) and quantizing its weights costs the most accuracy of any
+// layer (on the shipped model's self-play positions, mean |dE| 0.0065 with
+// it in int8, 0.0038 without). The heads' dense layers cost nothing
+// measurable in int8 (0.0038 either way) and gain much at batch 1, where
+// they are matrix-vector products.
 func (inf *inference) int8Layer(i int) bool {
 	l := inf.layers[i]
-	return l.Kind == ConvBN && l.In >= 0 && inf.layers[l.In].ReLU
+	return l.In >= 0 && inf.layers[l.In].ReLU
 }
 
 // newInt8WithRanges packs the weights for the given input ranges (one per
@@ -113,10 +115,14 @@ func newInt8WithRanges(inf *inference, ranges []float32) (*int8Backend, error) {
 			r = 1 // an input that was always zero: any step will do
 		}
 		step := r / 255
-		if l.K == 3 {
+		switch {
+		case l.Kind == FullyConnected:
+			b.packed[i] = kernel.PackI8(l.w, l.Cin, l.Cout, step)
+			b.scratch = max(b.scratch, kernel.DenseI8Scratch(1, l.Cin))
+		case l.K == 3:
 			b.packed[i] = kernel.PackConv3x3I8(l.w, l.Cin, l.Cout, step)
 			b.scratch = max(b.scratch, kernel.Conv3x3I8Scratch(1, Rows, Cols, l.Cin))
-		} else {
+		default:
 			b.packed[i] = kernel.PackI8(l.w, l.Cin, l.Cout, step)
 			b.scratch = max(b.scratch, kernel.DenseI8Scratch(Squares, l.Cin))
 		}
@@ -231,7 +237,7 @@ func int8Forward(inf *inference, packed []*kernel.I8Matrix, ws *workspace, scrat
 		case l.Kind == ConvBN && l.K == 3:
 			conv3x3(dst, src, batch, Rows, Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
 			continue
-		case q != nil: // 1x1 over the pixels
+		case q != nil: // dense, or 1x1 over the pixels
 			kernel.DenseI8(dst, src, rows, l.Cin, l.Cout, q, l.b, relu && res == nil, scratch)
 		default:
 			dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
