@@ -22,6 +22,7 @@ func init() {
 	RegisterBackend(bf16Name, BackendFactory{
 		New:       newBF16Backend,
 		Available: func() bool { return bf16Available() },
+		Needs:     "AVX512_BF16",
 		Auto:      true,
 		Priority:  10,
 	})

@@ -47,6 +47,7 @@ func init() {
 	RegisterBackend(int8Name, BackendFactory{
 		New:       newInt8Backend,
 		Available: func() bool { return int8Available() },
+		Needs:     "AVX512_VNNI",
 	})
 }
 

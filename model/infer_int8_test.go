@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"dama/mcts"
@@ -120,8 +121,8 @@ func TestInt8Selection(t *testing.T) {
 	saved := int8Available
 	defer func() { int8Available = saved }()
 	int8Available = func() bool { return false }
-	if _, err := ResolveBackend("int8"); err == nil {
-		t.Error("int8 accepted on a CPU without AVX512_VNNI")
+	if _, err := ResolveBackend("int8"); err == nil || !strings.Contains(err.Error(), "AVX512_VNNI") {
+		t.Errorf("int8 on a CPU without AVX512_VNNI: error %v, want one naming AVX512_VNNI", err)
 	}
 	int8Available = func() bool { return true }
 	if got, _ := ResolveBackend("auto"); got == "int8" {
