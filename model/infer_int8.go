@@ -9,32 +9,33 @@ import (
 	"dama/rules"
 )
 
-// The int8 backend: the fp32 plan (infer.go) with every convolution's
-// weights quantized to signed bytes per output channel and its input to
-// unsigned bytes with one scale per layer, products summed in int32
-// (VPDPBUSD) and dequantized, with bias, residual and ReLU, in float32
-// (package kernel, int8.go). Every layer after the input convolution
-// reads a ReLU's output, never negative, so activations use the full
-// 0..255 range with zero point 0. The input convolution (about 1% of the
-// workstation net's multiply-adds) stays float32.
+// The int8 backend: the fp32 plan (infer.go) with the weights of every
+// layer but the input convolution quantized to signed bytes per output
+// channel and the layer's input to unsigned bytes with one scale per
+// layer, products summed in int32 (VPDPBUSD) and dequantized, with bias,
+// residual and ReLU, in float32 (package kernel, int8.go). Those layers
+// read a ReLU's output, never negative, so activations use the full 0..255
+// range with zero point 0. The input convolution (about 1% of the
+// workstation net's multiply-adds) stays float32 (see int8Layer).
 //
 // Activation scales are calibrated when the backend is built, on the
 // positions of int8CalibGames games that the network plays against itself
 // in float32 (moves drawn from its policy, fixed seed): each layer's step
 // is the largest input value seen, divided by 255 (a smaller range that
 // clips the largest values measured worse: 0.7 of it doubled the largest
-// |dE| on the shipped model's positions). Calibrating at load rather than storing
-// scales in the checkpoint keeps the checkpoint format as it is, works for
-// every model (random, trained, any preset) and cannot go stale when a
-// model's weights change; it is deterministic (same network, same scales)
-// and costs a few hundred milliseconds of float32 inference
-// (int8CalibGames games). Values past a layer's range saturate at 255.
+// |dE| on the shipped model's positions). Values past a layer's range
+// saturate at 255. Calibrating at load rather than storing scales in the
+// checkpoint keeps the checkpoint format as it is, works for every model
+// (random, trained, any preset) and cannot go stale when a model's weights
+// change; it is deterministic (same network, same scales) and costs about
+// half a second of float32 inference for the workstation net.
 //
 // It is available on CPUs with AVX512_VNNI (golang.org/x/sys/cpu
 // X86.HasAVX512VNNI) and refused elsewhere with a one-line error; the
 // portable kernel of the same arithmetic runs in the tests on any CPU.
-// "auto" does not choose it (README, Inference backends: it does not gain
-// enough over bf16 for its accuracy).
+// "auto" does not choose it: it meets issue 12's accuracy bar on the
+// shipped model's positions with a thin margin (README, Inference
+// backends).
 
 // int8Name is the name of the int8 backend.
 const int8Name = "int8"
