@@ -78,18 +78,20 @@ for rep in 1 2; do
 		rm -rf "$OUT/games-$b"
 		TIMEFORMAT="%R %U %S"
 		{ time "$OUT/dama" selfplay --model "$MODEL" --games "$GAMES" --parallel 16 --visits "$VISITS" --seed 3 \
-			--backend "$b" --quiet --out "$OUT/games-$b" 2>"$OUT/selfplay-$b-$rep.log" ; } 2>"$OUT/time-$b-$rep.txt"
+			--backend "$b" --quiet --out "$OUT/games-$b" >"$OUT/selfplay-$b-$rep.log" 2>&1 ; } 2>"$OUT/time-$b-$rep.txt"
 		echo "selfplay $b run $rep: $(cat "$OUT/time-$b-$rep.txt") (wall user sys)" >&2
 	done
 done
 {
-	echo "self-play, $GAMES games at $VISITS visits, --parallel 16, twice per backend ($MODEL)"
+	echo "self-play, $GAMES games at $VISITS visits, --parallel 16, twice per backend ($(basename "$MODEL")); the backends' games differ, so their lengths do too: positions per CPU-second is the fairer ratio"
 	echo
-	echo "| backend | games | CPU seconds | games per CPU-hour | vs fp32 |"
-	echo "|---|---|---|---|---|"
+	echo "| backend | games | positions | CPU seconds | games per CPU-hour | positions per CPU-second | vs fp32 (games, positions) |"
+	echo "|---|---|---|---|---|---|---|"
 	for b in $BACKENDS; do
-		cat "$OUT"/time-"$b"-*.txt | awk -v b="$b" -v g="$GAMES" '{ cpu += $2 + $3; n++ } END { printf "%s %d %.1f %.0f\n", b, g*n, cpu, 3600*g*n/cpu }'
-	done | awk '{ r[NR] = $0; if ($1 == "fp32") base = $4 } END { for (i = 1; i <= NR; i++) { split(r[i], f, " "); printf "| %s | %d | %.1f | %.0f | %.2fx |\n", f[1], f[2], f[3], f[4], f[4]/base } }'
+		pos=$(cat "$OUT"/selfplay-"$b"-*.log | sed -n 's/.*; \([0-9]*\) positions,.*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+		cat "$OUT"/time-"$b"-*.txt | awk -v b="$b" -v g="$GAMES" -v pos="$pos" '{ cpu += $2 + $3; n++ } END { printf "%s %d %d %.1f %.0f %.0f\n", b, g*n, pos, cpu, 3600*g*n/cpu, pos/cpu }'
+	done | awk '{ r[NR] = $0; if ($1 == "fp32") { bg = $5; bp = $6 } }
+		END { for (i = 1; i <= NR; i++) { split(r[i], f, " "); printf "| %s | %d | %d | %.1f | %.0f | %.0f | %.2fx, %.2fx |\n", f[1], f[2], f[3], f[4], f[5], f[6], f[5]/bg, f[6]/bp } }'
 } > "$OUT/selfplay.md"
 cat "$OUT/inference.md"
 echo
