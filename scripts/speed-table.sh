@@ -14,7 +14,7 @@
 #    the shipped model) for each backend, runs alternating between backends
 #    (twice each), CPU time (user + sys) of the whole process.
 # The tables are printed as Markdown and kept in --out (default
-# speed-table-<date>).
+# a new folder under $TMPDIR).
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 2; }
@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${OUT:-speed-table-$(date -u +%Y%m%dT%H%M%S)}
+OUT=${OUT:-$(mktemp -d -t speed-table.XXXXXX)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 [ -f "$MODEL" ] || { echo "speed-table.sh: no model file $MODEL" >&2; exit 1; }
