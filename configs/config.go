@@ -147,7 +147,8 @@ type SelfPlay struct {
 	CacheSize int `mapstructure:"cache_size" yaml:"cache_size"`
 	// Backend is the network's forward pass in self-play, gating and
 	// ladder games: "auto" (bf16 where the CPU has AVX512_BF16, else
-	// fp32), "fp32", or "bf16" (needs AVX512_BF16). Default "auto".
+	// fp32), "fp32", "bf16" (needs AVX512_BF16) or "int8" (needs
+	// AVX512_VNNI; never chosen by "auto"). Default "auto".
 	Backend string `mapstructure:"backend" yaml:"backend"`
 	// Solver turns on the MCTS solver: proven wins, losses and draws are
 	// propagated up the tree and not searched further, and a proven win
@@ -179,7 +180,7 @@ type SelfPlay struct {
 
 // Backends are the allowed values of selfplay.backend (the names the
 // model package registers; a test keeps the two lists equal).
-var Backends = []string{"auto", "bf16", "fp32"}
+var Backends = []string{"auto", "bf16", "fp32", "int8"}
 
 // RootSearches are the allowed values of selfplay.root_search.
 var RootSearches = []string{"puct", "gumbel"}

@@ -38,6 +38,9 @@ type BackendFactory struct {
 	// Available reports whether this machine can run it (e.g. the CPU has
 	// the instructions); nil means always.
 	Available func() bool
+	// Needs names what Available checks (e.g. "AVX512_VNNI"), for the
+	// error when the backend is asked for where it is not available.
+	Needs string
 	// Auto marks a backend that "auto" may choose: the first available one
 	// by Priority, highest first. fp32 is the fallback.
 	Auto     bool
@@ -111,7 +114,11 @@ func ResolveBackend(name string) (string, error) {
 		return "", fmt.Errorf("model: unknown backend %q (valid: %s, %s)", name, BackendAuto, strings.Join(names, ", "))
 	}
 	if f.Available != nil && !f.Available() {
-		return "", fmt.Errorf("model: backend %q is not supported by this CPU (use %s or %s)", name, BackendAuto, fp32Name)
+		needs := ""
+		if f.Needs != "" {
+			needs = ": it needs " + f.Needs
+		}
+		return "", fmt.Errorf("model: backend %q is not supported by this CPU%s (use %s or %s)", name, needs, BackendAuto, fp32Name)
 	}
 	return name, nil
 }

@@ -33,13 +33,17 @@
 // Backends (EvaluatorOptions.Backend): "fp32", the float32 kernels,
 // available everywhere; "bf16" (infer_bf16.go), bfloat16 weights and
 // activations with float32 accumulation, where the CPU has AVX512_BF16,
-// about 1.9x fp32 per core on the workstation net (BenchmarkBackend).
-// "auto" chooses bf16 where the CPU has it (it meets issue 12's accuracy
-// criteria, measured with Compare) and fp32 elsewhere; on arm64 bf16 runs
-// BFDOT where the CPU has FEAT_BF16 but is not chosen by "auto" (not yet
-// measured on an arm machine). Inference is plain
-// Go: the forward pass agrees with the
-// Gorgonia graph in eval mode to 1e-4 (see infer_test.go).
+// about 1.9x fp32 per core on the workstation net (BenchmarkBackend);
+// "int8" (infer_int8.go), convolutions with int8 weights (per output
+// channel) and activations (scales calibrated at load on the network's own
+// games) summed in int32, where the CPU has AVX512_VNNI, about 3x fp32 at
+// batch 32. "auto" chooses bf16 where the CPU has it (it meets issue 12's
+// accuracy criteria, measured with Compare) and fp32 elsewhere; on arm64
+// bf16 runs BFDOT where the CPU has FEAT_BF16 but is not chosen by "auto"
+// (not yet measured on an arm machine); it never chooses int8 (it meets the
+// positions criteria with less margin, and its arena match against fp32 is
+// not complete: README). Inference is plain Go: the forward pass agrees
+// with the Gorgonia graph in eval mode to 1e-4 (see infer_test.go).
 //
 // Measured on one core of the development machine (AMD EPYC with AVX-512,
 // GOMAXPROCS=1 go test ./model/ -run XXX -bench Infer -benchtime 300ms),

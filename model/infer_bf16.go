@@ -25,6 +25,7 @@ func init() {
 	RegisterBackend(bf16Name, BackendFactory{
 		New:       newBF16Backend,
 		Available: func() bool { return bf16Available() },
+		Needs:     "AVX512_BF16 (or FEAT_BF16 on arm64)",
 		Auto:      kernel.BF16Preferred(),
 		Priority:  10,
 	})

@@ -96,7 +96,7 @@ func logBackend(who string, ev *model.Evaluator) {
 
 // backendUsage is the help text of the --backend flags.
 func backendUsage() string {
-	return "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else fp32), fp32, or bf16 (needs AVX512_BF16); one of " + strings.Join(model.BackendNames(), ", ")
+	return "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else fp32), fp32, bf16 (needs AVX512_BF16) or int8 (needs AVX512_VNNI); one of " + strings.Join(model.BackendNames(), ", ")
 }
 
 // Close stops the evaluator.

@@ -15,7 +15,7 @@ import (
 )
 
 // BenchmarkONNXRuntime compares, in one run, the model package's fp32
-// backend (and bf16 where the CPU has it) with ONNX Runtime (one thread,
+// backend (and bf16 and int8 where the CPU has them) with ONNX Runtime (one thread,
 // through ortcheck/check.js as the export test runs it) on the same
 // exported file and positions, in positions per CPU-second:
 //
@@ -44,9 +44,9 @@ func BenchmarkONNXRuntime(b *testing.B) {
 			b.Fatal(err)
 		}
 		backends := map[string]model.Backend{}
-		for _, be := range []string{model.BackendFP32, "bf16"} {
+		for _, be := range []string{model.BackendFP32, "bf16", "int8"} {
 			if _, err := model.ResolveBackend(be); err != nil {
-				continue // bf16 on a CPU without AVX512_BF16
+				continue // bf16 or int8 on a CPU without AVX512_BF16 or AVX512_VNNI
 			}
 			if backends[be], err = model.NewBackend(be, net); err != nil {
 				b.Fatal(err)
@@ -67,7 +67,7 @@ func BenchmarkONNXRuntime(b *testing.B) {
 				}
 				rates := map[string]float64{}
 				b.ResetTimer() // (it also deletes reported metrics: report below)
-				for _, be := range []string{model.BackendFP32, "bf16"} {
+				for _, be := range []string{model.BackendFP32, "bf16", "int8"} {
 					run := runners[be]
 					if run == nil {
 						continue

@@ -228,7 +228,155 @@ func main() {
 		gen(s)
 	}
 	genCvtBF16()
+	genI8()
+	genQuantU8()
 	if err := os.WriteFile("kernel_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// The int8 kernels (AVX512_VNNI). genI8 writes kernel8x32I8, an 8 x 32
+// tile of C over k in quads: VPBROADCASTD of four unsigned bytes of a row
+// of A and VPDPBUSD against 16 quads of signed bytes of B per vector, int32
+// accumulation. The rows of A are read in nseg segments of seg quads each,
+// skip bytes apart (the three rows of taps of a 3x3 convolution, or one
+// segment for a plain matrix); B is packed [k/4][ldb][4] and read
+// linearly. The epilogue converts the sums to float32, multiplies them by
+// scale[0:32] (the product of the input and weight scales of each column),
+// adds C with flagAcc (bias and residual put there before), applies
+// max(0, x) with flagRelu and stores C as float32.
+func genI8() {
+	const name = "kernel8x32I8"
+	const mr, nv = 8, 2
+	nacc := mr * nv
+	acc := func(r, v int) string { return fmt.Sprintf("Z%d", r*nv+v) }
+	breg := func(v int) string { return fmt.Sprintf("Z%d", nacc+v) }
+	tmp := fmt.Sprintf("Z%d", nacc+nv)
+	L := func(l string) string { return name + "_" + l }
+	p("// func %s(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, flags int)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-80", name)
+	p("\tMOVQ rows+24(FP), AX")
+	for r := 0; r < mr; r++ {
+		p("\tMOVQ %d(AX), %s", 8*r, rowRegs[r])
+	}
+	p("\tMOVQ b+32(FP), BX")
+	p("\tMOVQ ldb+40(FP), DX")
+	p("\tSHLQ $2, DX")
+	for i := 0; i < nacc; i++ {
+		p("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
+	}
+	p("\tXORQ AX, AX")
+	step := func(disp int) {
+		for v := 0; v < nv; v++ {
+			p("\tVMOVDQU32 %d(BX), %s", v*64, breg(v))
+		}
+		d := ""
+		if disp != 0 {
+			d = fmt.Sprint(disp)
+		}
+		for r := 0; r < mr; r++ {
+			p("\tVPBROADCASTD %s(%s)(AX*1), %s", d, rowRegs[r], tmp)
+			for v := 0; v < nv; v++ {
+				// Go operand order: B (signed), A (unsigned), accumulator.
+				p("\tVPDPBUSD %s, %s, %s", breg(v), tmp, acc(r, v))
+			}
+		}
+		p("\tADDQ DX, BX")
+	}
+	p("%s:", L("seg"))
+	p("\tMOVQ seg+0(FP), CX")
+	p("\tSHRQ $2, CX")
+	p("\tJZ %s", L("tail"))
+	p("%s:", L("loop4"))
+	for u := 0; u < 4; u++ {
+		step(4 * u)
+	}
+	p("\tADDQ $16, AX")
+	p("\tDECQ CX")
+	p("\tJNZ %s", L("loop4"))
+	p("%s:", L("tail"))
+	p("\tMOVQ seg+0(FP), CX")
+	p("\tANDQ $3, CX")
+	p("\tJZ %s", L("next"))
+	p("%s:", L("loop1"))
+	step(0)
+	p("\tADDQ $4, AX")
+	p("\tDECQ CX")
+	p("\tJNZ %s", L("loop1"))
+	p("%s:", L("next"))
+	p("\tADDQ skip+16(FP), AX")
+	p("\tDECQ nseg+8(FP)") // the argument slot is this frame's to change
+	p("\tJNZ %s", L("seg"))
+	p("\tMOVQ scale+64(FP), AX")
+	p("\tVMOVUPS (AX), %s", breg(0))
+	p("\tVMOVUPS 64(AX), %s", breg(1))
+	p("\tMOVQ c+48(FP), DI")
+	p("\tMOVQ ldc+56(FP), R8")
+	p("\tSHLQ $2, R8")
+	p("\tLEAQ (R8)(R8*2), R9")
+	p("\tLEAQ (R8)(R8*4), R12")
+	p("\tLEAQ (R9)(R8*4), R13")
+	for r := 0; r < mr; r++ {
+		for v := 0; v < nv; v++ {
+			p("\tVCVTDQ2PS %s, %s", acc(r, v), acc(r, v))
+			p("\tVMULPS %s, %s, %s", breg(v), acc(r, v), acc(r, v))
+		}
+	}
+	p("\tMOVQ flags+72(FP), CX")
+	p("\tTESTQ $1, CX")
+	p("\tJZ %s", L("noacc"))
+	for r := 0; r < mr; r++ {
+		for v := 0; v < nv; v++ {
+			p("\tVADDPS %s, %s, %s", cRow(r, v*64), acc(r, v), acc(r, v))
+		}
+	}
+	p("%s:", L("noacc"))
+	p("\tTESTQ $2, CX")
+	p("\tJZ %s", L("norelu"))
+	p("\tVPXORD %s, %s, %s", tmp, tmp, tmp)
+	for r := 0; r < mr; r++ {
+		for v := 0; v < nv; v++ {
+			p("\tVMAXPS %s, %s, %s", acc(r, v), tmp, acc(r, v))
+		}
+	}
+	p("%s:", L("norelu"))
+	for r := 0; r < mr; r++ {
+		for v := 0; v < nv; v++ {
+			p("\tVMOVUPS %s, %s", acc(r, v), cRow(r, v*64))
+		}
+	}
+	p("\tVZEROUPPER")
+	p("\tRET")
+	p("")
+}
+
+// genQuantU8 writes quantU8AVX512, which quantizes n float32 (n a positive
+// multiple of 16) to unsigned bytes: round to nearest even of x*inv
+// clamped to [0, 255] (NaN gives 255), the arithmetic of quantU8Go.
+func genQuantU8() {
+	p("// func quantU8AVX512(dst *uint8, src *float32, n int, inv float32)")
+	p("TEXT ·quantU8AVX512(SB), NOSPLIT, $0-28")
+	p("\tMOVQ dst+0(FP), DI")
+	p("\tMOVQ src+8(FP), SI")
+	p("\tMOVQ n+16(FP), CX")
+	p("\tSHRQ $4, CX")
+	p("\tVBROADCASTSS inv+24(FP), Z1")
+	p("\tMOVL $0x437f0000, AX") // 255.0
+	p("\tVPBROADCASTD AX, Z2")
+	p("\tVPXORD Z3, Z3, Z3")
+	p("quantU8AVX512_loop:")
+	p("\tVMULPS (SI), Z1, Z0")
+	// MINPS returns its second source (255) when either is NaN.
+	p("\tVMINPS Z2, Z0, Z0")
+	p("\tVMAXPS Z3, Z0, Z0")
+	p("\tVCVTPS2DQ Z0, Z0") // rounds to nearest even (MXCSR default)
+	p("\tVPMOVUSDB Z0, X4")
+	p("\tVMOVDQU X4, (DI)")
+	p("\tADDQ $64, SI")
+	p("\tADDQ $16, DI")
+	p("\tDECQ CX")
+	p("\tJNZ quantU8AVX512_loop")
+	p("\tVZEROUPPER")
+	p("\tRET")
+	p("")
 }

@@ -1,0 +1,257 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"dama/model/kernel"
+	"dama/rules"
+)
+
+// The int8 backend: the fp32 plan (infer.go) with the weights of every
+// layer but the input convolution quantized to signed bytes per output
+// channel and the layer's input to unsigned bytes with one scale per
+// layer, products summed in int32 (VPDPBUSD) and dequantized, with bias,
+// residual and ReLU, in float32 (package kernel, int8.go). Those layers
+// read a ReLU's output, never negative, so activations use the full 0..255
+// range with zero point 0. The input convolution (about 1% of the
+// workstation net's multiply-adds) stays float32 (see int8Layer).
+//
+// Activation scales are calibrated when the backend is built, on the
+// positions of int8CalibGames games that the network plays against itself
+// in float32 (moves drawn from its policy, fixed seed): each layer's step
+// is the largest input value seen, divided by 255 (a smaller range that
+// clips the largest values measured worse: 0.7 of it doubled the largest
+// |dE| on the shipped model's positions). Values past a layer's range
+// saturate at 255. Calibrating at load rather than storing scales in the
+// checkpoint keeps the checkpoint format as it is, works for every model
+// (random, trained, any preset) and cannot go stale when a model's weights
+// change; it is deterministic (same network, same scales) and costs about
+// half a second of float32 inference for the workstation net.
+//
+// It is available on CPUs with AVX512_VNNI (golang.org/x/sys/cpu
+// X86.HasAVX512VNNI) and refused elsewhere with a one-line error; the
+// portable kernel of the same arithmetic runs in the tests on any CPU.
+// "auto" does not choose it: it meets issue 12's accuracy bar on the
+// shipped model's positions with a thin margin (README, Inference
+// backends).
+
+// int8Name is the name of the int8 backend.
+const int8Name = "int8"
+
+// int8Available reports whether this CPU runs the int8 kernels natively
+// (a variable so that tests can take the fallback path).
+var int8Available = kernel.I8Native
+
+func init() {
+	RegisterBackend(int8Name, BackendFactory{
+		New:       newInt8Backend,
+		Available: func() bool { return int8Available() },
+		Needs:     "AVX512_VNNI",
+	})
+}
+
+// Calibration: games of the network against itself, and their longest
+// length (plies).
+const (
+	int8CalibGames = 16
+	int8CalibPlies = 200
+	int8CalibSeed  = 12
+)
+
+type int8Backend struct {
+	inf *inference
+	// packed holds each layer's int8 weights; nil for the layers that run
+	// in float32 (the input convolution).
+	packed []*kernel.I8Matrix
+	// ranges is the calibrated input range of each layer (0 for the
+	// float32 layers).
+	ranges []float32
+	// scratch is the length of the byte scratch buffer per position.
+	scratch int
+}
+
+// newInt8Backend builds the backend on any CPU (without AVX512_VNNI the
+// kernels run a slow portable micro-kernel; NewBackend refuses it there),
+// calibrated on the network's own games.
+func newInt8Backend(n *Network) (Backend, error) {
+	inf, err := newInference(n)
+	if err != nil {
+		return nil, err
+	}
+	ranges, err := calibrateInt8(inf, n)
+	if err != nil {
+		return nil, err
+	}
+	return newInt8WithRanges(inf, ranges)
+}
+
+// int8Layer reports whether layer i of the plan runs in int8: a layer
+// whose input is a ReLU's output (so never negative), which is every layer
+// but the input convolution. That one stays float32: it is small
+// (NumPlanes input channels, about 1% of the workstation net's
+// multiply-adds) and quantizing its weights costs the most accuracy of any
+// layer (on the shipped model's self-play positions, mean |dE| 0.0065 with
+// it in int8, 0.0038 without). The heads' dense layers cost nothing
+// measurable in int8 (0.0038 either way) and gain much at batch 1, where
+// they are matrix-vector products.
+func (inf *inference) int8Layer(i int) bool {
+	l := inf.layers[i]
+	return l.In >= 0 && inf.layers[l.In].ReLU
+}
+
+// newInt8WithRanges packs the weights for the given input ranges (one per
+// layer).
+func newInt8WithRanges(inf *inference, ranges []float32) (*int8Backend, error) {
+	b := &int8Backend{inf: inf, packed: make([]*kernel.I8Matrix, len(inf.layers)), ranges: ranges}
+	for i, l := range inf.layers {
+		if !inf.int8Layer(i) {
+			continue
+		}
+		r := ranges[i]
+		if !(r > 0) || math.IsInf(float64(r), 0) {
+			if math.IsNaN(float64(r)) || math.IsInf(float64(r), 0) {
+				return nil, fmt.Errorf("int8 calibration: layer %s has input range %v", l.Name, r)
+			}
+			r = 1 // an input that was always zero: any step will do
+		}
+		step := r / 255
+		switch {
+		case l.Kind == FullyConnected:
+			b.packed[i] = kernel.PackI8(l.w, l.Cin, l.Cout, step)
+			b.scratch = max(b.scratch, kernel.DenseI8Scratch(1, l.Cin))
+		case l.K == 3:
+			b.packed[i] = kernel.PackConv3x3I8(l.w, l.Cin, l.Cout, step)
+			b.scratch = max(b.scratch, kernel.Conv3x3I8Scratch(1, Rows, Cols, l.Cin))
+		default:
+			b.packed[i] = kernel.PackI8(l.w, l.Cin, l.Cout, step)
+			b.scratch = max(b.scratch, kernel.DenseI8Scratch(Squares, l.Cin))
+		}
+	}
+	return b, nil
+}
+
+// calibrateInt8 returns the largest input value of each layer over the
+// positions of int8CalibGames games of n against itself in float32.
+func calibrateInt8(inf *inference, n *Network) ([]float32, error) {
+	rng := rand.New(rand.NewPCG(int8CalibSeed, uint64(n.Config.Blocks)))
+	games := make([]*rules.Game, int8CalibGames)
+	for i := range games {
+		games[i] = rules.NewGame(rules.Start())
+	}
+	ws := inf.newWorkspace(int8CalibGames)
+	ranges := make([]float32, len(inf.layers))
+	var legal [][]rules.Move
+	var priors []float32
+	for ply := 0; ply < int8CalibPlies; ply++ {
+		live := games[:0:0]
+		legal = legal[:0]
+		for _, g := range games {
+			if ms := g.Legal(nil); len(ms) > 0 {
+				live = append(live, g)
+				legal = append(legal, ms)
+			}
+		}
+		if len(live) == 0 {
+			break
+		}
+		for i, g := range live {
+			Encode(ws.Input[i*InputSize:(i+1)*InputSize], g.Position(), g.Repetitions(), g.QuietPlies())
+		}
+		int8Forward(inf, nil, ws, nil, len(live), ranges)
+		for i, g := range live {
+			ms := legal[i]
+			priors = append(priors[:0], make([]float32, len(ms))...)
+			legalSoftmax(priors, ws.Policy[i*PolicySize:(i+1)*PolicySize], g.Position(), ms)
+			x, k := rng.Float32(), 0
+			for k < len(ms)-1 && x >= priors[k] {
+				x -= priors[k]
+				k++
+			}
+			g.PlayUnchecked(ms[k])
+		}
+		games = live
+	}
+	return ranges, nil
+}
+
+func (b *int8Backend) Name() string { return int8Name }
+
+func (b *int8Backend) NewRunner(maxBatch int) Runner {
+	ws := b.inf.newActivations(maxBatch)
+	// The float32 convolution scratch only for the float32 3x3 layers.
+	need := 0
+	for i, l := range b.inf.layers {
+		if l.Kind == ConvBN && l.K == 3 && b.packed[i] == nil {
+			need = max(need, conv3x3Scratch(maxBatch, Rows, Cols, l.Cin))
+		}
+	}
+	ws.scratch = make([]float32, need)
+	return &int8Runner{b: b, ws: ws, scratch: make([]uint8, maxBatch*b.scratch)}
+}
+
+type int8Runner struct {
+	b       *int8Backend
+	ws      *workspace
+	scratch []uint8
+}
+
+func (r *int8Runner) Forward(input []float32, batch int, policy, wdl []float32) {
+	ws := r.ws
+	ws.Input, ws.Policy, ws.WDL = input, policy, wdl
+	int8Forward(r.b.inf, r.b.packed, ws, r.scratch, batch, nil)
+}
+
+// int8Forward runs the plan with the layers of packed that are not nil in
+// int8 and the others in float32 (all of them when packed is nil); with
+// record, it raises record[i] to the largest input value of layer i.
+func int8Forward(inf *inference, packed []*kernel.I8Matrix, ws *workspace, scratch []uint8, batch int, record []float32) {
+	if batch > ws.maxBatch {
+		panic("model: forward batch larger than its workspace")
+	}
+	for i := range inf.layers {
+		l := &inf.layers[i]
+		inSize := InputSize
+		if l.In >= 0 {
+			inSize = inf.layers[l.In].OutSize()
+		}
+		src := ws.buf(l.src, batch*inSize)
+		if record != nil {
+			for _, v := range src {
+				record[i] = max(record[i], v)
+			}
+		}
+		dst := ws.buf(l.dst, batch*l.OutSize())
+		rows, relu := batch, l.ReLU
+		var res []float32
+		if l.Kind == ConvBN {
+			rows, res = batch*Squares, ws.buf(l.res, len(dst))
+		}
+		var q *kernel.I8Matrix
+		if packed != nil {
+			q = packed[i]
+		}
+		switch {
+		case l.Kind == ConvBN && l.K == 3 && q != nil:
+			kernel.Conv3x3I8(dst, src, batch, Rows, Cols, l.Cin, l.Cout, q, l.b, res, relu, scratch)
+			continue
+		case l.Kind == ConvBN && l.K == 3:
+			conv3x3(dst, src, batch, Rows, Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
+			continue
+		case q != nil: // dense, or 1x1 over the pixels
+			kernel.DenseI8(dst, src, rows, l.Cin, l.Cout, q, l.b, relu && res == nil, scratch)
+		default:
+			dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
+		}
+		if res != nil { // a 1x1 convolution with a residual
+			for j, v := range res {
+				x := dst[j] + v
+				if relu {
+					x = max(x, 0)
+				}
+				dst[j] = x
+			}
+		}
+	}
+}

@@ -1,0 +1,347 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// The int8 path: products of unsigned 8-bit activations and signed 8-bit
+// weights summed in int32, then dequantized in float32. Weights are
+// quantized once per output column, symmetrically (PackI8,
+// PackConv3x3I8: scale max|w|/127); activations, which the network only
+// feeds to these products after a ReLU (or as its 0..1 input planes), are
+// quantized as they are read with one scale per matrix (its input scale,
+// calibrated by the caller), zero point 0, rounding to nearest even and
+// saturating to [0, 255]. Each output is float32(sum) * (input scale *
+// column scale) + bias (+ residual), then max(0, x) if relu. The
+// micro-kernel is an 8 x 32 tile over quads of k: VPDPBUSD (AVX512_VNNI)
+// where the CPU has it (I8Native), else a portable Go kernel of the same
+// integer arithmetic and the same float32 epilogue, so both give the same
+// results bit for bit and the path is exercised on every CPU.
+
+// I8Native reports whether the int8 functions run the AVX512_VNNI
+// micro-kernel (otherwise they run a slow portable one).
+func I8Native() bool { return i8Native && !i8ForceGo }
+
+// i8ForceGo makes the int8 functions use the portable kernels (tests).
+var i8ForceGo bool
+
+const (
+	i8MR = 8
+	i8NR = 32
+)
+
+// I8Matrix is a k x n weight matrix packed for the int8 micro-kernel:
+// signed bytes, rows taken in quads (k rounded up to a multiple of 4 with
+// zero rows), each quad interleaved column by column, n rounded up to a
+// multiple of 32 with zero columns; with the per-column scales and the
+// scale of the matrix's input.
+type I8Matrix struct {
+	K, N     int
+	kq, np   int       // quads of rows, padded columns
+	data     []int8    // [kq][np][4]
+	colScale []float32 // [N]: max|w| / 127 of each column
+	inScale  float32   // the input's quantization step
+	scale    []float32 // [np]: inScale * colScale, zero-padded
+}
+
+// quantW returns the symmetric int8 quantization of w (a row-major k x n
+// matrix) per column and the columns' scales.
+func quantW(w []float32, k, n int) ([]int8, []float32) {
+	q := make([]int8, k*n)
+	scales := make([]float32, n)
+	for j := 0; j < n; j++ {
+		var m float32
+		for r := 0; r < k; r++ {
+			m = max(m, float32(math.Abs(float64(w[r*n+j]))))
+		}
+		if m == 0 || math.IsInf(float64(m), 0) || math.IsNaN(float64(m)) {
+			scales[j] = 1
+			if m != 0 {
+				panic(fmt.Sprintf("kernel: PackI8: column %d has a non-finite weight", j))
+			}
+			continue
+		}
+		s := m / 127
+		scales[j] = s
+		for r := 0; r < k; r++ {
+			v := math.RoundToEven(float64(w[r*n+j] / s))
+			q[r*n+j] = int8(max(-127, min(127, v)))
+		}
+	}
+	return q, scales
+}
+
+// PackI8 packs w, a row-major k x n float32 matrix (a dense weight
+// [in][out]), quantized per column, for inputs quantized with step
+// inScale (> 0): the value v of an input is read as the byte
+// round(v/inScale) clamped to [0, 255].
+func PackI8(w []float32, k, n int, inScale float32) *I8Matrix {
+	checkLen("PackI8", "w", w, k*n)
+	if !(inScale > 0) || math.IsInf(float64(inScale), 0) {
+		panic(fmt.Sprintf("kernel: PackI8: input scale %v is not a positive number", inScale))
+	}
+	q, cs := quantW(w, k, n)
+	m := &I8Matrix{K: k, N: n, kq: (k + 3) / 4, np: (n + i8NR - 1) / i8NR * i8NR, colScale: cs, inScale: inScale}
+	m.data = make([]int8, m.kq*m.np*4)
+	for r := 0; r < k; r++ {
+		for j := 0; j < n; j++ {
+			m.data[((r/4)*m.np+j)*4+r%4] = q[r*n+j]
+		}
+	}
+	m.scale = make([]float32, m.np)
+	for j, s := range cs {
+		m.scale[j] = inScale * s
+	}
+	return m
+}
+
+// InScale is the quantization step of the matrix's input.
+func (m *I8Matrix) InScale() float32 { return m.inScale }
+
+// quadUp rounds c up to a multiple of 4: the channels of an int8 image, so
+// that quads never straddle pixels.
+func quadUp(c int) int { return (c + 3) &^ 3 }
+
+// PackConv3x3I8 packs a 3x3 convolution weight [3][3][cin][cout] (the
+// layout of Conv3x3) for Conv3x3I8, its input channels padded to a
+// multiple of 4; inScale as for PackI8.
+func PackConv3x3I8(wt []float32, cin, cout int, inScale float32) *I8Matrix {
+	checkLen("PackConv3x3I8", "wt", wt, 9*cin*cout)
+	cp := quadUp(cin)
+	w := make([]float32, 9*cp*cout)
+	for t := 0; t < 9; t++ {
+		for ci := 0; ci < cin; ci++ {
+			copy(w[(t*cp+ci)*cout:(t*cp+ci+1)*cout], wt[(t*cin+ci)*cout:(t*cin+ci+1)*cout])
+		}
+	}
+	return PackI8(w, 9*cp, cout, inScale)
+}
+
+// Conv3x3I8Scratch is the length of the scratch buffer Conv3x3I8 needs.
+func Conv3x3I8Scratch(batch, h, w, cin int) int { return batch * (h + 2) * (w + 2) * quadUp(cin) }
+
+// DenseI8Scratch is the length of the scratch buffer DenseI8 needs.
+func DenseI8Scratch(rows, in int) int { return rows * quadUp(in) }
+
+// QuantU8 is the quantization of an input value x with step s, as the
+// int8 functions read their inputs: round to nearest even of x*(1/s),
+// clamped to [0, 255] (NaN reads as 255).
+func QuantU8(x, s float32) uint8 { return quantOne(x, 1/s) }
+
+func quantOne(x, inv float32) uint8 {
+	v := x * inv
+	if !(v < 255) {
+		v = 255
+	}
+	v = max(v, 0)
+	return uint8(math.RoundToEven(float64(v)))
+}
+
+// quantU8 quantizes src into dst (len(dst) >= len(src)) with 1/step inv.
+func quantU8(dst []uint8, src []float32, inv float32) {
+	dst = dst[:len(src)]
+	n := 0
+	if I8Native() {
+		n = quantU8Native(dst, src, inv)
+	}
+	for i := n; i < len(src); i++ {
+		dst[i] = quantOne(src[i], inv)
+	}
+}
+
+// Conv3x3I8 is Conv3x3 with wt packed by PackConv3x3I8 and the products in
+// int8. scratch may be nil or shorter than Conv3x3I8Scratch (then the call
+// allocates).
+func Conv3x3I8(dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bias, residual []float32, relu bool, scratch []uint8) {
+	if batch < 0 || h < 0 || w < 0 || cin < 1 || cout < 0 {
+		panic(fmt.Sprintf("kernel: Conv3x3I8: bad shape batch=%d h=%d w=%d cin=%d cout=%d", batch, h, w, cin, cout))
+	}
+	cp := quadUp(cin)
+	if wt.K != 9*cp || wt.N != cout {
+		panic(fmt.Sprintf("kernel: Conv3x3I8: weight is %dx%d, want %dx%d", wt.K, wt.N, 9*cp, cout))
+	}
+	pixels := batch * h * w
+	checkLen("Conv3x3I8", "src", src, pixels*cin)
+	checkLen("Conv3x3I8", "dst", dst, pixels*cout)
+	checkOptional("Conv3x3I8", "bias", bias, cout)
+	checkOptional("Conv3x3I8", "residual", residual, pixels*cout)
+	if pixels == 0 || cout == 0 {
+		return
+	}
+	need := Conv3x3I8Scratch(batch, h, w, cin)
+	if len(scratch) < need {
+		scratch = make([]uint8, need)
+	}
+	pad := scratch[:need]
+	inv := 1 / wt.inScale
+	row := (w + 2) * cp
+	for b := 0; b < batch; b++ {
+		img := pad[b*(h+2)*row : (b+1)*(h+2)*row]
+		clear(img[:row])
+		clear(img[(h+1)*row:])
+		for y := 0; y < h; y++ {
+			d := img[(y+1)*row : (y+2)*row]
+			clear(d[:cp])
+			clear(d[(w+1)*cp:])
+			s := src[(b*h+y)*w*cin : (b*h+y+1)*w*cin]
+			if cp == cin {
+				quantU8(d[cp:(w+1)*cp], s, inv)
+				continue
+			}
+			for x := 0; x < w; x++ {
+				px := d[(x+1)*cp : (x+2)*cp]
+				quantU8(px, s[x*cin:(x+1)*cin], inv)
+				clear(px[cin:])
+			}
+		}
+	}
+	acc := fillBias(dst, pixels, cout, bias, residual)
+	// Three segments (the rows of taps) of 3*cp bytes, (w+2)*cp apart.
+	gemmI8(pixels, wt, pad, 0, h, w, cp, 3, 3*cp/4, (w+2)*cp-3*cp, dst, cout, acc, relu)
+}
+
+// DenseI8 is Dense (and, with rows = pixels, Conv1x1) with wt packed by
+// PackI8 and the products in int8. scratch may be nil or shorter than
+// DenseI8Scratch (then the call allocates).
+func DenseI8(dst, src []float32, rows, in, out int, wt *I8Matrix, bias []float32, relu bool, scratch []uint8) {
+	if rows < 0 || in < 1 || out < 0 || wt.K != in || wt.N != out {
+		panic(fmt.Sprintf("kernel: DenseI8: %d x %d -> %d with a %dx%d weight", rows, in, out, wt.K, wt.N))
+	}
+	checkLen("DenseI8", "src", src, rows*in)
+	checkLen("DenseI8", "dst", dst, rows*out)
+	checkOptional("DenseI8", "bias", bias, out)
+	if rows == 0 || out == 0 {
+		return
+	}
+	ip := quadUp(in)
+	need := rows * ip
+	if len(scratch) < need {
+		scratch = make([]uint8, need)
+	}
+	a := scratch[:need]
+	inv := 1 / wt.inScale
+	if ip == in {
+		quantU8(a, src[:rows*in], inv)
+	} else {
+		for r := 0; r < rows; r++ {
+			d := a[r*ip : (r+1)*ip]
+			quantU8(d, src[r*in:(r+1)*in], inv)
+			clear(d[in:])
+		}
+	}
+	acc := fillBias(dst, rows, out, bias, nil)
+	gemmI8(rows, wt, a, ip, 0, 0, 0, 1, wt.kq, 0, dst, out, acc, relu)
+}
+
+// i8Edge holds a tile of C for partial tiles.
+type i8Edge struct {
+	c [i8MR * i8NR]float32
+}
+
+// gemmI8 computes C (m x b.N, stride ldc) = dequantized A*B (+ C when
+// acc), then max(0, x) if relu. A is a plain matrix of row stride lda
+// (cin 0) or the im2col view of padded images (h x w pixels of cin
+// channels); each row is read as nseg segments of seg quads, skip bytes
+// apart.
+func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, c []float32, ldc int, acc, relu bool) {
+	native := I8Native()
+	flags := 0
+	if acc {
+		flags |= flagAcc
+	}
+	if relu {
+		flags |= flagRelu
+	}
+	call := func(rows **uint8, bp *int8, c *float32, ldc int, scale *float32) {
+		if native {
+			callKernelI8Native(seg, nseg, skip, rows, bp, b.np, c, ldc, scale, flags)
+		} else {
+			kernelI8Go(seg, nseg, skip, rows, bp, b.np, c, ldc, scale, flags)
+		}
+	}
+	op := operandA{lda: lda, h: h, w: w, cin: cin}
+	var buf i8Edge
+	var offs [mcRows]int
+	var rows [i8MR]*uint8
+	n := b.N
+	mc := mcRows - mcRows%i8MR
+	for ic := 0; ic < m; ic += mc {
+		mb := min(mc, m-ic)
+		off := offs[:mb]
+		op.rowOffsets(off, ic)
+		for i := 0; i < mb; i += i8MR {
+			nrows := min(i8MR, mb-i)
+			for r := range rows {
+				// Missing rows repeat the first: their results are dropped.
+				rows[r] = &a[off[i+min(r, nrows-1)]]
+			}
+			ci := (ic + i) * ldc
+			for j := 0; j < n; j += i8NR {
+				bp := &b.data[j*4]
+				sp := &b.scale[j]
+				ncols := min(i8NR, n-j)
+				if nrows == i8MR && ncols == i8NR {
+					call(&rows[0], bp, &c[ci+j], ldc, sp)
+					continue
+				}
+				if acc {
+					for r := 0; r < nrows; r++ {
+						copy(buf.c[r*i8NR:r*i8NR+ncols], c[ci+r*ldc+j:ci+r*ldc+j+ncols])
+					}
+				}
+				call(&rows[0], bp, &buf.c[0], i8NR, sp)
+				for r := 0; r < nrows; r++ {
+					copy(c[ci+r*ldc+j:ci+r*ldc+j+ncols], buf.c[r*i8NR:r*i8NR+ncols])
+				}
+			}
+		}
+	}
+}
+
+// kernelI8Go is the portable int8 micro-kernel, the arithmetic of the
+// VPDPBUSD kernel in Go: over nseg segments of seg quads (skip bytes
+// between a segment's end and the next one's start in every row of A),
+// sums[r][j] = sum over k of int32(A[r][k]) * int32(B[k][j]); then C[r][j]
+// = float32(sums[r][j]) * scale[j] (+ C with flagAcc), max(0, x) with
+// flagRelu. The int32 sums are exact, so the result equals the assembly's.
+func kernelI8Go(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, flags int) {
+	rp := unsafe.Slice(rows, i8MR)
+	kq := seg * nseg
+	span := (seg*nseg)*4 + (nseg-1)*skip
+	bs := unsafe.Slice(b, ((kq-1)*ldb+i8NR)*4)
+	cs := unsafe.Slice(c, (i8MR-1)*ldc+i8NR)
+	sc := unsafe.Slice(scale, i8NR)
+	var sums [i8MR][i8NR]int32
+	for r := 0; r < i8MR; r++ {
+		a := unsafe.Slice(rp[r], span)
+		row := &sums[r]
+		q, off := 0, 0
+		for s := 0; s < nseg; s++ {
+			for e := 0; e < seg; e++ {
+				bq := bs[q*ldb*4 : q*ldb*4+4*i8NR]
+				a0, a1, a2, a3 := int32(a[off]), int32(a[off+1]), int32(a[off+2]), int32(a[off+3])
+				for j := range row {
+					row[j] += a0*int32(bq[4*j]) + a1*int32(bq[4*j+1]) + a2*int32(bq[4*j+2]) + a3*int32(bq[4*j+3])
+				}
+				q++
+				off += 4
+			}
+			off += skip
+		}
+	}
+	for r := 0; r < i8MR; r++ {
+		d := cs[r*ldc : r*ldc+i8NR]
+		for j, s := range sums[r] {
+			v := float32(float32(s) * sc[j]) // rounded before the add, as VMULPS
+			if flags&flagAcc != 0 {
+				v += d[j]
+			}
+			if flags&flagRelu != 0 {
+				v = max(v, 0)
+			}
+			d[j] = v
+		}
+	}
+}
