@@ -21,13 +21,19 @@
 // load of A holds four pairs, one vector of B four columns' pairs. Its
 // 8 x 32 tile is done as four 8 x 8 strips.
 //
-// The Go assembler knows neither FMLA nor BFDOT by element nor FMAX on
-// vectors, so those are emitted as WORDs with the mnemonic in a comment.
+// kernel8x32I8NEON is the int8 kernel of int8.go with SDOT by element
+// (FEAT_DotProd), its segments and float32 epilogue as genI8 describes.
+//
+// The Go assembler knows neither FMLA nor BFDOT nor SDOT by element nor
+// FMAX, FMUL, FADD or SCVTF on vectors, so those are emitted as WORDs with
+// the mnemonic in a comment.
 // Every distinct WORD of kernel_arm64.s was checked against llvm-mc
 // (-mattr=+bf16; e.g. fmla v0.4s, v1.4s, v2.s[0] is 4f821020, fmla v31.4s,
 // v30.4s, v17.s[3] is 4fb11bdf, bfdot v0.4s, v1.8h, v2.2h[1] is 4f62f020,
 // fmax v0.4s, v1.4s, v2.4s is 4e22f420), and `go tool objdump` decodes
-// the FMLAs back to the same instructions.
+// the FMLAs back to the same instructions; the 128 distinct WORDs of the
+// int8 kernel were disassembled with llvm-mc -mattr=+dotprod and match
+// their comments (e.g. sdot v31.4s, v30.16b, v17.4b[3] is 4fb1ebdf).
 package main
 
 import (
