@@ -31,8 +31,10 @@ import (
 // half a second of float32 inference for the workstation net.
 //
 // It is available on CPUs with AVX512_VNNI (golang.org/x/sys/cpu
-// X86.HasAVX512VNNI) and refused elsewhere with a one-line error; the
-// portable kernel of the same arithmetic runs in the tests on any CPU.
+// X86.HasAVX512VNNI) and on arm64 CPUs with FEAT_DotProd (SDOT,
+// cpu.ARM64.HasASIMDDP), which give the same results bit for bit, and
+// refused elsewhere with a one-line error; the portable kernel of the same
+// arithmetic runs in the tests on any CPU.
 // "auto" does not choose it: it meets issue 12's accuracy bar on the
 // shipped model's positions with a thin margin (README, Inference
 // backends).
@@ -48,7 +50,7 @@ func init() {
 	RegisterBackend(int8Name, BackendFactory{
 		New:       newInt8Backend,
 		Available: func() bool { return int8Available() },
-		Needs:     "AVX512_VNNI",
+		Needs:     "AVX512_VNNI (or FEAT_DotProd on arm64)",
 	})
 }
 
@@ -72,9 +74,9 @@ type int8Backend struct {
 	scratch int
 }
 
-// newInt8Backend builds the backend on any CPU (without AVX512_VNNI the
-// kernels run a slow portable micro-kernel; NewBackend refuses it there),
-// calibrated on the network's own games.
+// newInt8Backend builds the backend on any CPU (without AVX512_VNNI or
+// FEAT_DotProd the kernels run a slow portable micro-kernel; NewBackend
+// refuses it there), calibrated on the network's own games.
 func newInt8Backend(n *Network) (Backend, error) {
 	inf, err := newInference(n)
 	if err != nil {

@@ -21,13 +21,19 @@
 // load of A holds four pairs, one vector of B four columns' pairs. Its
 // 8 x 32 tile is done as four 8 x 8 strips.
 //
-// The Go assembler knows neither FMLA nor BFDOT by element nor FMAX on
-// vectors, so those are emitted as WORDs with the mnemonic in a comment.
+// kernel8x32I8NEON is the int8 kernel of int8.go with SDOT by element
+// (FEAT_DotProd), its segments and float32 epilogue as genI8 describes.
+//
+// The Go assembler knows neither FMLA nor BFDOT nor SDOT by element nor
+// FMAX, FMUL, FADD or SCVTF on vectors, so those are emitted as WORDs with
+// the mnemonic in a comment.
 // Every distinct WORD of kernel_arm64.s was checked against llvm-mc
 // (-mattr=+bf16; e.g. fmla v0.4s, v1.4s, v2.s[0] is 4f821020, fmla v31.4s,
 // v30.4s, v17.s[3] is 4fb11bdf, bfdot v0.4s, v1.8h, v2.2h[1] is 4f62f020,
 // fmax v0.4s, v1.4s, v2.4s is 4e22f420), and `go tool objdump` decodes
-// the FMLAs back to the same instructions.
+// the FMLAs back to the same instructions; the 128 distinct WORDs of the
+// int8 kernel were disassembled with llvm-mc -mattr=+dotprod and match
+// their comments (e.g. sdot v31.4s, v30.16b, v17.4b[3] is 4fb1ebdf).
 package main
 
 import (
@@ -180,6 +186,153 @@ func gen(s kernelSpec) {
 	p("")
 }
 
+// sdotElem returns SDOT Vd.4S, Vn.16B, Vm.4B[lane] as a WORD (FEAT_DotProd):
+// 0 1 0 01111 1 0 L M Rm 1110 H 0 Rn Rd with lane = H:L, Vm = M:Rm. Lane i
+// of Vd gains the sum of the products of the signed bytes 4i..4i+3 of Vn
+// and 4 lane..4 lane+3 of Vm.
+func sdotElem(d, n, m, lane int) string {
+	w := uint32(0x4f80e000) | uint32(lane&1)<<21 | uint32(m>>4&1)<<20 | uint32(m&15)<<16 |
+		uint32(lane>>1&1)<<11 | uint32(n)<<5 | uint32(d)
+	return fmt.Sprintf("WORD $0x%08x // SDOT V%d.4S, V%d.16B, V%d.4B[%d]", w, d, n, m, lane)
+}
+
+// scvtf returns SCVTF Vd.4S, Vn.4S (int32 to float32, rounding to nearest
+// even as Go's conversion does) as a WORD.
+func scvtf(d, n int) string {
+	w := uint32(0x4e21d800) | uint32(n)<<5 | uint32(d)
+	return fmt.Sprintf("WORD $0x%08x // SCVTF V%d.4S, V%d.4S", w, d, n)
+}
+
+// fmul returns FMUL Vd.4S, Vn.4S, Vm.4S as a WORD.
+func fmul(d, n, m int) string {
+	w := uint32(0x6e20dc00) | uint32(m)<<16 | uint32(n)<<5 | uint32(d)
+	return fmt.Sprintf("WORD $0x%08x // FMUL V%d.4S, V%d.4S, V%d.4S", w, d, n, m)
+}
+
+// fadd returns FADD Vd.4S, Vn.4S, Vm.4S as a WORD.
+func fadd(d, n, m int) string {
+	w := uint32(0x4e20d400) | uint32(m)<<16 | uint32(n)<<5 | uint32(d)
+	return fmt.Sprintf("WORD $0x%08x // FADD V%d.4S, V%d.4S, V%d.4S", w, d, n, m)
+}
+
+// genI8 writes kernel8x32I8NEON, the int8 micro-kernel of int8.go for
+// FEAT_DotProd: over nseg segments of seg quads of k (skip bytes between a
+// segment's end and the next one's start in every row of A), an 8 x 32
+// tile of int32 sums of unsigned bytes of A times signed bytes of B, then
+// C = float32(sum) * scale (+ C with flagAcc), max(0, x) with flagRelu.
+// SDOT multiplies signed bytes only, so each byte u of A is read as u-128
+// (its top bit flipped, EOR with V28) and the accumulators start from
+// corr[j] = 128 * (the sum of column j of B), which puts the 128*w back:
+// the int32 sums are those of the portable kernel exactly. As the other
+// kernels, the tile is four 8 x 8 strips; a 128-bit load of a row of A
+// holds four quads, one of B four columns' quads (B's rows of quads are
+// ldb quads apart). B takes V24-V27 (two rows of B at a time), V28 holds
+// the bytes 0x80.
+func genI8() {
+	name := "kernel8x32I8NEON"
+	L := func(l string) string { return name + "_" + l }
+	p("// func %s(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
+	p("\tMOVD ldb+40(FP), R2")
+	p("\tLSL $2, R2")
+	p("\tMOVD ldc+56(FP), R4")
+	p("\tLSL $2, R4")
+	p("\tMOVD flags+80(FP), R5")
+	p("\tMOVD skip+16(FP), R21")
+	p("\tVMOVI $0x80, V28.B16")
+	p("\tMOVD $0, R19") // byte offset of the strip in B, C, scale and corr
+	p("%s:", L("strip"))
+	p("\tMOVD rows+24(FP), R0")
+	for r := 0; r < mr; r += 2 {
+		p("\tLDP %d(R0), (%s, %s)", 8*r, rowRegs[r], rowRegs[r+1])
+	}
+	p("\tMOVD b+32(FP), R1")
+	p("\tADD R19, R1")
+	p("\tMOVD corr+72(FP), R23")
+	p("\tADD R19, R23")
+	for r := 0; r < mr; r++ {
+		p("\tVLD1 (R23), [V%d.S4, V%d.S4]", acc(r, 0), acc(r, 1))
+	}
+	p("\tMOVD nseg+8(FP), R20")
+	p("%s:", L("seg"))
+	p("\tMOVD seg+0(FP), R6")
+	p("\tLSR $2, R6, R7")
+	p("\tCBZ R7, %s", L("tail"))
+	p("%s:", L("loop4"))
+	for r := 0; r < mr; r++ {
+		p("\tVLD1.P 16(%s), [V%d.B16]", rowRegs[r], 16+r)
+		p("\tVEOR V28.B16, V%d.B16, V%d.B16", 16+r, 16+r)
+	}
+	for lane := 0; lane < 4; lane++ {
+		b0 := 24 + 2*(lane&1)
+		p("\tVLD1.P (R1)(R2), [V%d.S4, V%d.S4]", b0, b0+1)
+		for r := 0; r < mr; r++ {
+			for v := 0; v < nv; v++ {
+				p("\t%s", sdotElem(acc(r, v), b0+v, 16+r, lane))
+			}
+		}
+	}
+	p("\tSUBS $1, R7, R7")
+	p("\tBNE %s", L("loop4"))
+	p("%s:", L("tail"))
+	p("\tANDS $3, R6, R6")
+	p("\tBEQ %s", L("segend"))
+	p("%s:", L("loop1"))
+	for r := 0; r < mr; r++ {
+		p("\tFMOVS.P 4(%s), F%d", rowRegs[r], 16+r)
+		p("\tVEOR V28.B16, V%d.B16, V%d.B16", 16+r, 16+r)
+	}
+	p("\tVLD1.P (R1)(R2), [V24.S4, V25.S4]")
+	for r := 0; r < mr; r++ {
+		for v := 0; v < nv; v++ {
+			p("\t%s", sdotElem(acc(r, v), 24+v, 16+r, 0))
+		}
+	}
+	p("\tSUBS $1, R6, R6")
+	p("\tBNE %s", L("loop1"))
+	p("%s:", L("segend"))
+	for r := 0; r < mr; r++ {
+		p("\tADD R21, %s", rowRegs[r])
+	}
+	p("\tSUBS $1, R20, R20")
+	p("\tBNE %s", L("seg"))
+	// Epilogue: float32(sum) * scale, rounded, then + C, then max(0, x).
+	p("\tMOVD scale+64(FP), R22")
+	p("\tADD R19, R22")
+	p("\tVLD1 (R22), [V24.S4, V25.S4]")
+	for r := 0; r < mr; r++ {
+		for v := 0; v < nv; v++ {
+			p("\t%s", scvtf(acc(r, v), acc(r, v)))
+			p("\t%s", fmul(acc(r, v), acc(r, v), 24+v))
+		}
+	}
+	p("\tMOVD c+48(FP), R3")
+	p("\tADD R19, R3")
+	p("\tTBZ $0, R5, %s", L("noacc"))
+	p("\tMOVD R3, R24")
+	for r := 0; r < mr; r++ {
+		p("\tVLD1.P (R24)(R4), [V26.S4, V27.S4]")
+		for v := 0; v < nv; v++ {
+			p("\t%s", fadd(acc(r, v), acc(r, v), 26+v))
+		}
+	}
+	p("%s:", L("noacc"))
+	p("\tTBZ $1, R5, %s", L("norelu"))
+	p("\tVEOR V16.B16, V16.B16, V16.B16")
+	for i := 0; i < mr*nv; i++ {
+		p("\t%s", fmax(i, i, 16))
+	}
+	p("%s:", L("norelu"))
+	for r := 0; r < mr; r++ {
+		p("\tVST1.P [V%d.S4, V%d.S4], (R3)(R4)", acc(r, 0), acc(r, 1))
+	}
+	p("\tADD $32, R19")
+	p("\tCMP $128, R19")
+	p("\tBNE %s", L("strip"))
+	p("\tRET")
+	p("")
+}
+
 func main() {
 	p("// Code generated by gen_arm64.go; DO NOT EDIT.")
 	p("")
@@ -190,6 +343,7 @@ func main() {
 	for _, s := range specs {
 		gen(s)
 	}
+	genI8()
 	if err := os.WriteFile("kernel_arm64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}

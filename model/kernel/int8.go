@@ -16,12 +16,14 @@ import (
 // saturating to [0, 255]. Each output is float32(sum) * (input scale *
 // column scale) + bias (+ residual), then max(0, x) if relu. The
 // micro-kernel is an 8 x 32 tile over quads of k: VPDPBUSD (AVX512_VNNI)
-// where the CPU has it (I8Native), else a portable Go kernel of the same
+// on amd64 or SDOT (FEAT_DotProd, int8_arm64.go) on arm64 where the CPU
+// has it (I8Native), else a portable Go kernel of the same
 // integer arithmetic and the same float32 epilogue, so both give the same
 // results bit for bit and the path is exercised on every CPU.
 
-// I8Native reports whether the int8 functions run the AVX512_VNNI
-// micro-kernel (otherwise they run a slow portable one).
+// I8Native reports whether the int8 functions run an assembly
+// micro-kernel (AVX512_VNNI on amd64, FEAT_DotProd on arm64; otherwise
+// they run a slow portable one).
 func I8Native() bool { return i8Native && !i8ForceGo }
 
 // i8ForceGo makes the int8 functions use the portable kernels (tests).
@@ -44,6 +46,7 @@ type I8Matrix struct {
 	colScale []float32 // [N]: max|w| / 127 of each column
 	inScale  float32   // the input's quantization step
 	scale    []float32 // [np]: inScale * colScale, zero-padded
+	corr     []int32   // [np]: 128 * the sum of each column of data (SDOT kernel)
 }
 
 // quantW returns the symmetric int8 quantization of w (a row-major k x n
@@ -88,6 +91,12 @@ func PackI8(w []float32, k, n int, inScale float32) *I8Matrix {
 	for r := 0; r < k; r++ {
 		for j := 0; j < n; j++ {
 			m.data[((r/4)*m.np+j)*4+r%4] = q[r*n+j]
+		}
+	}
+	m.corr = make([]int32, m.np)
+	for r := 0; r < k; r++ {
+		for j := 0; j < n; j++ {
+			m.corr[j] += 128 * int32(q[r*n+j])
 		}
 	}
 	m.scale = make([]float32, m.np)
@@ -254,9 +263,9 @@ func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, 
 	if relu {
 		flags |= flagRelu
 	}
-	call := func(rows **uint8, bp *int8, c *float32, ldc int, scale *float32) {
+	call := func(rows **uint8, bp *int8, c *float32, ldc int, scale *float32, corr *int32) {
 		if native {
-			callKernelI8Native(seg, nseg, skip, rows, bp, b.np, c, ldc, scale, flags)
+			callKernelI8Native(seg, nseg, skip, rows, bp, b.np, c, ldc, scale, corr, flags)
 		} else {
 			kernelI8Go(seg, nseg, skip, rows, bp, b.np, c, ldc, scale, flags)
 		}
@@ -281,9 +290,10 @@ func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, 
 			for j := 0; j < n; j += i8NR {
 				bp := &b.data[j*4]
 				sp := &b.scale[j]
+				cp := &b.corr[j]
 				ncols := min(i8NR, n-j)
 				if nrows == i8MR && ncols == i8NR {
-					call(&rows[0], bp, &c[ci+j], ldc, sp)
+					call(&rows[0], bp, &c[ci+j], ldc, sp, cp)
 					continue
 				}
 				if acc {
@@ -291,7 +301,7 @@ func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, 
 						copy(buf.c[r*i8NR:r*i8NR+ncols], c[ci+r*ldc+j:ci+r*ldc+j+ncols])
 					}
 				}
-				call(&rows[0], bp, &buf.c[0], i8NR, sp)
+				call(&rows[0], bp, &buf.c[0], i8NR, sp, cp)
 				for r := 0; r < nrows; r++ {
 					copy(c[ci+r*ldc+j:ci+r*ldc+j+ncols], buf.c[r*i8NR:r*i8NR+ncols])
 				}

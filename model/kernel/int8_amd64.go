@@ -21,7 +21,7 @@ func quantU8AVX512(dst *uint8, src *float32, n int, inv float32)
 // i8Native reports whether the CPU runs the int8 micro-kernel.
 var i8Native = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI
 
-func callKernelI8Native(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, flags int) {
+func callKernelI8Native(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
 	kernel8x32I8(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
 }
 

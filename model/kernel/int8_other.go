@@ -1,11 +1,11 @@
-//go:build !amd64 || purego
+//go:build !(amd64 || arm64) || purego
 
 package kernel
 
 // i8Native is false: no int8 micro-kernel in assembly here.
 var i8Native = false
 
-func callKernelI8Native(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, flags int) {
+func callKernelI8Native(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
 	kernelI8Go(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
 }
 

@@ -9,7 +9,8 @@ import (
 )
 
 // runI8 returns what f writes with the portable int8 kernels and, where the
-// CPU has AVX512_VNNI, with the assembly ones (nil otherwise).
+// CPU runs an assembly one (AVX512_VNNI, or FEAT_DotProd on arm64), with
+// the assembly ones (nil otherwise).
 func runI8(f func() []float32) (goOut, native []float32) {
 	saved := i8ForceGo
 	defer func() { i8ForceGo = saved }()
@@ -140,7 +141,7 @@ func TestConv3x3I8(t *testing.T) {
 					t.Errorf("residual %v: go kernel off the reference by %g (relative)", withRes, e)
 				}
 				if native != nil && !slices.Equal(native, goOut) {
-					t.Errorf("residual %v: VNNI kernel differs from the go kernel (max %g)", withRes, relErr(native, goOut))
+					t.Errorf("residual %v: native kernel differs from the go kernel (max %g)", withRes, relErr(native, goOut))
 				}
 				// And close to float32: the quantization error is small.
 				fp := make([]float32, len(want))
@@ -184,7 +185,7 @@ func TestDenseI8(t *testing.T) {
 				t.Errorf("go kernel off the reference by %g (relative)", e)
 			}
 			if native != nil && !slices.Equal(native, goOut) {
-				t.Errorf("VNNI kernel differs from the go kernel (max %g)", relErr(native, goOut))
+				t.Errorf("native kernel differs from the go kernel (max %g)", relErr(native, goOut))
 			}
 			fp := make([]float32, len(want))
 			Dense(fp, src, sh.rows, sh.in, sh.out, wt, bias, false)
@@ -205,5 +206,74 @@ func TestPackI8PerColumn(t *testing.T) {
 	}
 	if got := m.data[0*4+1*4+0]; got != 64 { // w[0][1] = 0.001 -> 63.5 -> 64
 		t.Errorf("w[0][1] quantized to %d, want 64", got)
+	}
+}
+
+// The assembly micro-kernel against the portable one on random tiles,
+// straight: segments of every length mod 4 (the four-quad loop and the
+// single-quad tail), several segments with gaps between them, bytes at the
+// ends of their ranges (0 and 255 in A, -127 and 127 in B: the SDOT
+// kernel's offset of 128 must come back exactly), every flag, bit for bit.
+func TestKernelI8NativeMatchesGo(t *testing.T) {
+	if !i8Native {
+		t.Skip("no int8 assembly kernel on this CPU")
+	}
+	rng := rand.New(rand.NewSource(3))
+	extreme := func(lo, hi int) int {
+		switch rng.Intn(4) {
+		case 0:
+			return lo
+		case 1:
+			return hi
+		}
+		return lo + rng.Intn(hi-lo+1)
+	}
+	for trial := 0; trial < 60; trial++ {
+		seg := 1 + rng.Intn(13)
+		nseg := 1 + rng.Intn(3)
+		skip := 4 * rng.Intn(5)
+		ldb := i8NR * (1 + rng.Intn(3))
+		ldc := i8NR + rng.Intn(9)
+		flags := rng.Intn(4)
+		kq := seg * nseg
+		span := kq*4 + (nseg-1)*skip
+		var rows [i8MR]*uint8
+		for r := range rows {
+			a := make([]uint8, span)
+			for i := range a {
+				a[i] = uint8(extreme(0, 255))
+			}
+			rows[r] = &a[0]
+		}
+		b := make([]int8, kq*ldb*4)
+		for i := range b {
+			b[i] = int8(extreme(-127, 127))
+		}
+		// corr as PackI8 computes it: 128 times the sums of the columns.
+		corr := make([]int32, i8NR)
+		for q := 0; q < kq; q++ {
+			for j := 0; j < i8NR; j++ {
+				for e := 0; e < 4; e++ {
+					corr[j] += 128 * int32(b[(q*ldb+j)*4+e])
+				}
+			}
+		}
+		scale := make([]float32, i8NR)
+		for j := range scale {
+			scale[j] = float32(rng.ExpFloat64() * 1e-4)
+		}
+		c0 := make([]float32, (i8MR-1)*ldc+i8NR)
+		for i := range c0 {
+			c0[i] = float32(rng.NormFloat64())
+		}
+		want, got := slices.Clone(c0), slices.Clone(c0)
+		kernelI8Go(seg, nseg, skip, &rows[0], &b[0], ldb, &want[0], ldc, &scale[0], flags)
+		callKernelI8Native(seg, nseg, skip, &rows[0], &b[0], ldb, &got[0], ldc, &scale[0], &corr[0], flags)
+		for i := range want {
+			if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+				t.Fatalf("seg %d nseg %d skip %d ldb %d ldc %d flags %d: C[%d] = %v, want %v (go kernel)",
+					seg, nseg, skip, ldb, ldc, flags, i, got[i], want[i])
+			}
+		}
 	}
 }

@@ -188,3 +188,20 @@ func TestBF16Detection(t *testing.T) {
 		t.Errorf("bf16Native = %v, want %v (DAMA_EXPECT_BF16=%s)", got, want == "1", want)
 	}
 }
+
+// TestI8Detection checks the reading of FEAT_DotProd (x/sys/cpu's
+// HasASIMDDP) against the environment variable DAMA_EXPECT_I8 ("1" or
+// "0"), as TestBF16Detection does for FEAT_BF16: CI sets it for the
+// emulated CPUs it runs, so that the SDOT tests cannot be skipped quietly.
+func TestI8Detection(t *testing.T) {
+	want, ok := os.LookupEnv("DAMA_EXPECT_I8")
+	if !ok {
+		t.Skip("DAMA_EXPECT_I8 is not set")
+	}
+	if want != "0" && want != "1" {
+		t.Fatalf("DAMA_EXPECT_I8 = %q, want 0 or 1", want)
+	}
+	if got := i8Native; got != (want == "1") {
+		t.Errorf("i8Native = %v, want %v (DAMA_EXPECT_I8=%s)", got, want == "1", want)
+	}
+}

@@ -1,0 +1,27 @@
+//go:build arm64 && !purego
+
+package kernel
+
+import "golang.org/x/sys/cpu"
+
+// kernel8x32I8NEON is the int8 micro-kernel of int8.go for arm64 (see
+// genI8 in gen_arm64.go): SDOT by element over the bytes of A with their
+// top bit flipped, the accumulators starting from corr (128 times the
+// column sums of B), so its int32 sums and float32 epilogue equal the
+// portable kernel's bit for bit. It needs FEAT_DotProd.
+//
+//go:noescape
+func kernel8x32I8NEON(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)
+
+// i8Native reports whether the CPU runs the SDOT micro-kernel
+// (FEAT_DotProd: Apple M1 and later, Graviton 2 and later, Cortex-A76 and
+// later; x/sys/cpu reads it from the OS on Linux and macOS).
+var i8Native = cpu.ARM64.HasASIMDDP
+
+func callKernelI8Native(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
+	kernel8x32I8NEON(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
+}
+
+// quantU8Native quantizes nothing: the quantization of the activations
+// stays in Go on arm64.
+func quantU8Native(dst []uint8, src []float32, inv float32) int { return 0 }
