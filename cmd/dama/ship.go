@@ -144,8 +144,14 @@ func ship(ctx context.Context, path, runDir, out string, visits, games int, matc
 		if prev.Version != shipRecordVersion {
 			return fmt.Errorf("%s: version %d, want %d", filepath.Join(out, "model.json"), prev.Version, shipRecordVersion)
 		}
-		if piece.InitSHA != "" && piece.InitSHA == prev.ModelSHA {
+		n := len(prev.Pieces)
+		switch {
+		case piece.InitSHA != "" && piece.InitSHA == prev.ModelSHA:
 			rec.Pieces = prev.Pieces
+		case n > 0 && piece.InitSHA != "" && prev.Pieces[n-1].Run == piece.Run && prev.Pieces[n-1].InitSHA == piece.InitSHA:
+			// The last piece's run shipped again after more training: its
+			// record replaces the piece's earlier one.
+			rec.Pieces = prev.Pieces[:n-1]
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err

@@ -471,6 +471,15 @@ func TestShipLineage(t *testing.T) {
 	if len(r2.Pieces) != 2 || r2.Games != r2.Pieces[0].Games+r2.Pieces[1].Games || r2.Games <= r1.Games {
 		t.Errorf("second piece does not add up: %+v", r2)
 	}
+	// The second piece trains on and is shipped again: it replaces its own
+	// entry, the first piece stays.
+	if b, err := damaCmd(append([]string{"train", "--run", run2}, append(slices.Clip(fastRun), "--set", "run.generations=2")...)...).CombinedOutput(); err != nil {
+		t.Fatalf("train on: %v\n%s", err, b)
+	}
+	r3 := ship(run2)
+	if len(r3.Pieces) != 2 || r3.Pieces[0] != r2.Pieces[0] || r3.Pieces[1].Generations != 2 || r3.Games <= r2.Games {
+		t.Errorf("second piece shipped again: %+v", r3)
+	}
 	card, err := os.ReadFile(filepath.Join(out, "MODEL.md"))
 	if err != nil {
 		t.Fatal(err)
