@@ -209,9 +209,18 @@ func (ws *workspace) buf(i, n int) []float32 {
 // leaves the policy and value logits in ws.Policy and ws.WDL.
 func (inf *inference) forward(ws *workspace, batch int) { inf.run(ws, batch, nil) }
 
-// run is forward with the products in float32, or in bfloat16 with the
-// weights bf (one packed matrix per layer) when bf is not nil.
-func (inf *inference) run(ws *workspace, batch int, bf []*kernel.BF16Matrix) {
+// layerKernels runs layers of the plan with other products than the
+// float32 kernels (bfloat16, int8), or watches them (calibration).
+type layerKernels interface {
+	// layer computes layer i into dst from src (res: the residual a
+	// convolution adds, nil if none; rows: the rows of a dense product,
+	// batch for the heads, batch*Squares over the pixels) and reports
+	// whether it did; the float32 kernels compute the layers it leaves.
+	layer(i int, l *planLayer, dst, src, res []float32, batch, rows int) bool
+}
+
+// run is forward with the layers k computes (all in float32 when k is nil).
+func (inf *inference) run(ws *workspace, batch int, k layerKernels) {
 	if batch > ws.maxBatch {
 		panic("model: forward batch larger than its workspace")
 	}
@@ -228,19 +237,15 @@ func (inf *inference) run(ws *workspace, batch int, bf []*kernel.BF16Matrix) {
 		if l.Kind == ConvBN {
 			rows, res = batch*Squares, ws.buf(l.res, len(dst))
 		}
+		conv3 := l.Kind == ConvBN && l.K == 3
 		switch {
-		case l.Kind == ConvBN && l.K == 3 && bf != nil:
-			kernel.Conv3x3BF16(dst, src, batch, Rows, Cols, l.Cin, l.Cout, bf[i], l.b, res, relu, ws.scratch16)
-			continue
-		case l.Kind == ConvBN && l.K == 3:
+		case k != nil && k.layer(i, l, dst, src, res, batch, rows):
+		case conv3:
 			conv3x3(dst, src, batch, Rows, Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
-			continue
-		case bf != nil: // dense, or 1x1 over the pixels
-			kernel.DenseBF16(dst, src, rows, l.Cin, l.Cout, bf[i], l.b, relu && res == nil, ws.scratch16)
-		default:
+		default: // dense, or 1x1 over the pixels
 			dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
 		}
-		if res != nil { // a 1x1 convolution with a residual
+		if res != nil && !conv3 { // a 1x1 convolution with a residual
 			for j, v := range res {
 				x := dst[j] + v
 				if relu {

@@ -81,5 +81,15 @@ type bf16Runner struct {
 func (r *bf16Runner) Forward(input []float32, batch int, policy, wdl []float32) {
 	ws := r.ws
 	ws.Input, ws.Policy, ws.WDL = input, policy, wdl
-	r.b.inf.run(ws, batch, r.b.packed)
+	r.b.inf.run(ws, batch, r)
+}
+
+// layer computes every layer in bfloat16.
+func (r *bf16Runner) layer(i int, l *planLayer, dst, src, res []float32, batch, rows int) bool {
+	if l.Kind == ConvBN && l.K == 3 {
+		kernel.Conv3x3BF16(dst, src, batch, Rows, Cols, l.Cin, l.Cout, r.b.packed[i], l.b, res, l.ReLU, r.ws.scratch16)
+	} else { // dense, or 1x1 over the pixels
+		kernel.DenseBF16(dst, src, rows, l.Cin, l.Cout, r.b.packed[i], l.b, l.ReLU && res == nil, r.ws.scratch16)
+	}
+	return true
 }

@@ -161,7 +161,7 @@ func calibrateInt8(inf *inference, n *Network) ([]float32, error) {
 		for i, g := range live {
 			Encode(ws.Input[i*InputSize:(i+1)*InputSize], g.Position(), g.Repetitions(), g.QuietPlies())
 		}
-		int8Forward(inf, nil, ws, nil, len(live), ranges)
+		inf.run(ws, len(live), inputRanges(ranges))
 		for i, g := range live {
 			ms := legal[i]
 			priors = append(priors[:0], make([]float32, len(ms))...)
@@ -202,58 +202,30 @@ type int8Runner struct {
 func (r *int8Runner) Forward(input []float32, batch int, policy, wdl []float32) {
 	ws := r.ws
 	ws.Input, ws.Policy, ws.WDL = input, policy, wdl
-	int8Forward(r.b.inf, r.b.packed, ws, r.scratch, batch, nil)
+	r.b.inf.run(ws, batch, r)
 }
 
-// int8Forward runs the plan with the layers of packed that are not nil in
-// int8 and the others in float32 (all of them when packed is nil); with
-// record, it raises record[i] to the largest input value of layer i.
-func int8Forward(inf *inference, packed []*kernel.I8Matrix, ws *workspace, scratch []uint8, batch int, record []float32) {
-	if batch > ws.maxBatch {
-		panic("model: forward batch larger than its workspace")
+// layer computes the layers packed in int8 (all but the input convolution).
+func (r *int8Runner) layer(i int, l *planLayer, dst, src, res []float32, batch, rows int) bool {
+	q := r.b.packed[i]
+	switch {
+	case q == nil:
+		return false
+	case l.Kind == ConvBN && l.K == 3:
+		kernel.Conv3x3I8(dst, src, batch, Rows, Cols, l.Cin, l.Cout, q, l.b, res, l.ReLU, r.scratch)
+	default: // dense, or 1x1 over the pixels
+		kernel.DenseI8(dst, src, rows, l.Cin, l.Cout, q, l.b, l.ReLU && res == nil, r.scratch)
 	}
-	for i := range inf.layers {
-		l := &inf.layers[i]
-		inSize := InputSize
-		if l.In >= 0 {
-			inSize = inf.layers[l.In].OutSize()
-		}
-		src := ws.buf(l.src, batch*inSize)
-		if record != nil {
-			for _, v := range src {
-				record[i] = max(record[i], v)
-			}
-		}
-		dst := ws.buf(l.dst, batch*l.OutSize())
-		rows, relu := batch, l.ReLU
-		var res []float32
-		if l.Kind == ConvBN {
-			rows, res = batch*Squares, ws.buf(l.res, len(dst))
-		}
-		var q *kernel.I8Matrix
-		if packed != nil {
-			q = packed[i]
-		}
-		switch {
-		case l.Kind == ConvBN && l.K == 3 && q != nil:
-			kernel.Conv3x3I8(dst, src, batch, Rows, Cols, l.Cin, l.Cout, q, l.b, res, relu, scratch)
-			continue
-		case l.Kind == ConvBN && l.K == 3:
-			conv3x3(dst, src, batch, Rows, Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
-			continue
-		case q != nil: // dense, or 1x1 over the pixels
-			kernel.DenseI8(dst, src, rows, l.Cin, l.Cout, q, l.b, relu && res == nil, scratch)
-		default:
-			dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
-		}
-		if res != nil { // a 1x1 convolution with a residual
-			for j, v := range res {
-				x := dst[j] + v
-				if relu {
-					x = max(x, 0)
-				}
-				dst[j] = x
-			}
-		}
+	return true
+}
+
+// inputRanges records the largest input value of each layer of a float32
+// forward pass (the calibration of the int8 activations).
+type inputRanges []float32
+
+func (m inputRanges) layer(i int, _ *planLayer, _, src, _ []float32, _, _ int) bool {
+	for _, v := range src {
+		m[i] = max(m[i], v)
 	}
+	return false
 }
