@@ -114,21 +114,11 @@ func DenseBF16Scratch(rows, in int) int { return rows * evenUp(in) }
 // products in bfloat16. scratch may be nil or shorter than
 // Conv3x3BF16Scratch (then the call allocates).
 func Conv3x3BF16(dst, src []float32, batch, h, w, cin, cout int, wt *BF16Matrix, bias, residual []float32, relu bool, scratch []uint16) {
-	if batch < 0 || h < 0 || w < 0 || cin < 1 || cout < 0 {
-		panic(fmt.Sprintf("kernel: Conv3x3BF16: bad shape batch=%d h=%d w=%d cin=%d cout=%d", batch, h, w, cin, cout))
-	}
 	cp := evenUp(cin)
-	if wt.K != 9*cp || wt.N != cout {
-		panic(fmt.Sprintf("kernel: Conv3x3BF16: weight is %dx%d, want %dx%d", wt.K, wt.N, 9*cp, cout))
-	}
-	pixels := batch * h * w
-	checkLen("Conv3x3BF16", "src", src, pixels*cin)
-	checkLen("Conv3x3BF16", "dst", dst, pixels*cout)
-	checkOptional("Conv3x3BF16", "bias", bias, cout)
-	checkOptional("Conv3x3BF16", "residual", residual, pixels*cout)
-	if pixels == 0 || cout == 0 {
+	if !checkPackedConv("Conv3x3BF16", dst, src, batch, h, w, cin, cout, cp, wt.K, wt.N, bias, residual) {
 		return
 	}
+	pixels := batch * h * w
 	need := Conv3x3BF16Scratch(batch, h, w, cin)
 	if len(scratch) < need {
 		scratch = make([]uint16, need)
@@ -321,4 +311,23 @@ func kernelBF16Go(k int, rows **uint16, b *uint16, ldb int, c *float32, ldc int,
 			d[j] = v
 		}
 	}
+}
+
+// checkPackedConv checks the arguments of a 3x3 convolution whose weights
+// are packed as a wk x wn matrix of 9*cp rows (cp: cin padded to the
+// packing's unit), panicking with the kernel's name on a bad shape, and
+// reports whether there is anything to compute.
+func checkPackedConv(name string, dst, src []float32, batch, h, w, cin, cout, cp, wk, wn int, bias, residual []float32) bool {
+	if batch < 0 || h < 0 || w < 0 || cin < 1 || cout < 0 {
+		panic(fmt.Sprintf("kernel: %s: bad shape batch=%d h=%d w=%d cin=%d cout=%d", name, batch, h, w, cin, cout))
+	}
+	if wk != 9*cp || wn != cout {
+		panic(fmt.Sprintf("kernel: %s: weight is %dx%d, want %dx%d", name, wk, wn, 9*cp, cout))
+	}
+	pixels := batch * h * w
+	checkLen(name, "src", src, pixels*cin)
+	checkLen(name, "dst", dst, pixels*cout)
+	checkOptional(name, "bias", bias, cout)
+	checkOptional(name, "residual", residual, pixels*cout)
+	return pixels != 0 && cout != 0
 }

@@ -164,21 +164,11 @@ func quantU8(dst []uint8, src []float32, inv float32) {
 // int8. scratch may be nil or shorter than Conv3x3I8Scratch (then the call
 // allocates).
 func Conv3x3I8(dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bias, residual []float32, relu bool, scratch []uint8) {
-	if batch < 0 || h < 0 || w < 0 || cin < 1 || cout < 0 {
-		panic(fmt.Sprintf("kernel: Conv3x3I8: bad shape batch=%d h=%d w=%d cin=%d cout=%d", batch, h, w, cin, cout))
-	}
 	cp := quadUp(cin)
-	if wt.K != 9*cp || wt.N != cout {
-		panic(fmt.Sprintf("kernel: Conv3x3I8: weight is %dx%d, want %dx%d", wt.K, wt.N, 9*cp, cout))
-	}
-	pixels := batch * h * w
-	checkLen("Conv3x3I8", "src", src, pixels*cin)
-	checkLen("Conv3x3I8", "dst", dst, pixels*cout)
-	checkOptional("Conv3x3I8", "bias", bias, cout)
-	checkOptional("Conv3x3I8", "residual", residual, pixels*cout)
-	if pixels == 0 || cout == 0 {
+	if !checkPackedConv("Conv3x3I8", dst, src, batch, h, w, cin, cout, cp, wt.K, wt.N, bias, residual) {
 		return
 	}
+	pixels := batch * h * w
 	need := Conv3x3I8Scratch(batch, h, w, cin)
 	if len(scratch) < need {
 		scratch = make([]uint8, need)
