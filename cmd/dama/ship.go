@@ -72,13 +72,14 @@ type shipLadder struct {
 func init() {
 	var o struct {
 		model, run, out, match string
+		revision               string
 		visits, games          int
 		matchGames, parallel   int
 	}
 	register(&command{
 		name:    "ship",
 		summary: "ship a trained model: checkpoint without optimizer state, ONNX export, ladder rating and model card into checkpoints/shipped",
-		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--ladder-games N] [--match SPEC --match-games N]",
+		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--ladder-games N] [--match SPEC --match-games N] [--revision REV]",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
 			fs.StringVar(&o.model, "model", "", "checkpoint to ship (default: the run's best)")
@@ -90,6 +91,7 @@ func init() {
 			fs.StringVar(&o.match, "match", "", "a reference player for a direct match too, e.g. classic:t1000")
 			fs.IntVar(&o.matchGames, "match-games", 100, "games of the direct match, even, 2..10^6")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
+			fs.StringVar(&o.revision, "revision", "", "the project revision the card names (default: the binary's, see dama version)")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
@@ -118,14 +120,24 @@ func init() {
 			if err != nil {
 				return err
 			}
+			rev := o.revision
+			if rev == "" {
+				rev = buildVersion()
+			}
+			if strings.ContainsAny(rev, " \t\n") {
+				return fmt.Errorf("--revision %q: want one word (a commit or a version)", rev)
+			}
+			if rev == "dev" {
+				fmt.Fprintln(stderr, "dama ship: this binary carries no revision (built without VCS stamps); the card will say \"dev\": pass --revision")
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			return ship(ctx, path, o.run, o.out, o.visits, o.games, o.match, o.matchGames, o.parallel)
+			return ship(ctx, path, o.run, o.out, rev, o.visits, o.games, o.match, o.matchGames, o.parallel)
 		},
 	})
 }
 
-func ship(ctx context.Context, path, runDir, out string, visits, games int, match string, matchGames, parallel int) error {
+func ship(ctx context.Context, path, runDir, out, revision string, visits, games int, match string, matchGames, parallel int) error {
 	ck, err := model.Load(path)
 	if err != nil {
 		return err
@@ -164,8 +176,12 @@ func ship(ctx context.Context, path, runDir, out string, visits, games int, matc
 		rec.WallHours += p.WallHours
 	}
 
-	// The model without its optimizer state (a continued run restarts Adam
-	// with its warm-up) nor training-only heads, and its ONNX export.
+	// The model without its optimizer state nor training-only heads, and
+	// its ONNX export. A run continued from it (dama train --init) keeps
+	// the checkpoint's step, so its learning-rate schedule goes on without
+	// a second warm-up, and restarts Adam's moments (re-estimated within a
+	// few hundred steps); the workstation network's two moments would make
+	// the file 12 MB, over the repository's 10 MB a file.
 	slim := *ck
 	slim.Opt = model.OptimizerState{}
 	slim.Net = ck.Net.InferenceOnly() // training-only heads stay behind
@@ -183,7 +199,7 @@ func ship(ctx context.Context, path, runDir, out string, visits, games int, matc
 	sum := sha256.Sum256(data)
 	rec.ModelSHA = hex.EncodeToString(sum[:])
 	rec.Created = time.Now().UTC()
-	rec.Revision = buildVersion()
+	rec.Revision = revision
 	rec.Network = ck.Net.Config.String()
 	rec.Parameters = ck.Net.NumParams()
 	rec.Step = ck.Step

@@ -434,9 +434,9 @@ func TestShipLineage(t *testing.T) {
 	if b, err := damaCmd(append([]string{"train", "--run", run1}, cfg...)...).CombinedOutput(); err != nil {
 		t.Fatalf("train: %v\n%s", err, b)
 	}
-	ship := func(run string) shipRecord {
+	ship := func(run string, extra ...string) shipRecord {
 		t.Helper()
-		code, so, errs := runCmd(t, "ship", "--run", run, "--out", out, "--ladder-games", "0", "--match", "random", "--match-games", "2", "--visits", "4", "--parallel", "2")
+		code, so, errs := runCmd(t, append([]string{"ship", "--run", run, "--out", out, "--ladder-games", "0", "--match", "random", "--match-games", "2", "--visits", "4", "--parallel", "2"}, extra...)...)
 		if code != 0 {
 			t.Fatalf("ship %s: exit %d: %s\n%s", run, code, errs, so)
 		}
@@ -476,15 +476,18 @@ func TestShipLineage(t *testing.T) {
 	if b, err := damaCmd(append([]string{"train", "--run", run2}, append(slices.Clip(fastRun), "--set", "run.generations=2")...)...).CombinedOutput(); err != nil {
 		t.Fatalf("train on: %v\n%s", err, b)
 	}
-	r3 := ship(run2)
+	r3 := ship(run2, "--revision", "0123456789ab")
 	if len(r3.Pieces) != 2 || r3.Pieces[0] != r2.Pieces[0] || r3.Pieces[1].Generations != 2 || r3.Games <= r2.Games {
 		t.Errorf("second piece shipped again: %+v", r3)
+	}
+	if r3.Revision != "0123456789ab" || r2.Revision != buildVersion() {
+		t.Errorf("revisions %q and %q, want %q (--revision) and %q (the binary's)", r3.Revision, r2.Revision, "0123456789ab", buildVersion())
 	}
 	card, err := os.ReadFile(filepath.Join(out, "MODEL.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| r1 |", "| r2 |", "self-play games", "Direct match"} {
+	for _, want := range []string{"| r1 |", "| r2 |", "self-play games", "Direct match", "revision 0123456789ab"} {
 		if !strings.Contains(string(card), want) {
 			t.Errorf("card lacks %q:\n%s", want, card)
 		}

@@ -21,11 +21,20 @@ func init() {
 	})
 }
 
-// buildVersion returns the version of the binary: the module version when
-// it was installed as a module (go install dama/cmd/dama@v1.2.3), else the
-// VCS revision it was built from (12 hex digits, "+modified" for a tree
-// with uncommitted changes), else "dev".
+// revision, when set at link time (go build -ldflags "-X
+// main.revision=$(git rev-parse --short=12 HEAD)"), is the version: for
+// builds without VCS stamps (GOFLAGS=-buildvcs=false, a copied tree).
+var revision string
+
+// buildVersion returns the version of the binary: the revision set at link
+// time, else the module version when it was installed as a module (go
+// install dama/cmd/dama@v1.2.3), else the VCS revision it was built from
+// (12 hex digits, "+modified" for a tree with uncommitted changes), else
+// "dev".
 func buildVersion() string {
+	if revision != "" {
+		return revision
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "dev"
