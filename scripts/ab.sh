@@ -2,7 +2,7 @@
 # ab.sh: A/B comparisons of training configurations at equal CPU time.
 #
 #   scripts/ab.sh BASE.yaml ARM.yaml [ARM2.yaml ...] [--cpu 25m] [--runs N] [--visits N]
-#                 [--games N] [--match N] [--out DIR] [--set key=value]...
+#                 [--games N] [--match N] [--out DIR] [--init CKPT] [--set key=value]...
 #
 # Every configuration (the base and each arm) trains, for each run
 # r = 1..N (default 1), from the same seed (run.seed = r) until the trainer
@@ -12,12 +12,18 @@
 # and each arm's final model plays the base's in a direct match of --match
 # games with paired colours. The table at the end gives every rating, each
 # arm's difference to the base with its 95% interval (ladder games only),
-# and the direct matches. Runs go to --out (default ab-<base>); run the same
-# command again to resume: finished parts are kept.
+# and the direct matches. With --init every run starts from that checkpoint
+# (dama train --init), e.g. to compare settings at workstation size from the
+# shipped model. When a run stops, its best model is copied to
+# DIR/final.ckpt and its generations, games and CPU to DIR/final.txt; the
+# ratings, the matches and the table use those, so a run folder may go on
+# training afterwards (an arm continued as the next piece of a model).
+# Runs go to --out (default ab-<base>); run the same command again to
+# resume: finished parts are kept.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 2; }
-CPU=25m RUNS=1 VISITS=800 GAMES=200 MATCH=100 OUT="" SETS=() CFGS=()
+CPU=25m RUNS=1 VISITS=800 GAMES=200 MATCH=100 OUT="" SETS=() CFGS=() INIT=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cpu) CPU=$2; shift 2 ;;
@@ -27,6 +33,7 @@ while [ $# -gt 0 ]; do
 	--match) MATCH=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--set) SETS+=(--set "$2"); shift 2 ;;
+	--init) INIT=(--init "$2"); shift 2 ;;
 	-h|--help) usage ;;
 	-*) echo "ab.sh: unknown option $1" >&2; usage ;;
 	*) CFGS+=("$1"); shift ;;
@@ -44,6 +51,18 @@ DAMA="$(cd "$OUT" && pwd)/dama"
 [ -x "$DAMA" ] || (cd "$root" && go build -o "$DAMA" ./cmd/dama)
 
 best() { echo "$1/$(cat "$1/best")"; }
+# freeze records what a run ends with, once: its best model (final.ckpt)
+# and "generations games cpu-seconds" (final.txt).
+freeze() {
+	local dir=$1
+	[ -s "$dir/final.txt" ] && return
+	cp "$(best "$dir")" "$dir/final.ckpt.tmp" && mv "$dir/final.ckpt.tmp" "$dir/final.ckpt"
+	local gens games cpu
+	gens=$(ls "$dir/generations" | grep -c '^[0-9]*\.json$' || true)
+	games=$("$DAMA" report "$dir" --no-plots 2>/dev/null | sed -n 's/^total: \([0-9]*\) games.*/\1/p')
+	cpu=$(cat "$dir"/generations/[0-9]*[0-9].json 2>/dev/null | sed -n 's/.*"cpu_s": \([0-9.]*\).*/\1/p' | awk '{ s += $1 } END { printf "%.0f", s }')
+	echo "${gens:-0} ${games:-?} ${cpu:-?}" > "$dir/final.txt.tmp" && mv "$dir/final.txt.tmp" "$dir/final.txt"
+}
 # keep runs the command and keeps its output in file, once: a rerun of the
 # script reuses it.
 keep() {
@@ -58,30 +77,32 @@ for r in $(seq 1 "$RUNS"); do
 	for cfg in "${CFGS[@]}"; do
 		dir="$OUT/$(name "$cfg")-$r"
 		echo "== run $r, $(name "$cfg"): training for $CPU of CPU time into $dir ($(date -u +%H:%M:%S))"
-		"$DAMA" train --config "$cfg" --run "$dir" --max-cpu "$CPU" --quiet --set "run.seed=$r" --set run.generations=0 "${SETS[@]}" | tail -n 2
-		keep "$dir/ladder.txt" "$DAMA" ladder --model "$(best "$dir")" --visits "$VISITS" --games "$GAMES" --quiet
+		if [ ! -s "$dir/final.txt" ]; then
+			"$DAMA" train --config "$cfg" --run "$dir" --max-cpu "$CPU" --quiet --set "run.seed=$r" --set run.generations=0 "${INIT[@]}" "${SETS[@]}" | tail -n 2
+			freeze "$dir"
+		fi
+		keep "$dir/ladder.txt" "$DAMA" ladder --model "$dir/final.ckpt" --visits "$VISITS" --games "$GAMES" --quiet
 		tail -n 1 "$dir/ladder.txt"
 	done
 	base="$OUT/$(name "${CFGS[0]}")-$r"
 	for cfg in "${CFGS[@]:1}"; do
 		dir="$OUT/$(name "$cfg")-$r"
-		keep "$dir/match.txt" "$DAMA" arena --a "$(best "$dir")@$VISITS" --b "$(best "$base")@$VISITS" --games "$MATCH" --quiet
+		keep "$dir/match.txt" "$DAMA" arena --a "$dir/final.ckpt@$VISITS" --b "$base/final.ckpt@$VISITS" --games "$MATCH" --quiet
 	done
 done
 
 # The summary. Ladder lines read "NAME on the ladder: +812 [+780, +845] from 200 games".
 echo
 echo "base $(name "${CFGS[0]}"); $RUNS run(s) each, $CPU of trainer CPU per run, ladder at $VISITS visits and $GAMES games"
-printf '%-24s %4s %5s %7s %6s %18s\n' config run gens games Elo "95% interval"
+printf '%-24s %4s %5s %7s %7s %6s %18s\n' config run gens games cpu-s Elo "95% interval"
 sum="$OUT/summary.tsv"
 : > "$sum"
 for cfg in "${CFGS[@]}"; do
 	for r in $(seq 1 "$RUNS"); do
 		dir="$OUT/$(name "$cfg")-$r"
-		gens=$(ls "$dir/generations" | grep -c '^[0-9]*\.json$' || true)
-		games=$("$DAMA" report "$dir" --no-plots 2>/dev/null | sed -n 's/^total: \([0-9]*\) games.*/\1/p')
+		read -r gens games cpu < "$dir/final.txt"
 		read -r elo lo hi < <(tail -n 1 "$dir/ladder.txt" | sed -E 's/.*ladder: ([-+0-9.]+) \[([-+0-9.]+), ([-+0-9.]+)\].*/\1 \2 \3/')
-		printf '%-24s %4s %5s %7s %+6.0f    [%+.0f, %+.0f]\n' "$(name "$cfg")" "$r" "$gens" "${games:-?}" "$elo" "$lo" "$hi"
+		printf '%-24s %4s %5s %7s %7s %+6.0f    [%+.0f, %+.0f]\n' "$(name "$cfg")" "$r" "$gens" "$games" "$cpu" "$elo" "$lo" "$hi"
 		printf '%s\t%s\t%s\t%s\n' "$(name "$cfg")" "$elo" "$lo" "$hi" >> "$sum"
 	done
 done
