@@ -99,6 +99,14 @@ type Options struct {
 	// DefaultGumbelCVisit and DefaultGumbelCScale.
 	GumbelCVisit float64
 	GumbelCScale float64
+	// PassForced expands a position below the root that has one legal
+	// move without evaluating it: the search goes straight on to the
+	// position after that move, whose evaluation is backed up through both.
+	// Most such positions are forced captures, whose value the network
+	// estimates worst, so tactical lines get deeper for the same number of
+	// evaluations. At most MaxPassChain positions are passed in a row.
+	// Default off.
+	PassForced bool
 	// KeepSearchingWhenFull lets a Run whose tree has reached MaxNodes go on
 	// without growing it: the tree is frozen, a visit that reaches a leaf
 	// evaluates it once and backs up that value without adding its children,
@@ -108,6 +116,10 @@ type Options struct {
 	// stopped.
 	KeepSearchingWhenFull bool
 }
+
+// MaxPassChain is the most positions with one legal move that one
+// selection passes without evaluation (Options.PassForced).
+const MaxPassChain = 8
 
 // NodeBytes is the memory one tree node takes; MaxNodes*NodeBytes*2 bounds
 // the memory of a Search's tree.
@@ -358,7 +370,7 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 			return Result{}, err
 		}
 		s.frozen = false
-		if len(s.nodes)+s.opt.Parallel*rules.MaxMoves > s.opt.MaxNodes && s.nodes[0].n > 0 {
+		if len(s.nodes)+s.opt.Parallel*(rules.MaxMoves+MaxPassChain) > s.opt.MaxNodes && s.nodes[0].n > 0 {
 			if !s.opt.KeepSearchingWhenFull {
 				full = false
 				break
@@ -514,6 +526,7 @@ func (s *Search) selectLeaf(l *leaf) selection {
 	pos, quiet, ply := s.rootPos, s.rootQuiet, s.rootPly
 	l.path = l.path[:0]
 	idx := int32(0)
+	passed := 0
 	for {
 		nd := &nodes[idx]
 		l.path = append(l.path, idx)
@@ -551,6 +564,17 @@ func (s *Search) selectLeaf(l *leaf) selection {
 				return selTerminal
 			}
 			l.legal = pos.Legal(l.legal)
+			if s.opt.PassForced && idx != 0 && l.grow && len(l.legal) == 1 && passed < MaxPassChain {
+				// A forced move: the node gets its one child, unevaluated,
+				// and the selection goes on into it.
+				passed++
+				c := int32(len(s.nodes))
+				s.nodes = append(s.nodes, node{move: l.legal[0], prior: 1, first: -1})
+				nodes = s.nodes
+				nd = &nodes[idx]
+				nd.first, nd.nchild, nd.state = c, 1, expanded
+				break
+			}
 			reps := 0
 			for _, q := range s.stack[from : len(s.stack)-1] {
 				if q == pos {

@@ -26,14 +26,16 @@ var checkpointBackend string
 // parsePlayerSpec extends arena.ParsePlayer with checkpoints: "PATH" or
 // "PATH@N" is an MCTS player over the network in the checkpoint file PATH
 // with N visits per move (default 200); "PATH@N:BACKEND" runs the network
-// on that backend (default: --backend), e.g. to play bf16 against fp32.
+// on that backend (default: --backend), e.g. to play bf16 against fp32;
+// "PATH@N+pass" (before any ":BACKEND") searches with forced moves passed
+// without evaluation (mcts.Options.PassForced).
 func parsePlayerSpec(spec string) (arena.Player, error) {
 	if p, err := arena.ParsePlayer(spec); err == nil {
 		return p, nil
 	} else if !looksLikeCheckpoint(spec) {
 		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS[:BACKEND]])", err)
 	}
-	path, visits, backend, label := spec, defaultMCTSVisits, checkpointBackend, ""
+	path, visits, backend, label, pass := spec, defaultMCTSVisits, checkpointBackend, "", false
 	if i := strings.LastIndexByte(spec, '@'); i >= 0 {
 		v := spec[i+1:]
 		if j := strings.IndexByte(v, ':'); j >= 0 {
@@ -42,9 +44,12 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 				return nil, fmt.Errorf("player %q: empty backend after ':' (valid: %s)", spec, strings.Join(model.BackendNames(), ", "))
 			}
 		}
+		if w, ok := strings.CutSuffix(v, passSuffix); ok {
+			v, pass = w, true
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("player %q: visits after @ must be a positive integer", spec)
+			return nil, fmt.Errorf("player %q: visits after @ must be a positive integer (optionally followed by %s)", spec, passSuffix)
 		}
 		path, visits = spec[:i], n
 	}
@@ -56,9 +61,17 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	if err != nil {
 		return nil, fmt.Errorf("player %q: %w", spec, err)
 	}
+	p.Options.PassForced = pass
+	if pass {
+		p.Label += passSuffix
+	}
 	p.Label += label
 	return p, nil
 }
+
+// passSuffix after a checkpoint player's visits turns on
+// mcts.Options.PassForced.
+const passSuffix = "+pass"
 
 func looksLikeCheckpoint(spec string) bool {
 	path := spec
