@@ -26,6 +26,7 @@ type engineFlags struct {
 	cache    *int
 	treeMB   *int
 	backend  *string
+	pass     *bool // mcts.Options.PassForced
 }
 
 // addEngineFlags declares the engine flags on fs; hub says whether they
@@ -50,6 +51,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step (network batch size)"),
 		cache:    fs.Int("cache", 1<<16, "evaluations cached"),
 		backend:  fs.String("backend", "auto", backendUsage()),
+		pass:     fs.Bool("pass-forced", true, passForcedUsage+"; --pass-forced=false searches as training does"),
 		treeMB:   fs.Int("tree-mb", engine.TreeMB(0), fmt.Sprintf("memory of the search tree in MB (%d bytes a node, twice while the root moves); a full tree stops growing and the search goes on", mcts.NodeBytes)),
 	}
 }
@@ -76,7 +78,7 @@ func (f *engineFlags) searchOptions() (mcts.Options, error) {
 	if *f.treeMB < engine.MinTreeMB || *f.treeMB > engine.MaxTreeMB {
 		return mcts.Options{}, fmt.Errorf("--tree-mb %d out of range [%d, %d]", *f.treeMB, engine.MinTreeMB, engine.MaxTreeMB)
 	}
-	return mcts.Options{Parallel: *f.parallel, MaxNodes: engine.TreeNodes(*f.treeMB)}, nil
+	return mcts.Options{Parallel: *f.parallel, MaxNodes: engine.TreeNodes(*f.treeMB), PassForced: *f.pass}, nil
 }
 
 // engineSetup is what hub, play and analyze need from their flags.

@@ -27,17 +27,18 @@ func init() {
 		model, ladder, out, players, anchor, revision string
 		visits, games, parallel, probe, span          int
 		seed                                          int64
-		calibrate, show, asJSON, quiet                bool
+		calibrate, show, asJSON, quiet, pass          bool
 	}
 	register(&command{
 		name:    "ladder",
 		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
-		usage:   "--model CKPT [--visits N] [--games N] | --show | --calibrate --players A,B,... --out FILE",
+		usage:   "--model CKPT [--visits N] [--pass-forced] [--games N] | --show | --calibrate --players A,B,... --out FILE",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
 			checkpointBackend = ""
 			fs.StringVar(&checkpointBackend, "backend", "auto", backendUsage())
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
+			fs.BoolVar(&o.pass, "pass-forced", false, "the model's search: "+passForcedUsage+"; off by default, as in training runs' ladder ratings")
 			fs.IntVar(&o.games, "games", 200, "games in all, even; at least 2 x probe x rungs")
 			fs.IntVar(&o.probe, "probe", 2, "pairs of games against every rung before the rest goes to the rungs near the model, 1..1000")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
@@ -120,6 +121,7 @@ func init() {
 			if err != nil {
 				return err
 			}
+			p.passForced(o.pass)
 			defer p.Close()
 			bar := progressbar.NewOptions(o.games,
 				progressbar.OptionSetWriter(stderr),

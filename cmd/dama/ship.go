@@ -64,27 +64,27 @@ type shipPiece struct {
 }
 
 type shipLadder struct {
-	Checksum string             `json:"ladder"`
-	Visits   int                `json:"visits"`
-	Result   arena.LadderResult `json:"result"`
+	Checksum   string             `json:"ladder"`
+	Visits     int                `json:"visits"`
+	PassForced bool               `json:"pass_forced,omitempty"` // the search passed forced moves (dama ship --pass-forced)
+	Result     arena.LadderResult `json:"result"`
 }
 
 func init() {
 	var o struct {
-		model, run, out, match string
-		revision               string
-		visits, games          int
-		matchGames, parallel   int
+		model, run, revision string
+		shipSearch
 	}
 	register(&command{
 		name:    "ship",
 		summary: "ship a trained model: checkpoint without optimizer state, ONNX export, ladder rating and model card into checkpoints/shipped",
-		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--ladder-games N] [--match SPEC --match-games N] [--revision REV]",
+		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--pass-forced] [--ladder-games N] [--match SPEC --match-games N] [--revision REV]",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
 			fs.StringVar(&o.model, "model", "", "checkpoint to ship (default: the run's best)")
 			checkpointBackend = ""
 			fs.StringVar(&checkpointBackend, "backend", "auto", "in the ladder and the match, "+backendUsage())
+			fs.BoolVar(&o.pass, "pass-forced", false, "in the ladder and the match: "+passForcedUsage)
 			fs.StringVar(&o.out, "out", checkpoints.ShippedDir, "folder to write dama.ckpt, dama.onnx, MODEL.md and model.json into")
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move for the ladder and the match, 1..10^6")
 			fs.IntVar(&o.games, "ladder-games", 200, "ladder games (even; 0 = no rating)")
@@ -132,12 +132,23 @@ func init() {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			return ship(ctx, path, o.run, o.out, rev, o.visits, o.games, o.match, o.matchGames, o.parallel)
+			return ship(ctx, path, o.run, rev, o.shipSearch)
 		},
 	})
 }
 
-func ship(ctx context.Context, path, runDir, out, revision string, visits, games int, match string, matchGames, parallel int) error {
+// shipSearch is where dama ship writes and how it rates the model.
+type shipSearch struct {
+	out                  string // the folder written
+	visits               int    // MCTS visits per move in the ladder and the match
+	pass                 bool   // mcts.Options.PassForced in the ladder and the match
+	games                int    // ladder games; 0: no rating
+	match                string // a reference player for a direct match; "": none
+	matchGames, parallel int
+}
+
+func ship(ctx context.Context, path, runDir, revision string, o shipSearch) error {
+	out, visits, games, match, matchGames, parallel := o.out, o.visits, o.games, o.match, o.matchGames, o.parallel
 	ck, err := model.Load(path)
 	if err != nil {
 		return err
@@ -225,13 +236,14 @@ func ship(ctx context.Context, path, runDir, out, revision string, visits, games
 		if err != nil {
 			return err
 		}
+		p.passForced(o.pass)
 		res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{Games: games, ProbePairs: 2, Parallel: parallel})
 		p.Close()
 		if err != nil {
 			return err
 		}
 		printClimb(res)
-		rec.Ladder = &shipLadder{Checksum: l.Checksum[:12], Visits: visits, Result: res}
+		rec.Ladder = &shipLadder{Checksum: l.Checksum[:12], Visits: visits, PassForced: o.pass, Result: res}
 	}
 	if match != "" {
 		b, err := arena.ParsePlayer(match)
@@ -242,6 +254,7 @@ func ship(ctx context.Context, path, runDir, out, revision string, visits, games
 		if err != nil {
 			return err
 		}
+		p.passForced(o.pass)
 		res, err := arena.Match(ctx, p, b, arena.MatchOptions{Games: matchGames, Parallel: parallel, Seed: 1})
 		p.Close()
 		if err != nil {
@@ -308,7 +321,7 @@ func modelCard(r shipRecord) string {
 		if lr.AboveTop {
 			bound = " (above the top rung: a lower bound)"
 		}
-		fmt.Fprintf(&b, "| ladder rating at %d visits | **%+.0f** [%+.0f, %+.0f] (95%%), %d games, ladder %s%s |\n", r.Ladder.Visits, lr.Elo, lr.Low, lr.High, lr.Games, r.Ladder.Checksum, bound)
+		fmt.Fprintf(&b, "| ladder rating at %d visits%s | **%+.0f** [%+.0f, %+.0f] (95%%), %d games, ladder %s%s |\n", r.Ladder.Visits, passedWords(r.Ladder), lr.Elo, lr.Low, lr.High, lr.Games, r.Ladder.Checksum, bound)
 	}
 	fmt.Fprintf(&b, "\nTraining pieces (each a `dama train` run; a piece started with `--init` from the model shipped before continues it):\n\n")
 	fmt.Fprintf(&b, "| run | config | generations | games | positions | CPU-hours | wall hours |\n|---|---|---|---|---|---|---|\n")
@@ -317,7 +330,7 @@ func modelCard(r shipRecord) string {
 	}
 	if r.Ladder != nil {
 		lr := r.Ladder.Result
-		fmt.Fprintf(&b, "\nAgainst the ladder's reference players (MCTS at %d visits, paired colours):\n\n", r.Ladder.Visits)
+		fmt.Fprintf(&b, "\nAgainst the ladder's reference players (MCTS at %d visits%s, paired colours):\n\n", r.Ladder.Visits, passedWords(r.Ladder))
 		fmt.Fprintf(&b, "| opponent | its rating | games | score | expected |\n|---|---|---|---|---|\n")
 		for _, rr := range lr.Rungs {
 			if n := 2 * rr.Pairs.Pairs(); n > 0 {
@@ -331,8 +344,20 @@ func modelCard(r shipRecord) string {
 	if r.Match != "" {
 		fmt.Fprintf(&b, "\nDirect match: `%s`\n", r.Match)
 	}
-	fmt.Fprintf(&b, "\nReproduce the rating: `dama ladder --model checkpoints/shipped/dama.ckpt --visits %d`.\n", visitsOf(r))
+	pass := ""
+	if r.Ladder != nil && r.Ladder.PassForced {
+		pass = " --pass-forced"
+	}
+	fmt.Fprintf(&b, "\nReproduce the rating: `dama ladder --model checkpoints/shipped/dama.ckpt --visits %d%s`.\n", visitsOf(r), pass)
 	return b.String()
+}
+
+// passedWords describes the search of a rating with forced moves passed.
+func passedWords(l *shipLadder) string {
+	if l.PassForced {
+		return " (forced moves passed)"
+	}
+	return ""
 }
 
 func visitsOf(r shipRecord) int {

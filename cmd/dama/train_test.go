@@ -101,8 +101,11 @@ func TestTrainCommandRuns(t *testing.T) {
 		t.Errorf("ladder records %+v: want one after generation 2, 8 games, CPU time and games counted", lad)
 	}
 	// dama ladder rates the run's best model given the run folder.
-	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet"); code != 0 || !strings.Contains(lo, "on the ladder") {
+	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet"); code != 0 || !strings.Contains(lo, "on the ladder") || strings.Contains(lo, "+pass") {
 		t.Errorf("dama ladder --model RUN: exit %d, %s\n%s", code, le, lo)
+	}
+	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet", "--pass-forced"); code != 0 || !strings.Contains(lo, "@4+pass on the ladder") {
+		t.Errorf("dama ladder --pass-forced: exit %d, %s\n%s", code, le, lo)
 	}
 	if !strings.Contains(rep, "ladder.png") {
 		t.Errorf("report does not plot the ladder:\n%s", rep)
@@ -476,9 +479,12 @@ func TestShipLineage(t *testing.T) {
 	if b, err := damaCmd(append([]string{"train", "--run", run2}, append(slices.Clip(fastRun), "--set", "run.generations=2")...)...).CombinedOutput(); err != nil {
 		t.Fatalf("train on: %v\n%s", err, b)
 	}
-	r3 := ship(run2, "--revision", "0123456789ab")
+	r3 := ship(run2, "--revision", "0123456789ab", "--pass-forced")
 	if len(r3.Pieces) != 2 || r3.Pieces[0] != r2.Pieces[0] || r3.Pieces[1].Generations != 2 || r3.Games <= r2.Games {
 		t.Errorf("second piece shipped again: %+v", r3)
+	}
+	if !strings.Contains(r3.Match, "@4+pass") || strings.Contains(r2.Match, "+pass") {
+		t.Errorf("matches %q and %q: want the model's search labelled +pass with --pass-forced only", r2.Match, r3.Match)
 	}
 	if r3.Revision != "0123456789ab" || r2.Revision != buildVersion() {
 		t.Errorf("revisions %q and %q, want %q (--revision) and %q (the binary's)", r3.Revision, r2.Revision, "0123456789ab", buildVersion())
