@@ -154,6 +154,10 @@ type SelfPlay struct {
 	// propagated up the tree and not searched further, and a proven win
 	// is played at once. Default false.
 	Solver bool `mapstructure:"solver" yaml:"solver"`
+	// PassForced searches past positions with one legal move without
+	// evaluating them (mcts.Options.PassForced), in self-play, gating and
+	// the run's ladder. Default false.
+	PassForced bool `mapstructure:"pass_forced" yaml:"pass_forced"`
 	// ForcedPlayoutsK turns on KataGo's forced playouts at the root of
 	// full searches: each child c gets at least sqrt(k P(c) N) visits
 	// (P its noised prior, N the root's visits), [0,100]; 0 = off, KataGo
@@ -315,7 +319,7 @@ type Ladder struct {
 var LaterKeys = []string{
 	"run.generations",
 	"model.aux_reply",
-	"selfplay.eval_workers", "selfplay.backend", "selfplay.solver",
+	"selfplay.eval_workers", "selfplay.backend", "selfplay.solver", "selfplay.pass_forced",
 	"selfplay.forced_playouts_k", "selfplay.policy_target_pruning",
 	"selfplay.root_search", "selfplay.gumbel_m", "selfplay.gumbel_c_visit", "selfplay.gumbel_c_scale",
 	"train.value_target_mix", "train.aux_reply_weight",

@@ -72,6 +72,9 @@ type Config struct {
 
 	// Solver turns on the MCTS solver (mcts.Options.Solver). Default off.
 	Solver bool `mapstructure:"solver" json:"solver,omitempty"`
+	// PassForced passes positions with one legal move below the root
+	// without evaluation (mcts.Options.PassForced). Default off.
+	PassForced bool `mapstructure:"pass_forced" json:"pass_forced,omitempty"`
 	// ForcedPlayoutsK turns on forced playouts at the root of full
 	// searches (mcts.Options.ForcedPlayoutsK); 0: off. Not with Gumbel.
 	ForcedPlayoutsK float64 `mapstructure:"forced_playouts_k" json:"forced_playouts_k,omitempty"`
@@ -212,6 +215,7 @@ func (c Config) searchOptions() mcts.Options {
 		MaxPlies:          c.MaxPlies,
 		Parallel:          c.LeavesInFlight,
 		Solver:            c.Solver,
+		PassForced:        c.PassForced,
 		ForcedPlayoutsK:   c.ForcedPlayoutsK,
 		Gumbel:            c.Gumbel(),
 		GumbelM:           c.GumbelM,

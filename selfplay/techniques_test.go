@@ -31,6 +31,7 @@ func playAll(t *testing.T, cfg Config, n int) []*Game {
 func TestSolverAndGumbelGames(t *testing.T) {
 	for _, cfg := range []Config{
 		{Visits: 24, MaxPlies: 80, Seed: 1, Solver: true},
+		{Visits: 24, MaxPlies: 80, Seed: 1, PassForced: true, CheapVisits: 8, LeavesInFlight: 2},
 		{Visits: 24, MaxPlies: 80, Seed: 1, RootSearch: "gumbel", CheapVisits: 8},
 		{Visits: 24, MaxPlies: 80, Seed: 1, RootSearch: "gumbel", Solver: true, LeavesInFlight: 2},
 	} {
@@ -98,6 +99,12 @@ func TestTechniqueConfig(t *testing.T) {
 	}
 	if (Config{Solver: true}).Digest() == (Config{}).Digest() {
 		t.Errorf("the solver does not change the digest")
+	}
+	if (Config{PassForced: true}).Digest() == (Config{}).Digest() {
+		t.Errorf("pass_forced does not change the digest")
+	}
+	if !(Config{PassForced: true}).searchOptions().PassForced || (Config{}).searchOptions().PassForced {
+		t.Errorf("pass_forced does not reach the search")
 	}
 	g := Config{RootSearch: "gumbel"}.WithDefaults()
 	if g.GumbelM != mcts.DefaultGumbelM || g.GumbelCVisit != mcts.DefaultGumbelCVisit || g.GumbelCScale != mcts.DefaultGumbelCScale {

@@ -38,7 +38,7 @@ func SelfPlayConfig(c configs.SelfPlay, seed uint64) selfplay.Config {
 		CheapVisits: c.CheapVisits, FullSearchProb: c.FullSearchProb,
 		ResignThreshold: c.ResignThreshold, ResignMoves: c.ResignMoves,
 		NoResignShare: none(c.NoResignShare), Seed: seed,
-		Solver: c.Solver, ForcedPlayoutsK: c.ForcedPlayoutsK, PolicyTargetPruning: c.PolicyTargetPruning,
+		Solver: c.Solver, PassForced: c.PassForced, ForcedPlayoutsK: c.ForcedPlayoutsK, PolicyTargetPruning: c.PolicyTargetPruning,
 		RootSearch: c.RootSearch, GumbelM: c.GumbelM, GumbelCVisit: c.GumbelCVisit, GumbelCScale: c.GumbelCScale,
 	}
 }
@@ -47,7 +47,7 @@ func SelfPlayConfig(c configs.SelfPlay, seed uint64) selfplay.Config {
 // a search without noise, as gating and the ladder play it; maxPlies is the
 // game's length cap (0: none).
 func SearchOptions(c configs.SelfPlay, maxPlies int) mcts.Options {
-	return mcts.Options{CPuct: c.CPuct, FPUReduction: none(c.FPUReduction), MaxPlies: maxPlies}
+	return mcts.Options{CPuct: c.CPuct, FPUReduction: none(c.FPUReduction), MaxPlies: maxPlies, PassForced: c.PassForced}
 }
 
 // trainOptions maps the run configuration's training section to the
