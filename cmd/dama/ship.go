@@ -227,16 +227,23 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d bytes) and %s\n", modelPath, len(data), onnxPath)
 
+	// player is the shipped model as the ladder and the match play it.
+	player := func() (*modelPlayer, error) {
+		p, err := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel, checkpointBackend)
+		if err == nil {
+			p.passForced(o.pass)
+		}
+		return p, err
+	}
 	if games > 0 {
 		l, err := arena.DefaultLadder()
 		if err != nil {
 			return err
 		}
-		p, err := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel, checkpointBackend)
+		p, err := player()
 		if err != nil {
 			return err
 		}
-		p.passForced(o.pass)
 		res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{Games: games, ProbePairs: 2, Parallel: parallel})
 		p.Close()
 		if err != nil {
@@ -250,11 +257,10 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 		if err != nil {
 			return fmt.Errorf("--match: %w", err)
 		}
-		p, err := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel, checkpointBackend)
+		p, err := player()
 		if err != nil {
 			return err
 		}
-		p.passForced(o.pass)
 		res, err := arena.Match(ctx, p, b, arena.MatchOptions{Games: matchGames, Parallel: parallel, Seed: 1})
 		p.Close()
 		if err != nil {
