@@ -343,7 +343,7 @@ func modelCard(r shipRecord) string {
 				fmt.Fprintf(&b, "| %s | %+.0f | %d | %.1f%% | %.1f%% |\n", rr.Rung.Player, rr.Rung.Elo, n, 100*rr.Pairs.Score(), 100*rr.Expected)
 			}
 		}
-		if s := plainStrength(lr, r.Ladder.Visits); s != "" {
+		if s := plainStrength(lr, r.Ladder); s != "" {
 			fmt.Fprintf(&b, "\nIn plain words: %s\n", s)
 		}
 	}
@@ -374,8 +374,9 @@ func visitsOf(r shipRecord) int {
 }
 
 // plainStrength says, for the strongest rung the model scored at least 50%
-// against (with at least 8 games), how it did.
-func plainStrength(lr arena.LadderResult, visits int) string {
+// against (with at least 8 games), how it did, naming the search (visits,
+// forced moves passed) so the sentence can be quoted alone.
+func plainStrength(lr arena.LadderResult, l *shipLadder) string {
 	best := -1
 	for i, rr := range lr.Rungs {
 		if 2*rr.Pairs.Pairs() >= 8 && rr.Pairs.Score() >= 0.5 {
@@ -386,7 +387,7 @@ func plainStrength(lr arena.LadderResult, visits int) string {
 		return ""
 	}
 	rr := lr.Rungs[best]
-	s := fmt.Sprintf("at %d visits it scores %.0f%% against %s (%d games)", visits, 100*rr.Pairs.Score(), rr.Rung.Player, 2*rr.Pairs.Pairs())
+	s := fmt.Sprintf("at %d visits%s it scores %.0f%% against %s (%d games)", l.Visits, passedWords(l), 100*rr.Pairs.Score(), rr.Rung.Player, 2*rr.Pairs.Pairs())
 	if best+1 < len(lr.Rungs) && lr.Rungs[best+1].Pairs.Pairs() > 0 {
 		up := lr.Rungs[best+1]
 		s += fmt.Sprintf(" and %.0f%% against %s (%d games)", 100*up.Pairs.Score(), up.Rung.Player, 2*up.Pairs.Pairs())
