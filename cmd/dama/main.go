@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 )
@@ -83,6 +84,14 @@ func run(args []string, out, errw io.Writer) int {
 		fmt.Fprintf(errw, "dama %s: %v\n", c.name, err)
 		return 2
 	}
+	if path := os.Getenv(cpuProfileEnv); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintf(errw, "dama %s: %s: %v\n", c.name, cpuProfileEnv, err)
+			return 1
+		}
+		defer stop()
+	}
 	if err := c.run(fs, fs.Args()); err != nil {
 		switch {
 		case errors.Is(err, flag.ErrHelp):
@@ -145,4 +154,26 @@ func parseMore(fs *flag.FlagSet, args []string) error {
 // oneLine folds an error message onto a single line.
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// cpuProfileEnv names the environment variable that, when set to a file
+// name, makes any subcommand write a CPU profile there (go tool pprof).
+const cpuProfileEnv = "DAMA_CPUPROFILE"
+
+// startCPUProfile profiles the process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(stderr, "dama: %s: %v\n", cpuProfileEnv, err)
+		}
+	}, nil
 }

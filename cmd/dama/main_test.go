@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -175,5 +176,23 @@ func TestProgressPlainInLogs(t *testing.T) {
 	code, _, errs := runCmd(t, "selfplay", "--model", "random", "--games", "3", "--parallel", "3", "--visits", "4", "--out", t.TempDir())
 	if code != 0 || strings.Contains(errs, "\r") || !strings.Contains(errs, "3/3") {
 		t.Errorf("selfplay: exit %d, progress %q; want one plain line", code, errs)
+	}
+}
+
+// TestCPUProfileEnv: DAMA_CPUPROFILE makes a command write a CPU profile;
+// a path that cannot be created is a one-line error, not a panic.
+func TestCPUProfileEnv(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	t.Setenv(cpuProfileEnv, path)
+	if code, _, errs := runCmd(t, "version"); code != 0 {
+		t.Fatalf("version with a profile: exit %d: %s", code, errs)
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		t.Fatalf("no profile written: %v", err)
+	}
+	t.Setenv(cpuProfileEnv, filepath.Join(path, "no", "such", "dir", "x.prof"))
+	code, _, errs := runCmd(t, "version")
+	if code != 1 || !strings.Contains(errs, cpuProfileEnv) || strings.Count(errs, "\n") != 1 {
+		t.Errorf("unwritable profile: exit %d, stderr %q", code, errs)
 	}
 }
