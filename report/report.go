@@ -45,6 +45,7 @@ type Report struct {
 	Arena       []runfolder.ArenaRecord  // the last match of each generation, by increasing Gen
 	Losses      []LossPoint              // bucket means of metrics.jsonl, by increasing step
 	Ladder      []runfolder.LadderRecord // ladder ratings of the best model, by increasing Gen
+	Changes     []runfolder.ConfigChange // configuration changes made on resume (dama train --allow-change), oldest first
 
 	MetricLines int                     // lines of metrics.jsonl read
 	ArenaLines  int                     // lines of arena.jsonl read
@@ -166,6 +167,10 @@ func Load(r *runfolder.Run) (*Report, error) {
 		return nil, err
 	}
 	sort.SliceStable(rep.Ladder, func(i, j int) bool { return rep.Ladder[i].Gen < rep.Ladder[j].Gen })
+
+	if rep.Changes, err = r.ReadChanges(); err != nil {
+		return nil, err
+	}
 
 	gens, err := readGenerations(r)
 	if err != nil {
@@ -343,8 +348,21 @@ func (rep *Report) WriteTable(w io.Writer) error {
 			m.Gen, m.Step, m.PolicyLoss, m.ValueLoss, m.SamplesPerSec)
 	}
 	rep.writeTotals(ew)
+	rep.writeChanges(ew)
 	rep.writeLadder(ew)
 	return ew.err
+}
+
+// writeChanges lists the configuration changes made on resume: the
+// generations before each ran with the old values.
+func (rep *Report) writeChanges(w io.Writer) {
+	for _, c := range rep.Changes {
+		var kv []string
+		for _, v := range c.Changes {
+			kv = append(kv, fmt.Sprintf("%s %s -> %s", v.Key, v.Old, v.New))
+		}
+		fmt.Fprintf(w, "configuration changed from generation %d: %s\n", c.Generation, strings.Join(kv, ", "))
+	}
 }
 
 // writeLadder prints the ladder ratings of the run, the absolute scale (the

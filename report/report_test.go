@@ -112,6 +112,11 @@ func mustJSON(t *testing.T, v any) []byte {
 
 func TestReportTable(t *testing.T) {
 	r := writeSynthRun(t)
+	change := runfolder.ConfigChange{Version: runfolder.ConfigChangeVersion, Generation: 3, Changes: []runfolder.ChangedValue{
+		{Key: "selfplay.pass_forced", Old: "false", New: "true"}, {Key: "train.lr", Old: "0.001", New: "0.0005"}}}
+	if err := r.AppendJSONL(runfolder.ChangesFile, change); err != nil {
+		t.Fatal(err)
+	}
 	rep, err := Load(r)
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +198,7 @@ func TestReportTable(t *testing.T) {
 		"total: 460 games, 30200 positions, 1600 training steps",
 		"time: 1h13m20s in stages (self-play 55%, train 18%, arena 27%)",
 		"training: 512 samples/s (409600 samples in 13m20s)",
+		"configuration changed from generation 3: selfplay.pass_forced false -> true, train.lr 0.001 -> 0.0005",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q", want)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"dama/configs"
 )
@@ -86,29 +87,117 @@ func (r *Run) ReadArchivedConfig(data []byte) (*configs.Config, error) {
 	return prev, nil
 }
 
+// ChangesFile records the configuration changes a resume made on purpose
+// (dama train --allow-change): one ConfigChange per line, so the run's
+// configuration at any generation can be told from the archive and the
+// changes after it.
+const ChangesFile = "config-changes.jsonl"
+
+// ConfigChangeVersion is the format version of ChangesFile's lines.
+const ConfigChangeVersion = 1
+
+// ConfigChange is one resume that changed keys outside SafeResumeKeys.
+type ConfigChange struct {
+	Version    int            `json:"version"`
+	Generation int            `json:"generation"` // the first generation run with the new values
+	Time       time.Time      `json:"time"`
+	Changes    []ChangedValue `json:"changes"`
+}
+
+// ChangedValue is one key's change.
+type ChangedValue struct {
+	Key string `json:"key"`
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+// CheckAllowChange checks the keys a resume may change on request: known
+// keys, none of model.* (they fix the network's shape, so the run's
+// checkpoints would no longer load).
+func CheckAllowChange(keys []string) error {
+	known := configs.Keys()
+	for _, k := range keys {
+		switch {
+		case !slices.Contains(known, k):
+			return fmt.Errorf("--allow-change: unknown configuration key %q", k)
+		case strings.HasPrefix(k, "model."):
+			return fmt.Errorf("--allow-change: %s cannot change in a run (the model.* keys fix the network's shape); start a new run with --init instead", k)
+		}
+	}
+	return nil
+}
+
+// NextGeneration returns the generation a resume runs next: one past the
+// last generation record in a row from 1.
+func (r *Run) NextGeneration() int {
+	gen := 1
+	for {
+		if _, err := os.Stat(r.Path(GenerationsDir, RecordFile(gen))); err != nil {
+			return gen
+		}
+		gen++
+	}
+}
+
 // ResumeConfig compares the archived configuration prev with the one asked
 // for, cfg (whose YAML is y): equal, or different only in SafeResumeKeys
-// (then the archive is updated and the change logged), or an error naming
-// the keys that differ.
-func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer) error {
+// and the keys in allow (then the archive is updated and the change
+// logged; a change of a key in allow is also recorded in ChangesFile),
+// or an error naming the keys that differ.
+func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, allow []string) error {
+	if err := CheckAllowChange(allow); err != nil {
+		return err
+	}
 	diff := configs.Diff(prev, cfg)
 	var unsafe, safe []string
+	var changed []ChangedValue
 	for _, d := range diff {
-		if slices.Contains(SafeResumeKeys, d.Key) {
+		switch {
+		case slices.Contains(SafeResumeKeys, d.Key):
 			safe = append(safe, d.String())
-		} else {
+		case slices.Contains(allow, d.Key):
+			safe = append(safe, d.String())
+			changed = append(changed, ChangedValue{Key: d.Key, Old: d.Old, New: d.New})
+		default:
 			unsafe = append(unsafe, d.String())
 		}
 	}
 	if len(unsafe) > 0 {
-		return fmt.Errorf("train: run folder %s was started with another configuration: %s differ from %s; resume it with the same configuration (keys that may change on resume: %s) or start a new --run",
-			r.Dir, strings.Join(unsafe, ", "), r.Path(ConfigFile), strings.Join(SafeResumeKeys, ", "))
+		return fmt.Errorf("train: run folder %s was started with another configuration: %s differ from %s; resume it with the same configuration (keys that may change on resume: %s; others with --allow-change KEY, recorded in %s) or start a new --run",
+			r.Dir, strings.Join(unsafe, ", "), r.Path(ConfigFile), strings.Join(SafeResumeKeys, ", "), ChangesFile)
 	}
 	if len(safe) == 0 {
 		return nil
 	}
-	fmt.Fprintf(log, "resuming %s with %s\n", r.Dir, strings.Join(safe, ", "))
+	if len(changed) > 0 {
+		// The record first: a kill before the archive is rewritten leaves
+		// a record the next resume (with the same request) repeats, never
+		// a changed archive without its record.
+		gen := r.NextGeneration()
+		rec := ConfigChange{Version: ConfigChangeVersion, Generation: gen, Time: time.Now().UTC(), Changes: changed}
+		if err := r.AppendJSONL(ChangesFile, rec); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "resuming %s with %s from generation %d (recorded in %s)\n", r.Dir, strings.Join(safe, ", "), gen, ChangesFile)
+	} else {
+		fmt.Fprintf(log, "resuming %s with %s\n", r.Dir, strings.Join(safe, ", "))
+	}
 	return r.WriteConfig(y)
+}
+
+// ReadChanges returns the run's recorded configuration changes, oldest
+// first (none when the file does not exist); a line of another version is
+// refused.
+func (r *Run) ReadChanges() ([]ConfigChange, error) {
+	var out []ConfigChange
+	err := ReadJSONL(r, ChangesFile, func(c ConfigChange) error {
+		if c.Version != ConfigChangeVersion {
+			return fmt.Errorf("%s: a line of format version %d, this build reads %d", r.Path(ChangesFile), c.Version, ConfigChangeVersion)
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
 }
 
 // removeTemps removes the temporary files (atomicfile's ".NAME.tmp*") in

@@ -21,6 +21,7 @@ import (
 // may be killed at any moment and the same command started again.
 //
 //	config.yaml      the effective configuration, archived at the start
+//	config-changes.jsonl  keys a resume changed on purpose, from which generation
 //	revision         the project revision that started the run
 //	best             one line: the current best model, relative to the run
 //	candidates/      NNNN.ckpt, written by the trainer

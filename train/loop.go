@@ -40,6 +40,10 @@ type Options struct {
 	// trainer's CPU time over the completed generations (their cpu_s)
 	// reaches it: runs of equal CPU time for A/B comparisons.
 	MaxCPU time.Duration
+	// AllowChange lists configuration keys a resume may change besides
+	// runfolder.SafeResumeKeys (never model.*): the change is recorded in
+	// the run's runfolder.ChangesFile with the generation it starts at.
+	AllowChange []string
 	// Progress, if set, receives the progress of each generation and of
 	// its stages (self-play games, training steps, arena and ladder
 	// games), one call at a time; the caller draws it (cmd/dama draws
@@ -141,13 +145,7 @@ func Loop(ctx context.Context, opt Options) error {
 			return err
 		}
 	}
-	gen := 1
-	for {
-		if _, err := os.Stat(run.Path(runfolder.GenerationsDir, runfolder.RecordFile(gen))); err != nil {
-			break
-		}
-		gen++
-	}
+	gen := run.NextGeneration()
 	if gen > 1 {
 		fmt.Fprintf(l.log, "resuming %s at generation %d\n", run.Dir, gen)
 		// A kill during the rating after the last generation: redo it.
@@ -178,7 +176,7 @@ func Loop(ctx context.Context, opt Options) error {
 
 // archive writes the configuration (with its digest) and revision at the
 // start of a run, or checks on resume that the archive is intact and that
-// the configuration is the same, except SafeResumeKeys.
+// the configuration is the same, except SafeResumeKeys and AllowChange.
 func (l *loop) archive() error {
 	y, err := l.cfg.YAML()
 	if err != nil {
@@ -191,7 +189,7 @@ func (l *loop) archive() error {
 		if err != nil {
 			return err
 		}
-		return l.run.ResumeConfig(prev, l.cfg, y, l.log)
+		return l.run.ResumeConfig(prev, l.cfg, y, l.log, l.opt.AllowChange)
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return err

@@ -17,13 +17,19 @@ import (
 // (context.Canceled when the start-up passed).
 func startRun(t *testing.T, dir string, sets ...string) error {
 	t.Helper()
+	return startRunAllowing(t, dir, nil, sets...)
+}
+
+// startRunAllowing is startRun with Options.AllowChange.
+func startRunAllowing(t *testing.T, dir string, allow []string, sets ...string) error {
+	t.Helper()
 	cfg, err := configs.Load("quick", nil, append([]string{"model.preset=tiny"}, sets...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	return Loop(ctx, Options{Config: cfg, Dir: dir, Revision: "test"})
+	return Loop(ctx, Options{Config: cfg, Dir: dir, Revision: "test", AllowChange: allow})
 }
 
 // wantRefusal checks that err is a refusal mentioning each of words.
@@ -96,6 +102,55 @@ func TestResumeChecksConfig(t *testing.T) {
 	}
 	if err := startRun(t, dir); err != context.Canceled {
 		t.Errorf("resume after restoring the config: %v", err)
+	}
+}
+
+// A resume may change keys named in AllowChange: the archive takes the new
+// values, ChangesFile records the change and the generation it starts at,
+// and the next resume must ask for the new values; model.* and unknown
+// keys are refused.
+func TestResumeAllowChange(t *testing.T) {
+	dir := newStartedRun(t)
+	run := &runfolder.Run{Dir: dir}
+	wantRefusal(t, "pass_forced without --allow-change", startRun(t, dir, "selfplay.pass_forced=true"), "selfplay.pass_forced", "--allow-change")
+	if ch, err := run.ReadChanges(); err != nil || len(ch) != 0 {
+		t.Fatalf("a refused resume recorded %v (%v)", ch, err)
+	}
+	allow := []string{"selfplay.pass_forced", "train.lr"}
+	wantRefusal(t, "visits with others allowed", startRunAllowing(t, dir, allow, "selfplay.pass_forced=true", "selfplay.visits=7"), "selfplay.visits")
+	if err := startRunAllowing(t, dir, allow, "selfplay.pass_forced=true"); err != context.Canceled {
+		t.Fatalf("allowed change: %v", err)
+	}
+	ch, err := run.ReadChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch) != 1 || ch[0].Version != runfolder.ConfigChangeVersion || ch[0].Generation != 1 || len(ch[0].Changes) != 1 ||
+		ch[0].Changes[0] != (runfolder.ChangedValue{Key: "selfplay.pass_forced", Old: "false", New: "true"}) {
+		t.Errorf("recorded changes %+v", ch)
+	}
+	archived, err := configs.Load(run.Path(runfolder.ConfigFile), nil, nil)
+	if err != nil || !archived.SelfPlay.PassForced {
+		t.Errorf("the archive does not hold the new value (err %v)", err)
+	}
+	// The same request again changes nothing and records nothing; going
+	// back needs the flag again.
+	if err := startRunAllowing(t, dir, allow, "selfplay.pass_forced=true"); err != context.Canceled {
+		t.Errorf("resume with the new value: %v", err)
+	}
+	wantRefusal(t, "back to the old value without --allow-change", startRun(t, dir), "selfplay.pass_forced")
+	if ch, _ := run.ReadChanges(); len(ch) != 1 {
+		t.Errorf("%d change records, want 1", len(ch))
+	}
+	for _, bad := range [][]string{{"model.blocks"}, {"selfplay.no_such_key"}} {
+		wantRefusal(t, "allow "+bad[0], startRunAllowing(t, dir, bad, "selfplay.pass_forced=true"), bad[0])
+	}
+	// A change record of another format version is refused when read.
+	if err := os.WriteFile(run.Path(runfolder.ChangesFile), []byte(`{"version":2,"generation":1}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.ReadChanges(); err == nil || !strings.Contains(err.Error(), "version 2") {
+		t.Errorf("a version-2 record read without error (%v)", err)
 	}
 }
 

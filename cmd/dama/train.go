@@ -26,21 +26,22 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func init() {
 	var config, runDir, initFrom *string
 	var workers *int
-	var sets multiFlag
+	var sets, allow multiFlag
 	var quiet *bool
 	var maxCPU *time.Duration
 	var bo brokerFlags
 	register(&command{
 		name:    "train",
 		summary: "run the training loop: self-play, train, arena, promote (resumable)",
-		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--max-cpu DURATION] [--selfplay-workers N] [--set key=value]... [--serve ADDR | --broker URL [--token-file FILE|--creds FILE]] [--tls-cert FILE --tls-key FILE] [--tls-ca FILE]",
+		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--max-cpu DURATION] [--selfplay-workers N] [--set key=value]... [--allow-change KEY]... [--serve ADDR | --broker URL [--token-file FILE|--creds FILE]] [--tls-cert FILE --tls-key FILE] [--tls-ca FILE]",
 		flags: func(fs *flag.FlagSet) {
-			sets = nil
+			sets, allow = nil, nil
 			config = fs.String("config", "", "configuration: a YAML file or a preset name (quick, workstation); default: the run's archived config, else quick")
 			runDir = fs.String("run", "", "run folder (default checkpoints/<run.name>)")
 			initFrom = fs.String("init", "", "start a new run from this checkpoint (e.g. the shipped model) instead of a random network; its network must match model.*")
 			workers = fs.Int("selfplay-workers", 1, "1: play self-play games in this process; 0: only train and gate on games from 'dama selfplay --run DIR' workers")
 			fs.Var(&sets, "set", "override one configuration key, e.g. --set selfplay.visits=64 (repeatable)")
+			fs.Var(&allow, "allow-change", "let a resumed run take a new value of this configuration key (repeatable, or KEY,KEY); the change and the generation it starts at are recorded in the run's "+runfolder.ChangesFile+"; model.* keys never change")
 			quiet = fs.Bool("quiet", false, "no progress bars")
 			maxCPU = fs.Duration("max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (e.g. 30m; for A/B runs of equal CPU time); 0 = no limit")
 			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
@@ -52,6 +53,17 @@ func init() {
 			}
 			if *maxCPU < 0 {
 				return fmt.Errorf("--max-cpu %s: want a duration >= 0", *maxCPU)
+			}
+			var allowKeys []string
+			for _, a := range allow {
+				for k := range strings.SplitSeq(a, ",") {
+					if k = strings.TrimSpace(k); k != "" {
+						allowKeys = append(allowKeys, k)
+					}
+				}
+			}
+			if err := runfolder.CheckAllowChange(allowKeys); err != nil {
+				return err
 			}
 			if bo.serve != "" && bo.url != "" {
 				return errors.New("--serve and --broker do not go together: serve a broker here, or use one elsewhere")
@@ -84,6 +96,7 @@ func init() {
 			opt := train.Options{
 				Config: cfg, Dir: dir, SelfPlay: *workers == 1,
 				Revision: buildVersion(), Log: stdout, Init: *initFrom, MaxCPU: *maxCPU,
+				AllowChange: allowKeys,
 			}
 			if !*quiet {
 				opt.Progress = (&trainProgress{w: stderr}).event

@@ -422,6 +422,23 @@ func TestTrainMaxCPU(t *testing.T) {
 	if code, _, errs := runCmd(t, "train", "--run", dir, "--max-cpu", "-1s"); code == 0 || !strings.Contains(errs, "--max-cpu") {
 		t.Errorf("negative --max-cpu: exit %d, %s", code, errs)
 	}
+	// The finished run resumes with a key changed on purpose: refused
+	// without --allow-change, recorded from generation 2 with it.
+	change := append([]string{"train", "--run", dir, "--max-cpu", "1ns", "--set", "selfplay.pass_forced=true"}, fastRun...)
+	if out, err := damaCmd(change...).CombinedOutput(); err == nil || !strings.Contains(string(out), "--allow-change") {
+		t.Errorf("changed key without --allow-change: err %v, output %s", err, out)
+	}
+	if out, err := damaCmd(append(change, "--allow-change", "selfplay.pass_forced")...).CombinedOutput(); err != nil || !strings.Contains(string(out), "from generation 2") {
+		t.Errorf("changed key with --allow-change: err %v, output %s", err, out)
+	}
+	if ch, err := (&runfolder.Run{Dir: dir}).ReadChanges(); err != nil || len(ch) != 1 || ch[0].Generation != 2 {
+		t.Errorf("recorded changes %+v (%v)", ch, err)
+	}
+	for _, bad := range []string{"model.filters", "selfplay.colour"} {
+		if code, _, errs := runCmd(t, "train", "--run", dir, "--allow-change", "train.lr,"+bad); code != 1 || !strings.Contains(errs, bad) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("--allow-change %s: exit %d, %q", bad, code, errs)
+		}
+	}
 }
 
 // TestShipLineage trains, ships, trains a second piece from the shipped
