@@ -7,8 +7,9 @@ import (
 
 // KeyDiff is one key whose value differs between two configurations.
 type KeyDiff struct {
-	Key      string // dotted, e.g. "selfplay.visits"
-	Old, New string // the values, formatted
+	Key string `json:"key"` // dotted, e.g. "selfplay.visits"
+	Old string `json:"old"` // the value before, formatted
+	New string `json:"new"` // the value after
 }
 
 // String formats the difference as "key (old -> new)".

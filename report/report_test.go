@@ -112,7 +112,7 @@ func mustJSON(t *testing.T, v any) []byte {
 
 func TestReportTable(t *testing.T) {
 	r := writeSynthRun(t)
-	change := runfolder.ConfigChange{Version: runfolder.ConfigChangeVersion, Generation: 3, Changes: []runfolder.ChangedValue{
+	change := runfolder.ConfigChange{Version: runfolder.ConfigChangeVersion, Generation: 3, Changes: []configs.KeyDiff{
 		{Key: "selfplay.pass_forced", Old: "false", New: "true"}, {Key: "train.lr", Old: "0.001", New: "0.0005"}}}
 	if err := r.AppendJSONL(runfolder.ChangesFile, change); err != nil {
 		t.Fatal(err)

@@ -98,21 +98,15 @@ const ConfigChangeVersion = 1
 
 // ConfigChange is one resume that changed keys outside SafeResumeKeys.
 type ConfigChange struct {
-	Version    int            `json:"version"`
-	Generation int            `json:"generation"` // the first generation run with the new values
-	Time       time.Time      `json:"time"`
-	Changes    []ChangedValue `json:"changes"`
+	Version    int               `json:"version"`
+	Generation int               `json:"generation"` // the first generation run with the new values
+	Time       time.Time         `json:"time"`
+	Changes    []configs.KeyDiff `json:"changes"`
 }
 
-// ChangedValue is one key's change.
-type ChangedValue struct {
-	Key string `json:"key"`
-	Old string `json:"old"`
-	New string `json:"new"`
-}
-
-// CheckAllowChange checks the keys a resume may change on request: known
-// keys, none of model.* (they fix the network's shape, so the run's
+// CheckAllowChange checks the keys a resume may change on request (the
+// allow of ResumeConfig, checked once by train.Loop): known keys, none of
+// model.* (they fix the network's shape, so the run's
 // checkpoints would no longer load).
 func CheckAllowChange(keys []string) error {
 	known := configs.Keys()
@@ -145,19 +139,16 @@ func (r *Run) NextGeneration() int {
 // logged; a change of a key in allow is also recorded in ChangesFile),
 // or an error naming the keys that differ.
 func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, allow []string) error {
-	if err := CheckAllowChange(allow); err != nil {
-		return err
-	}
 	diff := configs.Diff(prev, cfg)
 	var unsafe, safe []string
-	var changed []ChangedValue
+	var changed []configs.KeyDiff
 	for _, d := range diff {
 		switch {
 		case slices.Contains(SafeResumeKeys, d.Key):
 			safe = append(safe, d.String())
 		case slices.Contains(allow, d.Key):
 			safe = append(safe, d.String())
-			changed = append(changed, ChangedValue{Key: d.Key, Old: d.Old, New: d.New})
+			changed = append(changed, d)
 		default:
 			unsafe = append(unsafe, d.String())
 		}

@@ -89,6 +89,9 @@ func Loop(ctx context.Context, opt Options) error {
 	if err := opt.Config.Validate(); err != nil {
 		return err
 	}
+	if err := runfolder.CheckAllowChange(opt.AllowChange); err != nil {
+		return err
+	}
 	if opt.Poll <= 0 {
 		opt.Poll = 2 * time.Second
 	}

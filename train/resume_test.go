@@ -126,7 +126,7 @@ func TestResumeAllowChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(ch) != 1 || ch[0].Version != runfolder.ConfigChangeVersion || ch[0].Generation != 1 || len(ch[0].Changes) != 1 ||
-		ch[0].Changes[0] != (runfolder.ChangedValue{Key: "selfplay.pass_forced", Old: "false", New: "true"}) {
+		ch[0].Changes[0] != (configs.KeyDiff{Key: "selfplay.pass_forced", Old: "false", New: "true"}) {
 		t.Errorf("recorded changes %+v", ch)
 	}
 	archived, err := configs.Load(run.Path(runfolder.ConfigFile), nil, nil)

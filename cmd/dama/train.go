@@ -62,9 +62,6 @@ func init() {
 					}
 				}
 			}
-			if err := runfolder.CheckAllowChange(allowKeys); err != nil {
-				return err
-			}
 			if bo.serve != "" && bo.url != "" {
 				return errors.New("--serve and --broker do not go together: serve a broker here, or use one elsewhere")
 			}
