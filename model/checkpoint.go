@@ -362,6 +362,13 @@ func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 	return ck, nil
 }
 
+// slotNames are the optimizer slot prefixes, by slot number.
+var slotNames = [2]string{"m/", "v/"}
+
+// SlotName returns the name of optimizer slot number slot (0 "m/", 1 "v/")
+// of the trainable tensor named tensor, as OptimizerState.Slots names it.
+func SlotName(slot int, tensor string) string { return slotNames[slot] + tensor }
+
 // checkSlots verifies the optimizer state against the network's tensors.
 func checkSlots(net *Network, o OptimizerState) error {
 	var nslots int
@@ -388,8 +395,8 @@ func checkSlots(net *Network, o OptimizerState) error {
 				return fmt.Errorf("optimizer state has %d tensors, too few for the network", len(o.Slots))
 			}
 			st := o.Slots[k]
-			if st.Name != slotNames[s]+t.Name || !equalShape(st.Shape, t.Shape) {
-				return fmt.Errorf("optimizer tensor %d is %s %v, want %s %v", k, st.Name, st.Shape, slotNames[s]+t.Name, t.Shape)
+			if st.Name != SlotName(s, t.Name) || !equalShape(st.Shape, t.Shape) {
+				return fmt.Errorf("optimizer tensor %d is %s %v, want %s %v", k, st.Name, st.Shape, SlotName(s, t.Name), t.Shape)
 			}
 			k++
 		}

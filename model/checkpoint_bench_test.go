@@ -1,6 +1,11 @@
-package model
+package model_test
 
-import "testing"
+import (
+	"testing"
+
+	"dama/model"
+	"dama/model/modeltest"
+)
 
 // BenchmarkCheckpointLoad decodes and validates an in-memory checkpoint of
 // the tiny preset with Adam state (the part of model.Load after reading
@@ -18,15 +23,15 @@ func BenchmarkCheckpointLoad(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	n := 0
-	cpu0 := cpuTime()
+	cpu0 := modeltest.CPUTime()
 	for b.Loop() {
-		if _, err := Unmarshal(data); err != nil {
+		if _, err := model.Unmarshal(data); err != nil {
 			b.Fatal(err)
 		}
 		n++
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "checkpoints/s")
-	if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+	if cpu := (modeltest.CPUTime() - cpu0).Seconds(); cpu > 0 {
 		b.ReportMetric(float64(n)/cpu, "checkpoints/cpu-s")
 	}
 }
@@ -38,7 +43,7 @@ func BenchmarkCheckpointMarshal(b *testing.B) {
 	ck.Meta.ConfigDigest = ck.Net.Config.Digest()
 	b.ReportAllocs()
 	n := 0
-	cpu0 := cpuTime()
+	cpu0 := modeltest.CPUTime()
 	for b.Loop() {
 		data, err := ck.Marshal()
 		if err != nil {
@@ -48,7 +53,7 @@ func BenchmarkCheckpointMarshal(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "checkpoints/s")
-	if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+	if cpu := (modeltest.CPUTime() - cpu0).Seconds(); cpu > 0 {
 		b.ReportMetric(float64(n)/cpu, "checkpoints/cpu-s")
 	}
 }

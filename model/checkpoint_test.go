@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"encoding/binary"
@@ -7,24 +7,32 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"dama/internal/envelope"
+	"dama/model"
+	"dama/model/learn"
+	"dama/model/modeltest"
 )
 
 // trainedCheckpoint is a tiny checkpoint after two Adam steps, so every
 // section (running statistics, optimizer moments) holds real data.
-func trainedCheckpoint(t testing.TB) *Checkpoint {
+func trainedCheckpoint(t testing.TB) *model.Checkpoint {
 	t.Helper()
 	rng := rand.New(rand.NewSource(41))
-	tr, err := NewTrainer(&Checkpoint{Net: tinyNet(t, 41), Meta: Meta{Parent: "fresh.ckpt", Note: "test"}}, TrainOptions{Batch: 4})
+	tr, err := learn.NewTrainer(&model.Checkpoint{Net: modeltest.TinyNet(t, 41), Meta: model.Meta{Parent: "fresh.ckpt", Note: "test"}}, learn.TrainOptions{Batch: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	data := randomSamples(rng, 4)
+	var data []learn.Sample
+	for _, q := range modeltest.RandomPositions(rng, 4) {
+		p, wdl := modeltest.RandomTargets(rng, q)
+		data = append(data, learn.Sample{Pos: q.Pos, Repetitions: q.Repetitions, QuietPlies: q.QuietPlies, Legal: q.Legal, Policy: p, WDL: wdl})
+	}
 	for i := 0; i < 2; i++ {
 		if _, err := tr.Step(data); err != nil {
 			t.Fatal(err)
@@ -39,7 +47,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	if err := ck.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(path)
+	got, err := model.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +58,12 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	if got.Net.Config != ck.Net.Config {
 		t.Errorf("config %+v, want %+v", got.Net.Config, ck.Net.Config)
 	}
-	same := func(a, b []Tensor) {
+	same := func(a, b []model.Tensor) {
 		if len(a) != len(b) {
 			t.Fatalf("%d tensors, want %d", len(a), len(b))
 		}
 		for i := range a {
-			if a[i].Name != b[i].Name || a[i].Kind != b[i].Kind || !equalShape(a[i].Shape, b[i].Shape) {
+			if a[i].Name != b[i].Name || a[i].Kind != b[i].Kind || !slices.Equal(a[i].Shape, b[i].Shape) {
 				t.Fatalf("tensor %d: %s %s %v, want %s %s %v", i, a[i].Name, a[i].Kind, a[i].Shape, b[i].Name, b[i].Kind, b[i].Shape)
 			}
 			for j := range a[i].Data {
@@ -76,7 +84,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		t.Errorf("folder holds %d entries after Save, want 1", len(entries))
 	}
 	// The loaded checkpoint resumes training.
-	tr, err := NewTrainer(got, TrainOptions{Batch: 4})
+	tr, err := learn.NewTrainer(got, learn.TrainOptions{Batch: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +93,14 @@ func TestCheckpointRoundTrip(t *testing.T) {
 
 // A fresh network (no optimizer state) saves and loads too.
 func TestCheckpointFresh(t *testing.T) {
-	ck := &Checkpoint{Net: tinyNet(t, 42), Meta: Meta{Created: time.Unix(1700000000, 0)}}
+	ck := &model.Checkpoint{Net: modeltest.TinyNet(t, 42), Meta: model.Meta{Created: time.Unix(1700000000, 0)}}
 	data, err := ck.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ck.Meta.ConfigDigest = ck.Net.Config.Digest()
 	data, _ = ck.Marshal()
-	got, err := Unmarshal(data)
+	got, err := model.Unmarshal(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,8 +125,8 @@ func TestCheckpointBadFiles(t *testing.T) {
 	}
 	// A network whose tensor has the wrong shape, correctly checksummed.
 	bad := ck.Net.Clone()
-	bad.Tensors[0].Shape = []int{16, NumPlanes, 9, 1}
-	wrongShape, err := (&Checkpoint{Net: bad, Meta: ck.Meta}).Marshal()
+	bad.Tensors[0].Shape = []int{16, model.NumPlanes, 9, 1}
+	wrongShape, err := (&model.Checkpoint{Net: bad, Meta: ck.Meta}).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +156,7 @@ func TestCheckpointBadFiles(t *testing.T) {
 		{"wrong digest", wrongDigest, envelope.ErrMalformed, "digest"},
 		{"huge length", mod(func(b []byte) []byte { binary.LittleEndian.PutUint64(b[12:], 1<<62); return b }), envelope.ErrTruncated, ""},
 	} {
-		_, err := Unmarshal(tc.data)
+		_, err := model.Unmarshal(tc.data)
 		if !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: error %v, want %v containing %q", tc.name, err, tc.err, tc.msg)
 		}
@@ -156,10 +164,10 @@ func TestCheckpointBadFiles(t *testing.T) {
 	// Load names the file.
 	path := filepath.Join(t.TempDir(), "bad.ckpt")
 	os.WriteFile(path, good[:100], 0o644)
-	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "bad.ckpt") || !errors.Is(err, envelope.ErrTruncated) {
+	if _, err := model.Load(path); err == nil || !strings.Contains(err.Error(), "bad.ckpt") || !errors.Is(err, envelope.ErrTruncated) {
 		t.Errorf("Load of a truncated file: %v", err)
 	}
-	if _, err := Load(filepath.Join(t.TempDir(), "missing.ckpt")); err == nil {
+	if _, err := model.Load(filepath.Join(t.TempDir(), "missing.ckpt")); err == nil {
 		t.Errorf("Load of a missing file: no error")
 	}
 }
@@ -180,7 +188,7 @@ func TestCheckpointBogusLengths(t *testing.T) {
 		p := append([]byte(nil), payload...)
 		binary.LittleEndian.PutUint32(p[off:], 0xFFFFFFF0)
 		runtime.ReadMemStats(&before)
-		_, err := decodePayload(p, FormatVersion)
+		_, err := model.DecodePayload(p, model.FormatVersion)
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			rejected++
@@ -203,8 +211,8 @@ func TestCheckpointBogusLengths(t *testing.T) {
 //
 //	go test ./model/ -run XXX -fuzz FuzzLoad -fuzztime 30s -fuzzminimizetime 5s
 func FuzzLoad(f *testing.F) {
-	small := Config{Name: "fuzz", Blocks: 0, Filters: 1, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 1}
-	ck := &Checkpoint{Net: NewNetwork(small, rand.New(rand.NewSource(43)))}
+	small := model.Config{Name: "fuzz", Blocks: 0, Filters: 1, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 1}
+	ck := &model.Checkpoint{Net: model.NewNetwork(small, rand.New(rand.NewSource(43)))}
 	ck.Meta.ConfigDigest = ck.Net.Config.Digest()
 	good, err := ck.Marshal()
 	if err != nil {
@@ -227,7 +235,7 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if ck, err := Unmarshal(data); err == nil {
+		if ck, err := model.Unmarshal(data); err == nil {
 			if err := ck.Net.Check(); err != nil {
 				t.Fatalf("Unmarshal accepted a bad network: %v", err)
 			}
@@ -236,8 +244,8 @@ func FuzzLoad(f *testing.F) {
 		}
 		// Also the payload parser on its own, which the checksum would
 		// otherwise shield from almost every input.
-		for _, version := range []uint32{FormatVersion, FormatVersionFlags} {
-			ck, err := decodePayload(data, version)
+		for _, version := range []uint32{model.FormatVersion, model.FormatVersionFlags} {
+			ck, err := model.DecodePayload(data, version)
 			if err != nil {
 				typed(t, "decodePayload", err)
 				continue
@@ -249,7 +257,7 @@ func FuzzLoad(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Unmarshal(again); err != nil {
+			if _, err := model.Unmarshal(again); err != nil {
 				t.Fatalf("re-encoded checkpoint does not load: %v", err)
 			}
 		}

@@ -1,10 +1,12 @@
-package model
+package model_test
 
 import (
 	"bytes"
 	"os"
 	"testing"
 	"time"
+
+	"dama/model"
 )
 
 // The committed samples were written by the checkpoint writer before the
@@ -21,14 +23,14 @@ func TestCheckpointSamplesLoad(t *testing.T) {
 		step    int64
 		opt     string
 	}{
-		{"testdata/sample-v1.ckpt", FormatVersion, false, 3, "adam"},
-		{"testdata/sample-v2-aux.ckpt", FormatVersionFlags, true, 5, ""},
+		{"testdata/sample-v1.ckpt", model.FormatVersion, false, 3, "adam"},
+		{"testdata/sample-v2-aux.ckpt", model.FormatVersionFlags, true, 5, ""},
 	} {
 		raw, err := os.ReadFile(tc.path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ck, err := Load(tc.path)
+		ck, err := model.Load(tc.path)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.path, err)
 		}
@@ -46,7 +48,7 @@ func TestCheckpointSamplesLoad(t *testing.T) {
 			t.Errorf("%s: re-encoding the loaded checkpoint gives %d bytes that differ from the file's %d", tc.path, len(again), len(raw))
 		}
 	}
-	ck, err := Load("testdata/sample-v2-aux.ckpt")
+	ck, err := model.Load("testdata/sample-v2-aux.ckpt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,19 +1,21 @@
-package model
+package model_test
 
 import (
 	"math/rand"
 	"testing"
 
+	"dama/model"
+	"dama/model/modeltest"
 	"dama/rules"
 )
 
 func TestEncodeStart(t *testing.T) {
-	dst := make([]float32, InputSize)
-	Encode(dst, rules.Start(), 0, 0)
-	count := make([]int, NumPlanes)
-	for p := 0; p < Squares; p++ {
-		for c := 0; c < NumPlanes; c++ {
-			if dst[p*NumPlanes+c] != 0 {
+	dst := make([]float32, model.InputSize)
+	model.Encode(dst, rules.Start(), 0, 0)
+	count := make([]int, model.NumPlanes)
+	for p := 0; p < model.Squares; p++ {
+		for c := 0; c < model.NumPlanes; c++ {
+			if dst[p*model.NumPlanes+c] != 0 {
 				count[c]++
 			}
 		}
@@ -25,22 +27,22 @@ func TestEncodeStart(t *testing.T) {
 		}
 	}
 	// White to move: own men on 21..32, i.e. rows 5..7.
-	if dst[(31-1)*NumPlanes+PlaneOwnMen] != 1 || dst[(1-1)*NumPlanes+PlaneOppMen] != 1 {
+	if dst[(31-1)*model.NumPlanes+model.PlaneOwnMen] != 1 || dst[(1-1)*model.NumPlanes+model.PlaneOppMen] != 1 {
 		t.Errorf("own men not on 31 or opponent men not on 1")
 	}
 }
 
 func TestEncodeHistoryPlanes(t *testing.T) {
-	dst := make([]float32, InputSize)
+	dst := make([]float32, model.InputSize)
 	for _, tc := range []struct {
 		rep, quiet int
 		r1, r2, q  float32
 	}{{0, 0, 0, 0, 0}, {1, 40, 1, 0, 0.5}, {2, 80, 1, 1, 1}, {5, 200, 1, 1, 1}} {
-		Encode(dst, rules.Start(), tc.rep, tc.quiet)
-		for p := 0; p < Squares; p++ {
-			px := dst[p*NumPlanes:]
-			if px[PlaneRepeated1] != tc.r1 || px[PlaneRepeated2] != tc.r2 || px[PlaneQuiet] != tc.q {
-				t.Fatalf("rep %d quiet %d: square %d has planes %v, want %v %v %v", tc.rep, tc.quiet, p+1, px[PlaneRepeated1:PlaneQuiet+1], tc.r1, tc.r2, tc.q)
+		model.Encode(dst, rules.Start(), tc.rep, tc.quiet)
+		for p := 0; p < model.Squares; p++ {
+			px := dst[p*model.NumPlanes:]
+			if px[model.PlaneRepeated1] != tc.r1 || px[model.PlaneRepeated2] != tc.r2 || px[model.PlaneQuiet] != tc.q {
+				t.Fatalf("rep %d quiet %d: square %d has planes %v, want %v %v %v", tc.rep, tc.quiet, p+1, px[model.PlaneRepeated1:model.PlaneQuiet+1], tc.r1, tc.r2, tc.q)
 			}
 		}
 	}
@@ -51,37 +53,37 @@ func TestEncodeHistoryPlanes(t *testing.T) {
 // has the same policy index as its mirror.
 func TestEncodeMoverFrame(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	a, b := make([]float32, InputSize), make([]float32, InputSize)
+	a, b := make([]float32, model.InputSize), make([]float32, model.InputSize)
 	var flipLegal []rules.Move
-	for _, q := range randomPositions(rng, 300) {
-		f := q.pos.Flip()
-		Encode(a, q.pos, q.rep, q.quiet)
-		Encode(b, f, q.rep, q.quiet)
+	for _, q := range modeltest.RandomPositions(rng, 300) {
+		f := q.Pos.Flip()
+		model.Encode(a, q.Pos, q.Repetitions, q.QuietPlies)
+		model.Encode(b, f, q.Repetitions, q.QuietPlies)
 		for i := range a {
 			if a[i] != b[i] {
-				t.Fatalf("%s and its flip %s differ at input %d", q.pos.FEN(), f.FEN(), i)
+				t.Fatalf("%s and its flip %s differ at input %d", q.Pos.FEN(), f.FEN(), i)
 			}
 		}
 		flipLegal = f.Legal(flipLegal)
-		for _, m := range q.legal {
+		for _, m := range q.Legal {
 			found := false
 			for _, fm := range flipLegal {
 				if fm.From() == 33-m.From() && fm.To() == 33-m.To() {
 					found = true
-					if PolicyIndex(q.pos, m) != PolicyIndex(f, fm) {
-						t.Fatalf("%s: move %s has index %d, its mirror %s in the flip %d", q.pos.FEN(), m, PolicyIndex(q.pos, m), fm, PolicyIndex(f, fm))
+					if model.PolicyIndex(q.Pos, m) != model.PolicyIndex(f, fm) {
+						t.Fatalf("%s: move %s has index %d, its mirror %s in the flip %d", q.Pos.FEN(), m, model.PolicyIndex(q.Pos, m), fm, model.PolicyIndex(f, fm))
 					}
 				}
 			}
 			if !found {
-				t.Fatalf("%s: no mirror of %s in the flip", q.pos.FEN(), m)
+				t.Fatalf("%s: no mirror of %s in the flip", q.Pos.FEN(), m)
 			}
 		}
 	}
 }
 
 // packed returns the image row and column of square s.
-func packed(s rules.Square) (int, int) { return int(s-1) / Cols, int(s-1) % Cols }
+func packed(s rules.Square) (int, int) { return int(s-1) / model.Cols, int(s-1) % model.Cols }
 
 // Every diagonal neighbour of every square falls inside the 3x3 window
 // around it in the packed image, and which window offsets are diagonal
@@ -89,11 +91,11 @@ func packed(s rules.Square) (int, int) { return int(s-1) / Cols, int(s-1) % Cols
 // network): columns c-1 and c on even rows, c and c+1 on odd rows.
 func TestWindowCoversDiagonals(t *testing.T) {
 	wantOffsets := map[int][2]int{0: {-1, 0}, 1: {0, 1}}
-	parityIsEven := make([]float32, InputSize)
-	Encode(parityIsEven, rules.Position{}, 0, 0)
+	parityIsEven := make([]float32, model.InputSize)
+	model.Encode(parityIsEven, rules.Position{}, 0, 0)
 	for s := rules.Square(1); s <= 32; s++ {
 		r, c := packed(s)
-		if (parityIsEven[(int(s)-1)*NumPlanes+PlaneEvenRow] == 1) != (r%2 == 0) {
+		if (parityIsEven[(int(s)-1)*model.NumPlanes+model.PlaneEvenRow] == 1) != (r%2 == 0) {
 			t.Errorf("square %d: parity plane wrong for row %d", s, r)
 		}
 		n := 0
@@ -126,28 +128,28 @@ func TestWindowCoversDiagonals(t *testing.T) {
 func TestPolicyIndexRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	n := 0
-	for _, q := range randomPositions(rng, 2000) {
+	for _, q := range modeltest.RandomPositions(rng, 2000) {
 		// Decode: index -> the set of legal moves with that index.
 		sets := map[int][]rules.Move{}
-		for _, m := range q.legal {
-			idx := PolicyIndex(q.pos, m)
-			if idx < 0 || idx >= PolicySize {
-				t.Fatalf("%s: %s has index %d out of range", q.pos.FEN(), m, idx)
+		for _, m := range q.Legal {
+			idx := model.PolicyIndex(q.Pos, m)
+			if idx < 0 || idx >= model.PolicySize {
+				t.Fatalf("%s: %s has index %d out of range", q.Pos.FEN(), m, idx)
 			}
 			sets[idx] = append(sets[idx], m)
 		}
-		for _, m := range q.legal {
-			idx := PolicyIndex(q.pos, m)
-			from, to := IndexSquares(q.pos, idx)
+		for _, m := range q.Legal {
+			idx := model.PolicyIndex(q.Pos, m)
+			from, to := model.IndexSquares(q.Pos, idx)
 			found := false
 			for _, m2 := range sets[idx] {
 				if m2.From() != from || m2.To() != to {
-					t.Fatalf("%s: index %d decodes to %d-%d but holds %s", q.pos.FEN(), idx, from, to, m2)
+					t.Fatalf("%s: index %d decodes to %d-%d but holds %s", q.Pos.FEN(), idx, from, to, m2)
 				}
 				found = found || m2 == m
 			}
 			if !found {
-				t.Fatalf("%s: %s not in the set of its index %d", q.pos.FEN(), m, idx)
+				t.Fatalf("%s: %s not in the set of its index %d", q.Pos.FEN(), m, idx)
 			}
 			n++
 		}
@@ -163,7 +165,7 @@ func TestPolicyIndexBlackFrame(t *testing.T) {
 		t.Fatal("flip of the start should have black to move")
 	}
 	for _, m := range p.Legal(nil) {
-		idx := PolicyIndex(p, m)
+		idx := model.PolicyIndex(p, m)
 		if from := idx/32 + 1; from != 33-int(m.From()) {
 			t.Errorf("%s: from %d in the mover's frame, want %d", m, from, 33-int(m.From()))
 		}
@@ -181,20 +183,20 @@ func TestSharedIndex(t *testing.T) {
 	if len(legal) != 2 {
 		t.Fatalf("got moves %v, want the two captures 30x21x14 and 30x23x14", legal)
 	}
-	if PolicyIndex(p, legal[0]) != PolicyIndex(p, legal[1]) {
+	if model.PolicyIndex(p, legal[0]) != model.PolicyIndex(p, legal[1]) {
 		t.Fatalf("%s and %s should share an index", legal[0], legal[1])
 	}
-	st := MeasureSharing([]rules.Position{p, rules.Start()})
+	st := model.MeasureSharing([]rules.Position{p, rules.Start()})
 	if st.SharedPositions != 1 || st.SharedMoves != 2 || st.Positions != 2 || st.Moves != 9 {
 		t.Errorf("MeasureSharing = %+v, want 1 shared position, 2 shared moves of 9", st)
 	}
-	dst := make([]float32, PolicySize)
-	mask := make([]float32, PolicySize)
-	if err := PolicyTarget(dst, mask, p, legal, []float32{0.25, 0.75}, -1); err != nil {
+	dst := make([]float32, model.PolicySize)
+	mask := make([]float32, model.PolicySize)
+	if err := model.PolicyTarget(dst, mask, p, legal, []float32{0.25, 0.75}, -1); err != nil {
 		t.Fatal(err)
 	}
-	idx := PolicyIndex(p, legal[0])
-	if dst[idx] != 1 || mask[idx] != 0 || mask[(idx+1)%PolicySize] != -1 {
+	idx := model.PolicyIndex(p, legal[0])
+	if dst[idx] != 1 || mask[idx] != 0 || mask[(idx+1)%model.PolicySize] != -1 {
 		t.Errorf("target %v mask %v at the shared index, want 1 and 0", dst[idx], mask[idx])
 	}
 }
@@ -208,10 +210,10 @@ func TestSharingRate(t *testing.T) {
 		n = 3000
 	}
 	var ps []rules.Position
-	for _, q := range randomPositions(rng, n) {
-		ps = append(ps, q.pos)
+	for _, q := range modeltest.RandomPositions(rng, n) {
+		ps = append(ps, q.Pos)
 	}
-	st := MeasureSharing(ps)
+	st := model.MeasureSharing(ps)
 	t.Logf("index sharing over %d random-game positions: %.4f%% of positions (%d), %.4f%% of %d moves (%d)",
 		st.Positions, 100*st.PositionShare(), st.SharedPositions, 100*st.MoveShare(), st.Moves, st.SharedMoves)
 	if st.Positions != len(ps) || st.SharedMoves < 2*st.SharedPositions {

@@ -1,19 +1,23 @@
-package model
+package model_test
 
-import "testing"
+import (
+	"testing"
+
+	"dama/model"
+)
 
 // TestNewSeededNetworkPinned pins the first weights of a seed's network:
 // dama model new --seed and a run's generation 0 must keep drawing the
 // same network (math/rand v1's sequence; v2 would draw others).
 func TestNewSeededNetworkPinned(t *testing.T) {
-	cfg, err := Preset("tiny")
+	cfg, err := model.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
-	net := NewSeededNetwork(cfg, 1)
+	net := model.NewSeededNetwork(cfg, 1)
 	var got []float32
 	for _, ts := range net.Tensors {
-		if ts.Kind == Weight {
+		if ts.Kind == model.Weight {
 			got = ts.Data[:3]
 			break
 		}

@@ -1,6 +1,9 @@
-package model
+package infer
 
-import "dama/model/kernel"
+import (
+	"dama/model"
+	"dama/model/kernel"
+)
 
 // The bf16 backend: the fp32 plan (infer.go) with every layer's weights
 // rounded to bfloat16 and packed once, and each layer's input rounded to
@@ -40,7 +43,7 @@ type bf16Backend struct {
 
 // newBF16Backend builds the backend on any CPU (without AVX512_BF16 the
 // kernels run a slow portable micro-kernel; NewBackend refuses it there).
-func newBF16Backend(n *Network) (Backend, error) {
+func newBF16Backend(n *model.Network) (Backend, error) {
 	inf, err := newInference(n)
 	if err != nil {
 		return nil, err
@@ -49,12 +52,12 @@ func newBF16Backend(n *Network) (Backend, error) {
 	for _, l := range inf.layers {
 		var m *kernel.BF16Matrix
 		switch {
-		case l.Kind == ConvBN && l.K == 3:
+		case l.Kind == model.ConvBN && l.K == 3:
 			m = kernel.PackConv3x3BF16(l.w, l.Cin, l.Cout)
-			b.scratch = max(b.scratch, kernel.Conv3x3BF16Scratch(1, Rows, Cols, l.Cin))
-		case l.Kind == ConvBN:
+			b.scratch = max(b.scratch, kernel.Conv3x3BF16Scratch(1, model.Rows, model.Cols, l.Cin))
+		case l.Kind == model.ConvBN:
 			m = kernel.PackBF16(l.w, l.Cin, l.Cout)
-			b.scratch = max(b.scratch, kernel.DenseBF16Scratch(Squares, l.Cin))
+			b.scratch = max(b.scratch, kernel.DenseBF16Scratch(model.Squares, l.Cin))
 		default:
 			m = kernel.PackBF16(l.w, l.Cin, l.Cout)
 			b.scratch = max(b.scratch, kernel.DenseBF16Scratch(1, l.Cin))
@@ -86,8 +89,8 @@ func (r *bf16Runner) Forward(input []float32, batch int, policy, wdl []float32) 
 
 // layer computes every layer in bfloat16.
 func (r *bf16Runner) layer(i int, l *planLayer, dst, src, res []float32, batch, rows int) bool {
-	if l.Kind == ConvBN && l.K == 3 {
-		kernel.Conv3x3BF16(dst, src, batch, Rows, Cols, l.Cin, l.Cout, r.b.packed[i], l.b, res, l.ReLU, r.ws.scratch16)
+	if l.Kind == model.ConvBN && l.K == 3 {
+		kernel.Conv3x3BF16(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, r.b.packed[i], l.b, res, l.ReLU, r.ws.scratch16)
 	} else { // dense, or 1x1 over the pixels
 		kernel.DenseBF16(dst, src, rows, l.Cin, l.Cout, r.b.packed[i], l.b, l.ReLU && res == nil, r.ws.scratch16)
 	}

@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"context"
@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"dama/mcts"
+	"dama/model"
 	"dama/model/kernel"
+	"dama/model/modeltest"
 )
 
 // The bf16 backend against fp32 on random positions of randomly
@@ -25,10 +27,10 @@ func TestBF16MatchesFP32(t *testing.T) {
 			if name == "workstation" && testing.Short() && !kernel.BF16Native() {
 				t.Skip("the portable bf16 kernel is slow: workstation only without -short")
 			}
-			cfg, _ := Preset(name)
+			cfg, _ := model.Preset(name)
 			rng := rand.New(rand.NewSource(31))
-			net := NewNetwork(cfg, rng)
-			perturbStats(net, rng)
+			net := model.NewNetwork(cfg, rng)
+			modeltest.PerturbStats(net, rng)
 			fp, err := newFP32Backend(net)
 			if err != nil {
 				t.Fatal(err)
@@ -37,26 +39,26 @@ func TestBF16MatchesFP32(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			qs := randomPositions(rng, 64)
+			qs := modeltest.RandomPositions(rng, 64)
 			const B = 16
 			rf, rb := fp.NewRunner(B), bf.NewRunner(B)
-			input := make([]float32, B*InputSize)
-			pf, pb := make([]float32, B*PolicySize), make([]float32, B*PolicySize)
-			wf, wb := make([]float32, B*ValueSize), make([]float32, B*ValueSize)
+			input := make([]float32, B*model.InputSize)
+			pf, pb := make([]float32, B*model.PolicySize), make([]float32, B*model.PolicySize)
+			wf, wb := make([]float32, B*model.ValueSize), make([]float32, B*model.ValueSize)
 			var worstP, worstV float64
 			agree := 0
 			for start := 0; start < len(qs); start += B {
 				for i := 0; i < B; i++ {
 					q := qs[start+i]
-					Encode(input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+					model.Encode(input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
 				}
 				rf.Forward(input, B, pf, wf)
 				rb.Forward(input, B, pb, wb)
 				for i := 0; i < B; i++ {
 					q := qs[start+i]
-					a, b := make([]float32, len(q.legal)), make([]float32, len(q.legal))
-					legalSoftmax(a, pf[i*PolicySize:(i+1)*PolicySize], q.pos, q.legal)
-					legalSoftmax(b, pb[i*PolicySize:(i+1)*PolicySize], q.pos, q.legal)
+					a, b := make([]float32, len(q.Legal)), make([]float32, len(q.Legal))
+					legalSoftmax(a, pf[i*model.PolicySize:(i+1)*model.PolicySize], q.Pos, q.Legal)
+					legalSoftmax(b, pb[i*model.PolicySize:(i+1)*model.PolicySize], q.Pos, q.Legal)
 					best := func(p []float32) int {
 						k := 0
 						for j := range p {
@@ -110,7 +112,7 @@ func TestBF16Selection(t *testing.T) {
 	if !kernel.BF16Native() {
 		t.Skip("this CPU has no AVX512_BF16: the forced bf16 evaluator is not available")
 	}
-	ev, err := OpenEvaluator(tinyNet(t, 3), EvaluatorOptions{Backend: "bf16"})
+	ev, err := OpenEvaluator(modeltest.TinyNet(t, 3), EvaluatorOptions{Backend: "bf16"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +120,12 @@ func TestBF16Selection(t *testing.T) {
 	if ev.Backend() != "bf16" {
 		t.Errorf("evaluator runs %s, want bf16", ev.Backend())
 	}
-	q := randomPositions(rand.New(rand.NewSource(4)), 1)[0]
+	q := modeltest.RandomPositions(rand.New(rand.NewSource(4)), 1)[0]
 	var got mcts.Evaluation
-	if err := ev.Evaluate(context.Background(), queryOf(q), &got); err != nil {
+	if err := ev.Evaluate(context.Background(), q, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := reference(t, tinyNet(t, 3), queryOf(q))
+	want := reference(t, modeltest.TinyNet(t, 3), q)
 	for k := range want.WDL {
 		if math.Abs(float64(got.WDL[k]-want.WDL[k])) > bf16WDLTol {
 			t.Errorf("bf16 evaluator WDL %v, fp32 %v", got.WDL, want.WDL)

@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"dama/mcts"
+	"dama/model"
 	"dama/rules"
 )
 
@@ -24,7 +25,7 @@ type EvaluatorOptions struct {
 }
 
 // ErrClosed is returned by Evaluate after Close.
-var ErrClosed = errors.New("model: evaluator closed")
+var ErrClosed = errors.New("infer: evaluator closed")
 
 // Evaluator evaluates positions with a network, implementing
 // mcts.Evaluator. Evaluate is safe for concurrent use: each call queues its
@@ -51,9 +52,9 @@ var _ mcts.Evaluator = (*Evaluator)(nil)
 // fills the logits and closes over nothing the caller owns, so a caller that
 // gives up (context cancelled) leaves it safely behind.
 type request struct {
-	input     [InputSize]float32
-	policy    [PolicySize]float32
-	wdl       [ValueSize]float32
+	input     [model.InputSize]float32
+	policy    [model.PolicySize]float32
+	wdl       [model.ValueSize]float32
 	abandoned atomic.Bool
 	ready     chan struct{}
 }
@@ -63,7 +64,7 @@ type request struct {
 // its config (a Network from NewNetwork, Load or a Trainer always does) or
 // opt.Backend is not available (check user input with ResolveBackend, or
 // call OpenEvaluator).
-func NewEvaluator(net *Network, opt EvaluatorOptions) *Evaluator {
+func NewEvaluator(net *model.Network, opt EvaluatorOptions) *Evaluator {
 	e, err := OpenEvaluator(net, opt)
 	if err != nil {
 		panic(err)
@@ -73,7 +74,7 @@ func NewEvaluator(net *Network, opt EvaluatorOptions) *Evaluator {
 
 // OpenEvaluator is NewEvaluator returning an error for a network that does
 // not match its config or a backend that is unknown or not available.
-func OpenEvaluator(net *Network, opt EvaluatorOptions) (*Evaluator, error) {
+func OpenEvaluator(net *model.Network, opt EvaluatorOptions) (*Evaluator, error) {
 	b, err := NewBackend(opt.Backend, net)
 	if err != nil {
 		return nil, err
@@ -148,7 +149,7 @@ func (e *Evaluator) Stats() EvaluatorStats {
 // the side to move.
 func (e *Evaluator) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evaluation) error {
 	if len(q.Legal) == 0 {
-		return fmt.Errorf("model: evaluate %s: no legal moves", q.Pos.FEN())
+		return fmt.Errorf("infer: evaluate %s: no legal moves", q.Pos.FEN())
 	}
 	if len(out.Priors) != len(q.Legal) {
 		if cap(out.Priors) >= len(q.Legal) {
@@ -176,7 +177,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evalua
 	}
 	r := e.pool.Get().(*request)
 	r.abandoned.Store(false)
-	Encode(r.input[:], q.Pos, q.Repetitions, q.QuietPlies)
+	model.Encode(r.input[:], q.Pos, q.Repetitions, q.QuietPlies)
 	select {
 	case e.reqs <- r:
 	case <-ctx.Done():
@@ -212,9 +213,9 @@ func (e *Evaluator) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evalua
 // batcher runs forward passes until Close.
 func (e *Evaluator) batcher() {
 	run := e.backend.NewRunner(e.max)
-	input := make([]float32, e.max*InputSize)
-	policy := make([]float32, e.max*PolicySize)
-	wdl := make([]float32, e.max*ValueSize)
+	input := make([]float32, e.max*model.InputSize)
+	policy := make([]float32, e.max*model.PolicySize)
+	wdl := make([]float32, e.max*model.ValueSize)
 	batch := make([]*request, 0, e.max)
 	for {
 		batch = batch[:0]
@@ -253,12 +254,12 @@ func (e *Evaluator) batcher() {
 			continue
 		}
 		for i, r := range batch {
-			copy(input[i*InputSize:(i+1)*InputSize], r.input[:])
+			copy(input[i*model.InputSize:(i+1)*model.InputSize], r.input[:])
 		}
-		run.Forward(input[:n*InputSize], n, policy[:n*PolicySize], wdl[:n*ValueSize])
+		run.Forward(input[:n*model.InputSize], n, policy[:n*model.PolicySize], wdl[:n*model.ValueSize])
 		for i, r := range batch {
-			copy(r.policy[:], policy[i*PolicySize:(i+1)*PolicySize])
-			copy(r.wdl[:], wdl[i*ValueSize:(i+1)*ValueSize])
+			copy(r.policy[:], policy[i*model.PolicySize:(i+1)*model.PolicySize])
+			copy(r.wdl[:], wdl[i*model.ValueSize:(i+1)*model.ValueSize])
 			r.ready <- struct{}{}
 		}
 		e.batches.Add(1)
@@ -286,7 +287,7 @@ func softmax3(l [3]float32) [3]float32 {
 func legalSoftmax(dst, logits []float32, pos rules.Position, legal []rules.Move) {
 	m := float32(math.Inf(-1))
 	for i, mv := range legal {
-		dst[i] = logits[PolicyIndex(pos, mv)]
+		dst[i] = logits[model.PolicyIndex(pos, mv)]
 		m = max(m, dst[i])
 	}
 	var s float64
@@ -362,7 +363,7 @@ func (c *evalCache) get(k cacheKey, q mcts.Query, out *mcts.Evaluation) bool {
 	en := &s.ring[i]
 	mx := float32(math.Inf(-1))
 	for j, mv := range q.Legal {
-		idx := uint16(PolicyIndex(q.Pos, mv))
+		idx := uint16(model.PolicyIndex(q.Pos, mv))
 		lo, hi := 0, len(en.idx)
 		for lo < hi {
 			mid := (lo + hi) / 2
@@ -395,7 +396,7 @@ func (c *evalCache) put(k cacheKey, q mcts.Query, logits []float32, wdl [3]float
 	var idx [rules.MaxMoves]uint16
 	n := 0
 	for _, mv := range q.Legal {
-		v := uint16(PolicyIndex(q.Pos, mv))
+		v := uint16(model.PolicyIndex(q.Pos, mv))
 		j := n
 		for j > 0 && idx[j-1] > v {
 			j--

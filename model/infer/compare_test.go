@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"dama/mcts"
+	"dama/model/modeltest"
 )
 
 // shiftEval answers like a fixed evaluator, but on every position whose
@@ -32,11 +33,11 @@ func (s shiftEval) Evaluate(_ context.Context, q mcts.Query, e *mcts.Evaluation)
 
 func TestCompareCounts(t *testing.T) {
 	var qs []mcts.Query
-	for i, q := range randomPositions(rand.New(rand.NewSource(5)), 400) {
-		if len(q.legal) < 2 {
+	for i, q := range modeltest.RandomPositions(rand.New(rand.NewSource(5)), 400) {
+		if len(q.Legal) < 2 {
 			continue
 		}
-		mq := queryOf(q)
+		mq := q
 		mq.QuietPlies = i
 		qs = append(qs, mq)
 	}
@@ -59,11 +60,11 @@ func TestCompareCounts(t *testing.T) {
 
 func TestCompareBF16OnRandomPositions(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
-	net := tinyNet(t, 8)
-	perturbStats(net, rng)
+	net := modeltest.TinyNet(t, 8)
+	modeltest.PerturbStats(net, rng)
 	var qs []mcts.Query
-	for _, q := range randomPositions(rng, 200) {
-		qs = append(qs, queryOf(q))
+	for _, q := range modeltest.RandomPositions(rng, 200) {
+		qs = append(qs, q)
 	}
 	fp := NewEvaluator(net, EvaluatorOptions{MaxBatch: 8, Backend: BackendFP32})
 	defer fp.Close()

@@ -1,10 +1,12 @@
-package model
+package learn
 
 import (
 	"fmt"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"dama/model"
 )
 
 // graph is the Gorgonia expression of a network for a fixed batch size,
@@ -62,11 +64,11 @@ func newDense(dt tensor.Dtype, shape []int, data []float32) *tensor.Dense {
 // tensor. Without loss it builds the inference layers (Spec) only. Float32 graphs use the
 // package's convolution, batch-norm and scale-shift-ReLU ops; float64 graphs
 // Gorgonia's Conv2d, BatchNorm and Rectify.
-func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum, weightDecay, auxWeight float64) (gr *graph, err error) {
+func buildGraph(net *model.Network, batch int, dt tensor.Dtype, loss bool, bnMomentum, weightDecay, auxWeight float64) (gr *graph, err error) {
 	defer func() {
 		// Gorgonia panics on some shape errors; turn them into errors.
 		if r := recover(); r != nil {
-			gr, err = nil, fmt.Errorf("model: building the graph: %v", r)
+			gr, err = nil, fmt.Errorf("learn: building the graph: %v", r)
 		}
 	}()
 	installBLAS()
@@ -75,8 +77,8 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 	gr = &graph{g: g, dt: dt, batch: batch, nodes: make([]*G.Node, len(net.Tensors))}
 	idx := map[string]int{}
 	bnParam := map[string]bool{} // batch-norm gamma and beta, shaped (1, C, 1, 1)
-	for _, l := range TrainSpec(c) {
-		if l.Kind == ConvBN {
+	for _, l := range model.TrainSpec(c) {
+		if l.Kind == model.ConvBN {
 			bnParam[l.BN+"/gamma"], bnParam[l.BN+"/beta"] = true, true
 		}
 	}
@@ -89,7 +91,7 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		switch {
 		case bnParam[t.Name]:
 			shape = []int{1, t.Shape[0], 1, 1}
-		case t.Kind == Bias:
+		case t.Kind == model.Bias:
 			shape = []int{1, t.Shape[0]}
 		}
 		gr.nodes[i] = G.NewTensor(g, dt, len(shape), G.WithShape(shape...), G.WithName(t.Name), G.WithValue(newDense(dt, shape, t.Data)))
@@ -109,7 +111,7 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", conv, err)
 			}
-			op, err := newBNOp(y.Shape(), bnMomentum, BNEpsilon)
+			op, err := newBNOp(y.Shape(), bnMomentum, model.BNEpsilon)
 			if err == nil {
 				y, err = G.ApplyOp(op, y)
 			}
@@ -128,7 +130,7 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", conv, err)
 		}
-		y, _, _, op, err := G.BatchNorm(y, node(bn+"/gamma"), node(bn+"/beta"), bnMomentum, BNEpsilon)
+		y, _, _, op, err := G.BatchNorm(y, node(bn+"/gamma"), node(bn+"/beta"), bnMomentum, model.BNEpsilon)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bn, err)
 		}
@@ -141,11 +143,11 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 	}
 	// The layers of the spec, each reading an earlier one's output; the
 	// training-only heads only in a training graph.
-	layers := Spec(c)
+	layers := model.Spec(c)
 	if loss {
-		layers = TrainSpec(c)
+		layers = model.TrainSpec(c)
 	}
-	if err := CheckSpec(layers); err != nil {
+	if err := model.CheckSpec(layers); err != nil {
 		return nil, err
 	}
 	outs := make([]*G.Node, len(layers))
@@ -157,17 +159,17 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		var y *G.Node
 		var err error
 		switch l.Kind {
-		case ConvBN:
+		case model.ConvBN:
 			var res *G.Node
 			if l.Residual >= 0 {
 				res = outs[l.Residual]
 			}
 			if !l.ReLU {
-				return nil, fmt.Errorf("model: layer %s: the training graph's convolutions end in a ReLU", l.Name)
+				return nil, fmt.Errorf("learn: layer %s: the training graph's convolutions end in a ReLU", l.Name)
 			}
 			y, err = convBNReLU(x, l.Name, l.BN, l.K, res)
-		case FullyConnected:
-			if l.In >= 0 && layers[l.In].Kind == ConvBN {
+		case model.FullyConnected:
+			if l.In >= 0 && layers[l.In].Kind == model.ConvBN {
 				// Channel-major, the order of the dense weight's rows.
 				if dt == tensor.Float32 {
 					x, err = flattenNCHW(x)
@@ -175,7 +177,7 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 					x, err = G.Reshape(x, tensor.Shape{batch, l.Cin})
 				}
 				if err != nil {
-					return nil, fmt.Errorf("model: layer %s: %w", l.Name, err)
+					return nil, fmt.Errorf("learn: layer %s: %w", l.Name, err)
 				}
 			}
 			if y, err = G.Mul(x, node(l.Name+"/w")); err == nil {
@@ -186,15 +188,15 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("model: layer %s: %w", l.Name, err)
+			return nil, fmt.Errorf("learn: layer %s: %w", l.Name, err)
 		}
 		outs[i] = y
 		switch l.Output {
-		case PolicyOutput:
+		case model.PolicyOutput:
 			gr.policy = y
-		case WDLOutput:
+		case model.WDLOutput:
 			gr.value = y
-		case ReplyOutput:
+		case model.ReplyOutput:
 			gr.reply = y
 		}
 	}
@@ -202,9 +204,9 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		return gr, nil
 	}
 
-	gr.mask = G.NewMatrix(g, dt, G.WithShape(batch, PolicySize), G.WithName("mask"))
-	gr.ptarget = G.NewMatrix(g, dt, G.WithShape(batch, PolicySize), G.WithName("policy_target"))
-	gr.vtarget = G.NewMatrix(g, dt, G.WithShape(batch, ValueSize), G.WithName("wdl_target"))
+	gr.mask = G.NewMatrix(g, dt, G.WithShape(batch, model.PolicySize), G.WithName("mask"))
+	gr.ptarget = G.NewMatrix(g, dt, G.WithShape(batch, model.PolicySize), G.WithName("policy_target"))
+	gr.vtarget = G.NewMatrix(g, dt, G.WithShape(batch, model.ValueSize), G.WithName("wdl_target"))
 	invB := scalar(dt, 1/float64(batch))
 	gr.logp = G.Must(G.LogSoftMax(G.Must(G.Add(gr.policy, gr.mask))))
 	gr.policyLoss = G.Must(G.Neg(G.Must(G.Mul(G.Must(G.Sum(G.Must(G.HadamardProd(gr.ptarget, gr.logp)))), invB))))
@@ -212,7 +214,7 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 	gr.valueLoss = G.Must(G.Neg(G.Must(G.Mul(G.Must(G.Sum(G.Must(G.HadamardProd(gr.vtarget, logv)))), invB))))
 	var sq *G.Node
 	for i, t := range net.Tensors {
-		if t.Kind != Weight {
+		if t.Kind != model.Weight {
 			continue
 		}
 		s := G.Must(G.Sum(G.Must(G.Square(gr.nodes[i]))))
@@ -228,33 +230,33 @@ func buildGraph(net *Network, batch int, dt tensor.Dtype, loss bool, bnMomentum,
 		// The opponent's reply policy, masked to the legal moves of the
 		// position after the move; a sample without a reply target has an
 		// all-zero target row and adds nothing.
-		gr.rmask = G.NewMatrix(g, dt, G.WithShape(batch, PolicySize), G.WithName("reply_mask"))
-		gr.rtarget = G.NewMatrix(g, dt, G.WithShape(batch, PolicySize), G.WithName("reply_target"))
+		gr.rmask = G.NewMatrix(g, dt, G.WithShape(batch, model.PolicySize), G.WithName("reply_mask"))
+		gr.rtarget = G.NewMatrix(g, dt, G.WithShape(batch, model.PolicySize), G.WithName("reply_target"))
 		rlogp := G.Must(G.LogSoftMax(G.Must(G.Add(gr.reply, gr.rmask))))
 		gr.replyLoss = G.Must(G.Neg(G.Must(G.Mul(G.Must(G.Sum(G.Must(G.HadamardProd(gr.rtarget, rlogp)))), invB))))
 		gr.cost = G.Must(G.Add(gr.cost, G.Must(G.Mul(gr.replyLoss, scalar(dt, auxWeight)))))
 	}
 	if _, err := G.Grad(gr.cost, gr.learn...); err != nil {
-		return nil, fmt.Errorf("model: gradients: %w", err)
+		return nil, fmt.Errorf("learn: gradients: %w", err)
 	}
 	return gr, nil
 }
 
 // setStats copies the network's running statistics into the graph's batch
 // norms (a new machine resets them, so call it after creating one).
-func (gr *graph) setStats(net *Network) error {
+func (gr *graph) setStats(net *model.Network) error {
 	for i, op := range gr.bn {
 		mi, vi := gr.bnStats[i][0], gr.bnStats[i][1]
 		m, v := net.Tensors[mi], net.Tensors[vi]
 		if err := op.SetStats(newDense(gr.dt, m.Shape, m.Data), newDense(gr.dt, v.Shape, v.Data)); err != nil {
-			return fmt.Errorf("model: batch norm %s: %w", m.Name, err)
+			return fmt.Errorf("learn: batch norm %s: %w", m.Name, err)
 		}
 	}
 	return nil
 }
 
 // readStats copies the graph's running statistics into net.
-func (gr *graph) readStats(net *Network) {
+func (gr *graph) readStats(net *model.Network) {
 	for i, op := range gr.bn {
 		mean, vr := op.Stats()
 		copyOut(net.Tensors[gr.bnStats[i][0]].Data, mean.Data())
@@ -263,7 +265,7 @@ func (gr *graph) readStats(net *Network) {
 }
 
 // readParams copies the graph's trainable values into net.
-func (gr *graph) readParams(net *Network) {
+func (gr *graph) readParams(net *model.Network) {
 	for k, n := range gr.learn {
 		copyOut(net.Tensors[gr.learnIdx[k]].Data, n.Value().Data())
 	}
@@ -284,9 +286,9 @@ func copyOut(dst []float32, src interface{}) {
 // inputShape is the shape of the graph's input planes.
 func (gr *graph) inputShape() []int {
 	if gr.dt == tensor.Float32 {
-		return []int{gr.batch, Rows, Cols, NumPlanes}
+		return []int{gr.batch, model.Rows, model.Cols, model.NumPlanes}
 	}
-	return []int{gr.batch, NumPlanes, Rows, Cols}
+	return []int{gr.batch, model.NumPlanes, model.Rows, model.Cols}
 }
 
 // input returns encoded positions (NHWC, as Encode writes them) in the
@@ -297,11 +299,11 @@ func (gr *graph) input(dst, enc []float32) []float32 {
 		return enc
 	}
 	for b := 0; b < gr.batch; b++ {
-		in := enc[b*InputSize : (b+1)*InputSize]
-		out := dst[b*InputSize : (b+1)*InputSize]
-		for p := 0; p < Squares; p++ {
-			for c := 0; c < NumPlanes; c++ {
-				out[c*Squares+p] = in[p*NumPlanes+c]
+		in := enc[b*model.InputSize : (b+1)*model.InputSize]
+		out := dst[b*model.InputSize : (b+1)*model.InputSize]
+		for p := 0; p < model.Squares; p++ {
+			for c := 0; c < model.NumPlanes; c++ {
+				out[c*model.Squares+p] = in[p*model.NumPlanes+c]
 			}
 		}
 	}
@@ -312,7 +314,7 @@ func (gr *graph) input(dst, enc []float32) []float32 {
 // statistics) on batch NHWC-encoded positions; it returns the policy and
 // value logits. It is the reference the pure-Go forward pass is checked
 // against.
-func gorgoniaForward(net *Network, input []float32, batch int) (policy, wdl []float32, err error) {
+func gorgoniaForward(net *model.Network, input []float32, batch int) (policy, wdl []float32, err error) {
 	gr, err := buildGraph(net, batch, tensor.Float32, false, 0.1, 0, 0)
 	if err != nil {
 		return nil, nil, err
@@ -322,12 +324,12 @@ func gorgoniaForward(net *Network, input []float32, batch int) (policy, wdl []fl
 	if err := gr.setStats(net); err != nil {
 		return nil, nil, err
 	}
-	x := gr.input(make([]float32, batch*InputSize), input[:batch*InputSize])
+	x := gr.input(make([]float32, batch*model.InputSize), input[:batch*model.InputSize])
 	if err := G.Let(gr.x, tensor.New(tensor.WithShape(gr.inputShape()...), tensor.WithBacking(x))); err != nil {
 		return nil, nil, err
 	}
 	if err := vm.RunAll(); err != nil {
-		return nil, nil, fmt.Errorf("model: forward pass: %w", err)
+		return nil, nil, fmt.Errorf("learn: forward pass: %w", err)
 	}
 	policy = append([]float32(nil), gr.policy.Value().Data().([]float32)...)
 	wdl = append([]float32(nil), gr.value.Value().Data().([]float32)...)

@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"dama/model"
 )
 
 // Backend is a forward pass of the network over batches of encoded
@@ -34,7 +36,7 @@ type Runner interface {
 // or change; Check has passed).
 type BackendFactory struct {
 	// New builds the backend.
-	New func(n *Network) (Backend, error)
+	New func(n *model.Network) (Backend, error)
 	// Available reports whether this machine can run it (e.g. the CPU has
 	// the instructions); nil means always.
 	Available func() bool
@@ -67,10 +69,10 @@ func RegisterBackend(name string, f BackendFactory) {
 	backends.Lock()
 	defer backends.Unlock()
 	if name == "" || name == BackendAuto || f.New == nil {
-		panic(fmt.Sprintf("model: RegisterBackend(%q): invalid name or no constructor", name))
+		panic(fmt.Sprintf("infer: RegisterBackend(%q): invalid name or no constructor", name))
 	}
 	if _, ok := backends.m[name]; ok {
-		panic(fmt.Sprintf("model: RegisterBackend(%q): name taken", name))
+		panic(fmt.Sprintf("infer: RegisterBackend(%q): name taken", name))
 	}
 	backends.m[name] = f
 }
@@ -111,21 +113,21 @@ func ResolveBackend(name string) (string, error) {
 	}
 	f, ok := backends.m[name]
 	if !ok {
-		return "", fmt.Errorf("model: unknown backend %q (valid: %s, %s)", name, BackendAuto, strings.Join(names, ", "))
+		return "", fmt.Errorf("infer: unknown backend %q (valid: %s, %s)", name, BackendAuto, strings.Join(names, ", "))
 	}
 	if f.Available != nil && !f.Available() {
 		needs := ""
 		if f.Needs != "" {
 			needs = ": it needs " + f.Needs
 		}
-		return "", fmt.Errorf("model: backend %q is not supported by this CPU%s (use %s or %s)", name, needs, BackendAuto, fp32Name)
+		return "", fmt.Errorf("infer: backend %q is not supported by this CPU%s (use %s or %s)", name, needs, BackendAuto, fp32Name)
 	}
 	return name, nil
 }
 
 // NewBackend builds the backend that name selects (see ResolveBackend)
 // for a network.
-func NewBackend(name string, n *Network) (Backend, error) {
+func NewBackend(name string, n *model.Network) (Backend, error) {
 	name, err := ResolveBackend(name)
 	if err != nil {
 		return nil, err
@@ -138,7 +140,7 @@ func NewBackend(name string, n *Network) (Backend, error) {
 	backends.Unlock()
 	b, err := f.New(n)
 	if err != nil {
-		return nil, fmt.Errorf("model: backend %s: %w", name, err)
+		return nil, fmt.Errorf("infer: backend %s: %w", name, err)
 	}
 	return b, nil
 }

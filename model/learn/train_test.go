@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"math"
@@ -8,6 +8,9 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"dama/model"
+	"dama/model/modeltest"
 )
 
 func f64s(x []float32) []float64 {
@@ -33,10 +36,10 @@ func TestGradientCheck(t *testing.T) {
 func bindInputs(t *testing.T, gr *graph, samples []Sample) {
 	t.Helper()
 	B := len(samples)
-	enc := make([]float32, B*InputSize)
-	mask := make([]float32, B*PolicySize)
-	pt := make([]float32, B*PolicySize)
-	vt := make([]float32, B*ValueSize)
+	enc := make([]float32, B*model.InputSize)
+	mask := make([]float32, B*model.PolicySize)
+	pt := make([]float32, B*model.PolicySize)
+	vt := make([]float32, B*model.ValueSize)
 	if err := loadBatch(samples, enc, mask, pt, vt); err != nil {
 		t.Fatal(err)
 	}
@@ -45,14 +48,14 @@ func bindInputs(t *testing.T, gr *graph, samples []Sample) {
 		shape []int
 		data  []float32
 	}
-	lets := []let{{gr.x, gr.inputShape(), gr.input(make([]float32, len(enc)), enc)}, {gr.mask, []int{B, PolicySize}, mask}, {gr.ptarget, []int{B, PolicySize}, pt}, {gr.vtarget, []int{B, ValueSize}, vt}}
+	lets := []let{{gr.x, gr.inputShape(), gr.input(make([]float32, len(enc)), enc)}, {gr.mask, []int{B, model.PolicySize}, mask}, {gr.ptarget, []int{B, model.PolicySize}, pt}, {gr.vtarget, []int{B, model.ValueSize}, vt}}
 	if gr.reply != nil {
-		rm := make([]float32, B*PolicySize)
-		rt := make([]float32, B*PolicySize)
+		rm := make([]float32, B*model.PolicySize)
+		rt := make([]float32, B*model.PolicySize)
 		if _, err := loadReplies(samples, rm, rt); err != nil {
 			t.Fatal(err)
 		}
-		lets = append(lets, let{gr.rmask, []int{B, PolicySize}, rm}, let{gr.rtarget, []int{B, PolicySize}, rt})
+		lets = append(lets, let{gr.rmask, []int{B, model.PolicySize}, rm}, let{gr.rtarget, []int{B, model.PolicySize}, rt})
 	}
 	for _, l := range lets {
 		var back any = l.data
@@ -67,10 +70,10 @@ func bindInputs(t *testing.T, gr *graph, samples []Sample) {
 
 func gradientCheck(t *testing.T, aux bool, seed int64) {
 	rng := rand.New(rand.NewSource(seed))
-	cfg, _ := Preset("tiny")
+	cfg, _ := model.Preset("tiny")
 	cfg.AuxReply = aux
-	net := NewNetwork(cfg, rng)
-	perturbStats(net, rng)
+	net := model.NewNetwork(cfg, rng)
+	modeltest.PerturbStats(net, rng)
 	const B = 3
 	samples := randomSamples(rng, B)
 	if aux {
@@ -146,7 +149,7 @@ func gradientCheck(t *testing.T, aux bool, seed int64) {
 // fall by at least half.
 func TestToyFit(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
-	net := tinyNet(t, 11)
+	net := modeltest.TinyNet(t, 11)
 	const B = 8
 	data := randomSamples(rng, B)
 	for i := range data {
@@ -154,7 +157,7 @@ func TestToyFit(t *testing.T) {
 		clear(data[i].Policy)
 		data[i].Policy[rng.Intn(len(data[i].Policy))] = 1
 	}
-	tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-5})
+	tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +200,7 @@ func TestTrainerResume(t *testing.T) {
 	const B = 4
 	data := randomSamples(rng, 2*B)
 	opt := TrainOptions{Batch: B, LR: 1e-2}
-	a, err := NewTrainer(&Checkpoint{Net: tinyNet(t, 12)}, opt)
+	a, err := NewTrainer(&model.Checkpoint{Net: modeltest.TinyNet(t, 12)}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +236,7 @@ func TestTrainerResume(t *testing.T) {
 
 func TestTrainerRejectsBadInput(t *testing.T) {
 	rng := rand.New(rand.NewSource(13))
-	tr, err := NewTrainer(&Checkpoint{Net: tinyNet(t, 13)}, TrainOptions{Batch: 2})
+	tr, err := NewTrainer(&model.Checkpoint{Net: modeltest.TinyNet(t, 13)}, TrainOptions{Batch: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +304,7 @@ func TestSGDTrains(t *testing.T) {
 	rng := rand.New(rand.NewSource(14))
 	const B = 8
 	data := randomSamples(rng, B)
-	tr, err := NewTrainer(&Checkpoint{Net: tinyNet(t, 14)}, TrainOptions{Batch: B, Optimizer: "sgd", LR: 0.01})
+	tr, err := NewTrainer(&model.Checkpoint{Net: modeltest.TinyNet(t, 14)}, TrainOptions{Batch: B, Optimizer: "sgd", LR: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +328,7 @@ func TestSGDTrains(t *testing.T) {
 
 // graphGrads runs the training graph of net at dtype dt on samples and
 // returns the loss and the gradient of every trainable tensor as float64.
-func graphGrads(t *testing.T, net *Network, samples []Sample, dt tensor.Dtype) (float64, [][]float64) {
+func graphGrads(t *testing.T, net *model.Network, samples []Sample, dt tensor.Dtype) (float64, [][]float64) {
 	t.Helper()
 	gr, err := buildGraph(net, len(samples), dt, true, 0.1, 1e-3, 0.5)
 	if err != nil {
@@ -359,10 +362,10 @@ func graphGrads(t *testing.T, net *Network, samples []Sample, dt tensor.Dtype) (
 func TestFloat32GradientsMatch(t *testing.T) {
 	for _, aux := range []bool{false, true} {
 		rng := rand.New(rand.NewSource(8))
-		cfg, _ := Preset("tiny")
+		cfg, _ := model.Preset("tiny")
 		cfg.AuxReply = aux
-		net := NewNetwork(cfg, rng)
-		perturbStats(net, rng)
+		net := model.NewNetwork(cfg, rng)
+		modeltest.PerturbStats(net, rng)
 		samples := randomSamples(rng, 8)
 		if aux {
 			withReplies(rng, samples)
@@ -373,7 +376,7 @@ func TestFloat32GradientsMatch(t *testing.T) {
 		if math.Abs(l32-l64) > 1e-4*math.Abs(l64) {
 			t.Errorf("aux %v: loss float32 %v, float64 %v", aux, l32, l64)
 		}
-		specs := Layout(net.Config)
+		specs := model.Layout(net.Config)
 		k := 0
 		for _, s := range specs {
 			if !s.Kind.Trainable() {
@@ -418,20 +421,20 @@ func TestPolicyTargetNormalisedOnce(t *testing.T) {
 		t.Fatal("no sample with a target summing to other than 1 over three moves of distinct policy indices")
 	}
 	s.Reply = &ReplyTarget{Pos: s.Pos, Legal: s.Legal, Policy: s.Policy}
-	enc := make([]float32, InputSize)
-	mask := make([]float32, PolicySize)
-	pt := make([]float32, PolicySize)
-	vt := make([]float32, ValueSize)
+	enc := make([]float32, model.InputSize)
+	mask := make([]float32, model.PolicySize)
+	pt := make([]float32, model.PolicySize)
+	vt := make([]float32, model.ValueSize)
 	if err := loadBatch([]Sample{s}, enc, mask, pt, vt); err != nil {
 		t.Fatal(err)
 	}
-	rm := make([]float32, PolicySize)
-	rt := make([]float32, PolicySize)
+	rm := make([]float32, model.PolicySize)
+	rt := make([]float32, model.PolicySize)
 	if _, err := loadReplies([]Sample{s}, rm, rt); err != nil {
 		t.Fatal(err)
 	}
 	for i, m := range s.Legal {
-		k := PolicyIndex(s.Pos, m)
+		k := model.PolicyIndex(s.Pos, m)
 		if pt[k] != s.Policy[i] || rt[k] != s.Policy[i] {
 			t.Errorf("move %s: target %v, reply target %v, want the sample's %v unchanged", m, pt[k], rt[k], s.Policy[i])
 		}
@@ -459,7 +462,7 @@ func TestPolicyTargetNormalisedOnce(t *testing.T) {
 func sharesIndex(s Sample) bool {
 	seen := map[int]bool{}
 	for _, m := range s.Legal {
-		k := PolicyIndex(s.Pos, m)
+		k := model.PolicyIndex(s.Pos, m)
 		if seen[k] {
 			return true
 		}

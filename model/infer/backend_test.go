@@ -1,4 +1,4 @@
-package model_test
+package infer_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/export"
+	"dama/model/infer"
 	"dama/model/kernel"
 	"dama/rules"
 )
@@ -25,7 +26,7 @@ type ref64 struct {
 
 func (b ref64) Name() string { return "test-ref64" }
 
-func (b ref64) NewRunner(maxBatch int) model.Runner {
+func (b ref64) NewRunner(maxBatch int) infer.Runner {
 	return ref64Runner{b, make([]float32, maxBatch*3)}
 }
 
@@ -48,16 +49,16 @@ var (
 )
 
 func init() {
-	newRef := func(n *model.Network) (model.Backend, error) {
+	newRef := func(n *model.Network) (infer.Backend, error) {
 		f, err := export.Fold(n)
 		if err != nil {
 			return nil, err
 		}
 		return ref64{f, &ref64Positions}, nil
 	}
-	model.RegisterBackend("test-ref64", model.BackendFactory{New: newRef})
-	model.RegisterBackend("test-never", model.BackendFactory{New: newRef, Auto: true, Priority: 100, Available: func() bool { return false }})
-	model.RegisterBackend("test-auto", model.BackendFactory{New: newRef, Auto: true, Priority: 100, Available: autoAvailable.Load})
+	infer.RegisterBackend("test-ref64", infer.BackendFactory{New: newRef})
+	infer.RegisterBackend("test-never", infer.BackendFactory{New: newRef, Auto: true, Priority: 100, Available: func() bool { return false }})
+	infer.RegisterBackend("test-auto", infer.BackendFactory{New: newRef, Auto: true, Priority: 100, Available: autoAvailable.Load})
 }
 
 // queries returns positions from seeded random games with their legal moves.
@@ -81,12 +82,12 @@ func TestBackendEvaluatorMatchesFP32(t *testing.T) {
 	cfg, _ := model.Preset("tiny")
 	rng := rand.New(rand.NewSource(5))
 	net := model.NewNetwork(cfg, rng)
-	fp, err := model.OpenEvaluator(net, model.EvaluatorOptions{Backend: "fp32", MaxBatch: 8})
+	fp, err := infer.OpenEvaluator(net, infer.EvaluatorOptions{Backend: "fp32", MaxBatch: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fp.Close()
-	ref, err := model.OpenEvaluator(net, model.EvaluatorOptions{Backend: "test-ref64", MaxBatch: 8, CacheSize: 1000})
+	ref, err := infer.OpenEvaluator(net, infer.EvaluatorOptions{Backend: "test-ref64", MaxBatch: 8, CacheSize: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,28 +134,28 @@ func TestResolveBackend(t *testing.T) {
 		want = "bf16"
 	}
 	for _, name := range []string{"", "auto"} {
-		if got, err := model.ResolveBackend(name); err != nil || got != want {
+		if got, err := infer.ResolveBackend(name); err != nil || got != want {
 			t.Errorf("ResolveBackend(%q) = %q, %v; want %s (test-auto is off)", name, got, err, want)
 		}
 	}
 	autoAvailable.Store(true)
-	got, err := model.ResolveBackend("auto")
+	got, err := infer.ResolveBackend("auto")
 	autoAvailable.Store(false)
 	if err != nil || got != "test-auto" {
 		t.Errorf("ResolveBackend(auto) = %q, %v with test-auto available; want test-auto", got, err)
 	}
-	if _, err := model.ResolveBackend("test-never"); err == nil || !strings.Contains(err.Error(), "not supported") {
+	if _, err := infer.ResolveBackend("test-never"); err == nil || !strings.Contains(err.Error(), "not supported") {
 		t.Errorf("ResolveBackend(test-never) error %v, want one saying the CPU does not support it", err)
 	}
-	_, err = model.ResolveBackend("fp16")
+	_, err = infer.ResolveBackend("fp16")
 	if err == nil || !strings.Contains(err.Error(), "fp32") || !strings.Contains(err.Error(), `"fp16"`) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("ResolveBackend(fp16) error %v, want one line naming it and the valid names", err)
 	}
 	cfg, _ := model.Preset("tiny")
-	if _, err := model.OpenEvaluator(model.NewNetwork(cfg, rand.New(rand.NewSource(1))), model.EvaluatorOptions{Backend: "fp16"}); err == nil {
+	if _, err := infer.OpenEvaluator(model.NewNetwork(cfg, rand.New(rand.NewSource(1))), infer.EvaluatorOptions{Backend: "fp16"}); err == nil {
 		t.Error("OpenEvaluator accepted an unknown backend")
 	}
-	names := strings.Join(model.BackendNames(), " ")
+	names := strings.Join(infer.BackendNames(), " ")
 	if !strings.HasPrefix(names, "auto ") || !strings.Contains(names, " fp32") || !strings.Contains(names, "test-ref64") {
 		t.Errorf("BackendNames() = %s", names)
 	}

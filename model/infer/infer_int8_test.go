@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"dama/mcts"
+	"dama/model"
 	"dama/model/kernel"
+	"dama/model/modeltest"
 )
 
 // The int8 backend against fp32 on random positions of randomly
@@ -32,10 +34,10 @@ func TestInt8MatchesFP32(t *testing.T) {
 			if name == "workstation" && testing.Short() && (!kernel.I8Native() || runtime.GOARCH != "amd64") {
 				t.Skip("the portable or emulated int8 kernel is slow: workstation only without -short")
 			}
-			cfg, _ := Preset(name)
+			cfg, _ := model.Preset(name)
 			rng := rand.New(rand.NewSource(31))
-			net := NewNetwork(cfg, rng)
-			perturbStats(net, rng)
+			net := model.NewNetwork(cfg, rng)
+			modeltest.PerturbStats(net, rng)
 			fp, err := newFP32Backend(net)
 			if err != nil {
 				t.Fatal(err)
@@ -44,26 +46,26 @@ func TestInt8MatchesFP32(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			qs := randomPositions(rng, 64)
+			qs := modeltest.RandomPositions(rng, 64)
 			const B = 16
 			rf, ri := fp.NewRunner(B), ib.NewRunner(B)
-			input := make([]float32, B*InputSize)
-			pf, pi := make([]float32, B*PolicySize), make([]float32, B*PolicySize)
-			wf, wi := make([]float32, B*ValueSize), make([]float32, B*ValueSize)
+			input := make([]float32, B*model.InputSize)
+			pf, pi := make([]float32, B*model.PolicySize), make([]float32, B*model.PolicySize)
+			wf, wi := make([]float32, B*model.ValueSize), make([]float32, B*model.ValueSize)
 			var worstP, worstV, sumE float64
 			agree := 0
 			for start := 0; start < len(qs); start += B {
 				for i := 0; i < B; i++ {
 					q := qs[start+i]
-					Encode(input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+					model.Encode(input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
 				}
 				rf.Forward(input, B, pf, wf)
 				ri.Forward(input, B, pi, wi)
 				for i := 0; i < B; i++ {
 					q := qs[start+i]
-					a, b := make([]float32, len(q.legal)), make([]float32, len(q.legal))
-					legalSoftmax(a, pf[i*PolicySize:(i+1)*PolicySize], q.pos, q.legal)
-					legalSoftmax(b, pi[i*PolicySize:(i+1)*PolicySize], q.pos, q.legal)
+					a, b := make([]float32, len(q.Legal)), make([]float32, len(q.Legal))
+					legalSoftmax(a, pf[i*model.PolicySize:(i+1)*model.PolicySize], q.Pos, q.Legal)
+					legalSoftmax(b, pi[i*model.PolicySize:(i+1)*model.PolicySize], q.Pos, q.Legal)
 					if argmax(a) == argmax(b) {
 						agree++
 					}
@@ -93,7 +95,7 @@ func TestInt8MatchesFP32(t *testing.T) {
 // Calibration is deterministic and sets the step of every int8 layer; the
 // input convolution stays float32.
 func TestInt8Calibration(t *testing.T) {
-	net := tinyNet(t, 5)
+	net := modeltest.TinyNet(t, 5)
 	a, err := newInt8Backend(net)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +137,7 @@ func TestInt8Selection(t *testing.T) {
 	if !kernel.I8Native() {
 		t.Skip("this CPU has neither AVX512_VNNI nor FEAT_DotProd: the forced int8 evaluator is not available")
 	}
-	ev, err := OpenEvaluator(tinyNet(t, 3), EvaluatorOptions{Backend: "int8"})
+	ev, err := OpenEvaluator(modeltest.TinyNet(t, 3), EvaluatorOptions{Backend: "int8"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,12 +145,12 @@ func TestInt8Selection(t *testing.T) {
 	if ev.Backend() != "int8" {
 		t.Errorf("evaluator runs %s, want int8", ev.Backend())
 	}
-	q := randomPositions(rand.New(rand.NewSource(4)), 1)[0]
+	q := modeltest.RandomPositions(rand.New(rand.NewSource(4)), 1)[0]
 	var got mcts.Evaluation
-	if err := ev.Evaluate(context.Background(), queryOf(q), &got); err != nil {
+	if err := ev.Evaluate(context.Background(), q, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := reference(t, tinyNet(t, 3), queryOf(q))
+	want := reference(t, modeltest.TinyNet(t, 3), q)
 	for k := range want.WDL {
 		if math.Abs(float64(got.WDL[k]-want.WDL[k])) > int8WDLTol {
 			t.Errorf("int8 evaluator WDL %v, fp32 %v", got.WDL, want.WDL)

@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ type flattenOp struct {
 func flattenNCHW(x *G.Node) (*G.Node, error) {
 	s := x.Shape()
 	if len(s) != 4 {
-		return nil, fmt.Errorf("model: flattening a %v tensor: want 4 dimensions", s)
+		return nil, fmt.Errorf("learn: flattening a %v tensor: want 4 dimensions", s)
 	}
 	return G.ApplyOp(flattenOp{batch: s[0], h: s[1], w: s[2], c: s[3]}, x)
 }
@@ -65,7 +65,7 @@ func (op flattenOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op flattenOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	if len(in) != 1 {
-		return nil, fmt.Errorf("model: flatten takes 1 input, got %d", len(in))
+		return nil, fmt.Errorf("learn: flatten takes 1 input, got %d", len(in))
 	}
 	inShape, outShape := op.shapes()
 	x, err := f32Data(in[0], "flatten input", inShape)

@@ -1,10 +1,11 @@
-package model
+package learn
 
 import (
 	"fmt"
 	"hash"
 	"hash/fnv"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/chewxy/hm"
@@ -45,14 +46,14 @@ type convOp struct {
 func conv2d(x, filter *G.Node, k int, inputGrad bool) (*G.Node, error) {
 	xs, fs := x.Shape(), filter.Shape()
 	if len(xs) != 4 || len(fs) != 4 {
-		return nil, fmt.Errorf("model: convolution of a %v image by a %v filter: want 4 dimensions", xs, fs)
+		return nil, fmt.Errorf("learn: convolution of a %v image by a %v filter: want 4 dimensions", xs, fs)
 	}
 	if k != 1 && k != 3 {
-		return nil, fmt.Errorf("model: convolution with a %dx%d kernel: want 1x1 or 3x3", k, k)
+		return nil, fmt.Errorf("learn: convolution with a %dx%d kernel: want 1x1 or 3x3", k, k)
 	}
 	op := convOp{k: k, batch: xs[0], cin: xs[3], cout: fs[0], h: xs[1], w: xs[2], inputGrad: inputGrad}
-	if !equalShape(fs, []int{op.cout, op.cin, k, k}) {
-		return nil, fmt.Errorf("model: convolution of a %v image by a %v filter: want a (%d, %d, %d, %d) filter", xs, fs, op.cout, op.cin, k, k)
+	if !slices.Equal([]int(fs), []int{op.cout, op.cin, k, k}) {
+		return nil, fmt.Errorf("learn: convolution of a %v image by a %v filter: want a (%d, %d, %d, %d) filter", xs, fs, op.cout, op.cin, k, k)
 	}
 	return G.ApplyOp(op, x, filter)
 }
@@ -80,12 +81,12 @@ func fnType4(arity int) hm.Type {
 
 func checkShapes(name string, got []G.DimSizer, want ...tensor.Shape) error {
 	if len(got) != len(want) {
-		return fmt.Errorf("model: %s takes %d inputs, got %d", name, len(want), len(got))
+		return fmt.Errorf("learn: %s takes %d inputs, got %d", name, len(want), len(got))
 	}
 	for i, d := range got {
 		s, ok := d.(tensor.Shape)
 		if !ok || !s.Eq(want[i]) {
-			return fmt.Errorf("model: %s input %d has shape %v, want %v", name, i, d, want[i])
+			return fmt.Errorf("learn: %s input %d has shape %v, want %v", name, i, d, want[i])
 		}
 	}
 	return nil
@@ -119,7 +120,7 @@ func (op convOp) Do(in ...G.Value) (G.Value, error) {
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op convOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	if len(in) != 2 {
-		return nil, fmt.Errorf("model: convolution takes 2 inputs, got %d", len(in))
+		return nil, fmt.Errorf("learn: convolution takes 2 inputs, got %d", len(in))
 	}
 	x, err := f32Data(in[0], "convolution image", op.xShape())
 	if err != nil {
@@ -157,7 +158,7 @@ func (op convOp) DiffWRT(int) []bool { return []bool{op.inputGrad, true} }
 // SymDiff implements G.SDOp.
 func (op convOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(in) != 2 {
-		return nil, fmt.Errorf("model: convolution takes 2 inputs, got %d", len(in))
+		return nil, fmt.Errorf("learn: convolution takes 2 inputs, got %d", len(in))
 	}
 	dw, err := G.ApplyOp(convWeightGradOp{op}, in[0], grad)
 	if err != nil {
@@ -195,7 +196,7 @@ func (op convInputGradOp) Do(in ...G.Value) (G.Value, error) {
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op convInputGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	if len(in) != 2 {
-		return nil, fmt.Errorf("model: convolution input gradient takes 2 inputs, got %d", len(in))
+		return nil, fmt.Errorf("learn: convolution input gradient takes 2 inputs, got %d", len(in))
 	}
 	w, err := f32Data(in[0], "convolution filter", op.wShape())
 	if err != nil {
@@ -241,7 +242,7 @@ func (op convWeightGradOp) Do(in ...G.Value) (G.Value, error) {
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op convWeightGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	if len(in) != 2 {
-		return nil, fmt.Errorf("model: convolution filter gradient takes 2 inputs, got %d", len(in))
+		return nil, fmt.Errorf("learn: convolution filter gradient takes 2 inputs, got %d", len(in))
 	}
 	x, err := f32Data(in[0], "convolution image", op.xShape())
 	if err != nil {
@@ -269,19 +270,19 @@ func (op convWeightGradOp) String() string { return "ConvGradW" + op.desc() }
 func f32Data(v G.Value, what string, shape tensor.Shape) ([]float32, error) {
 	t, ok := v.(*tensor.Dense)
 	if !ok {
-		return nil, fmt.Errorf("model: %s is a %T, want a dense tensor", what, v)
+		return nil, fmt.Errorf("learn: %s is a %T, want a dense tensor", what, v)
 	}
 	if t.RequiresIterator() {
 		if t, ok = t.Materialize().(*tensor.Dense); !ok {
-			return nil, fmt.Errorf("model: %s cannot be materialised", what)
+			return nil, fmt.Errorf("learn: %s cannot be materialised", what)
 		}
 	}
 	d, ok := t.Data().([]float32)
 	if !ok {
-		return nil, fmt.Errorf("model: %s has dtype %v, want float32", what, t.Dtype())
+		return nil, fmt.Errorf("learn: %s has dtype %v, want float32", what, t.Dtype())
 	}
 	if !t.Shape().Eq(shape) || len(d) != shape.TotalSize() {
-		return nil, fmt.Errorf("model: %s has shape %v (%d values), want %v", what, t.Shape(), len(d), shape)
+		return nil, fmt.Errorf("learn: %s has shape %v (%d values), want %v", what, t.Shape(), len(d), shape)
 	}
 	return d, nil
 }

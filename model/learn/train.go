@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"dama/model"
 	"dama/rules"
 )
 
@@ -111,7 +112,7 @@ func (o TrainOptions) withDefaults() TrainOptions {
 func (o TrainOptions) Validate() error {
 	o = o.withDefaults()
 	bad := func(field string, v any, want string) error {
-		return fmt.Errorf("model: train option %s = %v, want %s", field, v, want)
+		return fmt.Errorf("learn: train option %s = %v, want %s", field, v, want)
 	}
 	switch {
 	case o.Batch < 2 || o.Batch > 1<<16:
@@ -199,8 +200,8 @@ const illegalLogit = -1e9
 // inference uses. It is not safe for concurrent use.
 type Trainer struct {
 	opt   TrainOptions
-	net   *Network // tensors, refreshed from the graph by Checkpoint
-	meta  Meta
+	net   *model.Network // tensors, refreshed from the graph by Checkpoint
+	meta  model.Meta
 	step  int64
 	gr    *graph
 	vm    G.VM
@@ -215,13 +216,13 @@ type Trainer struct {
 // NewTrainer starts training from ck (which is not changed) with the given
 // options. The checkpoint's optimizer state is resumed when it is for the
 // same optimizer.
-func NewTrainer(ck *Checkpoint, opt TrainOptions) (*Trainer, error) {
+func NewTrainer(ck *model.Checkpoint, opt TrainOptions) (*Trainer, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
 	opt = opt.withDefaults()
 	if ck == nil || ck.Net == nil {
-		return nil, fmt.Errorf("model: NewTrainer: no network in the checkpoint")
+		return nil, fmt.Errorf("learn: NewTrainer: no network in the checkpoint")
 	}
 	if err := ck.Net.Check(); err != nil {
 		return nil, err
@@ -233,13 +234,13 @@ func NewTrainer(ck *Checkpoint, opt TrainOptions) (*Trainer, error) {
 	}
 	t.gr = gr
 	B := opt.Batch
-	t.x = make([]float32, B*InputSize)
-	t.mask = make([]float32, B*PolicySize)
-	t.ptarget = make([]float32, B*PolicySize)
-	t.vtarget = make([]float32, B*ValueSize)
+	t.x = make([]float32, B*model.InputSize)
+	t.mask = make([]float32, B*model.PolicySize)
+	t.ptarget = make([]float32, B*model.PolicySize)
+	t.vtarget = make([]float32, B*model.ValueSize)
 	if gr.reply != nil {
-		t.rmask = make([]float32, B*PolicySize)
-		t.rtarget = make([]float32, B*PolicySize)
+		t.rmask = make([]float32, B*model.PolicySize)
+		t.rtarget = make([]float32, B*model.PolicySize)
 	}
 	if err := t.bind(); err != nil {
 		return nil, err
@@ -269,19 +270,16 @@ func NewTrainer(ck *Checkpoint, opt TrainOptions) (*Trainer, error) {
 	return t, nil
 }
 
-// slotNames are the optimizer slot prefixes, by slot number.
-var slotNames = [2]string{"m/", "v/"}
-
-func (t *Trainer) restoreSlots(o OptimizerState, nslots int) error {
+func (t *Trainer) restoreSlots(o model.OptimizerState, nslots int) error {
 	if len(o.Slots) != len(t.slots) {
-		return fmt.Errorf("model: optimizer state has %d tensors, want %d", len(o.Slots), len(t.slots))
+		return fmt.Errorf("learn: optimizer state has %d tensors, want %d", len(o.Slots), len(t.slots))
 	}
 	for k, i := range t.gr.learnIdx {
 		for s := 0; s < nslots; s++ {
 			src := o.Slots[k*nslots+s]
-			name := slotNames[s] + t.net.Tensors[i].Name
+			name := model.SlotName(s, t.net.Tensors[i].Name)
 			if src.Name != name || len(src.Data) != len(t.slots[k*nslots+s]) {
-				return fmt.Errorf("model: optimizer tensor %d is %s with %d values, want %s with %d", k*nslots+s, src.Name, len(src.Data), name, len(t.slots[k*nslots+s]))
+				return fmt.Errorf("learn: optimizer tensor %d is %s with %d values, want %s with %d", k*nslots+s, src.Name, len(src.Data), name, len(t.slots[k*nslots+s]))
 			}
 			copy(t.slots[k*nslots+s], src.Data)
 		}
@@ -309,7 +307,7 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	}
 	defer t.vm.Reset()
 	if err := t.vm.RunAll(); err != nil {
-		return Losses{}, fmt.Errorf("model: training step: %w", err)
+		return Losses{}, fmt.Errorf("learn: training step: %w", err)
 	}
 	l := Losses{
 		Policy: scalarValue(t.gr.policyLoss),
@@ -327,7 +325,7 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	}
 	l.Entropy = t.entropy()
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
-		return l, fmt.Errorf("model: training step %d: loss is %v (policy %v, value %v); weights left unchanged", t.step, l.Total, l.Policy, l.Value)
+		return l, fmt.Errorf("learn: training step %d: loss is %v (policy %v, value %v); weights left unchanged", t.step, l.Total, l.Policy, l.Value)
 	}
 	l.LR = t.opt.RateAt(t.step)
 	if err := t.update(l.LR); err != nil {
@@ -350,7 +348,7 @@ func scalarValue(n *G.Node) float64 {
 // load encodes a batch into the graph's inputs.
 func (t *Trainer) load(batch []Sample) error {
 	if len(batch) != t.opt.Batch {
-		return fmt.Errorf("model: training batch has %d samples, this trainer takes %d", len(batch), t.opt.Batch)
+		return fmt.Errorf("learn: training batch has %d samples, this trainer takes %d", len(batch), t.opt.Batch)
 	}
 	if err := loadBatch(batch, t.x, t.mask, t.ptarget, t.vtarget); err != nil {
 		return err
@@ -375,16 +373,16 @@ func (t *Trainer) bind() error {
 	}
 	lets := []let{
 		{t.gr.x, t.gr.inputShape(), t.x},
-		{t.gr.mask, []int{B, PolicySize}, t.mask},
-		{t.gr.ptarget, []int{B, PolicySize}, t.ptarget},
-		{t.gr.vtarget, []int{B, ValueSize}, t.vtarget},
+		{t.gr.mask, []int{B, model.PolicySize}, t.mask},
+		{t.gr.ptarget, []int{B, model.PolicySize}, t.ptarget},
+		{t.gr.vtarget, []int{B, model.ValueSize}, t.vtarget},
 	}
 	if t.gr.reply != nil {
-		lets = append(lets, let{t.gr.rmask, []int{B, PolicySize}, t.rmask}, let{t.gr.rtarget, []int{B, PolicySize}, t.rtarget})
+		lets = append(lets, let{t.gr.rmask, []int{B, model.PolicySize}, t.rmask}, let{t.gr.rtarget, []int{B, model.PolicySize}, t.rtarget})
 	}
 	for _, l := range lets {
 		if err := G.Let(l.n, tensor.New(tensor.WithShape(l.shape...), tensor.WithBacking(l.data))); err != nil {
-			return fmt.Errorf("model: binding %s: %w", l.n.Name(), err)
+			return fmt.Errorf("learn: binding %s: %w", l.n.Name(), err)
 		}
 	}
 	return nil
@@ -396,17 +394,17 @@ func loadBatch(batch []Sample, x, mask, ptarget, vtarget []float32) error {
 	for i := range batch {
 		s := &batch[i]
 		if err := checkSample(s); err != nil {
-			return fmt.Errorf("model: sample %d (%s): %w", i, s.Pos.FEN(), err)
+			return fmt.Errorf("learn: sample %d (%s): %w", i, s.Pos.FEN(), err)
 		}
-		Encode(x[i*InputSize:(i+1)*InputSize], s.Pos, s.Repetitions, s.QuietPlies)
+		model.Encode(x[i*model.InputSize:(i+1)*model.InputSize], s.Pos, s.Repetitions, s.QuietPlies)
 		// The target is normalised where the sample is made (checkSample
 		// holds it to a sum of 1): it is scattered as it is.
-		if err := PolicyTarget(ptarget[i*PolicySize:(i+1)*PolicySize], mask[i*PolicySize:(i+1)*PolicySize], s.Pos, s.Legal, s.Policy, illegalLogit); err != nil {
-			return fmt.Errorf("model: sample %d: %w", i, err)
+		if err := model.PolicyTarget(ptarget[i*model.PolicySize:(i+1)*model.PolicySize], mask[i*model.PolicySize:(i+1)*model.PolicySize], s.Pos, s.Legal, s.Policy, illegalLogit); err != nil {
+			return fmt.Errorf("learn: sample %d: %w", i, err)
 		}
 		ws := s.WDL[0] + s.WDL[1] + s.WDL[2]
-		for k := 0; k < ValueSize; k++ {
-			vtarget[i*ValueSize+k] = s.WDL[k] / ws
+		for k := 0; k < model.ValueSize; k++ {
+			vtarget[i*model.ValueSize+k] = s.WDL[k] / ws
 		}
 	}
 	return nil
@@ -420,7 +418,7 @@ func loadBatch(batch []Sample, x, mask, ptarget, vtarget []float32) error {
 func loadReplies(batch []Sample, rmask, rtarget []float32) (int, error) {
 	n := 0
 	for i := range batch {
-		dst, mask := rtarget[i*PolicySize:(i+1)*PolicySize], rmask[i*PolicySize:(i+1)*PolicySize]
+		dst, mask := rtarget[i*model.PolicySize:(i+1)*model.PolicySize], rmask[i*model.PolicySize:(i+1)*model.PolicySize]
 		r := batch[i].Reply
 		if r == nil {
 			clear(dst)
@@ -428,10 +426,10 @@ func loadReplies(batch []Sample, rmask, rtarget []float32) (int, error) {
 			continue
 		}
 		if err := checkPolicy(r.Legal, r.Policy); err != nil {
-			return 0, fmt.Errorf("model: sample %d: reply target (%s): %w", i, r.Pos.FEN(), err)
+			return 0, fmt.Errorf("learn: sample %d: reply target (%s): %w", i, r.Pos.FEN(), err)
 		}
-		if err := PolicyTarget(dst, mask, r.Pos, r.Legal, r.Policy, illegalLogit); err != nil {
-			return 0, fmt.Errorf("model: sample %d: reply target: %w", i, err)
+		if err := model.PolicyTarget(dst, mask, r.Pos, r.Legal, r.Policy, illegalLogit); err != nil {
+			return 0, fmt.Errorf("learn: sample %d: reply target: %w", i, err)
 		}
 		n++
 	}
@@ -520,12 +518,12 @@ func (t *Trainer) update(lr float64) error {
 	for k, n := range t.gr.learn {
 		gv, err := n.Grad()
 		if err != nil {
-			return fmt.Errorf("model: gradient of %s: %w", n.Name(), err)
+			return fmt.Errorf("learn: gradient of %s: %w", n.Name(), err)
 		}
 		g, ok1 := gv.Data().([]float32)
 		w, ok2 := n.Value().Data().([]float32)
 		if !ok1 || !ok2 || len(g) != len(w) {
-			return fmt.Errorf("model: gradient of %s has an unexpected type or size", n.Name())
+			return fmt.Errorf("learn: gradient of %s has an unexpected type or size", n.Name())
 		}
 		if o.Optimizer == "adam" {
 			m, v := t.slots[2*k], t.slots[2*k+1]
@@ -552,7 +550,7 @@ func (t *Trainer) update(lr float64) error {
 
 // Network returns a copy of the network as trained so far (weights and
 // running statistics).
-func (t *Trainer) Network() *Network {
+func (t *Trainer) Network() *model.Network {
 	t.gr.readParams(t.net)
 	t.gr.readStats(t.net)
 	return t.net.Clone()
@@ -564,18 +562,18 @@ func (t *Trainer) Network() *Network {
 // with Created set to now and ConfigDigest filled in. Set Meta.Parent to
 // the name of the starting checkpoint (the trainer does not know it) and
 // Meta.Note before saving.
-func (t *Trainer) Checkpoint() *Checkpoint {
+func (t *Trainer) Checkpoint() *model.Checkpoint {
 	net := t.Network()
-	ck := &Checkpoint{Net: net, Step: t.step, Meta: t.meta}
+	ck := &model.Checkpoint{Net: net, Step: t.step, Meta: t.meta}
 	ck.Meta.Created = time.Now().UTC()
 	ck.Meta.ConfigDigest = net.Config.Digest()
-	ck.Opt = OptimizerState{Kind: t.opt.Optimizer, Steps: t.optN}
+	ck.Opt = model.OptimizerState{Kind: t.opt.Optimizer, Steps: t.optN}
 	nslots := len(t.slots) / len(t.gr.learn)
 	for k, i := range t.gr.learnIdx {
 		for s := 0; s < nslots; s++ {
 			src := t.net.Tensors[i]
-			ck.Opt.Slots = append(ck.Opt.Slots, Tensor{
-				Name: slotNames[s] + src.Name, Kind: src.Kind,
+			ck.Opt.Slots = append(ck.Opt.Slots, model.Tensor{
+				Name: model.SlotName(s, src.Name), Kind: src.Kind,
 				Shape: append([]int(nil), src.Shape...), Data: append([]float32(nil), t.slots[k*nslots+s]...),
 			})
 		}

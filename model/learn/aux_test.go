@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 
 	"dama/internal/envelope"
 	"dama/mcts"
+	"dama/model"
+	"dama/model/infer"
+	"dama/model/modeltest"
 )
 
 // withReplies gives every sample a reply target: a random policy over the
@@ -40,47 +43,47 @@ func withReplies(rng *rand.Rand, samples []Sample) {
 }
 
 // auxPreset returns the tiny preset with the reply head.
-func auxPreset() Config {
-	c, _ := Preset("tiny")
+func auxPreset() model.Config {
+	c, _ := model.Preset("tiny")
 	c.AuxReply = true
 	return c
 }
 
 // stripAux returns n without its training-only tensors, as a network
 // without the reply head.
-func stripAux(n *Network) *Network { return n.InferenceOnly() }
+func stripAux(n *model.Network) *model.Network { return n.InferenceOnly() }
 
 func TestTrainSpecAuxReply(t *testing.T) {
-	for _, name := range PresetNames() {
-		plain, _ := Preset(name)
+	for _, name := range model.PresetNames() {
+		plain, _ := model.Preset(name)
 		aux := plain
 		aux.AuxReply = true
-		if !reflect.DeepEqual(Spec(plain), Spec(aux)) || !reflect.DeepEqual(TrainSpec(plain), Spec(plain)) {
+		if !reflect.DeepEqual(model.Spec(plain), model.Spec(aux)) || !reflect.DeepEqual(model.TrainSpec(plain), model.Spec(plain)) {
 			t.Errorf("%s: the reply head changes the inference spec", name)
 		}
-		ts := TrainSpec(aux)
-		if err := CheckSpec(ts); err != nil {
+		ts := model.TrainSpec(aux)
+		if err := model.CheckSpec(ts); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
-		if len(ts) != len(Spec(plain))+2 || ts[len(ts)-1].Output != ReplyOutput || ts[len(ts)-2].In != 2*plain.Blocks {
-			t.Errorf("%s: train spec %+v does not end in a reply head on the tower", name, ts[len(Spec(plain)):])
+		if len(ts) != len(model.Spec(plain))+2 || ts[len(ts)-1].Output != model.ReplyOutput || ts[len(ts)-2].In != 2*plain.Blocks {
+			t.Errorf("%s: train spec %+v does not end in a reply head on the tower", name, ts[len(model.Spec(plain)):])
 		}
-		lp, la := Layout(plain), Layout(aux)
+		lp, la := model.Layout(plain), model.Layout(aux)
 		if len(la) != len(lp)+7 || !reflect.DeepEqual(la[:len(lp)], lp) {
 			t.Errorf("%s: the reply head's tensors are not 7 tensors after the others", name)
 		}
-		if Flops(plain) != Flops(aux) {
-			t.Errorf("%s: inference flops %v with the head, %v without", name, Flops(aux), Flops(plain))
+		if model.Flops(plain) != model.Flops(aux) {
+			t.Errorf("%s: inference flops %v with the head, %v without", name, model.Flops(aux), model.Flops(plain))
 		}
 		if plain.Digest() == aux.Digest() || !strings.Contains(aux.String(), "aux reply") {
 			t.Errorf("%s: digest %s / %s, string %q", name, plain.Digest(), aux.Digest(), aux.String())
 		}
 	}
 	// Two reply outputs are refused.
-	ts := TrainSpec(auxPreset())
+	ts := model.TrainSpec(auxPreset())
 	ts = append(ts, ts[len(ts)-1])
 	ts[len(ts)-1].In = len(ts) - 3
-	if err := CheckSpec(ts); err == nil || !strings.Contains(err.Error(), "reply outputs") {
+	if err := model.CheckSpec(ts); err == nil || !strings.Contains(err.Error(), "reply outputs") {
 		t.Errorf("two reply heads: %v", err)
 	}
 }
@@ -88,9 +91,9 @@ func TestTrainSpecAuxReply(t *testing.T) {
 // The reply head's tensors are drawn after all others, so a seed gives the
 // same trunk and heads with or without it.
 func TestAuxReplyInitKeepsOtherTensors(t *testing.T) {
-	plain, _ := Preset("tiny")
-	a := NewNetwork(auxPreset(), rand.New(rand.NewSource(5)))
-	b := NewNetwork(plain, rand.New(rand.NewSource(5)))
+	plain, _ := model.Preset("tiny")
+	a := model.NewNetwork(auxPreset(), rand.New(rand.NewSource(5)))
+	b := model.NewNetwork(plain, rand.New(rand.NewSource(5)))
 	if !reflect.DeepEqual(stripAux(a), b) {
 		t.Error("the reply head changes the initialisation of the other tensors")
 	}
@@ -115,40 +118,29 @@ func TestAuxReplyInitKeepsOtherTensors(t *testing.T) {
 // outputs with and without it, and the Gorgonia graph in eval mode agrees.
 func TestAuxReplyInferenceIgnoresHead(t *testing.T) {
 	rng := rand.New(rand.NewSource(31))
-	net := NewNetwork(auxPreset(), rng)
-	perturbStats(net, rng)
+	net := model.NewNetwork(auxPreset(), rng)
+	modeltest.PerturbStats(net, rng)
 	plain := stripAux(net)
 	const B = 12
-	qs := randomPositions(rng, B)
-	input := make([]float32, B*InputSize)
+	qs := modeltest.RandomPositions(rng, B)
+	input := make([]float32, B*model.InputSize)
 	for i, q := range qs {
-		Encode(input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+		model.Encode(input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
 	}
-	run := func(n *Network) ([]float32, []float32, int) {
-		inf, err := newInference(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ws := inf.newWorkspace(B)
-		copy(ws.Input, input)
-		inf.forward(ws, B)
-		return append([]float32(nil), ws.Policy[:B*PolicySize]...), append([]float32(nil), ws.WDL[:B*ValueSize]...), len(inf.layers)
-	}
-	p1, v1, l1 := run(net)
-	p2, v2, l2 := run(plain)
+	// (That the plan has the layers of Spec alone, with or without the
+	// head, is checked in package infer: TestPlanIgnoresReplyHead.)
+	p1, v1 := fp32Forward(t, net, input, B)
+	p2, v2 := fp32Forward(t, plain, input, B)
 	if !reflect.DeepEqual(p1, p2) || !reflect.DeepEqual(v1, v2) {
 		t.Error("inference output differs with the reply head")
-	}
-	if l1 != l2 || l1 != len(Spec(net.Config)) {
-		t.Errorf("inference plans %d layers with the head, %d without, want %d", l1, l2, len(Spec(net.Config)))
 	}
 	if d := compareForward(t, net, input, B); d > 1e-4 {
 		t.Errorf("forward pass differs from the graph by %v", d)
 	}
 	// Every backend the machine has, through the Evaluator.
-	for _, name := range BackendNames() {
-		evA, errA := OpenEvaluator(net, EvaluatorOptions{Backend: name, MaxBatch: 4})
-		evB, errB := OpenEvaluator(plain, EvaluatorOptions{Backend: name, MaxBatch: 4})
+	for _, name := range infer.BackendNames() {
+		evA, errA := infer.OpenEvaluator(net, infer.EvaluatorOptions{Backend: name, MaxBatch: 4})
+		evB, errB := infer.OpenEvaluator(plain, infer.EvaluatorOptions{Backend: name, MaxBatch: 4})
 		if errB != nil {
 			t.Logf("backend %s: %v", name, errB)
 			if evA != nil {
@@ -163,10 +155,10 @@ func TestAuxReplyInferenceIgnoresHead(t *testing.T) {
 		}
 		for _, q := range qs {
 			var a, b mcts.Evaluation
-			if err := evA.Evaluate(context.Background(), queryOf(q), &a); err != nil {
+			if err := evA.Evaluate(context.Background(), q, &a); err != nil {
 				t.Fatal(err)
 			}
-			if err := evB.Evaluate(context.Background(), queryOf(q), &b); err != nil {
+			if err := evB.Evaluate(context.Background(), q, &b); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(a, b) {
@@ -199,10 +191,10 @@ func TestAuxOffReproducesLoss(t *testing.T) {
 	for i := range bare {
 		bare[i].Reply = nil
 	}
-	plain, _ := Preset("tiny")
-	train := func(cfg Config, w float64, samples []Sample) ([]Losses, *Network) {
-		net := NewNetwork(cfg, rand.New(rand.NewSource(42)))
-		tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-4, AuxWeight: w})
+	plain, _ := model.Preset("tiny")
+	train := func(cfg model.Config, w float64, samples []Sample) ([]Losses, *model.Network) {
+		net := model.NewNetwork(cfg, rand.New(rand.NewSource(42)))
+		tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-4, AuxWeight: w})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,8 +251,8 @@ func TestAuxToyFit(t *testing.T) {
 		}
 	}
 	const w = 0.5
-	net := NewNetwork(auxPreset(), rand.New(rand.NewSource(52)))
-	tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-5, AuxWeight: w})
+	net := model.NewNetwork(auxPreset(), rand.New(rand.NewSource(52)))
+	tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-5, AuxWeight: w})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,8 +284,8 @@ func TestAuxReplyTargetsChecked(t *testing.T) {
 	data := randomSamples(rng, B)
 	withReplies(rng, data)
 	data[2].Reply = nil
-	rm := make([]float32, B*PolicySize)
-	rt := make([]float32, B*PolicySize)
+	rm := make([]float32, B*model.PolicySize)
+	rt := make([]float32, B*model.PolicySize)
 	for i := range rm {
 		rm[i], rt[i] = 7, 7 // stale values must be overwritten
 	}
@@ -304,21 +296,21 @@ func TestAuxReplyTargetsChecked(t *testing.T) {
 	for i := 0; i < B; i++ {
 		var sum float64
 		open := 0
-		for k := i * PolicySize; k < (i+1)*PolicySize; k++ {
+		for k := i * model.PolicySize; k < (i+1)*model.PolicySize; k++ {
 			sum += float64(rt[k])
 			if rm[k] == 0 {
 				open++
 			}
 		}
 		switch r := data[i].Reply; {
-		case r == nil && (sum != 0 || open != PolicySize):
+		case r == nil && (sum != 0 || open != model.PolicySize):
 			t.Errorf("sample %d without a target: target sum %v, %d unmasked", i, sum, open)
 		case r != nil && (math.Abs(sum-1) > 1e-5 || open > len(r.Legal)):
 			t.Errorf("sample %d: target sum %v, %d unmasked for %d legal replies", i, sum, open, len(r.Legal))
 		}
 	}
-	net := NewNetwork(auxPreset(), rand.New(rand.NewSource(62)))
-	tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: B, AuxWeight: 0.15})
+	net := model.NewNetwork(auxPreset(), rand.New(rand.NewSource(62)))
+	tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: B, AuxWeight: 0.15})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +335,7 @@ func TestAuxCheckpointRoundTrip(t *testing.T) {
 	const B = 4
 	data := randomSamples(rng, B)
 	withReplies(rng, data)
-	tr, err := NewTrainer(&Checkpoint{Net: NewNetwork(auxPreset(), rng)}, TrainOptions{Batch: B, AuxWeight: 0.15})
+	tr, err := NewTrainer(&model.Checkpoint{Net: model.NewNetwork(auxPreset(), rng)}, TrainOptions{Batch: B, AuxWeight: 0.15})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,10 +351,10 @@ func TestAuxCheckpointRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != FormatVersionFlags {
-		t.Errorf("checkpoint with the head has version %d, want %d", v, FormatVersionFlags)
+	if v := binary.LittleEndian.Uint32(b[8:]); v != model.FormatVersionFlags {
+		t.Errorf("checkpoint with the head has version %d, want %d", v, model.FormatVersionFlags)
 	}
-	got, err := Unmarshal(b)
+	got, err := model.Unmarshal(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,14 +371,14 @@ func TestAuxCheckpointRoundTrip(t *testing.T) {
 	}
 	tr2.Close()
 
-	plain := &Checkpoint{Net: stripAux(ck.Net)}
+	plain := &model.Checkpoint{Net: stripAux(ck.Net)}
 	plain.Meta.ConfigDigest = plain.Net.Config.Digest()
 	pb, err := plain.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := binary.LittleEndian.Uint32(pb[8:]); v != FormatVersion {
-		t.Errorf("checkpoint without the head has version %d, want %d", v, FormatVersion)
+	if v := binary.LittleEndian.Uint32(pb[8:]); v != model.FormatVersion {
+		t.Errorf("checkpoint without the head has version %d, want %d", v, model.FormatVersion)
 	}
 
 	// The flags word follows the name and the five sizes.
@@ -397,14 +389,14 @@ func TestAuxCheckpointRoundTrip(t *testing.T) {
 	}{{0, "no config flags"}, {3, "unknown bits"}} {
 		bad := append([]byte(nil), b...)
 		binary.LittleEndian.PutUint32(bad[at:], tc.flags)
-		if _, err := Unmarshal(reseal(bad)); !errors.Is(err, envelope.ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
+		if _, err := model.Unmarshal(reseal(bad)); !errors.Is(err, envelope.ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("flags %d: %v, want %q", tc.flags, err, tc.want)
 		}
 	}
 	// A version 1 file cannot claim the head's tensors.
 	bad := append([]byte(nil), b...)
-	binary.LittleEndian.PutUint32(bad[8:], FormatVersion)
-	if _, err := Unmarshal(reseal(bad)); !errors.Is(err, envelope.ErrMalformed) {
+	binary.LittleEndian.PutUint32(bad[8:], model.FormatVersion)
+	if _, err := model.Unmarshal(reseal(bad)); !errors.Is(err, envelope.ErrMalformed) {
 		t.Errorf("version 1 with a flags word: %v", err)
 	}
 }

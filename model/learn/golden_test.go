@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"dama/internal/atomicfile"
+	"dama/model"
+	"dama/model/modeltest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -22,8 +24,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // on fixed positions were recorded at the same time; the current code must
 // load the file and reproduce them.
 const (
-	goldenCheckpoint = "testdata/sample-v1.ckpt"
-	goldenOutputs    = "testdata/sample-v1.outputs.json"
+	goldenCheckpoint = "../testdata/sample-v1.ckpt"
+	goldenOutputs    = "../testdata/sample-v1.outputs.json"
 )
 
 type goldenFile struct {
@@ -34,12 +36,12 @@ type goldenFile struct {
 	WDL       [][]float32 `json:"wdl"`    // value logits
 }
 
-func goldenCheckpointNet(t *testing.T) *Checkpoint {
+func goldenCheckpointNet(t *testing.T) *model.Checkpoint {
 	rng := rand.New(rand.NewSource(77))
-	cfg := Config{Name: "golden", Blocks: 2, Filters: 8, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 8}
-	net := NewNetwork(cfg, rng)
-	perturbStats(net, rng)
-	tr, err := NewTrainer(&Checkpoint{Net: net, Meta: Meta{Note: "golden sample (issue 11)"}}, TrainOptions{Batch: 8})
+	cfg := model.Config{Name: "golden", Blocks: 2, Filters: 8, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 8}
+	net := model.NewNetwork(cfg, rng)
+	modeltest.PerturbStats(net, rng)
+	tr, err := NewTrainer(&model.Checkpoint{Net: net, Meta: model.Meta{Note: "golden sample (issue 11)"}}, TrainOptions{Batch: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,37 +56,33 @@ func goldenCheckpointNet(t *testing.T) *Checkpoint {
 }
 
 func TestGoldenCheckpoint(t *testing.T) {
-	qs := randomPositions(rand.New(rand.NewSource(78)), 24)
+	qs := modeltest.RandomPositions(rand.New(rand.NewSource(78)), 24)
 	if *update {
 		ck := goldenCheckpointNet(t)
 		if err := ck.Save(goldenCheckpoint); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ck, err := Load(goldenCheckpoint)
+	ck, err := model.Load(goldenCheckpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inf, err := newInference(ck.Net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := inf.newWorkspace(len(qs))
+	input := make([]float32, len(qs)*model.InputSize)
 	for i, q := range qs {
-		Encode(ws.Input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+		model.Encode(input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
 	}
-	inf.forward(ws, len(qs))
+	policy, wdl := fp32Forward(t, ck.Net, input, len(qs))
 	var got goldenFile
 	for i, q := range qs {
-		got.Positions = append(got.Positions, q.pos.FEN())
-		got.Reps = append(got.Reps, q.rep)
-		got.Quiet = append(got.Quiet, q.quiet)
+		got.Positions = append(got.Positions, q.Pos.FEN())
+		got.Reps = append(got.Reps, q.Repetitions)
+		got.Quiet = append(got.Quiet, q.QuietPlies)
 		var p []float32
-		for _, mv := range q.legal {
-			p = append(p, ws.Policy[i*PolicySize+PolicyIndex(q.pos, mv)])
+		for _, mv := range q.Legal {
+			p = append(p, policy[i*model.PolicySize+model.PolicyIndex(q.Pos, mv)])
 		}
 		got.Policy = append(got.Policy, p)
-		got.WDL = append(got.WDL, append([]float32(nil), ws.WDL[i*ValueSize:(i+1)*ValueSize]...))
+		got.WDL = append(got.WDL, append([]float32(nil), wdl[i*model.ValueSize:(i+1)*model.ValueSize]...))
 	}
 	if *update {
 		b, err := json.MarshalIndent(&got, "", " ")

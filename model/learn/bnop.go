@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"fmt"
@@ -49,7 +49,7 @@ type bnOp struct {
 // mode, with running mean 0 and variance 1.
 func newBNOp(shape tensor.Shape, momentum, epsilon float64) (*bnOp, error) {
 	if len(shape) != 4 {
-		return nil, fmt.Errorf("model: batch norm of a %v tensor: want 4 dimensions", shape)
+		return nil, fmt.Errorf("learn: batch norm of a %v tensor: want 4 dimensions", shape)
 	}
 	op := &bnOp{batch: shape[0], h: shape[1], w: shape[2], c: shape[3], momentum: momentum, epsilon: epsilon, training: true}
 	op.mean = make([]float32, op.c)
@@ -78,7 +78,7 @@ func (op *bnOp) SetStats(mean, variance tensor.Tensor) error {
 	m, ok1 := mean.Data().([]float32)
 	v, ok2 := variance.Data().([]float32)
 	if !ok1 || !ok2 || len(m) != op.c || len(v) != op.c {
-		return fmt.Errorf("model: batch-norm statistics of %v and %v values (%v, %v), want %d float32", mean.Shape(), variance.Shape(), mean.Dtype(), variance.Dtype(), op.c)
+		return fmt.Errorf("learn: batch-norm statistics of %v and %v values (%v, %v), want %d float32", mean.Shape(), variance.Shape(), mean.Dtype(), variance.Dtype(), op.c)
 	}
 	copy(op.mean, m)
 	copy(op.variance, v)
@@ -120,7 +120,7 @@ func (op *bnOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op *bnOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	if len(in) != 1 {
-		return nil, fmt.Errorf("model: batch norm takes 1 input, got %d", len(in))
+		return nil, fmt.Errorf("learn: batch norm takes 1 input, got %d", len(in))
 	}
 	x, err := f32Data(in[0], "batch-norm input", op.xShape())
 	if err != nil {
@@ -242,7 +242,7 @@ func (op *bnOp) DiffWRT(int) []bool { return []bool{true} }
 // SymDiff implements G.SDOp.
 func (op *bnOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(in) != 1 {
-		return nil, fmt.Errorf("model: batch norm takes 1 input, got %d", len(in))
+		return nil, fmt.Errorf("learn: batch norm takes 1 input, got %d", len(in))
 	}
 	dx, err := G.ApplyOp(bnGradOp{op}, output, grad)
 	if err != nil {
@@ -276,7 +276,7 @@ func (op bnGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(
 func (op bnGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	bn := op.bn
 	if len(in) != 2 {
-		return nil, fmt.Errorf("model: batch-norm gradient takes 2 inputs, got %d", len(in))
+		return nil, fmt.Errorf("learn: batch-norm gradient takes 2 inputs, got %d", len(in))
 	}
 	xh, err := f32Data(in[0], "batch-norm output", bn.xShape())
 	if err != nil {

@@ -1,9 +1,7 @@
-package model
+package infer
 
 import (
-	"fmt"
-	"math"
-
+	"dama/model"
 	"dama/model/kernel"
 )
 
@@ -29,7 +27,7 @@ const fp32Name = "fp32"
 // inference holds a network's folded weights and its plan. It is
 // read-only once built and shared by the workspaces of all batchers.
 type inference struct {
-	cfg    Config
+	cfg    model.Config
 	layers []planLayer
 	bufs   []int // size per position of each activation buffer
 	flops  float64
@@ -39,7 +37,7 @@ type inference struct {
 // buffers it reads and writes (indices into the workspace's buffers; the
 // input planes and the outputs are buffers of their own, see workspace).
 type planLayer struct {
-	Layer
+	model.Layer
 	w, b          []float32
 	src, res, dst int // buffers; res -1 for no residual
 }
@@ -53,16 +51,16 @@ const (
 )
 
 // newInference folds the batch norms of n and plans its forward pass.
-func newInference(n *Network) (*inference, error) {
+func newInference(n *model.Network) (*inference, error) {
 	folded, err := n.Fold()
 	if err != nil {
 		return nil, err
 	}
-	layers := Spec(n.Config)
-	if err := CheckSpec(layers); err != nil {
+	layers := model.Spec(n.Config)
+	if err := model.CheckSpec(layers); err != nil {
 		return nil, err
 	}
-	inf := &inference{cfg: n.Config, flops: Flops(n.Config)}
+	inf := &inference{cfg: n.Config, flops: model.Flops(n.Config)}
 	// lastUse[i] is the last layer that reads layer i's output.
 	lastUse := make([]int, len(layers))
 	for i, l := range layers {
@@ -76,7 +74,9 @@ func newInference(n *Network) (*inference, error) {
 	}
 	bufOf := make([]int, len(layers))
 	var free []int
-	inDense := func(l Layer) bool { return l.Kind == FullyConnected && l.In >= 0 && layers[l.In].Kind == ConvBN }
+	inDense := func(l model.Layer) bool {
+		return l.Kind == model.FullyConnected && l.In >= 0 && layers[l.In].Kind == model.ConvBN
+	}
 	for i, f := range folded {
 		l := f.Layer
 		pl := planLayer{Layer: l, src: bufInput, res: bufNone}
@@ -88,14 +88,14 @@ func newInference(n *Network) (*inference, error) {
 		}
 		// Release the buffers whose last reader is before this layer.
 		for j := 0; j < i; j++ {
-			if lastUse[j] == i-1 && bufOf[j] >= 0 && layers[j].Output == NoOutput {
+			if lastUse[j] == i-1 && bufOf[j] >= 0 && layers[j].Output == model.NoOutput {
 				free = append(free, bufOf[j])
 			}
 		}
 		switch l.Output {
-		case PolicyOutput:
+		case model.PolicyOutput:
 			pl.dst = bufPolicy
-		case WDLOutput:
+		case model.WDLOutput:
 			pl.dst = bufWDL
 		default:
 			pl.dst = -1
@@ -113,7 +113,7 @@ func newInference(n *Network) (*inference, error) {
 		}
 		bufOf[i] = pl.dst
 		switch {
-		case l.Kind == ConvBN:
+		case l.Kind == model.ConvBN:
 			pl.w = kernelConvWeight(f.W, l.Cout, l.Cin, l.K)
 		case inDense(l):
 			pl.w = permuteHeadRows(f.W, layers[l.In].Cout, l.Cout)
@@ -145,8 +145,8 @@ func kernelConvWeight(w []float32, cout, cin, k int) []float32 {
 func permuteHeadRows(w []float32, ch, out int) []float32 {
 	r := make([]float32, len(w))
 	for c := 0; c < ch; c++ {
-		for p := 0; p < Squares; p++ {
-			copy(r[(p*ch+c)*out:(p*ch+c+1)*out], w[(c*Squares+p)*out:(c*Squares+p+1)*out])
+		for p := 0; p < model.Squares; p++ {
+			copy(r[(p*ch+c)*out:(p*ch+c+1)*out], w[(c*model.Squares+p)*out:(c*model.Squares+p+1)*out])
 		}
 	}
 	return r
@@ -167,9 +167,9 @@ type workspace struct {
 // positions with its own input and output buffers.
 func (inf *inference) newWorkspace(maxBatch int) *workspace {
 	ws := inf.newActivations(maxBatch)
-	ws.Policy = make([]float32, maxBatch*PolicySize)
-	ws.WDL = make([]float32, maxBatch*ValueSize)
-	ws.Input = make([]float32, maxBatch*InputSize)
+	ws.Policy = make([]float32, maxBatch*model.PolicySize)
+	ws.WDL = make([]float32, maxBatch*model.ValueSize)
+	ws.Input = make([]float32, maxBatch*model.InputSize)
 	return ws
 }
 
@@ -182,8 +182,8 @@ func (inf *inference) newActivations(maxBatch int) *workspace {
 	}
 	scratch := 0
 	for _, l := range inf.layers {
-		if l.Kind == ConvBN && l.K == 3 {
-			scratch = max(scratch, conv3x3Scratch(maxBatch, Rows, Cols, l.Cin))
+		if l.Kind == model.ConvBN && l.K == 3 {
+			scratch = max(scratch, conv3x3Scratch(maxBatch, model.Rows, model.Cols, l.Cin))
 		}
 	}
 	ws.scratch = make([]float32, scratch)
@@ -222,11 +222,11 @@ type layerKernels interface {
 // run is forward with the layers k computes (all in float32 when k is nil).
 func (inf *inference) run(ws *workspace, batch int, k layerKernels) {
 	if batch > ws.maxBatch {
-		panic("model: forward batch larger than its workspace")
+		panic("infer: forward batch larger than its workspace")
 	}
 	for i := range inf.layers {
 		l := &inf.layers[i]
-		inSize := InputSize
+		inSize := model.InputSize
 		if l.In >= 0 {
 			inSize = inf.layers[l.In].OutSize()
 		}
@@ -234,14 +234,14 @@ func (inf *inference) run(ws *workspace, batch int, k layerKernels) {
 		dst := ws.buf(l.dst, batch*l.OutSize())
 		rows, relu := batch, l.ReLU
 		var res []float32
-		if l.Kind == ConvBN {
-			rows, res = batch*Squares, ws.buf(l.res, len(dst))
+		if l.Kind == model.ConvBN {
+			rows, res = batch*model.Squares, ws.buf(l.res, len(dst))
 		}
-		conv3 := l.Kind == ConvBN && l.K == 3
+		conv3 := l.Kind == model.ConvBN && l.K == 3
 		switch {
 		case k != nil && k.layer(i, l, dst, src, res, batch, rows):
 		case conv3:
-			conv3x3(dst, src, batch, Rows, Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
+			conv3x3(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
 		default: // dense, or 1x1 over the pixels
 			dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
 		}
@@ -260,7 +260,7 @@ func (inf *inference) run(ws *workspace, batch int, k layerKernels) {
 // fp32Backend is the backend of the package's own fp32 kernels.
 type fp32Backend struct{ inf *inference }
 
-func newFP32Backend(n *Network) (Backend, error) {
+func newFP32Backend(n *model.Network) (Backend, error) {
 	inf, err := newInference(n)
 	if err != nil {
 		return nil, err
@@ -284,78 +284,4 @@ func (r *fp32Runner) Forward(input []float32, batch int, policy, wdl []float32) 
 	// The planes and the outputs are the caller's buffers: no copies.
 	ws.Input, ws.Policy, ws.WDL = input, policy, wdl
 	r.inf.forward(ws, batch)
-}
-
-// EvalLosses returns the mean losses of net on samples in eval mode (batch
-// norm with running statistics, the pure-Go forward pass): the same policy
-// and value cross-entropies the trainer minimises, for validation data. L2
-// and LR are zero; Total is Policy + Value.
-func EvalLosses(net *Network, samples []Sample) (Losses, error) {
-	inf, err := newInference(net)
-	if err != nil {
-		return Losses{}, err
-	}
-	const chunk = 64
-	ws := inf.newWorkspace(chunk)
-	target := make([]float32, PolicySize)
-	mask := make([]float32, PolicySize)
-	var l Losses
-	for start := 0; start < len(samples); start += chunk {
-		batch := samples[start:min(start+chunk, len(samples))]
-		for i := range batch {
-			s := &batch[i]
-			if err := checkSample(s); err != nil {
-				return Losses{}, fmt.Errorf("model: sample %d (%s): %w", start+i, s.Pos.FEN(), err)
-			}
-			Encode(ws.Input[i*InputSize:(i+1)*InputSize], s.Pos, s.Repetitions, s.QuietPlies)
-		}
-		inf.forward(ws, len(batch))
-		for i := range batch {
-			s := &batch[i]
-			if err := PolicyTarget(target, mask, s.Pos, s.Legal, s.Policy, illegalLogit); err != nil {
-				return Losses{}, err
-			}
-			logits := ws.Policy[i*PolicySize : (i+1)*PolicySize]
-			// log-softmax over the legal indices (each counted once).
-			mx := math.Inf(-1)
-			for k, m := range mask {
-				if m == 0 {
-					mx = math.Max(mx, float64(logits[k]))
-				}
-			}
-			var z float64
-			for k, m := range mask {
-				if m == 0 {
-					z += math.Exp(float64(logits[k]) - mx)
-				}
-			}
-			lz := mx + math.Log(z)
-			var tsum float64
-			for _, p := range s.Policy {
-				tsum += float64(p)
-			}
-			for k, m := range mask {
-				if m != 0 {
-					continue
-				}
-				lp := float64(logits[k]) - lz
-				l.Policy -= float64(target[k]) / tsum * lp
-				l.Entropy -= math.Exp(lp) * lp
-			}
-			v := ws.WDL[i*ValueSize : (i+1)*ValueSize]
-			vm := math.Max(float64(v[0]), math.Max(float64(v[1]), float64(v[2])))
-			vz := vm + math.Log(math.Exp(float64(v[0])-vm)+math.Exp(float64(v[1])-vm)+math.Exp(float64(v[2])-vm))
-			wsum := float64(s.WDL[0] + s.WDL[1] + s.WDL[2])
-			for k := 0; k < ValueSize; k++ {
-				l.Value -= float64(s.WDL[k]) / wsum * (float64(v[k]) - vz)
-			}
-		}
-	}
-	if n := float64(len(samples)); n > 0 {
-		l.Policy /= n
-		l.Value /= n
-		l.Entropy /= n
-	}
-	l.Total = l.Policy + l.Value
-	return l, nil
 }

@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"context"
@@ -9,18 +9,20 @@ import (
 	"testing"
 
 	"dama/mcts"
+	"dama/model"
+	"dama/model/modeltest"
 	"dama/rules"
 )
 
 // reference evaluates q directly with the forward pass.
-func reference(t *testing.T, net *Network, q mcts.Query) mcts.Evaluation {
+func reference(t *testing.T, net *model.Network, q mcts.Query) mcts.Evaluation {
 	t.Helper()
 	inf, err := newInference(net)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ws := inf.newWorkspace(1)
-	Encode(ws.Input, q.Pos, q.Repetitions, q.QuietPlies)
+	model.Encode(ws.Input, q.Pos, q.Repetitions, q.QuietPlies)
 	inf.forward(ws, 1)
 	e := mcts.Evaluation{Priors: make([]float32, len(q.Legal))}
 	e.WDL = softmax3([3]float32(ws.WDL[:3]))
@@ -47,13 +49,13 @@ func closeEval(a, b mcts.Evaluation) bool {
 
 func TestEvaluatorConcurrent(t *testing.T) {
 	rng := rand.New(rand.NewSource(31))
-	net := tinyNet(t, 31)
-	perturbStats(net, rng)
-	qs := randomPositions(rng, 24)
+	net := modeltest.TinyNet(t, 31)
+	modeltest.PerturbStats(net, rng)
+	qs := modeltest.RandomPositions(rng, 24)
 	want := make([]mcts.Evaluation, len(qs))
 	queries := make([]mcts.Query, len(qs))
 	for i, q := range qs {
-		queries[i] = mcts.Query{Pos: q.pos, Legal: q.legal, Repetitions: q.rep, QuietPlies: q.quiet}
+		queries[i] = mcts.Query{Pos: q.Pos, Legal: q.Legal, Repetitions: q.Repetitions, QuietPlies: q.QuietPlies}
 		want[i] = reference(t, net, queries[i])
 	}
 	for _, cache := range []int{0, 1000, -1} {
@@ -122,8 +124,8 @@ func TestEvaluatorConcurrent(t *testing.T) {
 // the legal moves.
 func TestEvaluatorCacheKey(t *testing.T) {
 	rng := rand.New(rand.NewSource(32))
-	net := tinyNet(t, 32)
-	perturbStats(net, rng)
+	net := modeltest.TinyNet(t, 32)
+	modeltest.PerturbStats(net, rng)
 	ev := NewEvaluator(net, EvaluatorOptions{MaxBatch: 4, CacheSize: 16, Backend: BackendFP32})
 	defer ev.Close()
 	p, err := rules.ParseFEN("W:WK22,K30:BK3,K12")
@@ -166,7 +168,7 @@ func TestEvaluatorCacheKey(t *testing.T) {
 }
 
 func TestEvaluatorContext(t *testing.T) {
-	net := tinyNet(t, 33)
+	net := modeltest.TinyNet(t, 33)
 	ev := NewEvaluator(net, EvaluatorOptions{MaxBatch: 4, Backend: BackendFP32})
 	defer ev.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -208,7 +210,7 @@ func TestEvaluatorContext(t *testing.T) {
 }
 
 func TestEvaluatorClose(t *testing.T) {
-	net := tinyNet(t, 34)
+	net := modeltest.TinyNet(t, 34)
 	ev := NewEvaluator(net, EvaluatorOptions{Backend: BackendFP32})
 	p := rules.Start()
 	q := mcts.Query{Pos: p, Legal: p.Legal(nil)}

@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"dama/model"
 )
 
 // convGraphResult is what convGraph computes: the convolution's output and
@@ -29,12 +31,12 @@ func convGraph(t *testing.T, ours bool, k, B, cin, cout int, x, w, r []float32, 
 		return G.NewTensor(g, tensor.Float32, 4, G.WithShape(shape...), G.WithName(name),
 			G.WithValue(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float32(nil), data...)))))
 	}
-	xn := mk("x", []int{B, cin, Rows, Cols}, x)
+	xn := mk("x", []int{B, cin, model.Rows, model.Cols}, x)
 	wn := mk("w", []int{cout, cin, k, k}, w)
-	rn := mk("r", []int{B, cout, Rows, Cols}, r)
+	rn := mk("r", []int{B, cout, model.Rows, model.Cols}, r)
 	if ours {
-		xn = mk("x", []int{B, Rows, Cols, cin}, nhwc(x, B, cin))
-		rn = mk("r", []int{B, Rows, Cols, cout}, nhwc(r, B, cout))
+		xn = mk("x", []int{B, model.Rows, model.Cols, cin}, nhwc(x, B, cin))
+		rn = mk("r", []int{B, model.Rows, model.Cols, cout}, nhwc(r, B, cout))
 	}
 	var y *G.Node
 	var err error
@@ -86,14 +88,14 @@ func nhwc(x []float32, batch, c int) []float32 {
 		return nil
 	}
 	out := make([]float32, len(x))
-	toNHWC(out, x, batch, c, Squares)
+	toNHWC(out, x, batch, c, model.Squares)
 	return out
 }
 
 // nchw returns NHWC images of c channels on the board transposed to NCHW.
 func nchw(x []float32, batch, c int) []float32 {
 	out := make([]float32, len(x))
-	toNCHW(out, x, batch, c, Squares)
+	toNCHW(out, x, batch, c, model.Squares)
 	return out
 }
 
@@ -130,9 +132,9 @@ func TestConvOpMatchesConv2d(t *testing.T) {
 	} {
 		name := fmt.Sprintf("k=%d/B=%d/cin=%d/cout=%d/dx=%t", tc.k, tc.B, tc.cin, tc.cout, tc.inputGrad)
 		t.Run(name, func(t *testing.T) {
-			x := normals(tc.B * tc.cin * Squares)
+			x := normals(tc.B * tc.cin * model.Squares)
 			w := normals(tc.cout * tc.cin * tc.k * tc.k)
-			r := normals(tc.B * tc.cout * Squares)
+			r := normals(tc.B * tc.cout * model.Squares)
 			got := convGraph(t, true, tc.k, tc.B, tc.cin, tc.cout, x, w, r, tc.inputGrad)
 			want := convGraph(t, false, tc.k, tc.B, tc.cin, tc.cout, x, w, r, tc.inputGrad)
 			check := func(what string, a, b []float32) {
@@ -155,13 +157,13 @@ func TestConvOpMatchesConv2d(t *testing.T) {
 
 // The op rejects values of the wrong dtype or shape with an error.
 func TestConvOpRejectsBadValues(t *testing.T) {
-	op := convOp{k: 3, batch: 2, cin: 3, cout: 4, h: Rows, w: Cols, inputGrad: true}
-	x32 := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(2, Rows, Cols, 3))
+	op := convOp{k: 3, batch: 2, cin: 3, cout: 4, h: model.Rows, w: model.Cols, inputGrad: true}
+	x32 := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(2, model.Rows, model.Cols, 3))
 	w32 := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(4, 3, 3, 3))
 	if _, err := op.Do(x32, w32); err != nil {
 		t.Fatalf("good values: %v", err)
 	}
-	x64 := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(2, Rows, Cols, 3))
+	x64 := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(2, model.Rows, model.Cols, 3))
 	if _, err := op.Do(x64, w32); err == nil || !strings.Contains(err.Error(), "float32") {
 		t.Errorf("float64 image: error %v", err)
 	}
@@ -186,9 +188,9 @@ func bnReLUGraph(t *testing.T, ours bool, B, C int, x, gamma, beta, res, r, mean
 		return G.NewTensor(g, tensor.Float32, 4, G.WithShape(shape...), G.WithName(name),
 			G.WithValue(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float32(nil), data...)))))
 	}
-	shape := []int{B, C, Rows, Cols}
+	shape := []int{B, C, model.Rows, model.Cols}
 	if ours {
-		shape = []int{B, Rows, Cols, C}
+		shape = []int{B, model.Rows, model.Cols, C}
 		x, r, res = nhwc(x, B, C), nhwc(r, B, C), nhwc(res, B, C)
 	}
 	xn := mk("x", shape, x)
@@ -204,14 +206,14 @@ func bnReLUGraph(t *testing.T, ours bool, B, C int, x, gamma, beta, res, r, mean
 	var y *G.Node
 	var stats statsOp
 	if ours {
-		op, err := newBNOp(shape, 0.9, BNEpsilon)
+		op, err := newBNOp(shape, 0.9, model.BNEpsilon)
 		if err != nil {
 			t.Fatal(err)
 		}
 		stats = op
 		y = G.Must(affineReLU(G.Must(G.ApplyOp(op, xn)), gn, bn, resn))
 	} else {
-		z, _, _, op, err := G.BatchNorm(xn, gn, bn, 0.9, BNEpsilon)
+		z, _, _, op, err := G.BatchNorm(xn, gn, bn, 0.9, model.BNEpsilon)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +272,7 @@ func TestAffineReLUMatchesGorgonia(t *testing.T) {
 	}
 	for _, residual := range []bool{false, true} {
 		const B, C = 6, 5
-		n := B * C * Squares
+		n := B * C * model.Squares
 		x, r := normals(n, 0.5), normals(n, 0)
 		gamma, beta := normals(C, 1), normals(C, 0)
 		var res []float32

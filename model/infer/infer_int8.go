@@ -1,10 +1,11 @@
-package model
+package infer
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"dama/model"
 	"dama/model/kernel"
 	"dama/rules"
 )
@@ -77,7 +78,7 @@ type int8Backend struct {
 // newInt8Backend builds the backend on any CPU (without AVX512_VNNI or
 // FEAT_DotProd the kernels run a slow portable micro-kernel; NewBackend
 // refuses it there), calibrated on the network's own games.
-func newInt8Backend(n *Network) (Backend, error) {
+func newInt8Backend(n *model.Network) (Backend, error) {
 	inf, err := newInference(n)
 	if err != nil {
 		return nil, err
@@ -120,15 +121,15 @@ func newInt8WithRanges(inf *inference, ranges []float32) (*int8Backend, error) {
 		}
 		step := r / 255
 		switch {
-		case l.Kind == FullyConnected:
+		case l.Kind == model.FullyConnected:
 			b.packed[i] = kernel.PackI8(l.w, l.Cin, l.Cout, step)
 			b.scratch = max(b.scratch, kernel.DenseI8Scratch(1, l.Cin))
 		case l.K == 3:
 			b.packed[i] = kernel.PackConv3x3I8(l.w, l.Cin, l.Cout, step)
-			b.scratch = max(b.scratch, kernel.Conv3x3I8Scratch(1, Rows, Cols, l.Cin))
+			b.scratch = max(b.scratch, kernel.Conv3x3I8Scratch(1, model.Rows, model.Cols, l.Cin))
 		default:
 			b.packed[i] = kernel.PackI8(l.w, l.Cin, l.Cout, step)
-			b.scratch = max(b.scratch, kernel.DenseI8Scratch(Squares, l.Cin))
+			b.scratch = max(b.scratch, kernel.DenseI8Scratch(model.Squares, l.Cin))
 		}
 	}
 	return b, nil
@@ -136,7 +137,7 @@ func newInt8WithRanges(inf *inference, ranges []float32) (*int8Backend, error) {
 
 // calibrateInt8 returns the largest input value of each layer over the
 // positions of int8CalibGames games of n against itself in float32.
-func calibrateInt8(inf *inference, n *Network) ([]float32, error) {
+func calibrateInt8(inf *inference, n *model.Network) ([]float32, error) {
 	rng := rand.New(rand.NewPCG(int8CalibSeed, uint64(n.Config.Blocks)))
 	games := make([]*rules.Game, int8CalibGames)
 	for i := range games {
@@ -159,13 +160,13 @@ func calibrateInt8(inf *inference, n *Network) ([]float32, error) {
 			break
 		}
 		for i, g := range live {
-			Encode(ws.Input[i*InputSize:(i+1)*InputSize], g.Position(), g.Repetitions(), g.QuietPlies())
+			model.Encode(ws.Input[i*model.InputSize:(i+1)*model.InputSize], g.Position(), g.Repetitions(), g.QuietPlies())
 		}
 		inf.run(ws, len(live), inputRanges(ranges))
 		for i, g := range live {
 			ms := legal[i]
 			priors = append(priors[:0], make([]float32, len(ms))...)
-			legalSoftmax(priors, ws.Policy[i*PolicySize:(i+1)*PolicySize], g.Position(), ms)
+			legalSoftmax(priors, ws.Policy[i*model.PolicySize:(i+1)*model.PolicySize], g.Position(), ms)
 			x, k := rng.Float32(), 0
 			for k < len(ms)-1 && x >= priors[k] {
 				x -= priors[k]
@@ -185,8 +186,8 @@ func (b *int8Backend) NewRunner(maxBatch int) Runner {
 	// The float32 convolution scratch only for the float32 3x3 layers.
 	need := 0
 	for i, l := range b.inf.layers {
-		if l.Kind == ConvBN && l.K == 3 && b.packed[i] == nil {
-			need = max(need, conv3x3Scratch(maxBatch, Rows, Cols, l.Cin))
+		if l.Kind == model.ConvBN && l.K == 3 && b.packed[i] == nil {
+			need = max(need, conv3x3Scratch(maxBatch, model.Rows, model.Cols, l.Cin))
 		}
 	}
 	ws.scratch = make([]float32, need)
@@ -211,8 +212,8 @@ func (r *int8Runner) layer(i int, l *planLayer, dst, src, res []float32, batch, 
 	switch {
 	case q == nil:
 		return false
-	case l.Kind == ConvBN && l.K == 3:
-		kernel.Conv3x3I8(dst, src, batch, Rows, Cols, l.Cin, l.Cout, q, l.b, res, l.ReLU, r.scratch)
+	case l.Kind == model.ConvBN && l.K == 3:
+		kernel.Conv3x3I8(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, q, l.b, res, l.ReLU, r.scratch)
 	default: // dense, or 1x1 over the pixels
 		kernel.DenseI8(dst, src, rows, l.Cin, l.Cout, q, l.b, l.ReLU && res == nil, r.scratch)
 	}

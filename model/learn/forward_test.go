@@ -1,34 +1,31 @@
-package model
+package learn
 
 import (
 	"math"
 	"math/rand"
 	"strings"
 	"testing"
+
+	"dama/model"
+	"dama/model/modeltest"
 )
 
 // compareForward runs net through the pure-Go backend and through the
 // Gorgonia graph in eval mode on the same input and returns the largest
 // absolute difference of the logits.
-func compareForward(t *testing.T, net *Network, input []float32, batch int) float64 {
+func compareForward(t *testing.T, net *model.Network, input []float32, batch int) float64 {
 	t.Helper()
-	inf, err := newInference(net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := inf.newWorkspace(batch)
-	copy(ws.Input, input)
-	inf.forward(ws, batch)
+	pol0, wdl0 := fp32Forward(t, net, input, batch)
 	pol, wdl, err := gorgoniaForward(net, input, batch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	worst := 0.0
 	for i := range pol {
-		worst = math.Max(worst, math.Abs(float64(pol[i]-ws.Policy[i])))
+		worst = math.Max(worst, math.Abs(float64(pol[i]-pol0[i])))
 	}
 	for i := range wdl {
-		worst = math.Max(worst, math.Abs(float64(wdl[i]-ws.WDL[i])))
+		worst = math.Max(worst, math.Abs(float64(wdl[i]-wdl0[i])))
 	}
 	return worst
 }
@@ -37,11 +34,11 @@ func TestForwardMatchesGraph(t *testing.T) {
 	rng := rand.New(rand.NewSource(21))
 	const B = 8
 	for _, name := range []string{"tiny", "small"} {
-		cfg, _ := Preset(name)
-		net := NewNetwork(cfg, rng)
-		perturbStats(net, rng)
+		cfg, _ := model.Preset(name)
+		net := model.NewNetwork(cfg, rng)
+		modeltest.PerturbStats(net, rng)
 		// Random inputs (not only valid encodings).
-		in := make([]float32, B*InputSize)
+		in := make([]float32, B*model.InputSize)
 		for i := range in {
 			in[i] = float32(rng.NormFloat64())
 		}
@@ -51,8 +48,8 @@ func TestForwardMatchesGraph(t *testing.T) {
 			t.Logf("%s, random inputs: largest logit difference %.2g", name, d)
 		}
 		// Encoded positions.
-		for i, q := range randomPositions(rng, B) {
-			Encode(in[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+		for i, q := range modeltest.RandomPositions(rng, B) {
+			model.Encode(in[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
 		}
 		if d := compareForward(t, net, in, B); d > 1e-4 {
 			t.Errorf("%s, positions: logits differ by %g", name, d)
@@ -65,7 +62,7 @@ func TestForwardMatchesGraph(t *testing.T) {
 func TestForwardMatchesTrainedGraph(t *testing.T) {
 	rng := rand.New(rand.NewSource(22))
 	const B = 8
-	tr, err := NewTrainer(&Checkpoint{Net: tinyNet(t, 22)}, TrainOptions{Batch: B, LR: 1e-2})
+	tr, err := NewTrainer(&model.Checkpoint{Net: modeltest.TinyNet(t, 22)}, TrainOptions{Batch: B, LR: 1e-2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,38 +74,12 @@ func TestForwardMatchesTrainedGraph(t *testing.T) {
 		}
 	}
 	net := tr.Network()
-	in := make([]float32, B*InputSize)
+	in := make([]float32, B*model.InputSize)
 	for i := range in {
 		in[i] = float32(rng.NormFloat64())
 	}
 	if d := compareForward(t, net, in, B); d > 1e-4 {
 		t.Errorf("trained network: logits differ by %g", d)
-	}
-}
-
-// A batch gives each position the same result as evaluating it alone.
-func TestForwardBatchIndependent(t *testing.T) {
-	rng := rand.New(rand.NewSource(23))
-	net := tinyNet(t, 23)
-	perturbStats(net, rng)
-	inf, err := newInference(net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const B = 5
-	ws, one := inf.newWorkspace(B), inf.newWorkspace(1)
-	for i, q := range randomPositions(rng, B) {
-		Encode(ws.Input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
-	}
-	inf.forward(ws, B)
-	for i := 0; i < B; i++ {
-		copy(one.Input, ws.Input[i*InputSize:(i+1)*InputSize])
-		inf.forward(one, 1)
-		for j := 0; j < PolicySize; j++ {
-			if math.Abs(float64(one.Policy[j]-ws.Policy[i*PolicySize+j])) > 1e-5 {
-				t.Fatalf("position %d logit %d: alone %v, in a batch %v", i, j, one.Policy[j], ws.Policy[i*PolicySize+j])
-			}
-		}
 	}
 }
 
@@ -120,8 +91,8 @@ func TestEvalLosses(t *testing.T) {
 	rng := rand.New(rand.NewSource(24))
 	const B = 16
 	data := randomSamples(rng, B)
-	net := tinyNet(t, 24)
-	tr, err := NewTrainer(&Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-9, BNMomentum: 1})
+	net := modeltest.TinyNet(t, 24)
+	tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-9, BNMomentum: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ type affineOp struct {
 func affineReLU(x, gamma, beta, residual *G.Node) (*G.Node, error) {
 	s := x.Shape()
 	if len(s) != 4 {
-		return nil, fmt.Errorf("model: batch-norm scale of a %v tensor: want 4 dimensions", s)
+		return nil, fmt.Errorf("learn: batch-norm scale of a %v tensor: want 4 dimensions", s)
 	}
 	op := affineOp{batch: s[0], h: s[1], w: s[2], c: s[3], residual: residual != nil}
 	if residual == nil {
@@ -79,7 +79,7 @@ func (op affineOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op affineOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	if len(in) != op.Arity() {
-		return nil, fmt.Errorf("model: batch-norm scale takes %d inputs, got %d", op.Arity(), len(in))
+		return nil, fmt.Errorf("learn: batch-norm scale takes %d inputs, got %d", op.Arity(), len(in))
 	}
 	x, err := f32Data(in[0], "batch-norm input", op.xShape())
 	if err != nil {
@@ -148,7 +148,7 @@ func (op affineOp) DiffWRT(n int) []bool {
 // SymDiff implements G.SDOp.
 func (op affineOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(in) != op.Arity() {
-		return nil, fmt.Errorf("model: batch-norm scale takes %d inputs, got %d", op.Arity(), len(in))
+		return nil, fmt.Errorf("learn: batch-norm scale takes %d inputs, got %d", op.Arity(), len(in))
 	}
 	gm, err := G.ApplyOp(reluGradOp{op.xShape()}, output, grad)
 	if err != nil {
@@ -190,7 +190,7 @@ func (op reluGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocD
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op reluGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	if len(in) != 2 {
-		return nil, fmt.Errorf("model: ReLU gradient takes 2 inputs, got %d", len(in))
+		return nil, fmt.Errorf("learn: ReLU gradient takes 2 inputs, got %d", len(in))
 	}
 	y, err := f32Data(in[0], "ReLU output", op.shape)
 	if err != nil {
@@ -265,7 +265,7 @@ func (op affineGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallo
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op affineGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	if len(in) != 3 {
-		return nil, fmt.Errorf("model: batch-norm scale gradient takes 3 inputs, got %d", len(in))
+		return nil, fmt.Errorf("learn: batch-norm scale gradient takes 3 inputs, got %d", len(in))
 	}
 	x, err := f32Data(in[0], "batch-norm input", op.xShape())
 	if err != nil {

@@ -1,0 +1,114 @@
+package learn
+
+import (
+	"context"
+	"math/rand"
+	"runtime"
+	"strings"
+	"testing"
+
+	"dama/mcts"
+	"dama/model"
+	"dama/model/infer"
+	"dama/model/modeltest"
+)
+
+// BenchmarkTrain measures Gorgonia training steps at batch 256, without
+// and with (-aux) the reply head:
+//
+//	go test ./model/learn/ -run XXX -bench Train -benchtime 3x
+func BenchmarkTrain(b *testing.B) {
+	for _, bench := range []string{"tiny", "tiny-aux", "small", "small-aux", "workstation", "workstation-aux"} {
+		b.Run(bench, func(b *testing.B) {
+			name, aux := strings.CutSuffix(bench, "-aux") // -aux: with the reply head, every sample targeted
+			cfg, _ := model.Preset(name)
+			cfg.AuxReply = aux
+			rng := rand.New(rand.NewSource(3))
+			const batch = 256
+			data := randomSamples(rng, batch)
+			net := model.NewNetwork(cfg, rng)
+			if aux {
+				withReplies(rng, data)
+			}
+			tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: batch, WeightDecay: 1e-4, AuxWeight: 0.15})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tr.Close()
+			if _, err := tr.Step(data); err != nil { // warm-up
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := modeltest.CPUTime()
+			for i := 0; i < b.N; i++ {
+				if _, err := tr.Step(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if cpu := (modeltest.CPUTime() - cpu0).Seconds(); cpu > 0 {
+				b.ReportMetric(float64(b.N*batch)/cpu, "samples/cpu-s")
+			}
+			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "samples/s")
+		})
+	}
+}
+
+// BenchmarkMemory reports heap growth over 10,000 evaluator calls and 1,000
+// training steps (batch 16) on the tiny preset; run it once:
+//
+//	go test ./model/learn/ -run XXX -bench Memory -benchtime 1x
+func BenchmarkMemory(b *testing.B) {
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	tiny, err := model.Preset("tiny")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		rng := rand.New(rand.NewSource(4))
+		net := model.NewNetwork(tiny, rng)
+		qs := modeltest.RandomPositions(rng, 500)
+		ev := infer.NewEvaluator(net, infer.EvaluatorOptions{MaxBatch: 16, CacheSize: 0})
+		var out mcts.Evaluation
+		eval := func(n int) {
+			for k := 0; k < n; k++ {
+				q := qs[k%len(qs)]
+				if err := ev.Evaluate(context.Background(), mcts.Query{Pos: q.Pos, Legal: q.Legal}, &out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		eval(100)
+		h0 := heap()
+		eval(10000)
+		h1 := heap()
+		ev.Close()
+		b.ReportMetric(float64(int64(h1)-int64(h0)), "infer-heap-growth-B")
+
+		data := randomSamples(rng, 64)
+		tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: 16})
+		if err != nil {
+			b.Fatal(err)
+		}
+		step := func(n int) {
+			for k := 0; k < n; k++ {
+				if _, err := tr.Step(data[(k%4)*16 : (k%4+1)*16]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		step(10)
+		h2 := heap()
+		step(1000)
+		h3 := heap()
+		tr.Close()
+		b.ReportMetric(float64(int64(h3)-int64(h2)), "train-heap-growth-B")
+		b.ReportMetric(float64(h3), "heap-after-B")
+	}
+}
