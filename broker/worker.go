@@ -19,6 +19,7 @@ import (
 
 	"dama/configs"
 	"dama/model"
+	"dama/model/infer"
 	"dama/selfplay"
 	"dama/train"
 )
@@ -92,7 +93,7 @@ func (p *BestPointer) key() string { return p.Name + "@" + p.Digest }
 // loadedModel is a verified model ready to play.
 type loadedModel struct {
 	ptr BestPointer
-	ev  *model.Evaluator
+	ev  *infer.Evaluator
 }
 
 // Work plays self-play games for a run on the broker at opt.URL: it fetches
@@ -334,7 +335,7 @@ func (w *worker) fetch(ctx context.Context, p BestPointer) (*loadedModel, error)
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ev, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers, Backend: c.Backend})
+	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers, Backend: c.Backend})
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"dama/mcts"
-	"dama/model"
+	"dama/model/infer"
 	"dama/rules"
 )
 
@@ -19,7 +19,7 @@ import (
 // its self-play games, `dama model compare` measures 99.31%, 0.0038 and
 // 0.027: README, Inference backends.)
 func TestShippedInt8MatchesFP32(t *testing.T) {
-	if _, err := model.ResolveBackend("int8"); err != nil {
+	if _, err := infer.ResolveBackend("int8"); err != nil {
 		t.Skip("this CPU has no AVX512_VNNI: int8 is refused here (its portable kernel is tested in dama/model)")
 	}
 	ck, err := Shipped()
@@ -29,12 +29,12 @@ func TestShippedInt8MatchesFP32(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{Backend: model.BackendFP32})
+	fp, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{Backend: infer.BackendFP32})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fp.Close()
-	i8, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{Backend: "int8"})
+	i8, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{Backend: "int8"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestShippedInt8MatchesFP32(t *testing.T) {
 			g.PlayUnchecked(legal[k])
 		}
 	}
-	r, err := model.Compare(ctx, i8, fp, qs, 8)
+	r, err := infer.Compare(ctx, i8, fp, qs, 8)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,20 +6,20 @@ import (
 	"testing"
 
 	"dama/configs"
-	"dama/model"
+	"dama/model/infer"
 )
 
 // configs cannot import model (model uses configs), so it keeps its own
 // list of backend names; this test keeps the two equal.
 func TestBackendsMatchModel(t *testing.T) {
-	if got, want := configs.Backends, model.BackendNames(); !slices.Equal(got, want) {
-		t.Errorf("configs.Backends = %v, model.BackendNames() = %v", got, want)
+	if got, want := configs.Backends, infer.BackendNames(); !slices.Equal(got, want) {
+		t.Errorf("configs.Backends = %v, infer.BackendNames() = %v", got, want)
 	}
 }
 
 func TestBackendValidated(t *testing.T) {
 	c := configs.Default()
-	if c.SelfPlay.Backend != model.BackendAuto {
+	if c.SelfPlay.Backend != infer.BackendAuto {
 		t.Errorf("default selfplay.backend = %q, want auto", c.SelfPlay.Backend)
 	}
 	c.SelfPlay.Backend = "fp16"
@@ -31,7 +31,7 @@ func TestBackendValidated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := model.ResolveBackend(c.SelfPlay.Backend); err != nil {
+		if _, err := infer.ResolveBackend(c.SelfPlay.Backend); err != nil {
 			t.Errorf("preset %s: %v", p, err)
 		}
 	}

@@ -202,7 +202,7 @@ type Train struct {
 	// SGD. Default 0.001.
 	LR float64 `mapstructure:"lr" yaml:"lr"`
 	// LRSchedule is how the learning rate changes after the warm-up
-	// (model.TrainOptions.RateAt): "constant"; "step" (times LRDecayFactor
+	// (learn.TrainOptions.RateAt): "constant"; "step" (times LRDecayFactor
 	// every LRDecaySteps steps); "cosine" (from LR down to LRMin over
 	// LRDecaySteps steps, then LRMin). Default "constant".
 	LRSchedule string `mapstructure:"lr_schedule" yaml:"lr_schedule"`
@@ -210,7 +210,7 @@ type Train struct {
 	// linearly from 0 to LR, 0..10^9. Default 100.
 	LRWarmupSteps int64 `mapstructure:"lr_warmup_steps" yaml:"lr_warmup_steps"`
 	// LRDecaySteps is the period of the step schedule and the length of the
-	// cosine one (model.TrainOptions DecaySteps and TotalSteps),
+	// cosine one (learn.TrainOptions DecaySteps and TotalSteps),
 	// 1..10^12. Default 50000.
 	LRDecaySteps int64 `mapstructure:"lr_decay_steps" yaml:"lr_decay_steps"`
 	// LRDecayFactor multiplies the rate at each step of the step schedule,

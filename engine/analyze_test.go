@@ -8,12 +8,13 @@ import (
 
 	"dama/mcts"
 	"dama/model"
+	"dama/model/infer"
 	"dama/rules"
 )
 
 func TestAnalyze(t *testing.T) {
 	cfg, _ := model.Preset("tiny")
-	ev := model.NewEvaluator(model.NewSeededNetwork(cfg, 3), model.EvaluatorOptions{})
+	ev := infer.NewEvaluator(model.NewSeededNetwork(cfg, 3), infer.EvaluatorOptions{})
 	defer ev.Close()
 	g := rules.NewGame(rules.Start())
 	a, err := Analyze(context.Background(), ev, g, Limits{Visits: 50}, mcts.Options{})

@@ -12,6 +12,7 @@ import (
 
 	"dama/mcts"
 	"dama/model"
+	"dama/model/infer"
 	"dama/rules"
 )
 
@@ -196,7 +197,7 @@ func testEvaluators(t *testing.T) map[string]mcts.Evaluator {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := model.NewEvaluator(model.NewSeededNetwork(cfg, 7), model.EvaluatorOptions{MaxBatch: 8})
+	ev := infer.NewEvaluator(model.NewSeededNetwork(cfg, 7), infer.EvaluatorOptions{MaxBatch: 8})
 	t.Cleanup(ev.Close)
 	return map[string]mcts.Evaluator{"uniform": Uniform{}, "tiny": ev}
 }

@@ -15,6 +15,7 @@ import (
 	"dama/internal/cputime"
 	"dama/mcts"
 	"dama/model"
+	"dama/model/infer"
 	"dama/rules"
 )
 
@@ -29,9 +30,9 @@ type loadCase struct {
 	preset  string
 	games   int // games in flight (Config.Parallel)
 	leaves  int // leaves in flight per game (Config.LeavesInFlight)
-	batch   int // model.EvaluatorOptions.MaxBatch; 0: games*leaves (as dama selfplay)
-	workers int // model.EvaluatorOptions.Workers
-	cache   int // model.EvaluatorOptions.CacheSize of the self-play evaluator
+	batch   int // infer.EvaluatorOptions.MaxBatch; 0: games*leaves (as dama selfplay)
+	workers int // infer.EvaluatorOptions.Workers
+	cache   int // infer.EvaluatorOptions.CacheSize of the self-play evaluator
 }
 
 func (c loadCase) maxBatch() int {
@@ -148,7 +149,7 @@ type loadCount struct {
 	games               int
 }
 
-func (l *loadCount) add(s0, s1 model.EvaluatorStats, sec, cpu float64) {
+func (l *loadCount) add(s0, s1 infer.EvaluatorStats, sec, cpu float64) {
 	l.sec += sec
 	l.cpu += cpu
 	l.nEval += float64(s1.Evaluations - s0.Evaluations)
@@ -177,9 +178,9 @@ func (g *gate) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation) e
 
 // measureLoad runs the alternating phases of BenchmarkSelfplayEvaluatorLoad.
 func measureLoad(b *testing.B, net *model.Network, c loadCase, qs []mcts.Query) (alone, sp loadCount) {
-	aev := model.NewEvaluator(net, model.EvaluatorOptions{MaxBatch: c.maxBatch(), Workers: c.workers})
+	aev := infer.NewEvaluator(net, infer.EvaluatorOptions{MaxBatch: c.maxBatch(), Workers: c.workers})
 	defer aev.Close()
-	sev := model.NewEvaluator(net, model.EvaluatorOptions{MaxBatch: c.maxBatch(), Workers: c.workers, CacheSize: c.cache})
+	sev := infer.NewEvaluator(net, infer.EvaluatorOptions{MaxBatch: c.maxBatch(), Workers: c.workers, CacheSize: c.cache})
 	defer sev.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -11,6 +11,7 @@ import (
 	"dama/configs"
 	"dama/mcts"
 	"dama/model"
+	"dama/model/infer"
 	"dama/runfolder"
 )
 
@@ -36,12 +37,12 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*runfolder
 		rec.Verdict, rec.Promoted = "accept", true
 		return rec, nil
 	}
-	load := func(rel string) (*model.Evaluator, error) {
+	load := func(rel string) (*infer.Evaluator, error) {
 		ck, err := model.Load(l.run.Path(rel))
 		if err != nil {
 			return nil, err
 		}
-		return model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, ac.Parallel), CacheSize: 1 << 16, Backend: l.cfg.SelfPlay.Backend})
+		return infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: max(1, ac.Parallel), CacheSize: 1 << 16, Backend: l.cfg.SelfPlay.Backend})
 	}
 	ce, err := load(cand)
 	if err != nil {

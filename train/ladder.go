@@ -14,6 +14,7 @@ import (
 	"dama/arena"
 	"dama/configs"
 	"dama/model"
+	"dama/model/infer"
 	"dama/runfolder"
 )
 
@@ -25,7 +26,7 @@ func RateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc config
 	if err != nil {
 		return arena.LadderResult{}, err
 	}
-	ev, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(1, lc.Parallel), CacheSize: 1 << 18, Backend: sc.Backend})
+	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: max(1, lc.Parallel), CacheSize: 1 << 18, Backend: sc.Backend})
 	if err != nil {
 		return arena.LadderResult{}, err
 	}

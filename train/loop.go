@@ -13,6 +13,8 @@ import (
 	"dama/configs"
 	"dama/internal/cputime"
 	"dama/model"
+	"dama/model/infer"
+	"dama/model/learn"
 	"dama/runfolder"
 	"dama/selfplay"
 )
@@ -72,8 +74,8 @@ type loop struct {
 	// scanned holds the samples of the chunks unconsumed decoded to count
 	// them, until fillWindow hands them to the window: each chunk is
 	// decoded once.
-	scanned map[string][]model.Sample
-	tr      *model.Trainer
+	scanned map[string][]learn.Sample
+	tr      *learn.Trainer
 	trGen   int // generation whose checkpoint tr holds
 }
 
@@ -305,7 +307,7 @@ func (l *loop) unconsumed(done map[string]bool) ([]runfolder.ChunkInfo, error) {
 			ci = runfolder.ChunkInfo{Name: name, Games: games, Positions: len(s)}
 			l.counts[name] = ci
 			if l.scanned == nil {
-				l.scanned = map[string][]model.Sample{}
+				l.scanned = map[string][]learn.Sample{}
 			}
 			l.scanned[name] = s
 		}
@@ -540,7 +542,7 @@ func (l *loop) gather(ctx context.Context, gen int, done map[string]bool, total 
 // generations (after a restart) are read again. The scanned chunks left
 // out of the window (older than it) are dropped.
 func (l *loop) fillWindow(order []runfolder.ChunkInfo, size int) error {
-	err := l.win.Update(order, size, func(name string) ([]model.Sample, error) {
+	err := l.win.Update(order, size, func(name string) ([]learn.Sample, error) {
 		if s, ok := l.scanned[name]; ok {
 			return s, nil
 		}
@@ -569,7 +571,7 @@ func PlayGames(ctx context.Context, c configs.SelfPlay, path, dir, worker string
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ev, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers, Backend: c.Backend})
+	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers, Backend: c.Backend})
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@ package train
 import (
 	"dama/configs"
 	"dama/mcts"
-	"dama/model"
+	"dama/model/learn"
 	"dama/selfplay"
 )
 
@@ -52,8 +52,8 @@ func SearchOptions(c configs.SelfPlay, maxPlies int) mcts.Options {
 
 // trainOptions maps the run configuration's training section to the
 // trainer's options.
-func trainOptions(c configs.Train) model.TrainOptions {
-	return model.TrainOptions{
+func trainOptions(c configs.Train) learn.TrainOptions {
+	return learn.TrainOptions{
 		Batch: c.Batch, LR: c.LR, WeightDecay: c.WeightDecay,
 		Optimizer: c.Optimizer, Momentum: none(c.Momentum),
 		Schedule: c.LRSchedule, WarmupSteps: c.LRWarmupSteps,

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"dama/model"
+	"dama/model/learn"
 	"dama/runfolder"
 )
 
@@ -14,7 +14,7 @@ import (
 // window whatever the length of the run.
 type Window struct {
 	names  []string                  // chunks held, oldest first
-	data   map[string][]model.Sample // samples of each chunk held
+	data   map[string][]learn.Sample // samples of each chunk held
 	starts []int                     // starts[i]: index of the first sample of names[i]
 	n      int
 }
@@ -22,13 +22,13 @@ type Window struct {
 // Update makes the window hold the newest chunks of order (all chunks
 // consumed so far, oldest first, with their sample counts) that reach size
 // samples, loading those not yet held with load and dropping the rest.
-func (w *Window) Update(order []runfolder.ChunkInfo, size int, load func(name string) ([]model.Sample, error)) error {
+func (w *Window) Update(order []runfolder.ChunkInfo, size int, load func(name string) ([]learn.Sample, error)) error {
 	first := len(order)
 	for n := 0; first > 0 && n < size; {
 		first--
 		n += order[first].Positions
 	}
-	keep := make(map[string][]model.Sample, len(order)-first)
+	keep := make(map[string][]learn.Sample, len(order)-first)
 	names := make([]string, 0, len(order)-first)
 	for _, c := range order[first:] {
 		s, ok := w.data[c.Name]
@@ -59,7 +59,7 @@ func (w *Window) Chunks() int { return len(w.names) }
 
 // Sample fills dst with samples drawn uniformly, with replacement, from the
 // whole window. The window must not be empty.
-func (w *Window) Sample(rng *rand.Rand, dst []model.Sample) {
+func (w *Window) Sample(rng *rand.Rand, dst []learn.Sample) {
 	for i := range dst {
 		k := rng.IntN(w.n)
 		c := sort.Search(len(w.starts), func(j int) bool { return w.starts[j] > k }) - 1

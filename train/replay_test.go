@@ -9,15 +9,15 @@ import (
 	"testing"
 
 	"dama/configs"
-	"dama/model"
+	"dama/model/learn"
 	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
 )
 
 // chunkOf returns n samples whose QuietPlies field names their chunk.
-func chunkOf(id, n int) []model.Sample {
-	s := make([]model.Sample, n)
+func chunkOf(id, n int) []learn.Sample {
+	s := make([]learn.Sample, n)
 	for i := range s {
 		s[i].QuietPlies = id
 	}
@@ -28,7 +28,7 @@ func TestWindowKeepsNewestChunks(t *testing.T) {
 	order := []runfolder.ChunkInfo{{Name: "a", Positions: 100}, {Name: "b", Positions: 50}, {Name: "c", Positions: 30}, {Name: "d", Positions: 40}}
 	ids := map[string]int{"a": 1, "b": 2, "c": 3, "d": 4}
 	loads := map[string]int{}
-	load := func(name string) ([]model.Sample, error) {
+	load := func(name string) ([]learn.Sample, error) {
 		loads[name]++
 		for _, c := range order {
 			if c.Name == name {
@@ -54,7 +54,7 @@ func TestWindowKeepsNewestChunks(t *testing.T) {
 	}
 	// Sampling is uniform over positions: chunk shares follow their sizes.
 	rng := rand.New(rand.NewPCG(1, 2))
-	dst := make([]model.Sample, 120000)
+	dst := make([]learn.Sample, 120000)
 	w.Sample(rng, dst)
 	count := map[int]int{}
 	for _, s := range dst {

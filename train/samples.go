@@ -3,14 +3,14 @@ package train
 import (
 	"path/filepath"
 
-	"dama/model"
+	"dama/model/learn"
 	"dama/runfolder"
 	"dama/selfplay"
 )
 
 // GameSamples turns a self-play game into training samples with the value
 // target the game's result alone: SampleOptions{}.Samples.
-func GameSamples(g *selfplay.Game, dst []model.Sample) []model.Sample {
+func GameSamples(g *selfplay.Game, dst []learn.Sample) []learn.Sample {
 	return SampleOptions{}.Samples(g, dst)
 }
 
@@ -21,7 +21,7 @@ type SampleOptions struct {
 	// (1-m) * result + m * WDL. 0: the result alone.
 	ValueTargetMix float64
 	// AuxReply gives each sample the reply head's target
-	// (model.Sample.Reply): the policy target of the next ply, the
+	// (learn.Sample.Reply): the policy target of the next ply, the
 	// opponent's, when that ply has one (a full search with at least two
 	// legal moves, as for a sample of its own); nil otherwise (the last
 	// ply, a forced move, a cheap search), which masks the sample out of
@@ -38,7 +38,7 @@ type SampleOptions struct {
 // resignation a loss for the side that resigned), mixed with the root
 // search's WDL by ValueTargetMix. With AuxReply, a sample whose next ply
 // has a policy target gets it as its reply target (sharing its slices).
-func (o SampleOptions) Samples(g *selfplay.Game, dst []model.Sample) []model.Sample {
+func (o SampleOptions) Samples(g *selfplay.Game, dst []learn.Sample) []learn.Sample {
 	winner, decided := g.Result.Winner()
 	m := float32(o.ValueTargetMix)
 	// target returns ply i's policy target, nil when it has none.
@@ -77,12 +77,12 @@ func (o SampleOptions) Samples(g *selfplay.Game, dst []model.Sample) []model.Sam
 				wdl[k] = (1-m)*wdl[k] + m*p.WDL[k]/sum
 			}
 		}
-		var reply *model.ReplyTarget
+		var reply *learn.ReplyTarget
 		if o.AuxReply && next != nil {
 			q := &g.Plies[i+1]
-			reply = &model.ReplyTarget{Pos: q.Pos, Legal: q.Legal, Policy: next}
+			reply = &learn.ReplyTarget{Pos: q.Pos, Legal: q.Legal, Policy: next}
 		}
-		dst = append(dst, model.Sample{
+		dst = append(dst, learn.Sample{
 			Pos: p.Pos, Repetitions: p.Repetitions, QuietPlies: p.QuietPlies,
 			Legal: p.Legal, Policy: pol, WDL: wdl, Reply: reply,
 		})
@@ -123,12 +123,12 @@ func policyTarget(p *selfplay.Ply) []float32 {
 }
 
 // readChunk decodes the games file name of run r into samples.
-func readChunk(r *runfolder.Run, name string, opt SampleOptions) ([]model.Sample, int, error) {
+func readChunk(r *runfolder.Run, name string, opt SampleOptions) ([]learn.Sample, int, error) {
 	_, games, err := selfplay.ReadFile(filepath.Join(r.Path(runfolder.GamesDir), name))
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []model.Sample
+	var out []learn.Sample
 	for _, g := range games {
 		out = opt.Samples(g, out)
 	}

@@ -6,13 +6,14 @@ import (
 
 	"dama/configs"
 	"dama/model"
+	"dama/model/learn"
 	"dama/rules"
 	"dama/selfplay"
 )
 
 // samplesBefore is GameSamples as it was before the value target mix and
 // stored policy targets, kept to hold SampleOptions{} to it.
-func samplesBefore(g *selfplay.Game, dst []model.Sample) []model.Sample {
+func samplesBefore(g *selfplay.Game, dst []learn.Sample) []learn.Sample {
 	winner, decided := g.Result.Winner()
 	for i := range g.Plies {
 		p := &g.Plies[i]
@@ -39,7 +40,7 @@ func samplesBefore(g *selfplay.Game, dst []model.Sample) []model.Sample {
 		default:
 			wdl[2] = 1
 		}
-		dst = append(dst, model.Sample{
+		dst = append(dst, learn.Sample{
 			Pos: p.Pos, Repetitions: p.Repetitions, QuietPlies: p.QuietPlies,
 			Legal: p.Legal, Policy: pol, WDL: wdl,
 		})
@@ -151,7 +152,7 @@ func TestTargetsNormalisedOnceForTrainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := model.NewTrainer(&model.Checkpoint{Net: model.NewSeededNetwork(cfg, 1)}, model.TrainOptions{Batch: 2})
+	tr, err := learn.NewTrainer(&model.Checkpoint{Net: model.NewSeededNetwork(cfg, 1)}, learn.TrainOptions{Batch: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestTargetsNormalisedOnceForTrainer(t *testing.T) {
 	if _, err := tr.Step(s); err != nil {
 		t.Errorf("trainer refused the samples: %v", err)
 	}
-	raw := append([]model.Sample(nil), s...)
+	raw := append([]learn.Sample(nil), s...)
 	raw[0].Policy = make([]float32, len(visits))
 	for i, v := range visits {
 		raw[0].Policy[i] = float32(v)

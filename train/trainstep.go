@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"dama/model"
+	"dama/model/learn"
 	"dama/runfolder"
 )
 
 // trainCandidate trains generation gen's candidate from generation gen-1's
 // checkpoint and saves it in candidates/.
-func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps int, samplesPerSec float64, last model.Losses, err error) {
+func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps int, samplesPerSec float64, last learn.Losses, err error) {
 	if l.win.Len() == 0 {
 		return 0, 0, last, fmt.Errorf("train: generation %d has no training samples", gen)
 	}
@@ -39,7 +40,7 @@ func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps i
 			return 0, 0, last, err
 		}
 		ck.Meta.Parent = parent
-		if l.tr, err = model.NewTrainer(ck, trainOptions(l.cfg.Train)); err != nil {
+		if l.tr, err = learn.NewTrainer(ck, trainOptions(l.cfg.Train)); err != nil {
 			return 0, 0, last, err
 		}
 		l.trGen = gen - 1
@@ -47,7 +48,7 @@ func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps i
 	l.trGen = -1 // until the candidate is saved
 	steps = l.cfg.Train.Steps(newSamples)
 	rng := rand.New(rand.NewPCG(uint64(l.cfg.Run.Seed), uint64(gen)))
-	batch := make([]model.Sample, l.cfg.Train.Batch)
+	batch := make([]learn.Sample, l.cfg.Train.Batch)
 	st := startStage(l.opt.Progress, Event{Gen: gen, Stage: StageTrain, Total: steps})
 	var pending []runfolder.MetricRecord
 	start := time.Now()

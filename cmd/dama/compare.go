@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"dama/mcts"
-	"dama/model"
+	"dama/model/infer"
 	"dama/selfplay"
 )
 
@@ -39,8 +39,8 @@ func modelCompare(path, dir, backend, against string, par int) error {
 			}
 		}
 	}
-	open := func(name string) (*model.Evaluator, error) {
-		return model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: par, Backend: name})
+	open := func(name string) (*infer.Evaluator, error) {
+		return infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: par, Backend: name})
 	}
 	a, err := open(backend)
 	if err != nil {
@@ -52,7 +52,7 @@ func modelCompare(path, dir, backend, against string, par int) error {
 		return err
 	}
 	defer b.Close()
-	r, err := model.Compare(context.Background(), a, b, qs, par)
+	r, err := infer.Compare(context.Background(), a, b, qs, par)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"dama/engine"
 	"dama/mcts"
 	"dama/model"
+	"dama/model/infer"
 )
 
 // engineStdin is where the interactive commands (hub, play) read; tests
@@ -127,7 +128,7 @@ func (f *engineFlags) evaluator() (ev mcts.Evaluator, name string, close func(),
 	if *f.cache < 0 {
 		return nil, "", nil, fmt.Errorf("--cache must not be negative")
 	}
-	e, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: max(*f.parallel, 1), CacheSize: *f.cache, Backend: *f.backend})
+	e, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: max(*f.parallel, 1), CacheSize: *f.cache, Backend: *f.backend})
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dama/model"
+	"dama/model/infer"
 	"dama/runfolder"
 )
 
@@ -35,8 +36,8 @@ func init() {
 			out = fs.String("out", "", "checkpoint file to write (new)")
 			seed = fs.Int64("seed", 1, "random seed of the initial weights (new)")
 			note = fs.String("note", "", "free-text note stored in the checkpoint (new)")
-			backend = fs.String("backend", "bf16", "compare: the backend measured ("+strings.Join(model.BackendNames(), ", ")+")")
-			against = fs.String("against", model.BackendFP32, "compare: the reference backend")
+			backend = fs.String("backend", "bf16", "compare: the backend measured ("+strings.Join(infer.BackendNames(), ", ")+")")
+			against = fs.String("against", infer.BackendFP32, "compare: the reference backend")
 			games = fs.String("games", "", "compare: folder of self-play game chunks whose positions are evaluated")
 			par = fs.Int("parallel", 32, "compare: positions evaluated at once (the batch), 1..4096")
 		},
@@ -141,10 +142,10 @@ func modelInfo(path string) error {
 		opt = fmt.Sprintf("%s (%d steps)", ck.Opt.Kind, ck.Opt.Steps)
 	}
 	fmt.Fprintf(w, "optimizer   %s\n", opt)
-	auto, _ := model.ResolveBackend(model.BackendAuto)
+	auto, _ := infer.ResolveBackend(infer.BackendAuto)
 	var here []string
-	for _, n := range model.BackendNames() {
-		if _, err := model.ResolveBackend(n); err == nil && n != model.BackendAuto {
+	for _, n := range infer.BackendNames() {
+		if _, err := infer.ResolveBackend(n); err == nil && n != infer.BackendAuto {
 			here = append(here, n)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"dama/arena"
 	"dama/model"
+	"dama/model/infer"
 )
 
 // defaultMCTSVisits is the visit count of a checkpoint player given without
@@ -41,7 +42,7 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		if j := strings.IndexByte(v, ':'); j >= 0 {
 			v, backend, label = v[:j], v[j+1:], v[j:]
 			if backend == "" {
-				return nil, fmt.Errorf("player %q: empty backend after ':' (valid: %s)", spec, strings.Join(model.BackendNames(), ", "))
+				return nil, fmt.Errorf("player %q: empty backend after ':' (valid: %s)", spec, strings.Join(infer.BackendNames(), ", "))
 			}
 		}
 		if w, ok := strings.CutSuffix(v, passSuffix); ok {
@@ -93,13 +94,13 @@ func looksLikeCheckpoint(spec string) bool {
 // modelPlayer is an MCTS player that owns its network evaluator.
 type modelPlayer struct {
 	*arena.MCTSPlayer
-	ev *model.Evaluator
+	ev *infer.Evaluator
 }
 
 // newModelPlayer opens the network on backend ("" or "auto": the
 // default one) and reports the backend on stderr.
 func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backend string) (*modelPlayer, error) {
-	ev, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: batch, CacheSize: 1 << 16, Backend: backend})
+	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: 1 << 16, Backend: backend})
 	if err != nil {
 		return nil, err
 	}
@@ -111,13 +112,13 @@ func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backe
 }
 
 // logBackend says on stderr which backend runs the network of who.
-func logBackend(who string, ev *model.Evaluator) {
+func logBackend(who string, ev *infer.Evaluator) {
 	fmt.Fprintf(stderr, "%s: network backend %s\n", who, ev.Backend())
 }
 
 // backendUsage is the help text of the --backend flags.
 func backendUsage() string {
-	return "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else fp32), fp32, bf16 (needs AVX512_BF16) or int8 (needs AVX512_VNNI); one of " + strings.Join(model.BackendNames(), ", ")
+	return "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else fp32), fp32, bf16 (needs AVX512_BF16) or int8 (needs AVX512_VNNI); one of " + strings.Join(infer.BackendNames(), ", ")
 }
 
 // Close stops the evaluator.

@@ -20,6 +20,7 @@ import (
 	"dama/internal/progress"
 	"dama/mcts"
 	"dama/model"
+	"dama/model/infer"
 	"dama/runfolder"
 	"dama/selfplay"
 	"dama/train"
@@ -196,7 +197,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 		if batch <= 0 {
 			batch = full.Parallel * full.LeavesInFlight
 		}
-		mev, err := model.OpenEvaluator(ck.Net, model.EvaluatorOptions{MaxBatch: batch, CacheSize: o.cache, Backend: o.backend})
+		mev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: o.cache, Backend: o.backend})
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"dama/mcts"
 	"dama/model"
+	"dama/model/infer"
 	"dama/rules"
 )
 
@@ -36,7 +37,7 @@ func TestONNXExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := model.NewEvaluator(net, model.EvaluatorOptions{MaxBatch: 1, Backend: model.BackendFP32})
+	ev := infer.NewEvaluator(net, infer.EvaluatorOptions{MaxBatch: 1, Backend: infer.BackendFP32})
 	defer ev.Close()
 	for _, tc := range []struct {
 		fen         string

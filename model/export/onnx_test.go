@@ -15,6 +15,7 @@ import (
 
 	"dama/mcts"
 	"dama/model"
+	"dama/model/infer"
 	"dama/rules"
 )
 
@@ -279,11 +280,11 @@ func checkRuntime(t *testing.T, harness string, net *model.Network, batch int) {
 }
 
 // compareEvaluator checks the runtime's outputs against the model package's
-// own inference (model.Evaluator): the priors over the legal moves (softmax
+// own inference (infer.Evaluator): the priors over the legal moves (softmax
 // of their logits) and the WDL probabilities, to 1e-4.
 func compareEvaluator(t *testing.T, net *model.Network, positions []rules.Position, input, policy, wdl []float32) {
 	t.Helper()
-	ev := model.NewEvaluator(net, model.EvaluatorOptions{MaxBatch: 16, Backend: model.BackendFP32})
+	ev := infer.NewEvaluator(net, infer.EvaluatorOptions{MaxBatch: 16, Backend: infer.BackendFP32})
 	defer ev.Close()
 	var e mcts.Evaluation
 	var worst float64
@@ -321,7 +322,7 @@ func compareEvaluator(t *testing.T, net *model.Network, positions []rules.Positi
 			worst = math.Max(worst, d)
 		}
 	}
-	t.Logf("model.Evaluator vs ONNX Runtime on %d positions: largest difference %.3g", len(positions), worst)
+	t.Logf("infer.Evaluator vs ONNX Runtime on %d positions: largest difference %.3g", len(positions), worst)
 }
 
 // compareFile checks a raw float32 output file against want and returns its values.

@@ -12,6 +12,7 @@ import (
 
 	"dama/internal/cputime"
 	"dama/model"
+	"dama/model/infer"
 )
 
 // BenchmarkONNXRuntime compares, in one run, the model package's fp32
@@ -43,12 +44,12 @@ func BenchmarkONNXRuntime(b *testing.B) {
 		if err := SaveONNX(modelPath, folded, Options{}); err != nil {
 			b.Fatal(err)
 		}
-		backends := map[string]model.Backend{}
-		for _, be := range []string{model.BackendFP32, "bf16", "int8"} {
-			if _, err := model.ResolveBackend(be); err != nil {
+		backends := map[string]infer.Backend{}
+		for _, be := range []string{infer.BackendFP32, "bf16", "int8"} {
+			if _, err := infer.ResolveBackend(be); err != nil {
 				continue // bf16 or int8 on a CPU without AVX512_BF16 or AVX512_VNNI
 			}
-			if backends[be], err = model.NewBackend(be, net); err != nil {
+			if backends[be], err = infer.NewBackend(be, net); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -60,14 +61,14 @@ func BenchmarkONNXRuntime(b *testing.B) {
 					b.Fatal(err)
 				}
 				policy, wdl := make([]float32, batch*model.PolicySize), make([]float32, batch*model.ValueSize)
-				runners := map[string]model.Runner{}
+				runners := map[string]infer.Runner{}
 				for be, bk := range backends {
 					runners[be] = bk.NewRunner(batch)
 					runners[be].Forward(input, batch, policy, wdl) // warm-up
 				}
 				rates := map[string]float64{}
 				b.ResetTimer() // (it also deletes reported metrics: report below)
-				for _, be := range []string{model.BackendFP32, "bf16", "int8"} {
+				for _, be := range []string{infer.BackendFP32, "bf16", "int8"} {
 					run := runners[be]
 					if run == nil {
 						continue
