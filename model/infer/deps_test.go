@@ -1,0 +1,53 @@
+package infer_test
+
+import (
+	"errors"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestNoGorgonia checks the layering of the model packages with the go
+// tool: the network description, inference and the engine link no
+// Gorgonia, and the imports run one way only (model <- infer <- learn).
+func TestNoGorgonia(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go tool not found:", err)
+	}
+	deps := func(pkg string) []string {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				t.Fatalf("go list -deps %s: %v: %s", pkg, err, ee.Stderr)
+			}
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		return strings.Fields(string(out))
+	}
+	for _, c := range []struct {
+		pkg       string
+		forbidden []string // import path prefixes that must not be among its dependencies
+	}{
+		{"dama/model", []string{"gorgonia.org", "dama/model/infer", "dama/model/learn"}},
+		{"dama/model/infer", []string{"gorgonia.org", "dama/model/learn"}},
+		{"dama/engine", []string{"gorgonia.org", "dama/model/learn"}},
+	} {
+		all := deps(c.pkg)
+		if len(all) == 0 || all[len(all)-1] != c.pkg {
+			t.Fatalf("go list -deps %s does not end with the package itself: %q", c.pkg, all)
+		}
+		for _, d := range all {
+			for _, f := range c.forbidden {
+				if d == f || strings.HasPrefix(d, f+"/") {
+					t.Errorf("%s depends on %s", c.pkg, d)
+				}
+			}
+		}
+	}
+	// The check can fail: training does link Gorgonia.
+	if !slices.ContainsFunc(deps("dama/model/learn"), func(d string) bool { return strings.HasPrefix(d, "gorgonia.org/") }) {
+		t.Error("go list -deps dama/model/learn lists no gorgonia.org package")
+	}
+}

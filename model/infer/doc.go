@@ -1,0 +1,35 @@
+// Package infer evaluates the network of package dama/model for the
+// search, in plain Go and without Gorgonia: the backend seam (backend.go:
+// Backend, Runner, and a registry of backends by name, RegisterBackend,
+// ResolveBackend, NewBackend), the fp32 backend planned from the network
+// spec (infer.go, arithmetic in package dama/model/kernel), the bf16 and
+// int8 backends (infer_bf16.go, infer_int8.go), the batched, cached
+// Evaluator over any backend that implements mcts.Evaluator
+// (evaluator.go), and Compare, which measures how closely two evaluators
+// agree (compare.go).
+//
+// Backends (EvaluatorOptions.Backend): "fp32", the float32 kernels,
+// available everywhere; "bf16" (infer_bf16.go), bfloat16 weights and
+// activations with float32 accumulation, where the CPU has AVX512_BF16,
+// about 1.9x fp32 per core on the workstation net (BenchmarkBackend);
+// "int8" (infer_int8.go), convolutions with int8 weights (per output
+// channel) and activations (scales calibrated at load on the network's own
+// games) summed in int32, where the CPU has AVX512_VNNI (or, on arm64,
+// FEAT_DotProd: SDOT), about 3x fp32 at batch 32. "auto" chooses bf16 where the CPU has it (it meets issue 12's
+// accuracy criteria, measured with Compare) and fp32 elsewhere; on arm64
+// bf16 runs BFDOT where the CPU has FEAT_BF16 but is not chosen by "auto"
+// (not yet measured on an arm machine); it never chooses int8 (it meets the
+// positions criteria with less margin, and its arena match against fp32 is
+// not complete: README). Inference is plain Go: the forward pass agrees
+// with the Gorgonia graph of package dama/model/learn in eval mode to 1e-4
+// (see forward_test.go there).
+//
+// Measured on one core of the development machine (AMD EPYC with AVX-512,
+// GOMAXPROCS=1 go test ./model/infer/ -run XXX -bench Infer -benchtime 300ms),
+// positions per second at batch 1 / 8 / 32 / 128:
+//
+//	tiny         2x16   31k / 76k / 78k / 78k    (about 73 GFLOP/s)
+//	small        4x32   19k / 34k / 36k / 35k    (about 195 GFLOP/s)
+//	workstation  6x64   5.6k / 7.6k / 7.5k / 7.4k (about 225 GFLOP/s)
+//	(8x64              4.5k / 5.2k / 5.5k / 5.3k)
+package infer
