@@ -7,8 +7,8 @@ import (
 
 // The network spec: the one description of the architecture. Layout (the
 // tensors and their order), NewNetwork's initialisation, Flops, the
-// Gorgonia training graph (graph.go), the batch-norm folding (Fold), the
-// inference plan (infer.go) and the exports (package export: ONNX, JSON
+// Gorgonia training graph (package learn), the batch-norm folding (Fold), the
+// inference plan (package infer) and the exports (package export: ONNX, JSON
 // and the float64 reference forward pass) are all built from Spec.
 // TrainSpec is Spec plus the optional training-only heads (Config.AuxReply):
 // Layout, NewNetwork, Check and the training graph follow TrainSpec, so
