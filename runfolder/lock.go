@@ -24,9 +24,9 @@ func (r *Run) Lock() (func(), error) {
 	if err := lockFile(f); err != nil {
 		f.Close()
 		if errors.Is(err, errLocked) {
-			return nil, fmt.Errorf("train: run folder %s is in use by another trainer", r.Dir)
+			return nil, fmt.Errorf("runfolder: run folder %s is in use by another trainer", r.Dir)
 		}
-		return nil, fmt.Errorf("train: locking %s: %w", r.Path(LockFile), err)
+		return nil, fmt.Errorf("runfolder: locking %s: %w", r.Path(LockFile), err)
 	}
 	return func() {
 		unlockFile(f)

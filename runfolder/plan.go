@@ -40,7 +40,7 @@ func (r *Run) ReadPlan(gen int) (*Plan, error) {
 	}
 	var p Plan
 	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("train: %s: %w", r.Path(GenerationsDir, PlanFile(gen)), err)
+		return nil, fmt.Errorf("runfolder: %s: %w", r.Path(GenerationsDir, PlanFile(gen)), err)
 	}
 	return &p, nil
 }
@@ -74,7 +74,7 @@ func (r *Run) ReadRecord(gen int) (*GenerationRecord, error) {
 	}
 	var g GenerationRecord
 	if err := json.Unmarshal(b, &g); err != nil {
-		return nil, fmt.Errorf("train: %s: %w", r.Path(GenerationsDir, RecordFile(gen)), err)
+		return nil, fmt.Errorf("runfolder: %s: %w", r.Path(GenerationsDir, RecordFile(gen)), err)
 	}
 	return &g, nil
 }
@@ -103,7 +103,7 @@ func (r *Run) ConsumedChunks() (map[string]bool, error) {
 		}
 		var p Plan
 		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, fmt.Errorf("train: %s: %w", path, err)
+			return nil, fmt.Errorf("runfolder: %s: %w", path, err)
 		}
 		for _, c := range p.Chunks {
 			out[c.Name] = true

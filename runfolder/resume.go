@@ -57,7 +57,7 @@ func (r *Run) Started() bool {
 func (r *Run) ReadArchivedConfig(data []byte) (*configs.Config, error) {
 	path := r.Path(ConfigFile)
 	refuse := func(why string) error {
-		return fmt.Errorf("train: %s %s; resume refused: restore the archived file (or start a new --run)", path, why)
+		return fmt.Errorf("runfolder: %s %s; resume refused: restore the archived file (or start a new --run)", path, why)
 	}
 	d, err := os.ReadFile(r.Path(ConfigDigestFile))
 	hasDigest := err == nil
@@ -154,7 +154,7 @@ func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, a
 		}
 	}
 	if len(unsafe) > 0 {
-		return fmt.Errorf("train: run folder %s was started with another configuration: %s differ from %s; resume it with the same configuration (keys that may change on resume: %s; others with --allow-change KEY, recorded in %s) or start a new --run",
+		return fmt.Errorf("runfolder: run folder %s was started with another configuration: %s differ from %s; resume it with the same configuration (keys that may change on resume: %s; others with --allow-change KEY, recorded in %s) or start a new --run",
 			r.Dir, strings.Join(unsafe, ", "), r.Path(ConfigFile), strings.Join(SafeResumeKeys, ", "), ChangesFile)
 	}
 	if len(safe) == 0 {
@@ -249,7 +249,7 @@ func (r *Run) RemoveWorkerTemps(worker string) (int, error) {
 // generation and running totals must follow on.
 func (r *Run) CheckRecords() error {
 	refuse := func(err error) error {
-		return fmt.Errorf("train: resume refused, a run record is damaged: %v; fix or remove the damaged record", err)
+		return fmt.Errorf("runfolder: resume refused, a run record is damaged: %v; fix or remove the damaged record", err)
 	}
 	if err := ReadJSONL(r, MetricsFile, func(MetricRecord) error { return nil }); err != nil {
 		return refuse(err)

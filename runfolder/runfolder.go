@@ -62,11 +62,11 @@ const (
 // Open creates the run folder and its subfolders if needed.
 func Open(dir string) (*Run, error) {
 	if dir == "" {
-		return nil, errors.New("train: empty run folder name")
+		return nil, errors.New("runfolder: empty run folder name")
 	}
 	for _, sub := range []string{"", CandidatesDir, AcceptedDir, RejectedDir, GamesDir, GenerationsDir, PlotsDir} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return nil, fmt.Errorf("train: creating run folder: %w", err)
+			return nil, fmt.Errorf("runfolder: creating run folder: %w", err)
 		}
 	}
 	return &Run{Dir: dir}, nil
@@ -98,7 +98,7 @@ func (r *Run) Best() (string, error) {
 	name := strings.TrimSpace(string(b))
 	if name == "" || strings.IndexFunc(name, func(c rune) bool { return !unicode.IsPrint(c) }) >= 0 ||
 		filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
-		return "", fmt.Errorf("train: %s: bad best model name %q", r.Path(BestFile), name)
+		return "", fmt.Errorf("runfolder: %s: bad best model name %q", r.Path(BestFile), name)
 	}
 	return name, nil
 }
@@ -322,7 +322,7 @@ func ResolveModel(path string) (string, error) {
 	case st.IsDir():
 		run = &Run{Dir: path}
 		if _, err := os.Stat(run.Path(BestFile)); errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("train: %s is a folder with no best model (no %s file); give a checkpoint file or a run folder", path, BestFile)
+			return "", fmt.Errorf("runfolder: %s is a folder with no best model (no %s file); give a checkpoint file or a run folder", path, BestFile)
 		}
 	case filepath.Base(path) == BestFile && st.Size() < 4096:
 		run = &Run{Dir: filepath.Dir(path)}
@@ -340,11 +340,11 @@ func (r *Run) BestPath() (string, error) {
 		return "", err
 	}
 	if best == "" {
-		return "", fmt.Errorf("train: run folder %s has no best model yet (no %s file)", r.Dir, BestFile)
+		return "", fmt.Errorf("runfolder: run folder %s has no best model yet (no %s file)", r.Dir, BestFile)
 	}
 	p := r.Path(best)
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("train: %s names %s, which does not exist", r.Path(BestFile), p)
+		return "", fmt.Errorf("runfolder: %s names %s, which does not exist", r.Path(BestFile), p)
 	}
 	return p, nil
 }
