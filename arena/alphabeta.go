@@ -9,14 +9,14 @@ import (
 	"dama/rules"
 )
 
-// AlphaBeta is a fixed-depth negamax alpha-beta searcher with a material
+// alphaBeta is a fixed-depth negamax alpha-beta searcher with a material
 // evaluation, a baseline for the ladder.
 //
 // Terminal positions are scored exactly by the rules, through the game's
 // history: a side without a move loses (faster wins score higher), and
 // threefold repetition and the 40-move rule are draws. At the horizon the
 // search goes on while the side to move must capture (a capture is
-// mandatory, so there is no "stand pat"), up to QuiescencePlies more plies.
+// mandatory, so there is no "stand pat"), up to quiescencePlies more plies.
 // The evaluation, from the side to move, counts a man 100 and a king 150,
 // plus 2 per row a man has advanced and 4 for a piece on the central
 // 4x4 squares.
@@ -25,12 +25,12 @@ import (
 // simple move, so this is automatic) and promotions next. Root moves are
 // shuffled with the game's rng and the first of equally good moves is
 // played, so games vary with the seed yet repeat exactly for the same seed.
-type AlphaBeta struct {
-	Depth int // plies searched at full width, 1..MaxDepth
+type alphaBeta struct {
+	Depth int // plies searched at full width, 1..maxAlphaBetaDepth
 }
 
-// QuiescencePlies bounds the capture sequences searched past the horizon.
-const QuiescencePlies = 24
+// quiescencePlies bounds the capture sequences searched past the horizon.
+const quiescencePlies = 24
 
 // Search scores. A win found at ply n scores winScore-n.
 const (
@@ -39,12 +39,12 @@ const (
 )
 
 // Name returns "alphabeta:D".
-func (a AlphaBeta) Name() string { return fmt.Sprintf("alphabeta:%d", a.Depth) }
+func (a alphaBeta) Name() string { return fmt.Sprintf("alphabeta:%d", a.Depth) }
 
 // Start returns a searcher for one game.
-func (a AlphaBeta) Start(_ context.Context, _ *rules.Game, rng *rand.Rand) (GamePlayer, error) {
-	if a.Depth < 1 || a.Depth > MaxDepth {
-		return nil, fmt.Errorf("arena: alphabeta depth %d out of range 1..%d", a.Depth, MaxDepth)
+func (a alphaBeta) Start(_ context.Context, _ *rules.Game, rng *rand.Rand) (GamePlayer, error) {
+	if a.Depth < 1 || a.Depth > maxAlphaBetaDepth {
+		return nil, fmt.Errorf("arena: alphabeta depth %d out of range 1..%d", a.Depth, maxAlphaBetaDepth)
 	}
 	if rng == nil {
 		return nil, fmt.Errorf("arena: alphabeta player needs a rng")
@@ -129,7 +129,7 @@ func (s *searcher) negamax(ctx context.Context, depth, ply, alpha, beta int) int
 	if s.g.Repetitions() >= 2 || s.g.QuietPlies() >= rules.QuietLimit {
 		return 0
 	}
-	if depth <= 0 && (!moves[0].IsCapture() || -depth >= QuiescencePlies) {
+	if depth <= 0 && (!moves[0].IsCapture() || -depth >= quiescencePlies) {
 		return evaluate(p)
 	}
 	orderMoves(p, moves)

@@ -162,12 +162,12 @@ func TestParsePlayer(t *testing.T) {
 }
 
 func TestOpenings(t *testing.T) {
-	a, err := Openings(30, 6, rand.New(rand.NewPCG(5, 5)))
+	a, err := randomOpenings(30, 6, rand.New(rand.NewPCG(5, 5)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Openings(30, 6, rand.New(rand.NewPCG(5, 5)))
-	c, _ := Openings(30, 6, rand.New(rand.NewPCG(6, 5)))
+	b, _ := randomOpenings(30, 6, rand.New(rand.NewPCG(5, 5)))
+	c, _ := randomOpenings(30, 6, rand.New(rand.NewPCG(6, 5)))
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("same seed gave different openings")
 	}
@@ -189,21 +189,21 @@ func TestOpenings(t *testing.T) {
 			t.Errorf("opening %s after 6 plies: Black to move", p.FEN())
 		}
 	}
-	if o, err := Openings(1, 0, rand.New(rand.NewPCG(1, 1))); err != nil || len(o) != 1 || o[0] != rules.Start() {
-		t.Errorf("Openings(1, 0) = %v, %v; want the start position", o, err)
+	if o, err := randomOpenings(1, 0, rand.New(rand.NewPCG(1, 1))); err != nil || len(o) != 1 || o[0] != rules.Start() {
+		t.Errorf("randomOpenings(1, 0) = %v, %v; want the start position", o, err)
 	}
-	if _, err := Openings(2, 0, rand.New(rand.NewPCG(1, 1))); err == nil {
-		t.Errorf("Openings(2, 0): want an error, there is only one position")
+	if _, err := randomOpenings(2, 0, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Errorf("randomOpenings(2, 0): want an error, there is only one position")
 	}
-	if _, err := Openings(3, -1, rand.New(rand.NewPCG(1, 1))); err == nil {
-		t.Errorf("Openings(3, -1): want an error")
+	if _, err := randomOpenings(3, -1, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Errorf("randomOpenings(3, -1): want an error")
 	}
 }
 
 func TestMatchAlphaBetaBeatsRandom(t *testing.T) {
 	var mu sync.Mutex
 	var games []GameResult
-	res, err := Match(context.Background(), AlphaBeta{Depth: 2}, Random{}, MatchOptions{
+	res, err := Match(context.Background(), alphaBeta{Depth: 2}, randomPlayer{}, MatchOptions{
 		Games: 20, Parallel: 2, Seed: 1,
 		OnGame: func(g GameResult) { mu.Lock(); games = append(games, g); mu.Unlock() },
 	})
@@ -251,18 +251,18 @@ func record(t *testing.T, a, b Player, opts MatchOptions) (MatchResult, []GameRe
 
 func TestMatchDeterministic(t *testing.T) {
 	opts := MatchOptions{Games: 12, Parallel: 1, Seed: 42, OpeningPlies: 4}
-	r1, g1 := record(t, AlphaBeta{Depth: 1}, Random{}, opts)
-	r2, g2 := record(t, AlphaBeta{Depth: 1}, Random{}, opts)
+	r1, g1 := record(t, alphaBeta{Depth: 1}, randomPlayer{}, opts)
+	r2, g2 := record(t, alphaBeta{Depth: 1}, randomPlayer{}, opts)
 	if !reflect.DeepEqual(r1, r2) || !reflect.DeepEqual(g1, g2) {
 		t.Errorf("two runs with seed 42 differ:\n%v\n%v", r1, r2)
 	}
 	opts.Parallel = 4
-	r4, g4 := record(t, AlphaBeta{Depth: 1}, Random{}, opts)
+	r4, g4 := record(t, alphaBeta{Depth: 1}, randomPlayer{}, opts)
 	if !reflect.DeepEqual(r1, r4) || !reflect.DeepEqual(g1, g4) {
 		t.Errorf("Parallel 4 played different games from Parallel 1:\n%v\n%v", r1, r4)
 	}
 	opts.Parallel, opts.Seed = 1, 43
-	_, g5 := record(t, AlphaBeta{Depth: 1}, Random{}, opts)
+	_, g5 := record(t, alphaBeta{Depth: 1}, randomPlayer{}, opts)
 	if reflect.DeepEqual(g1, g5) {
 		t.Errorf("seeds 42 and 43 played the same games")
 	}
@@ -270,7 +270,7 @@ func TestMatchDeterministic(t *testing.T) {
 
 func TestMatchSPRTStopsEarly(t *testing.T) {
 	s := SPRT{Elo0: 0, Elo1: 100, Alpha: 0.05, Beta: 0.05}
-	res, err := Match(context.Background(), AlphaBeta{Depth: 2}, Random{}, MatchOptions{Games: 200, Parallel: 3, Seed: 3, SPRT: &s})
+	res, err := Match(context.Background(), alphaBeta{Depth: 2}, randomPlayer{}, MatchOptions{Games: 200, Parallel: 3, Seed: 3, SPRT: &s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestMatchSPRTStopsEarly(t *testing.T) {
 	if res.Verdict != Accept || !res.Stopped || res.Games() >= 100 || res.LLR < res.Upper {
 		t.Errorf("alphabeta:2 vs random under SPRT: %v; want an early accept", res)
 	}
-	res, err = Match(context.Background(), Random{}, AlphaBeta{Depth: 2}, MatchOptions{Games: 200, Parallel: 1, Seed: 3, SPRT: &s})
+	res, err = Match(context.Background(), randomPlayer{}, alphaBeta{Depth: 2}, MatchOptions{Games: 200, Parallel: 1, Seed: 3, SPRT: &s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestMatchSPRTStopsEarly(t *testing.T) {
 }
 
 func TestMatchLengthCap(t *testing.T) {
-	res, games := record(t, Random{}, Random{}, MatchOptions{Games: 6, Parallel: 2, Seed: 9, MaxPlies: 5})
+	res, games := record(t, randomPlayer{}, randomPlayer{}, MatchOptions{Games: 6, Parallel: 2, Seed: 9, MaxPlies: 5})
 	if res.Draws != 6 || res.Adjudicated != 6 || res.Verdict != Inconclusive {
 		t.Errorf("capped at 5 plies: %v; want 6 adjudicated draws", res)
 	}
@@ -310,7 +310,7 @@ func TestMatchOptionErrors(t *testing.T) {
 		"plies":     {Games: 2, MaxPlies: -3},
 	}
 	for name, o := range bad {
-		if _, err := Match(context.Background(), Random{}, Random{}, o); err == nil {
+		if _, err := Match(context.Background(), randomPlayer{}, randomPlayer{}, o); err == nil {
 			t.Errorf("%s: %+v accepted", name, o)
 		} else if !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: error %q does not name the field", name, err)
@@ -354,17 +354,17 @@ func (failingGame) Move(context.Context, *rules.Game) (rules.Move, error) {
 func (failingGame) Close() {}
 
 func TestMatchPlayerErrors(t *testing.T) {
-	_, err := Match(context.Background(), cheater{}, Random{}, MatchOptions{Games: 4, Parallel: 2, Seed: 1})
+	_, err := Match(context.Background(), cheater{}, randomPlayer{}, MatchOptions{Games: 4, Parallel: 2, Seed: 1})
 	if err == nil || !strings.Contains(err.Error(), "cheater") || !errors.Is(err, rules.ErrIllegal) {
 		t.Errorf("illegal move: err %v, want an ErrIllegal naming the cheater", err)
 	}
-	_, err = Match(context.Background(), Random{}, failing{}, MatchOptions{Games: 4, Parallel: 2, Seed: 1})
+	_, err = Match(context.Background(), randomPlayer{}, failing{}, MatchOptions{Games: 4, Parallel: 2, Seed: 1})
 	if !errors.Is(err, errBroken) || !strings.Contains(err.Error(), "failing") {
 		t.Errorf("failing player: err %v, want errBroken naming the player", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Match(ctx, Random{}, Random{}, MatchOptions{Games: 4, Seed: 1}); !errors.Is(err, context.Canceled) {
+	if _, err := Match(ctx, randomPlayer{}, randomPlayer{}, MatchOptions{Games: 4, Seed: 1}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: err %v, want context.Canceled", err)
 	}
 }
@@ -383,7 +383,7 @@ func BenchmarkAlphaBeta(b *testing.B) {
 }
 
 func TestGameRecord(t *testing.T) {
-	_, games := record(t, AlphaBeta{Depth: 1}, Random{}, MatchOptions{Games: 4, Seed: 2, MaxPlies: 30})
+	_, games := record(t, alphaBeta{Depth: 1}, randomPlayer{}, MatchOptions{Games: 4, Seed: 2, MaxPlies: 30})
 	var buf strings.Builder
 	recs := make([]rules.Record, len(games))
 	for i, g := range games {
@@ -415,7 +415,7 @@ func TestAlphaBetaVariesWithSeed(t *testing.T) {
 	// different games (tie-breaking by the rng), the same seed the same game.
 	opening := []rules.Position{rules.Start()}
 	play := func(seed int64) []rules.Move {
-		_, games := record(t, AlphaBeta{Depth: 2}, AlphaBeta{Depth: 2}, MatchOptions{Games: 2, Seed: seed, Openings: opening})
+		_, games := record(t, alphaBeta{Depth: 2}, alphaBeta{Depth: 2}, MatchOptions{Games: 2, Seed: seed, Openings: opening})
 		return games[0].Moves
 	}
 	a, b := play(1), play(1)

@@ -12,18 +12,18 @@ import (
 	"dama/rules"
 )
 
-// Classic is the reference engine of package classic as a player: alpha-beta
+// classicPlayer is the reference engine of package classic as a player: alpha-beta
 // with a transposition table, quiescence and a hand-made evaluation. Its
 // limit names it (ParsePlayer reads these names; a player given several
 // limits programmatically is named classic:dD,nN,tMS):
 //
 //	classic:D    fixed depth D (1..classic.MaxDepth) per move
-//	classic:nN   fixed N nodes per move (1..MaxClassicNodes)
-//	classic:tMS  MS milliseconds per move (1..MaxClassicMillis)
+//	classic:nN   fixed N nodes per move (1..maxClassicNodes)
+//	classic:tMS  MS milliseconds per move (1..maxClassicMillis)
 //
 // With a depth or a node count a game repeats exactly for the same seed;
 // with time it depends on the machine.
-type Classic struct {
+type classicPlayer struct {
 	Limits classic.Limits
 	// Options configure each game's engine (the zero value: the defaults).
 	Options classic.Options
@@ -31,38 +31,38 @@ type Classic struct {
 
 // Bounds of the classic:nN and classic:tMS specs.
 const (
-	MaxClassicNodes  = 1_000_000_000
-	MaxClassicMillis = 3_600_000
+	maxClassicNodes  = 1_000_000_000
+	maxClassicMillis = 3_600_000
 )
 
 // parseClassic reads the argument of a classic spec: "D", "nN" or "tMS".
-func parseClassic(spec, arg string) (Classic, error) {
-	bad := func(what string, lo, hi int64) (Classic, error) {
-		return Classic{}, fmt.Errorf("arena: player %q: %s must be an integer in %d..%d (classic:D, classic:nNODES or classic:tMILLISECONDS)", spec, what, lo, hi)
+func parseClassic(spec, arg string) (classicPlayer, error) {
+	bad := func(what string, lo, hi int64) (classicPlayer, error) {
+		return classicPlayer{}, fmt.Errorf("arena: player %q: %s must be an integer in %d..%d (classic:D, classic:nNODES or classic:tMILLISECONDS)", spec, what, lo, hi)
 	}
 	switch {
 	case strings.HasPrefix(arg, "n"):
 		n, err := strconv.ParseInt(arg[1:], 10, 64)
-		if err != nil || n < 1 || n > MaxClassicNodes {
-			return bad("node count "+strconv.Quote(arg[1:]), 1, MaxClassicNodes)
+		if err != nil || n < 1 || n > maxClassicNodes {
+			return bad("node count "+strconv.Quote(arg[1:]), 1, maxClassicNodes)
 		}
-		return Classic{Limits: classic.Limits{Nodes: n}}, nil
+		return classicPlayer{Limits: classic.Limits{Nodes: n}}, nil
 	case strings.HasPrefix(arg, "t"):
 		ms, err := strconv.ParseInt(arg[1:], 10, 64)
-		if err != nil || ms < 1 || ms > MaxClassicMillis {
-			return bad("milliseconds "+strconv.Quote(arg[1:]), 1, MaxClassicMillis)
+		if err != nil || ms < 1 || ms > maxClassicMillis {
+			return bad("milliseconds "+strconv.Quote(arg[1:]), 1, maxClassicMillis)
 		}
-		return Classic{Limits: classic.Limits{Time: time.Duration(ms) * time.Millisecond}}, nil
+		return classicPlayer{Limits: classic.Limits{Time: time.Duration(ms) * time.Millisecond}}, nil
 	}
 	d, err := strconv.Atoi(arg)
 	if err != nil || d < 1 || d > classic.MaxDepth {
 		return bad("depth "+strconv.Quote(arg), 1, classic.MaxDepth)
 	}
-	return Classic{Limits: classic.Limits{Depth: d}}, nil
+	return classicPlayer{Limits: classic.Limits{Depth: d}}, nil
 }
 
 // Name returns "classic:D", "classic:nN" or "classic:tMS".
-func (c Classic) Name() string {
+func (c classicPlayer) Name() string {
 	switch l := c.Limits; {
 	case l.Nodes > 0 && l.Depth == 0 && l.Time == 0:
 		return fmt.Sprintf("classic:n%d", l.Nodes)
@@ -75,7 +75,7 @@ func (c Classic) Name() string {
 }
 
 // Start returns an engine with its own table for one game.
-func (c Classic) Start(_ context.Context, _ *rules.Game, rng *rand.Rand) (GamePlayer, error) {
+func (c classicPlayer) Start(_ context.Context, _ *rules.Game, rng *rand.Rand) (GamePlayer, error) {
 	if err := c.Limits.Validate(); err != nil {
 		return nil, fmt.Errorf("arena: %s: %w", c.Name(), err)
 	}

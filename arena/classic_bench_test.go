@@ -13,8 +13,8 @@ import (
 // It reports A's score and Elo; run it with -benchtime 1x.
 func BenchmarkClassicThreatExtension(b *testing.B) {
 	lim := classic.Limits{Nodes: 20000}
-	with := Classic{Limits: lim}
-	without := Classic{Limits: lim, Options: classic.Options{NoThreatExtension: true}}
+	with := classicPlayer{Limits: lim}
+	without := classicPlayer{Limits: lim, Options: classic.Options{NoThreatExtension: true}}
 	for b.Loop() {
 		res, err := Match(context.Background(), with, without, MatchOptions{Games: 100, Parallel: 2, Seed: 1})
 		if err != nil {

@@ -28,13 +28,13 @@ func TestParseClassic(t *testing.T) {
 			t.Errorf("ParsePlayer(%q): %v", spec, err)
 			continue
 		}
-		c, ok := p.(Classic)
+		c, ok := p.(classicPlayer)
 		if !ok || c.Limits != want {
 			t.Errorf("ParsePlayer(%q) = %#v, want limits %+v", spec, p, want)
 			continue
 		}
 		// The name parses back to the same player.
-		if q, err := ParsePlayer(p.Name()); err != nil || q.(Classic).Limits != want {
+		if q, err := ParsePlayer(p.Name()); err != nil || q.(classicPlayer).Limits != want {
 			t.Errorf("ParsePlayer(%q) (the name of %q) = %v, %v", p.Name(), spec, q, err)
 		}
 	}
@@ -68,10 +68,10 @@ func TestClassicBeatsBaselines(t *testing.T) {
 		games int
 		min   float64
 	}{
-		{Random{}, 10, 0.95},
-		{AlphaBeta{Depth: 4}, 40, 0.55},
+		{randomPlayer{}, 10, 0.95},
+		{alphaBeta{Depth: 4}, 40, 0.55},
 	} {
-		res, err := Match(context.Background(), Classic{Limits: classic.Limits{Depth: 4}}, c.b, MatchOptions{Games: c.games, Parallel: 2, Seed: 11})
+		res, err := Match(context.Background(), classicPlayer{Limits: classic.Limits{Depth: 4}}, c.b, MatchOptions{Games: c.games, Parallel: 2, Seed: 11})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,10 +82,10 @@ func TestClassicBeatsBaselines(t *testing.T) {
 }
 
 func TestClassicNodeLimitedMatchRepeats(t *testing.T) {
-	p := Classic{Limits: classic.Limits{Nodes: 2000}}
+	p := classicPlayer{Limits: classic.Limits{Nodes: 2000}}
 	var runs [2][]string
 	for i := range runs {
-		_, err := Match(context.Background(), p, AlphaBeta{Depth: 2}, MatchOptions{Games: 4, Parallel: 2, Seed: 4,
+		_, err := Match(context.Background(), p, alphaBeta{Depth: 2}, MatchOptions{Games: 4, Parallel: 2, Seed: 4,
 			OnGame: func(g GameResult) { runs[i] = append(runs[i], fmt.Sprint(g.Index, g.Moves)) }})
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +102,7 @@ func TestClassicNodeLimitedMatchRepeats(t *testing.T) {
 func TestClassicByTimePlaysLegalGames(t *testing.T) {
 	// A short time per move on a shared machine: only legality and a
 	// finished match are checked, never the time taken.
-	res, err := Match(context.Background(), Classic{Limits: classic.Limits{Time: 5 * time.Millisecond}}, Random{}, MatchOptions{Games: 2, Parallel: 2, Seed: 2, MaxPlies: 60})
+	res, err := Match(context.Background(), classicPlayer{Limits: classic.Limits{Time: 5 * time.Millisecond}}, randomPlayer{}, MatchOptions{Games: 2, Parallel: 2, Seed: 2, MaxPlies: 60})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,10 @@
 // error. With paired openings this is sharper than counting games alone,
 // because the two games of a pair share the opening's bias.
 //
-// Baselines: Random (uniform over legal moves), AlphaBeta (negamax with a
-// material evaluation, the bottom rung) and Classic, the reference engine of
-// package arena/classic (alpha-beta with a table, quiescence and a hand-made
-// evaluation; by depth, node count or time), the fixed yardstick. Players from checkpoints are plugged in through a
-// PlayerFactory by the command line.
+// Baselines, by player spec: "random" (uniform over legal moves),
+// "alphabeta:D" (negamax with a material evaluation, the bottom rung) and
+// "classic:D", the reference engine of package arena/classic (alpha-beta
+// with a table, quiescence and a hand-made evaluation; by depth, node count
+// or time), the fixed yardstick. Players from checkpoints are plugged in
+// through a PlayerFactory by the command line.
 package arena

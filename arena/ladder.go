@@ -21,8 +21,8 @@ import (
 	"dama/rules"
 )
 
-// LadderVersion is the format version of ladder files.
-const LadderVersion = 1
+// ladderVersion is the format version of ladder files.
+const ladderVersion = 1
 
 // Ladder is a fixed list of reference players with measured ratings: the
 // absolute scale a model is rated on. Its ratings are measured once by
@@ -71,7 +71,7 @@ var defaultLadder []byte
 // DefaultLadder returns the ladder stored in the repository
 // (arena/ladder.json, embedded in the binary).
 func DefaultLadder() (*Ladder, error) {
-	l, err := DecodeLadder(defaultLadder)
+	l, err := decodeLadder(defaultLadder)
 	if err != nil {
 		return nil, fmt.Errorf("embedded ladder: %w", err)
 	}
@@ -84,17 +84,17 @@ func ReadLadder(path string) (*Ladder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("arena: ladder: %w", err)
 	}
-	l, err := DecodeLadder(b)
+	l, err := decodeLadder(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil
 }
 
-// DecodeLadder parses and checks a ladder file's contents: its version, its
+// decodeLadder parses and checks a ladder file's contents: its version, its
 // checksum, and that its rungs are named, distinct, finite, sorted weakest
 // first and include the anchor at 0.
-func DecodeLadder(b []byte) (*Ladder, error) {
+func decodeLadder(b []byte) (*Ladder, error) {
 	var probe struct {
 		Version *int `json:"version"`
 	}
@@ -104,8 +104,8 @@ func DecodeLadder(b []byte) (*Ladder, error) {
 	if probe.Version == nil {
 		return nil, errors.New("arena: ladder file has no version")
 	}
-	if *probe.Version != LadderVersion {
-		return nil, fmt.Errorf("arena: ladder file version %d, this program reads version %d", *probe.Version, LadderVersion)
+	if *probe.Version != ladderVersion {
+		return nil, fmt.Errorf("arena: ladder file version %d, this program reads version %d", *probe.Version, ladderVersion)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -170,7 +170,7 @@ func (l *Ladder) check() error {
 
 // Encode returns the file contents, with the checksum filled in.
 func (l *Ladder) Encode() ([]byte, error) {
-	l.Version = LadderVersion
+	l.Version = ladderVersion
 	l.Checksum = l.checksum()
 	if err := l.check(); err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ func (r LadderResult) String() string {
 // expected score against the probe's estimate lies in [0.1, 0.9] (at least
 // the two rungs nearest to it), where a game tells the most about the
 // rating. The openings are drawn from the ladder's seed, so every player
-// meets the same openings. The rating is RateAgainst over all games, with a
+// meets the same openings. The rating is rateAgainst over all games, with a
 // 95% interval of 1.96 standard errors (the rungs' own calibration error is
 // not included: it shifts every player alike).
 func Climb(ctx context.Context, p Player, l *Ladder, newRung PlayerFactory, opt LadderOptions) (LadderResult, error) {
@@ -267,7 +267,7 @@ func Climb(ctx context.Context, p Player, l *Ladder, newRung PlayerFactory, opt 
 		return LadderResult{}, fmt.Errorf("arena: ladder games = %d: want at least %d (%d probe pairs against each of %d rungs)", opt.Games, 2*opt.ProbePairs*n, opt.ProbePairs, n)
 	}
 	totalPairs := opt.Games / 2
-	openings, err := Openings(totalPairs, l.OpeningPlies, seededRNG(l.Seed, 0x6c6164646572))
+	openings, err := randomOpenings(totalPairs, l.OpeningPlies, seededRNG(l.Seed, 0x6c6164646572))
 	if err != nil {
 		return LadderResult{}, err
 	}
@@ -313,7 +313,7 @@ func Climb(ctx context.Context, p Player, l *Ladder, newRung PlayerFactory, opt 
 		}
 		return out
 	}
-	probe, _, err := RateAgainst(ratings, results())
+	probe, _, err := rateAgainst(ratings, results())
 	if err != nil {
 		return res, err
 	}
@@ -334,7 +334,7 @@ func Climb(ctx context.Context, p Player, l *Ladder, newRung PlayerFactory, opt 
 			}
 		}
 	}
-	elo, se, err := RateAgainst(ratings, results())
+	elo, se, err := rateAgainst(ratings, results())
 	if err != nil {
 		return res, err
 	}
@@ -395,7 +395,7 @@ type CalibrateOptions struct {
 }
 
 // Calibrate measures the ratings of the players (weakest first): every
-// player plays the Span players above it, and FitRatings turns the results
+// player plays the Span players above it, and fitRatings turns the results
 // into ratings anchored at opt.Anchor. Rungs are then sorted by rating.
 func Calibrate(ctx context.Context, players []string, factory PlayerFactory, opt CalibrateOptions) (*Ladder, error) {
 	if opt.Games == 0 {
@@ -423,12 +423,12 @@ func Calibrate(ctx context.Context, players []string, factory PlayerFactory, opt
 	if anchor < 0 {
 		return nil, fmt.Errorf("arena: calibrate: anchor %q is not one of the players", opt.Anchor)
 	}
-	openings, err := Openings(opt.Games/2, opt.OpeningPlies, seededRNG(opt.Seed, 0x63616c6962))
+	openings, err := randomOpenings(opt.Games/2, opt.OpeningPlies, seededRNG(opt.Seed, 0x63616c6962))
 	if err != nil {
 		return nil, err
 	}
-	l := &Ladder{Version: LadderVersion, Created: time.Now().UTC(), Anchor: opt.Anchor, Seed: opt.Seed, OpeningPlies: opt.OpeningPlies, MaxPlies: opt.MaxPlies}
-	var pairings []Pairing
+	l := &Ladder{Version: ladderVersion, Created: time.Now().UTC(), Anchor: opt.Anchor, Seed: opt.Seed, OpeningPlies: opt.OpeningPlies, MaxPlies: opt.MaxPlies}
+	var pairings []pairing
 	timing := make([]struct {
 		moves int
 		dur   time.Duration
@@ -460,11 +460,11 @@ func Calibrate(ctx context.Context, players []string, factory PlayerFactory, opt
 			if opt.OnMatch != nil {
 				opt.OnMatch(m)
 			}
-			pairings = append(pairings, Pairing{I: i, J: j, Pairs: m.Pairs})
+			pairings = append(pairings, pairing{I: i, J: j, Pairs: m.Pairs})
 			l.Matches = append(l.Matches, LadderMatch{A: players[i], B: players[j], Pairs: m.Pairs})
 		}
 	}
-	elo, se, err := FitRatings(len(players), anchor, pairings)
+	elo, se, err := fitRatings(len(players), anchor, pairings)
 	if err != nil {
 		return nil, err
 	}

@@ -22,13 +22,13 @@ func expectedPairs(n int, diff float64) Pentanomial {
 
 func TestFitRatingsRecoversTruth(t *testing.T) {
 	truth := []float64{0, 150, 420, 600}
-	var pairings []Pairing
+	var pairings []pairing
 	for i := range truth {
 		for j := i + 1; j < len(truth) && j <= i+2; j++ {
-			pairings = append(pairings, Pairing{I: i, J: j, Pairs: expectedPairs(20000, truth[i]-truth[j])})
+			pairings = append(pairings, pairing{I: i, J: j, Pairs: expectedPairs(20000, truth[i]-truth[j])})
 		}
 	}
-	elo, se, err := FitRatings(len(truth), 0, pairings)
+	elo, se, err := fitRatings(len(truth), 0, pairings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestFitRatingsRecoversTruth(t *testing.T) {
 		t.Errorf("anchor has standard error %v, want 0", se[0])
 	}
 	// Anchoring elsewhere shifts every rating by the same amount.
-	elo2, _, err := FitRatings(len(truth), 2, pairings)
+	elo2, _, err := fitRatings(len(truth), 2, pairings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,14 +56,14 @@ func TestFitRatingsRecoversTruth(t *testing.T) {
 }
 
 func TestFitRatingsErrors(t *testing.T) {
-	if _, _, err := FitRatings(3, 0, []Pairing{{I: 0, J: 1, Pairs: Pentanomial{1, 1, 1, 1, 1}}}); err == nil || !strings.Contains(err.Error(), "connected") {
+	if _, _, err := fitRatings(3, 0, []pairing{{I: 0, J: 1, Pairs: Pentanomial{1, 1, 1, 1, 1}}}); err == nil || !strings.Contains(err.Error(), "connected") {
 		t.Errorf("player 2 never played: err = %v, want not connected", err)
 	}
-	if _, _, err := FitRatings(2, 0, []Pairing{{I: 0, J: 5}}); err == nil {
+	if _, _, err := fitRatings(2, 0, []pairing{{I: 0, J: 5}}); err == nil {
 		t.Error("pairing out of range accepted")
 	}
 	// A clean sweep is finite thanks to the prior.
-	elo, se, err := FitRatings(2, 0, []Pairing{{I: 0, J: 1, Pairs: Pentanomial{50, 0, 0, 0, 0}}})
+	elo, se, err := fitRatings(2, 0, []pairing{{I: 0, J: 1, Pairs: Pentanomial{50, 0, 0, 0, 0}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRateAgainst(t *testing.T) {
 	for i, r := range ratings {
 		res[i] = expectedPairs(10000, truth-r)
 	}
-	elo, se, err := RateAgainst(ratings, res)
+	elo, se, err := rateAgainst(ratings, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,17 +90,17 @@ func TestRateAgainst(t *testing.T) {
 	for i, r := range ratings {
 		res[i] = expectedPairs(100, truth-r)
 	}
-	_, se2, err := RateAgainst(ratings, res)
+	_, se2, err := rateAgainst(ratings, res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if se2 < 5*se {
 		t.Errorf("standard error with 100 pairs %.2f, with 10000 %.2f: want about 10x", se2, se)
 	}
-	if _, _, err := RateAgainst(ratings, make([]Pentanomial, 3)); err == nil {
+	if _, _, err := rateAgainst(ratings, make([]Pentanomial, 3)); err == nil {
 		t.Error("no games: want an error")
 	}
-	if _, _, err := RateAgainst([]float64{math.NaN()}, []Pentanomial{{1}}); err == nil {
+	if _, _, err := rateAgainst([]float64{math.NaN()}, []Pentanomial{{1}}); err == nil {
 		t.Error("NaN rating: want an error")
 	}
 }
@@ -116,7 +116,7 @@ func testLadder(t *testing.T) *Ladder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l2, err := DecodeLadder(b)
+	l2, err := decodeLadder(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,13 +139,13 @@ func TestLadderFile(t *testing.T) {
 		"unknown field": strings.Replace(s, `"anchor"`, `"colour": 1, "anchor"`, 1),
 	}
 	for name, in := range bad {
-		if _, err := DecodeLadder([]byte(in)); err == nil {
+		if _, err := decodeLadder([]byte(in)); err == nil {
 			t.Errorf("%s: accepted", name)
 		} else {
 			t.Logf("%s: %v", name, err)
 		}
 	}
-	if _, err := DecodeLadder([]byte(strings.Replace(s, `"version": 1`, `"version": 2`, 1))); err == nil || !strings.Contains(err.Error(), "version 2") {
+	if _, err := decodeLadder([]byte(strings.Replace(s, `"version": 1`, `"version": 2`, 1))); err == nil || !strings.Contains(err.Error(), "version 2") {
 		t.Errorf("other version: %v, want the version named", err)
 	}
 	// Rungs out of order or without the anchor are refused by Encode.
@@ -178,7 +178,7 @@ func TestDefaultLadder(t *testing.T) {
 func TestClimb(t *testing.T) {
 	l := testLadder(t)
 	var games int
-	res, err := Climb(context.Background(), AlphaBeta{Depth: 2}, l, ParsePlayer, LadderOptions{
+	res, err := Climb(context.Background(), alphaBeta{Depth: 2}, l, ParsePlayer, LadderOptions{
 		Games: 20, ProbePairs: 1, Parallel: 2,
 		OnGame: func(int, GameResult) { games++ },
 	})
@@ -198,17 +198,17 @@ func TestClimb(t *testing.T) {
 		t.Errorf("alphabeta:2 rated %v [%v, %v]: want well above random", res.Elo, res.Low, res.High)
 	}
 	// The same ladder and player give the same games.
-	res2, err := Climb(context.Background(), AlphaBeta{Depth: 2}, l, ParsePlayer, LadderOptions{Games: 20, ProbePairs: 1, Parallel: 1})
+	res2, err := Climb(context.Background(), alphaBeta{Depth: 2}, l, ParsePlayer, LadderOptions{Games: 20, ProbePairs: 1, Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res2.Elo != res.Elo {
 		t.Errorf("not reproducible: %v then %v", res.Elo, res2.Elo)
 	}
-	if _, err := Climb(context.Background(), AlphaBeta{Depth: 2}, l, ParsePlayer, LadderOptions{Games: 4, ProbePairs: 1}); err == nil {
+	if _, err := Climb(context.Background(), alphaBeta{Depth: 2}, l, ParsePlayer, LadderOptions{Games: 4, ProbePairs: 1}); err == nil {
 		t.Error("budget below the probes accepted")
 	}
-	if _, err := Climb(context.Background(), AlphaBeta{Depth: 2}, l, ParsePlayer, LadderOptions{Games: 7}); err == nil {
+	if _, err := Climb(context.Background(), alphaBeta{Depth: 2}, l, ParsePlayer, LadderOptions{Games: 7}); err == nil {
 		t.Error("odd games accepted")
 	}
 }
@@ -229,14 +229,14 @@ func TestFocusRungs(t *testing.T) {
 }
 
 func TestMatchThresholdStopsEarly(t *testing.T) {
-	res, err := Match(context.Background(), AlphaBeta{Depth: 2}, Random{}, MatchOptions{Games: 40, Seed: 1, Threshold: 0.5})
+	res, err := Match(context.Background(), alphaBeta{Depth: 2}, randomPlayer{}, MatchOptions{Games: 40, Seed: 1, Threshold: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Verdict != Accept || !res.Stopped || res.Games() > 24 {
 		t.Errorf("alphabeta:2 vs random at threshold 0.5: %v; want accept after about 20 games", res)
 	}
-	res, err = Match(context.Background(), Random{}, AlphaBeta{Depth: 2}, MatchOptions{Games: 40, Seed: 1, Threshold: 0.5})
+	res, err = Match(context.Background(), randomPlayer{}, alphaBeta{Depth: 2}, MatchOptions{Games: 40, Seed: 1, Threshold: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ type MatchOptions struct {
 	// Game i gets the same seeds whatever Parallel is.
 	Seed int64
 	// Openings are the start positions; pair i plays Openings[i%len]. When
-	// empty, Games/2 distinct openings are drawn with Openings from Seed.
+	// empty, Games/2 distinct openings are drawn with randomOpenings from Seed.
 	Openings []rules.Position
 	// OpeningPlies is the number of random plies of drawn openings
 	// (default DefaultOpeningPlies).
@@ -176,7 +176,7 @@ func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, er
 	openings := opts.Openings
 	if len(openings) == 0 {
 		var err error
-		openings, err = Openings(pairs, opts.OpeningPlies, seededRNG(opts.Seed, 0x6f70656e696e6773))
+		openings, err = randomOpenings(pairs, opts.OpeningPlies, seededRNG(opts.Seed, 0x6f70656e696e6773))
 		if err != nil {
 			return res, err
 		}

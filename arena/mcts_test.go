@@ -10,7 +10,7 @@ import (
 
 func TestMCTSPlayerBeatsRandom(t *testing.T) {
 	p := &MCTSPlayer{Label: "mcts", Evaluator: evaltest.Material{}, Visits: 64}
-	res, err := Match(context.Background(), p, Random{}, MatchOptions{Games: 10, Parallel: 2, Seed: 3, MaxPlies: 200})
+	res, err := Match(context.Background(), p, randomPlayer{}, MatchOptions{Games: 10, Parallel: 2, Seed: 3, MaxPlies: 200})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,12 @@ import (
 	"dama/rules"
 )
 
-// Openings returns n distinct positions reached by playing plies uniformly
+// randomOpenings returns n distinct positions reached by playing plies uniformly
 // random moves from the start, drawn reproducibly from rng. Only sane
 // positions are kept: the game is not over, neither side is more than one
 // piece ahead, and both sides have a legal move. It fails when n distinct
 // positions cannot be found (few plies, large n).
-func Openings(n, plies int, rng *rand.Rand) ([]rules.Position, error) {
+func randomOpenings(n, plies int, rng *rand.Rand) ([]rules.Position, error) {
 	switch {
 	case n < 0:
 		return nil, fmt.Errorf("arena: openings: n = %d: want n >= 0", n)

@@ -37,12 +37,12 @@ type GamePlayer interface {
 // "alphabeta:4" or a checkpoint path.
 type PlayerFactory func(spec string) (Player, error)
 
-// MaxDepth bounds AlphaBeta.Depth.
-const MaxDepth = 20
+// maxAlphaBetaDepth bounds alphaBeta.Depth.
+const maxAlphaBetaDepth = 20
 
 // ParsePlayer is the PlayerFactory for the built-in baselines: "random",
-// "alphabeta" (depth 4) and "alphabeta:D" with D in 1..MaxDepth (the simple
-// bottom rung), and the reference engine Classic: "classic:D" (fixed depth
+// "alphabeta" (depth 4) and "alphabeta:D" with D in 1..maxAlphaBetaDepth (the simple
+// bottom rung), and the reference engine of package classic: "classic:D" (fixed depth
 // D in 1..classic.MaxDepth), "classic:nN" (N nodes per move) and
 // "classic:tMS" (MS milliseconds per move).
 func ParsePlayer(spec string) (Player, error) {
@@ -52,17 +52,17 @@ func ParsePlayer(spec string) (Player, error) {
 		if hasArg {
 			return nil, fmt.Errorf("arena: player %q: random takes no argument", spec)
 		}
-		return Random{}, nil
+		return randomPlayer{}, nil
 	case "alphabeta", "ab":
 		d := 4
 		if hasArg {
 			var err error
 			d, err = strconv.Atoi(arg)
-			if err != nil || d < 1 || d > MaxDepth {
-				return nil, fmt.Errorf("arena: player %q: depth %q must be an integer in 1..%d", spec, arg, MaxDepth)
+			if err != nil || d < 1 || d > maxAlphaBetaDepth {
+				return nil, fmt.Errorf("arena: player %q: depth %q must be an integer in 1..%d", spec, arg, maxAlphaBetaDepth)
 			}
 		}
-		return AlphaBeta{Depth: d}, nil
+		return alphaBeta{Depth: d}, nil
 	case "classic":
 		if !hasArg {
 			return nil, fmt.Errorf("arena: player %q: want classic:DEPTH, classic:nNODES or classic:tMILLISECONDS", spec)
@@ -72,14 +72,14 @@ func ParsePlayer(spec string) (Player, error) {
 	return nil, fmt.Errorf("arena: unknown player %q (want random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES or classic:tMILLISECONDS)", spec)
 }
 
-// Random plays a uniformly random legal move.
-type Random struct{}
+// randomPlayer plays a uniformly random legal move.
+type randomPlayer struct{}
 
 // Name returns "random".
-func (Random) Name() string { return "random" }
+func (randomPlayer) Name() string { return "random" }
 
 // Start returns a player for one game drawing from rng.
-func (Random) Start(_ context.Context, _ *rules.Game, rng *rand.Rand) (GamePlayer, error) {
+func (randomPlayer) Start(_ context.Context, _ *rules.Game, rng *rand.Rand) (GamePlayer, error) {
 	if rng == nil {
 		return nil, fmt.Errorf("arena: random player needs a rng")
 	}

@@ -10,10 +10,10 @@ import (
 // p(1-p): ln(10)/400.
 const eloSlope = math.Ln10 / 400
 
-// Pairing is the result of a match between players I and J of a list: the
+// pairing is the result of a match between players I and J of a list: the
 // pairs of games (each opening once with each colour) from I's point of
 // view.
-type Pairing struct {
+type pairing struct {
 	I, J  int
 	Pairs Pentanomial
 }
@@ -35,7 +35,7 @@ func points(p Pentanomial) (s, n float64) {
 	return s, n
 }
 
-// FitRatings returns the maximum-likelihood Elo ratings of n players from
+// fitRatings returns the maximum-likelihood Elo ratings of n players from
 // the pairings between them (the logistic model, draws counting half), with
 // player anchor fixed at 0, and the standard error of each rating.
 //
@@ -45,7 +45,7 @@ func points(p Pentanomial) (s, n float64) {
 // observed variance of each match's pair scores in place of the binomial
 // one, so that draws and the pairing of colours are accounted for. Every
 // player must be connected to the anchor through the pairings.
-func FitRatings(n, anchor int, pairings []Pairing) (elo, stderr []float64, err error) {
+func fitRatings(n, anchor int, pairings []pairing) (elo, stderr []float64, err error) {
 	if n < 1 || anchor < 0 || anchor >= n {
 		return nil, nil, fmt.Errorf("arena: ratings of %d players anchored at %d", n, anchor)
 	}
@@ -123,12 +123,12 @@ func FitRatings(n, anchor int, pairings []Pairing) (elo, stderr []float64, err e
 	return elo, stderr, nil
 }
 
-// RateAgainst returns the maximum-likelihood Elo of a player from its
+// rateAgainst returns the maximum-likelihood Elo of a player from its
 // results against opponents of fixed ratings, and its standard error (the
 // opponents' ratings taken as exact). results[i] are the pairs against the
 // opponent rated ratings[i], from the player's point of view. As in
-// FitRatings, each opponent played gets one virtual drawn pair as a prior.
-func RateAgainst(ratings []float64, results []Pentanomial) (elo, stderr float64, err error) {
+// fitRatings, each opponent played gets one virtual drawn pair as a prior.
+func rateAgainst(ratings []float64, results []Pentanomial) (elo, stderr float64, err error) {
 	if len(ratings) != len(results) {
 		return 0, 0, fmt.Errorf("arena: %d ratings for %d results", len(ratings), len(results))
 	}
@@ -180,7 +180,7 @@ func RateAgainst(ratings []float64, results []Pentanomial) (elo, stderr float64,
 
 // connected reports whether every player reaches the anchor through
 // pairings.
-func connected(n, anchor int, pairings []Pairing) bool {
+func connected(n, anchor int, pairings []pairing) bool {
 	seen := make([]bool, n)
 	seen[anchor] = true
 	for changed := true; changed; {

@@ -105,12 +105,12 @@ func (s *Searcher) pvStats(g *rules.Game, res mcts.Result) ([]PVStep, error) {
 	return steps, nil
 }
 
-// ExpectedScore returns win + draw/2 of a WDL triple.
-func ExpectedScore(wdl [3]float32) float64 { return float64(wdl[0]) + float64(wdl[1])/2 }
+// expectedScore returns win + draw/2 of a WDL triple.
+func expectedScore(wdl [3]float32) float64 { return float64(wdl[0]) + float64(wdl[1])/2 }
 
-// FormatWDL formats a WDL triple with its expected score.
-func FormatWDL(wdl [3]float32) string {
-	return fmt.Sprintf("win %.3f  draw %.3f  loss %.3f  (expected score %.3f)", wdl[0], wdl[1], wdl[2], ExpectedScore(wdl))
+// formatWDL formats a WDL triple with its expected score.
+func formatWDL(wdl [3]float32) string {
+	return fmt.Sprintf("win %.3f  draw %.3f  loss %.3f  (expected score %.3f)", wdl[0], wdl[1], wdl[2], expectedScore(wdl))
 }
 
 // Write prints the analysis: the network's value and its top moves by
@@ -120,7 +120,7 @@ func (a Analysis) Write(w io.Writer, top int) error {
 	var sb strings.Builder
 	side := a.Position.Side().String()
 	fmt.Fprintf(&sb, "Position %s (%s to move)\n\n", a.Position.FEN(), side)
-	fmt.Fprintf(&sb, "Network value for %s: %s\n\n", side, FormatWDL(a.WDL))
+	fmt.Fprintf(&sb, "Network value for %s: %s\n\n", side, formatWDL(a.WDL))
 	n := len(a.Priors)
 	if top > 0 && top < n {
 		n = top
@@ -134,7 +134,7 @@ func (a Analysis) Write(w io.Writer, top int) error {
 	if r.Forced {
 		fmt.Fprintf(&sb, "  only one legal move: %s\n", r.Move)
 	} else {
-		fmt.Fprintf(&sb, "Search value for %s:  %s\n", side, FormatWDL(r.WDL))
+		fmt.Fprintf(&sb, "Search value for %s:  %s\n", side, formatWDL(r.WDL))
 		order := make([]int, len(r.Moves))
 		for i := range order {
 			order[i] = i
@@ -159,7 +159,7 @@ func (a Analysis) Write(w io.Writer, top int) error {
 			}
 			fmt.Fprintf(&sb, "  %-14s %7d %6.1f%% %7s %7.3f\n", r.Moves[i], r.Visits[i], share, q, r.Priors[i])
 		}
-		fmt.Fprintf(&sb, "Principal variation: %s\n", FormatPV(a.Position, r.PV))
+		fmt.Fprintf(&sb, "Principal variation: %s\n", formatPV(a.Position, r.PV))
 		if len(a.PV) > 0 {
 			fmt.Fprintf(&sb, "  %-4s %-14s %7s %7s   (Q for the side playing the move)\n", "ply", "move", "visits", "Q")
 			for i, st := range a.PV {
@@ -172,8 +172,8 @@ func (a Analysis) Write(w io.Writer, top int) error {
 	return err
 }
 
-// FormatPV numbers a principal variation from p, e.g. "1. 22-18 11-15 2. 18x11".
-func FormatPV(p rules.Position, pv []rules.Move) string {
+// formatPV numbers a principal variation from p, e.g. "1. 22-18 11-15 2. 18x11".
+func formatPV(p rules.Position, pv []rules.Move) string {
 	var parts []string
 	black := p.Side() == rules.Black
 	num := 1

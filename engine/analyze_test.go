@@ -76,11 +76,11 @@ func TestFormatPV(t *testing.T) {
 		pv = append(pv, m)
 		q = q.Play(m)
 	}
-	if got := FormatPV(p, pv); got != "1. "+pv[0].String()+" "+pv[1].String()+" 2. "+pv[2].String() {
-		t.Errorf("FormatPV = %q", got)
+	if got := formatPV(p, pv); got != "1. "+pv[0].String()+" "+pv[1].String()+" 2. "+pv[2].String() {
+		t.Errorf("formatPV = %q", got)
 	}
-	if got := FormatPV(p.Play(pv[0]), pv[1:]); got != "1... "+pv[1].String()+" 2. "+pv[2].String() {
-		t.Errorf("FormatPV from black = %q", got)
+	if got := formatPV(p.Play(pv[0]), pv[1:]); got != "1... "+pv[1].String()+" 2. "+pv[2].String() {
+		t.Errorf("formatPV from black = %q", got)
 	}
 }
 

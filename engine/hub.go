@@ -49,14 +49,14 @@ type HubOptions struct {
 //	quit
 //
 // Unknown commands and arguments are ignored, as the protocol asks; a line
-// longer than MaxHubLine gets an error answer.
+// longer than maxHubLine (1 MiB) gets an error answer.
 // level nodes counts root visits of the MCTS; level depth=D spends the
-// effort of an alpha-beta search of depth D, DepthVisits(D) root visits;
-// move-time and clock times are kept with a safety margin (TimeMargin),
+// effort of an alpha-beta search of depth D, depthVisits(D) root visits;
+// move-time and clock times are kept with a safety margin (timeMargin),
 // counted from the arrival of go. A tree that reaches its memory (tree-mb)
 // stops growing and the search goes on, so infinite analysis runs until
 // stop. info lines carry depth (PV length), nodes (root visits), score (in
-// men, as clients read it: ScoreMen of the expected result W-L for the side
+// men, as clients read it: scoreMen of the expected result W-L for the side
 // to move), wdl (win, draw and loss probabilities; for a forced move the
 // network's), time (seconds), nps (visits per second) and pv.
 type Hub struct {
@@ -128,7 +128,7 @@ func (h *Hub) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 		var err error
 		for {
 			var line string
-			line, err = readLine(r, MaxHubLine)
+			line, err = readLine(r, maxHubLine)
 			if errors.Is(err, errLineTooLong) {
 				line, err = tooLongLine, nil // handle answers with an error and reads on
 			}
@@ -181,9 +181,9 @@ func (h *Hub) writeErr() error {
 	return h.werr
 }
 
-// MaxHubLine is the longest command line the engine reads (1 MiB); a
+// maxHubLine is the longest command line the engine reads (1 MiB); a
 // longer line is discarded with an error answer.
-const MaxHubLine = 1 << 20
+const maxHubLine = 1 << 20
 
 var errLineTooLong = errors.New("line too long")
 
@@ -263,7 +263,7 @@ func (h *Hub) finished() {
 func (h *Hub) handle(ctx context.Context, text string) bool {
 	h.finished()
 	if text == tooLongLine {
-		h.sendError("line too long (more than %d bytes): ignored", MaxHubLine)
+		h.sendError("line too long (more than %d bytes): ignored", maxHubLine)
 		return false
 	}
 	l, err := ParseHubLine(text)
@@ -422,7 +422,7 @@ func (h *Hub) limits() Limits {
 	case lv.moveTime > 0:
 		lim.Time = lv.moveTime
 	case lv.clocked:
-		lim.Time = TimeBudget(lv.time, lv.inc, lv.moves)
+		lim.Time = timeBudget(lv.time, lv.inc, lv.moves)
 	}
 	if lim.unlimited() && !lim.Infinite {
 		lim.Visits, lim.Time = h.opt.Visits, h.opt.Time
@@ -430,11 +430,11 @@ func (h *Hub) limits() Limits {
 	return lim
 }
 
-// TimeBudget returns the time to spend on one move with remaining time
+// timeBudget returns the time to spend on one move with remaining time
 // left, increment inc and movesToGo moves until the next time control (0
 // for sudden death, counted as 30): left/movesToGo plus three quarters of
 // the increment, never more than half of what is left, and at least 10ms.
-func TimeBudget(left, inc time.Duration, movesToGo int) time.Duration {
+func timeBudget(left, inc time.Duration, movesToGo int) time.Duration {
 	if movesToGo <= 0 {
 		movesToGo = 30
 	}
@@ -510,7 +510,7 @@ func infoLine(i Info) HubLine {
 	return hubLine("info",
 		"depth", strconv.Itoa(len(r.PV)),
 		"nodes", strconv.Itoa(r.RootVisits),
-		"score", strconv.FormatFloat(ScoreMen(r.Value), 'f', 2, 64),
+		"score", strconv.FormatFloat(scoreMen(r.Value), 'f', 2, 64),
 		"wdl", fmt.Sprintf("%.3f %.3f %.3f", r.WDL[0], r.WDL[1], r.WDL[2]),
 		"time", strconv.FormatFloat(i.Elapsed.Seconds(), 'f', 3, 64),
 		"nps", strconv.FormatFloat(i.NodesPerSecond(), 'f', 0, 64),

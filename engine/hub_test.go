@@ -364,8 +364,8 @@ func TestTimeBudget(t *testing.T) {
 		{2 * time.Second, 10 * time.Second, 0, time.Second},
 		{0, 0, 0, 10 * time.Millisecond},
 	} {
-		if got := TimeBudget(tc.left, tc.inc, tc.moves); got != tc.want {
-			t.Errorf("TimeBudget(%v, %v, %d) = %v, want %v", tc.left, tc.inc, tc.moves, got, tc.want)
+		if got := timeBudget(tc.left, tc.inc, tc.moves); got != tc.want {
+			t.Errorf("timeBudget(%v, %v, %d) = %v, want %v", tc.left, tc.inc, tc.moves, got, tc.want)
 		}
 	}
 }

@@ -82,7 +82,7 @@ loop:
 				w.printf("%s plays %s   (forced)\n", opt.EngineName, res.Move)
 			} else {
 				w.printf("%s plays %s   (%d visits; %s for %s)\n", opt.EngineName, res.Move, res.RootVisits,
-					FormatWDL(res.WDL), p.Side())
+					formatWDL(res.WDL), p.Side())
 			}
 			g.PlayUnchecked(res.Move)
 			showBoard = true
@@ -116,7 +116,7 @@ loop:
 			if res.Forced {
 				w.printf("hint: %s   (the only legal move)\n", res.Move)
 			} else {
-				w.printf("hint: %s   (%d visits; %s)\n", res.Move, res.RootVisits, FormatWDL(res.WDL))
+				w.printf("hint: %s   (%d visits; %s)\n", res.Move, res.RootVisits, formatWDL(res.WDL))
 			}
 		case "undo":
 			// Take back the human's last move and the engine's replies to it.

@@ -19,9 +19,9 @@ const DefaultVisits = 800
 // limit set (and Infinite false) it searches DefaultVisits visits.
 type Limits struct {
 	Visits int           // visits of the root (tree reuse included)
-	Time   time.Duration // wall-clock budget, kept with a safety margin (TimeMargin)
+	Time   time.Duration // wall-clock budget, kept with a safety margin (timeMargin)
 	// Depth asks for the search effort of an alpha-beta search of that
-	// depth: DepthVisits(Depth) root visits.
+	// depth: 25·2^(Depth/2) root visits (depthVisits).
 	Depth    int
 	Infinite bool // no limit: search until the context is cancelled
 	// Start is when the clock started (default: when Think starts); the
@@ -50,28 +50,28 @@ func TreeMB(maxNodes int) int {
 	return max((maxNodes*2*mcts.NodeBytes+(1<<20)-1)>>20, MinTreeMB)
 }
 
-// DepthVisits is the visit count that level depth=d stands for: 25·2^(d/2)
+// depthVisits is the visit count that level depth=d stands for: 25·2^(d/2)
 // root visits (d=10: 800, d=16: 6 400, d=20: 25 600). Each two plies of
 // depth double the search, like an alpha-beta search with an effective
 // branching factor of √2, and d=10 is the default search of DefaultVisits.
 // It is at least 1 and at most 2^30.
-func DepthVisits(d int) int {
+func depthVisits(d int) int {
 	v := 25 * math.Pow(2, float64(d)/2)
 	return int(math.Round(min(max(v, 1), 1<<30)))
 }
 
-// TimeMargin is what a search given t keeps back for the last evaluation,
+// timeMargin is what a search given t keeps back for the last evaluation,
 // the answer and a loaded machine: a tenth of t plus 10ms, at most a
 // second and at most a quarter of t.
-func TimeMargin(t time.Duration) time.Duration {
+func timeMargin(t time.Duration) time.Duration {
 	return min(t/10+10*time.Millisecond, time.Second, t/4)
 }
 
-// ScoreMen maps an expected result q = W-L in [-1, 1] for the side to move
+// scoreMen maps an expected result q = W-L in [-1, 1] for the side to move
 // to the score Hub clients read, in men: tan(1.5·q). An edge of 0.3 reads
 // as about half a man, 0.6 as 1.3 men, 0.9 as 4.4 men and a certain win
 // (q=1) as 14.1 men.
-func ScoreMen(q float32) float64 {
+func scoreMen(q float32) float64 {
 	return math.Tan(1.5 * min(max(float64(q), -1), 1))
 }
 
@@ -159,7 +159,7 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 		lim.Visits = DefaultVisits
 	}
 	if lim.Depth > 0 {
-		if v := DepthVisits(lim.Depth); lim.Visits <= 0 || v < lim.Visits {
+		if v := depthVisits(lim.Depth); lim.Visits <= 0 || v < lim.Visits {
 			lim.Visits = v
 		}
 	}
@@ -170,7 +170,7 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	sctx := ctx
 	if lim.Time > 0 {
 		var cancel context.CancelFunc
-		sctx, cancel = context.WithDeadline(ctx, start.Add(lim.Time-TimeMargin(lim.Time)))
+		sctx, cancel = context.WithDeadline(ctx, start.Add(lim.Time-timeMargin(lim.Time)))
 		defer cancel()
 	}
 	every := s.InfoEvery

@@ -30,11 +30,11 @@ func TestThinkLimits(t *testing.T) {
 	if err != nil || res.RootVisits != 150 || res.Playouts != 50 {
 		t.Errorf("reuse: visits %d playouts %d (%v), want 150 and 50", res.RootVisits, res.Playouts, err)
 	}
-	// Depth limit: DepthVisits(D) visits.
+	// Depth limit: depthVisits(D) visits.
 	s.Reset()
 	res, err = s.Think(context.Background(), g, Limits{Depth: 6}, nil)
-	if err != nil || res.RootVisits != DepthVisits(6) {
-		t.Errorf("depth 6: %d visits (%v), want DepthVisits(6) = %d", res.RootVisits, err, DepthVisits(6))
+	if err != nil || res.RootVisits != depthVisits(6) {
+		t.Errorf("depth 6: %d visits (%v), want depthVisits(6) = %d", res.RootVisits, err, depthVisits(6))
 	}
 	// A cancelled context stops at once and still gives a legal move.
 	s.Reset()
@@ -128,11 +128,11 @@ func TestThinkTimeMargin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if latest := start.Add(budget - TimeMargin(budget)); ev.deadline.IsZero() || ev.deadline.After(latest) {
+		if latest := start.Add(budget - timeMargin(budget)); ev.deadline.IsZero() || ev.deadline.After(latest) {
 			t.Errorf("time %v: search deadline %v after start, want at most %v", budget, ev.deadline.Sub(start), latest.Sub(start))
 		}
-		if m := TimeMargin(budget); m < 10*time.Millisecond || m > budget/4 {
-			t.Errorf("TimeMargin(%v) = %v, want between 10ms and a quarter of the time", budget, m)
+		if m := timeMargin(budget); m < 10*time.Millisecond || m > budget/4 {
+			t.Errorf("timeMargin(%v) = %v, want between 10ms and a quarter of the time", budget, m)
 		}
 	}
 }
@@ -169,14 +169,14 @@ func TestThinkForcedWDL(t *testing.T) {
 func TestScoreMen(t *testing.T) {
 	prev := math.Inf(-1)
 	for q := float32(-1); q <= 1; q += 0.05 {
-		m := ScoreMen(q)
-		if m <= prev || math.Abs(m+ScoreMen(-q)) > 1e-9 {
-			t.Errorf("ScoreMen(%v) = %v: want increasing and odd", q, m)
+		m := scoreMen(q)
+		if m <= prev || math.Abs(m+scoreMen(-q)) > 1e-9 {
+			t.Errorf("scoreMen(%v) = %v: want increasing and odd", q, m)
 		}
 		prev = m
 	}
-	if ScoreMen(0) != 0 || ScoreMen(0.99) < 5 || ScoreMen(0.3) > 1 {
-		t.Errorf("ScoreMen(0, 0.3, 0.99) = %v, %v, %v: want 0, under a man, over 5 men", ScoreMen(0), ScoreMen(0.3), ScoreMen(0.99))
+	if scoreMen(0) != 0 || scoreMen(0.99) < 5 || scoreMen(0.3) > 1 {
+		t.Errorf("scoreMen(0, 0.3, 0.99) = %v, %v, %v: want 0, under a man, over 5 men", scoreMen(0), scoreMen(0.3), scoreMen(0.99))
 	}
 	l := infoLine(Info{Result: mcts.Result{Value: 0.99, WDL: [3]float32{0.99, 0.01, 0}}})
 	v, _ := l.Get("score")

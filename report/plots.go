@@ -16,19 +16,20 @@ import (
 
 // Plot files written by WritePlots.
 const (
-	LossPlot     = "losses.png"
-	EloPlot      = "elo.png"
-	EloGamesPlot = "elo_games.png"
-	ArenaPlot    = "arena.png"
-	// LadderPlot and LadderGamesPlot show the ladder rating against the
+	lossPlotFile     = "losses.png"
+	eloPlotFile      = "elo.png"
+	eloGamesPlotFile = "elo_games.png"
+	arenaPlotFile    = "arena.png"
+	// ladderPlotFile and ladderGamesPlotFile show the ladder rating against the
 	// trainer's CPU-hours and against self-play games.
-	LadderPlot      = "ladder.png"
-	LadderGamesPlot = "ladder_games.png"
+	ladderPlotFile      = "ladder.png"
+	ladderGamesPlotFile = "ladder_games.png"
 )
 
 // WritePlots writes the PNG plots that the records allow into dir (created
 // if needed), each under a temporary name renamed into place, and returns
-// the paths written. A plot without data is skipped.
+// the paths written: losses.png, elo.png and elo_games.png, arena.png,
+// ladder.png and ladder_games.png. A plot without data is skipped.
 func (rep *Report) WritePlots(dir string) ([]string, error) {
 	type job struct {
 		name string
@@ -36,20 +37,20 @@ func (rep *Report) WritePlots(dir string) ([]string, error) {
 	}
 	var jobs []job
 	if len(rep.Losses) > 0 {
-		jobs = append(jobs, job{LossPlot, rep.lossPlot})
+		jobs = append(jobs, job{lossPlotFile, rep.lossPlot})
 	}
 	if len(rep.Generations) > 0 {
 		jobs = append(jobs,
-			job{EloPlot, func() (*plot.Plot, error) { return rep.eloPlot(false) }},
-			job{EloGamesPlot, func() (*plot.Plot, error) { return rep.eloPlot(true) }})
+			job{eloPlotFile, func() (*plot.Plot, error) { return rep.eloPlot(false) }},
+			job{eloGamesPlotFile, func() (*plot.Plot, error) { return rep.eloPlot(true) }})
 	}
 	if len(rep.Arena) > 0 {
-		jobs = append(jobs, job{ArenaPlot, rep.arenaPlot})
+		jobs = append(jobs, job{arenaPlotFile, rep.arenaPlot})
 	}
 	if len(rep.Ladder) > 0 {
 		jobs = append(jobs,
-			job{LadderPlot, func() (*plot.Plot, error) { return rep.ladderPlot(false) }},
-			job{LadderGamesPlot, func() (*plot.Plot, error) { return rep.ladderPlot(true) }})
+			job{ladderPlotFile, func() (*plot.Plot, error) { return rep.ladderPlot(false) }},
+			job{ladderGamesPlotFile, func() (*plot.Plot, error) { return rep.ladderPlot(true) }})
 	}
 	if len(jobs) == 0 {
 		return nil, nil

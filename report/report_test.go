@@ -220,7 +220,7 @@ func TestReportPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{LossPlot, EloPlot, EloGamesPlot, ArenaPlot}
+	want := []string{lossPlotFile, eloPlotFile, eloGamesPlotFile, arenaPlotFile}
 	if len(paths) != len(want) {
 		t.Fatalf("plots: got %v, want %v", paths, want)
 	}
@@ -316,8 +316,8 @@ func TestReportInProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 1 || filepath.Base(paths[0]) != LossPlot {
-		t.Errorf("plots of a run without generations: got %v, want only %s", paths, LossPlot)
+	if len(paths) != 1 || filepath.Base(paths[0]) != lossPlotFile {
+		t.Errorf("plots of a run without generations: got %v, want only %s", paths, lossPlotFile)
 	}
 }
 

@@ -113,10 +113,10 @@ func ParseFEN(s string) (Position, error) {
 	return p, nil
 }
 
-// MaxPieces is the most pieces a side can have: the twelve it starts with.
-const MaxPieces = 12
+// maxPieces is the most pieces a side can have: the twelve it starts with.
+const maxPieces = 12
 
-// CheckPieces reports a position in which a side has more than MaxPieces
+// CheckPieces reports a position in which a side has more than maxPieces (12)
 // pieces (men and kings together), which no game can reach.
 func CheckPieces(p Position) error {
 	if msg := tooManyPieces(p); msg != "" {
@@ -129,8 +129,8 @@ func CheckPieces(p Position) error {
 func tooManyPieces(p Position) string {
 	for _, c := range []Color{White, Black} {
 		men, kings := p.Count(c)
-		if men+kings > MaxPieces {
-			return fmt.Sprintf("%s has %d pieces (%d men, %d kings), at most %d", c, men+kings, men, kings, MaxPieces)
+		if men+kings > maxPieces {
+			return fmt.Sprintf("%s has %d pieces (%d men, %d kings), at most %d", c, men+kings, men, kings, maxPieces)
 		}
 	}
 	return ""

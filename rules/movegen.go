@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// MaxCaptures is the most pieces one move can capture (all 12 of a side).
-const MaxCaptures = 12
+// maxCaptures is the most pieces one move can capture (all 12 of a side).
+const maxCaptures = 12
 
 // MaxMoves bounds the number of legal moves of any position; a slice of this
 // capacity handed to Legal is never reallocated.
@@ -20,7 +20,7 @@ type Move struct {
 	captured uint64             // internal bits of the captured pieces
 	from, to uint8              // internal bits
 	n        uint8              // pieces captured; 0 for a simple move
-	path     [MaxCaptures]uint8 // internal bits landed on; path[n-1] == to
+	path     [maxCaptures]uint8 // internal bits landed on; path[n-1] == to
 }
 
 // From returns the start square.
@@ -171,7 +171,7 @@ type capGen struct {
 	from          uint8
 	best          uint32 // key of the moves in dst; 0 before the first
 	dst           []Move
-	path          [MaxCaptures]uint8
+	path          [maxCaptures]uint8
 }
 
 // The jump deltas in internal bits: over = b+d, land = b+2d.

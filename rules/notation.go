@@ -40,7 +40,7 @@ func ParseMove(p Position, s string) (Move, error) {
 		return fail(0, s, ErrSyntax, "empty move")
 	}
 
-	var sqs [MaxCaptures + 1]Square
+	var sqs [maxCaptures + 1]Square
 	n := 0
 	var sep byte
 	i := start

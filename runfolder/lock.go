@@ -6,8 +6,8 @@ import (
 	"os"
 )
 
-// LockFile is the file a trainer holds locked while it works on a run.
-const LockFile = "lock"
+// lockName is the file a trainer holds locked while it works on a run.
+const lockName = "lock"
 
 // errLocked is what lockFile returns when another process holds the lock.
 var errLocked = errors.New("locked by another process")
@@ -17,7 +17,7 @@ var errLocked = errors.New("locked by another process")
 // process, so a killed trainer leaves no stale lock (flock on Linux, macOS
 // and the BSDs, LockFileEx on Windows). It returns the unlock function.
 func (r *Run) Lock() (func(), error) {
-	f, err := os.OpenFile(r.Path(LockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(r.Path(lockName), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +26,7 @@ func (r *Run) Lock() (func(), error) {
 		if errors.Is(err, errLocked) {
 			return nil, fmt.Errorf("runfolder: run folder %s is in use by another trainer", r.Dir)
 		}
-		return nil, fmt.Errorf("runfolder: locking %s: %w", r.Path(LockFile), err)
+		return nil, fmt.Errorf("runfolder: locking %s: %w", r.Path(lockName), err)
 	}
 	return func() {
 		unlockFile(f)

@@ -23,15 +23,15 @@ type Plan struct {
 	Chunks []ChunkInfo `json:"chunks"`
 }
 
-// PlanFile names generation gen's plan in GenerationsDir.
-func PlanFile(gen int) string { return fmt.Sprintf("%04d.plan.json", gen) }
+// planFile names generation gen's plan in GenerationsDir.
+func planFile(gen int) string { return fmt.Sprintf("%04d.plan.json", gen) }
 
-// RecordFile names generation gen's final record in GenerationsDir.
-func RecordFile(gen int) string { return fmt.Sprintf("%04d.json", gen) }
+// recordFile names generation gen's final record in GenerationsDir.
+func recordFile(gen int) string { return fmt.Sprintf("%04d.json", gen) }
 
 // ReadPlan reads generation gen's plan; nil when it has none yet.
 func (r *Run) ReadPlan(gen int) (*Plan, error) {
-	b, err := os.ReadFile(r.Path(GenerationsDir, PlanFile(gen)))
+	b, err := os.ReadFile(r.Path(GenerationsDir, planFile(gen)))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -40,7 +40,7 @@ func (r *Run) ReadPlan(gen int) (*Plan, error) {
 	}
 	var p Plan
 	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("runfolder: %s: %w", r.Path(GenerationsDir, PlanFile(gen)), err)
+		return nil, fmt.Errorf("runfolder: %s: %w", r.Path(GenerationsDir, planFile(gen)), err)
 	}
 	return &p, nil
 }
@@ -48,7 +48,7 @@ func (r *Run) ReadPlan(gen int) (*Plan, error) {
 // WritePlan writes p as its generation's plan, atomically.
 func (r *Run) WritePlan(p *Plan) error {
 	b, _ := json.MarshalIndent(p, "", "  ")
-	return WriteFileAtomic(r.Path(GenerationsDir, PlanFile(p.Gen)), b)
+	return WriteFileAtomic(r.Path(GenerationsDir, planFile(p.Gen)), b)
 }
 
 // Plans reads the plans of generations 1..upto that exist.
@@ -68,13 +68,13 @@ func (r *Run) Plans(upto int) ([]Plan, error) {
 
 // ReadRecord reads generation gen's final record.
 func (r *Run) ReadRecord(gen int) (*GenerationRecord, error) {
-	b, err := os.ReadFile(r.Path(GenerationsDir, RecordFile(gen)))
+	b, err := os.ReadFile(r.Path(GenerationsDir, recordFile(gen)))
 	if err != nil {
 		return nil, err
 	}
 	var g GenerationRecord
 	if err := json.Unmarshal(b, &g); err != nil {
-		return nil, fmt.Errorf("runfolder: %s: %w", r.Path(GenerationsDir, RecordFile(gen)), err)
+		return nil, fmt.Errorf("runfolder: %s: %w", r.Path(GenerationsDir, recordFile(gen)), err)
 	}
 	return &g, nil
 }
@@ -83,7 +83,7 @@ func (r *Run) ReadRecord(gen int) (*GenerationRecord, error) {
 // its presence marks the generation complete.
 func (r *Run) WriteRecord(rec *GenerationRecord) error {
 	b, _ := json.MarshalIndent(rec, "", "  ")
-	return WriteFileAtomic(r.Path(GenerationsDir, RecordFile(rec.Gen)), b)
+	return WriteFileAtomic(r.Path(GenerationsDir, recordFile(rec.Gen)), b)
 }
 
 // ConsumedChunks returns the names of the chunk files that the run's

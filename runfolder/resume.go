@@ -14,10 +14,10 @@ import (
 	"dama/configs"
 )
 
-// ConfigDigestFile holds the SHA-256 of the archived config.yaml, so that a
+// configDigestFile holds the SHA-256 of the archived config.yaml, so that a
 // resume can tell the archive from an edited, truncated or replaced file.
 // Its one line is "dama-config-digest 1 <hex>".
-const ConfigDigestFile = "config.sha256"
+const configDigestFile = "config.sha256"
 
 const configDigestHeader = "dama-config-digest 1 "
 
@@ -37,13 +37,13 @@ func (r *Run) WriteConfig(y []byte) error {
 	if err := WriteFileAtomic(r.Path(ConfigFile), y); err != nil {
 		return err
 	}
-	return WriteFileAtomic(r.Path(ConfigDigestFile), digestLine(y))
+	return WriteFileAtomic(r.Path(configDigestFile), digestLine(y))
 }
 
 // Started reports whether the run folder holds the work of a run: the
 // archive's digest, a best pointer, a checkpoint or a generation record.
 func (r *Run) Started() bool {
-	for _, f := range []string{ConfigDigestFile, BestFile, GenerationsDir + "/" + RecordFile(1)} {
+	for _, f := range []string{configDigestFile, BestFile, GenerationsDir + "/" + recordFile(1)} {
 		if _, err := os.Stat(r.Path(f)); err == nil {
 			return true
 		}
@@ -59,14 +59,14 @@ func (r *Run) ReadArchivedConfig(data []byte) (*configs.Config, error) {
 	refuse := func(why string) error {
 		return fmt.Errorf("runfolder: %s %s; resume refused: restore the archived file (or start a new --run)", path, why)
 	}
-	d, err := os.ReadFile(r.Path(ConfigDigestFile))
+	d, err := os.ReadFile(r.Path(configDigestFile))
 	hasDigest := err == nil
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return nil, err
 	case string(d) != string(digestLine(data)):
-		return nil, refuse("was changed since the run archived it (its digest in " + ConfigDigestFile + " differs)")
+		return nil, refuse("was changed since the run archived it (its digest in " + configDigestFile + " differs)")
 	}
 	prev, err := configs.Load(path, nil, nil)
 	if err != nil {
@@ -80,7 +80,7 @@ func (r *Run) ReadArchivedConfig(data []byte) (*configs.Config, error) {
 		return nil, refuse("is not the configuration as archived (edited or truncated)")
 	}
 	if !hasDigest {
-		if err := WriteFileAtomic(r.Path(ConfigDigestFile), digestLine(data)); err != nil {
+		if err := WriteFileAtomic(r.Path(configDigestFile), digestLine(data)); err != nil {
 			return nil, err
 		}
 	}
@@ -126,7 +126,7 @@ func CheckAllowChange(keys []string) error {
 func (r *Run) NextGeneration() int {
 	gen := 1
 	for {
-		if _, err := os.Stat(r.Path(GenerationsDir, RecordFile(gen))); err != nil {
+		if _, err := os.Stat(r.Path(GenerationsDir, recordFile(gen))); err != nil {
 			return gen
 		}
 		gen++
@@ -259,7 +259,7 @@ func (r *Run) CheckRecords() error {
 	}
 	var prev *GenerationRecord
 	for gen := 1; ; gen++ {
-		path := r.Path(GenerationsDir, RecordFile(gen))
+		path := r.Path(GenerationsDir, recordFile(gen))
 		if _, err := os.Stat(path); err != nil {
 			return nil
 		}

@@ -24,7 +24,7 @@ func TestResumeOlderArchive(t *testing.T) {
 		if err := os.WriteFile(r.Path(ConfigFile), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		os.Remove(r.Path(ConfigDigestFile))
+		os.Remove(r.Path(configDigestFile))
 	}
 	write(data)
 	cfg, err := r.ReadArchivedConfig(data)
@@ -35,7 +35,7 @@ func TestResumeOlderArchive(t *testing.T) {
 		t.Errorf("older archive read as name %q visits %d backend %q aux %v", cfg.Run.Name, cfg.SelfPlay.Visits, cfg.SelfPlay.Backend, cfg.Model.AuxReply)
 	}
 	// Once read, it has a digest and resumes again.
-	if _, err := os.Stat(r.Path(ConfigDigestFile)); err != nil {
+	if _, err := os.Stat(r.Path(configDigestFile)); err != nil {
 		t.Errorf("no digest written for the older archive: %v", err)
 	}
 	if _, err := r.ReadArchivedConfig(data); err != nil {

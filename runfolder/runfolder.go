@@ -108,9 +108,9 @@ func (r *Run) SetBest(rel string) error {
 	return WriteFileAtomic(r.Path(BestFile), []byte(rel+"\n"))
 }
 
-// CheckpointGen parses the generation from a checkpoint file name
+// checkpointGen parses the generation from a checkpoint file name
 // ("0007.ckpt" -> 7).
-func CheckpointGen(name string) (int, bool) {
+func checkpointGen(name string) (int, bool) {
 	base := strings.TrimSuffix(filepath.Base(name), ".ckpt")
 	if base == filepath.Base(name) {
 		return 0, false
@@ -128,7 +128,7 @@ func (r *Run) Generations(sub string) ([]int, error) {
 	}
 	var out []int
 	for _, e := range ents {
-		if g, ok := CheckpointGen(e.Name()); ok && !e.IsDir() {
+		if g, ok := checkpointGen(e.Name()); ok && !e.IsDir() {
 			out = append(out, g)
 		}
 	}

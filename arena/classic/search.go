@@ -25,13 +25,13 @@ const (
 // captures past the horizon together).
 const maxPly = 128
 
-// DefaultTableMiB is the transposition table size when Options leaves it 0.
-const DefaultTableMiB = 16
+// defaultTableMiB is the transposition table size when Options leaves it 0.
+const defaultTableMiB = 16
 
 // Options configures an Engine. A zero field means its documented default.
 type Options struct {
 	// TableMiB is the transposition table size in MiB (default
-	// DefaultTableMiB). NoTable turns the table off (for tests).
+	// defaultTableMiB, 16). NoTable turns the table off (for tests).
 	TableMiB int
 	NoTable  bool
 	// Weights are the evaluation weights (default DefaultWeights).
@@ -116,7 +116,7 @@ func New(opt Options) *Engine {
 	if !opt.NoTable {
 		mib := opt.TableMiB
 		if mib <= 0 {
-			mib = DefaultTableMiB
+			mib = defaultTableMiB
 		}
 		e.tt = newTable(mib << 20)
 	}

@@ -34,12 +34,12 @@ type Material struct{ Steep float64 }
 // Evaluate implements mcts.Evaluator.
 func (m Material) Evaluate(_ context.Context, q mcts.Query, out *mcts.Evaluation) error {
 	uniform(q, out)
-	out.WDL = MaterialWDL(q.Pos, m.Steep)
+	out.WDL = materialWDL(q.Pos, m.Steep)
 	return nil
 }
 
-// MaterialWDL is the win/draw/loss Material gives p with steepness steep.
-func MaterialWDL(p rules.Position, steep float64) [3]float32 {
+// materialWDL is the win/draw/loss Material gives p with steepness steep.
+func materialWDL(p rules.Position, steep float64) [3]float32 {
 	if steep == 0 {
 		steep = 1
 	}

@@ -51,12 +51,12 @@ func TestMaterial(t *testing.T) {
 		mm, mk := p.Count(me)
 		om, ok := p.Count(opp)
 		if d := float64(mm-om) + 1.5*float64(mk-ok); d != 0 {
-			w := MaterialWDL(p, 1)
+			w := materialWDL(p, 1)
 			want := math.Tanh(d / 3)
 			if got := float64(w[0] - w[2]); math.Abs(got-want) > 1e-6 {
 				t.Fatalf("balance %v: W-L %v, want %v", d, got, want)
 			}
-			if s := MaterialWDL(p, 3); math.Abs(float64(s[0]-s[2])) <= math.Abs(float64(w[0]-w[2])) {
+			if s := materialWDL(p, 3); math.Abs(float64(s[0]-s[2])) <= math.Abs(float64(w[0]-w[2])) {
 				t.Errorf("steep 3: %v not beyond steep 1: %v", s, w)
 			}
 			return

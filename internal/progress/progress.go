@@ -26,8 +26,8 @@ type Bar struct {
 	done  bool
 }
 
-// IsTerminal reports whether w is a terminal.
-func IsTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
@@ -40,7 +40,7 @@ func New(w io.Writer, n int, desc string) *Bar {
 		return nil
 	}
 	b := &Bar{w: w, desc: desc, n: n, start: time.Now()}
-	if IsTerminal(w) {
+	if isTerminal(w) {
 		b.pb = progressbar.NewOptions(n,
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetDescription(desc),

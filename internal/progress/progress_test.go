@@ -21,7 +21,7 @@ func TestPlainWhenNotATerminal(t *testing.T) {
 	if strings.Contains(out, "\r") || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "gen 1: self-play done: 16/16 in ") {
 		t.Errorf("plain progress wrote %q, want one line", out)
 	}
-	if IsTerminal(&buf) {
+	if isTerminal(&buf) {
 		t.Error("a buffer is a terminal")
 	}
 	var none *Bar
