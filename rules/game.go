@@ -241,16 +241,7 @@ func (g *Game) Outcome() Outcome {
 
 // HasMoves reports whether the side to move has a legal move.
 func (p Position) HasMoves() bool {
-	empty := boardMask &^ (p.white | p.black)
-	var mine, opp uint64
-	if p.side == White {
-		mine, opp = p.white, p.black
-	} else {
-		mine, opp = p.black, p.white
-	}
-	men := mine &^ p.kings
-	kings := mine & p.kings
-	oppMen := opp &^ p.kings
+	empty, men, kings, opp, oppMen := p.fromSide(p.side)
 	if p.side == White {
 		if men&((empty<<4)|(empty<<5)|(oppMen<<4)&(empty<<8)|(oppMen<<5)&(empty<<10)) != 0 {
 			return true
