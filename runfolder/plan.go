@@ -31,24 +31,20 @@ func recordFile(gen int) string { return fmt.Sprintf("%04d.json", gen) }
 
 // ReadPlan reads generation gen's plan; nil when it has none yet.
 func (r *Run) ReadPlan(gen int) (*Plan, error) {
-	b, err := os.ReadFile(r.Path(GenerationsDir, planFile(gen)))
+	var p Plan
+	err := readJSON(r.Path(GenerationsDir, planFile(gen)), &p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var p Plan
-	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("runfolder: %s: %w", r.Path(GenerationsDir, planFile(gen)), err)
-	}
 	return &p, nil
 }
 
 // WritePlan writes p as its generation's plan, atomically.
 func (r *Run) WritePlan(p *Plan) error {
-	b, _ := json.MarshalIndent(p, "", "  ")
-	return WriteFileAtomic(r.Path(GenerationsDir, planFile(p.Gen)), b)
+	return writeJSON(r.Path(GenerationsDir, planFile(p.Gen)), p)
 }
 
 // Plans reads the plans of generations 1..upto that exist.
@@ -68,13 +64,9 @@ func (r *Run) Plans(upto int) ([]Plan, error) {
 
 // ReadRecord reads generation gen's final record.
 func (r *Run) ReadRecord(gen int) (*GenerationRecord, error) {
-	b, err := os.ReadFile(r.Path(GenerationsDir, recordFile(gen)))
-	if err != nil {
-		return nil, err
-	}
 	var g GenerationRecord
-	if err := json.Unmarshal(b, &g); err != nil {
-		return nil, fmt.Errorf("runfolder: %s: %w", r.Path(GenerationsDir, recordFile(gen)), err)
+	if err := readJSON(r.Path(GenerationsDir, recordFile(gen)), &g); err != nil {
+		return nil, err
 	}
 	return &g, nil
 }
@@ -82,8 +74,7 @@ func (r *Run) ReadRecord(gen int) (*GenerationRecord, error) {
 // WriteRecord writes rec as its generation's final record, atomically;
 // its presence marks the generation complete.
 func (r *Run) WriteRecord(rec *GenerationRecord) error {
-	b, _ := json.MarshalIndent(rec, "", "  ")
-	return WriteFileAtomic(r.Path(GenerationsDir, recordFile(rec.Gen)), b)
+	return writeJSON(r.Path(GenerationsDir, recordFile(rec.Gen)), rec)
 }
 
 // ConsumedChunks returns the names of the chunk files that the run's
@@ -97,17 +88,33 @@ func (r *Run) ConsumedChunks() (map[string]bool, error) {
 	}
 	out := map[string]bool{}
 	for _, path := range paths {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
 		var p Plan
-		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, fmt.Errorf("runfolder: %s: %w", path, err)
+		if err := readJSON(path, &p); err != nil {
+			return nil, err
 		}
 		for _, c := range p.Chunks {
 			out[c.Name] = true
 		}
 	}
 	return out, nil
+}
+
+// readJSON decodes the JSON file at path into v; a decoding error names the
+// file (the os package's errors name it already).
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("runfolder: %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeJSON writes v, indented, to path under a temporary name renamed into
+// place.
+func writeJSON(path string, v any) error {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return WriteFileAtomic(path, b)
 }
