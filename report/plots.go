@@ -189,15 +189,10 @@ func (rep *Report) eloPlot(overGames bool) (*plot.Plot, error) {
 	p.Add(line)
 	p.Legend.Add("best model", line)
 
-	bars := &plotter.YErrorBars{XYs: acc, YErrors: accErr, LineStyle: plotter.DefaultLineStyle, CapWidth: vg.Points(6)}
-	bars.Color = colAccepted
-	p.Add(bars)
-	sc, err := plotter.NewScatter(acc)
+	sc, err := addMarks(p, acc, accErr, colAccepted, draw.CircleGlyph{})
 	if err != nil {
 		return nil, err
 	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: colAccepted, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
-	p.Add(sc)
 	p.Legend.Add("accepted model (bar: 95% interval of the chain)", sc)
 	if len(acc) <= 40 {
 		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: acc, Labels: accLabels})
@@ -311,15 +306,10 @@ func (rep *Report) arenaPlot() (*plot.Plot, error) {
 		if err := checkXYs(s.xys); err != nil {
 			return nil, err
 		}
-		bars := &plotter.YErrorBars{XYs: s.xys, YErrors: s.errs, LineStyle: plotter.DefaultLineStyle, CapWidth: vg.Points(6)}
-		bars.Color = s.col
-		p.Add(bars)
-		sc, err := plotter.NewScatter(s.xys)
+		sc, err := addMarks(p, s.xys, s.errs, s.col, s.glyph)
 		if err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: s.col, Radius: vg.Points(4), Shape: s.glyph}
-		p.Add(sc)
 		p.Legend.Add(s.name, sc)
 	}
 	padY(p, 0.08)
@@ -356,15 +346,10 @@ func (rep *Report) ladderPlot(overGames bool) (*plot.Plot, error) {
 	line.Color = colAccepted
 	line.Width = vg.Points(1.5)
 	p.Add(line)
-	bars := &plotter.YErrorBars{XYs: xys, YErrors: errs, LineStyle: plotter.DefaultLineStyle, CapWidth: vg.Points(6)}
-	bars.Color = colAccepted
-	p.Add(bars)
-	sc, err := plotter.NewScatter(xys)
+	sc, err := addMarks(p, xys, errs, colAccepted, draw.CircleGlyph{})
 	if err != nil {
 		return nil, err
 	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: colAccepted, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
-	p.Add(sc)
 	p.Legend.Add("best model (bar: 95% interval)", sc)
 	padX(p, 0.03)
 	padY(p, 0.08)

@@ -77,6 +77,21 @@ func smooth(xys plotter.XYs, win int) plotter.XYs {
 	return out
 }
 
+// addMarks adds the points xys to p as glyphs of colour col and shape
+// glyph with the error bars errs, and returns the glyphs for the legend.
+func addMarks(p *plot.Plot, xys plotter.XYs, errs plotter.YErrors, col color.Color, glyph draw.GlyphDrawer) (*plotter.Scatter, error) {
+	bars := &plotter.YErrorBars{XYs: xys, YErrors: errs, LineStyle: plotter.DefaultLineStyle, CapWidth: vg.Points(6)}
+	bars.Color = col
+	p.Add(bars)
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return nil, err
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: glyph}
+	p.Add(sc)
+	return sc, nil
+}
+
 // checkXYs rejects values that gonum/plot cannot draw.
 func checkXYs(xys plotter.XYs) error {
 	for i, v := range xys {
