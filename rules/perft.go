@@ -6,11 +6,7 @@ func Perft(p Position, depth int) uint64 {
 	if depth <= 0 {
 		return 1
 	}
-	bufs := make([][]Move, depth)
-	for i := range bufs {
-		bufs[i] = make([]Move, 0, MaxMoves)
-	}
-	return perft(p, depth, bufs)
+	return perft(p, depth, moveBufs(depth))
 }
 
 func perft(p Position, depth int, bufs [][]Move) uint64 {
@@ -36,11 +32,7 @@ func PerftBulk(p Position, depth int) uint64 {
 	if depth <= 0 {
 		return 1
 	}
-	bufs := make([][]Move, depth)
-	for i := range bufs {
-		bufs[i] = make([]Move, 0, MaxMoves)
-	}
-	return perftBulk(p, depth, bufs)
+	return perftBulk(p, depth, moveBufs(depth))
 }
 
 func perftBulk(p Position, depth int, bufs [][]Move) uint64 {
@@ -63,4 +55,14 @@ func Divide(p Position, depth int) ([]Move, []uint64) {
 		counts[i] = PerftBulk(p.Play(m), depth-1)
 	}
 	return moves, counts
+}
+
+// moveBufs returns one move list of capacity MaxMoves per ply of a search
+// depth plies deep, so that generation does not allocate.
+func moveBufs(depth int) [][]Move {
+	bufs := make([][]Move, depth)
+	for i := range bufs {
+		bufs[i] = make([]Move, 0, MaxMoves)
+	}
+	return bufs
 }
