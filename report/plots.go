@@ -36,21 +36,20 @@ func (rep *Report) WritePlots(dir string) ([]string, error) {
 		make func() (*plot.Plot, error)
 	}
 	var jobs []job
-	if len(rep.Losses) > 0 {
-		jobs = append(jobs, job{lossPlotFile, rep.lossPlot})
-	}
-	if len(rep.Generations) > 0 {
-		jobs = append(jobs,
-			job{eloPlotFile, func() (*plot.Plot, error) { return rep.eloPlot(false) }},
-			job{eloGamesPlotFile, func() (*plot.Plot, error) { return rep.eloPlot(true) }})
-	}
-	if len(rep.Arena) > 0 {
-		jobs = append(jobs, job{arenaPlotFile, rep.arenaPlot})
-	}
-	if len(rep.Ladder) > 0 {
-		jobs = append(jobs,
-			job{ladderPlotFile, func() (*plot.Plot, error) { return rep.ladderPlot(false) }},
-			job{ladderGamesPlotFile, func() (*plot.Plot, error) { return rep.ladderPlot(true) }})
+	for _, j := range []struct {
+		job
+		points int // the data it draws; none, no plot
+	}{
+		{job{lossPlotFile, rep.lossPlot}, len(rep.Losses)},
+		{job{eloPlotFile, func() (*plot.Plot, error) { return rep.eloPlot(false) }}, len(rep.Generations)},
+		{job{eloGamesPlotFile, func() (*plot.Plot, error) { return rep.eloPlot(true) }}, len(rep.Generations)},
+		{job{arenaPlotFile, rep.arenaPlot}, len(rep.Arena)},
+		{job{ladderPlotFile, func() (*plot.Plot, error) { return rep.ladderPlot(false) }}, len(rep.Ladder)},
+		{job{ladderGamesPlotFile, func() (*plot.Plot, error) { return rep.ladderPlot(true) }}, len(rep.Ladder)},
+	} {
+		if j.points > 0 {
+			jobs = append(jobs, j.job)
+		}
 	}
 	if len(jobs) == 0 {
 		return nil, nil
