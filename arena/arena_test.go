@@ -10,72 +10,21 @@ import (
 	"sync"
 	"testing"
 
+	"dama/internal/evaltest"
 	"dama/rules"
 )
 
-// forcedWin reports whether the side to move can force a win (the opponent
-// left without a move) within plies, by plain minimax over the rules: an
-// oracle independent of the searcher.
-func forcedWin(g *rules.Game, plies int) bool {
-	if plies <= 0 {
-		return false
-	}
-	for _, m := range g.Legal(nil) {
-		g.PlayUnchecked(m)
-		o := g.Outcome()
-		win := o.Reason == rules.NoMoves || (!o.Over() && forcedLoss(g, plies-1))
-		g.Undo()
-		if win {
-			return true
-		}
-	}
-	return false
-}
-
-// forcedLoss reports whether the side to move loses within plies whatever
-// it plays.
-func forcedLoss(g *rules.Game, plies int) bool {
-	if plies <= 0 {
-		return false
-	}
-	for _, m := range g.Legal(nil) {
-		g.PlayUnchecked(m)
-		o := g.Outcome()
-		lost := !o.Over() && forcedWin(g, plies-1)
-		g.Undo()
-		if !lost {
-			return false
-		}
-	}
-	return true
-}
-
 func TestAlphaBetaFindsForcedWin(t *testing.T) {
-	// White sacrifices a man; Black must take it, and White's reply takes
-	// every Black piece. Each position has exactly one winning move.
-	cases := []struct{ fen, win string }{
-		{"W:W18,20,28:B10,16", "28-23"},
-		{"W:W13,14,22:B6,9", "22-18"},
-		{"W:W12,14,19:B6,8", "19-15"},
-	}
-	for _, c := range cases {
-		p, err := rules.ParseFEN(c.fen)
+	for _, c := range evaltest.WinIn3 {
+		p, err := rules.ParseFEN(c.FEN)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := rules.NewGame(p)
 		// The oracle confirms the puzzle: one move wins in 3 plies, no
 		// other move wins within 5.
-		var winners []string
-		for _, m := range p.Legal(nil) {
-			g.PlayUnchecked(m)
-			if forcedLoss(g, 4) {
-				winners = append(winners, m.String())
-			}
-			g.Undo()
-		}
-		if len(winners) != 1 || winners[0] != c.win {
-			t.Fatalf("%s: oracle finds winning moves %v, want only %s", c.fen, winners, c.win)
+		if winners := evaltest.WinningMoves(g, 4); len(winners) != 1 || winners[0] != c.Win {
+			t.Fatalf("%s: oracle finds winning moves %v, want only %s", c.FEN, winners, c.Win)
 		}
 		for depth := 3; depth <= 5; depth++ {
 			for seed := uint64(0); seed < 5; seed++ {
@@ -84,8 +33,8 @@ func TestAlphaBetaFindsForcedWin(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if m.String() != c.win || score < winScore-10 {
-					t.Errorf("%s depth %d seed %d: played %s with score %d, want %s scored as a win", c.fen, depth, seed, m, score, c.win)
+				if m.String() != c.Win || score < winScore-10 {
+					t.Errorf("%s depth %d seed %d: played %s with score %d, want %s scored as a win", c.FEN, depth, seed, m, score, c.Win)
 				}
 			}
 		}
@@ -100,7 +49,7 @@ func TestAlphaBetaScoresLossAndDraw(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := rules.NewGame(p)
-	if !forcedLoss(g, 4) {
+	if !evaltest.ForcedLoss(g, 4) {
 		t.Fatalf("test position is not a forced loss for Black")
 	}
 	var s searcher

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"dama/internal/evaltest"
 	"dama/rules"
 )
 
@@ -39,69 +40,20 @@ func playNamed(t *testing.T, g *rules.Game, s string) {
 	t.Fatalf("move %s is not legal in %s", s, g.Position().FEN())
 }
 
-// wins reports whether the side to move can force a win within plies, by
-// plain minimax over the rules: an oracle independent of the engine.
-func wins(g *rules.Game, plies int) bool {
-	if plies <= 0 {
-		return false
-	}
-	for _, m := range g.Legal(nil) {
-		g.PlayUnchecked(m)
-		o := g.Outcome()
-		win := o.Reason == rules.NoMoves || (!o.Over() && loses(g, plies-1))
-		g.Undo()
-		if win {
-			return true
-		}
-	}
-	return false
-}
-
-func loses(g *rules.Game, plies int) bool {
-	if plies <= 0 {
-		return false
-	}
-	for _, m := range g.Legal(nil) {
-		g.PlayUnchecked(m)
-		o := g.Outcome()
-		lost := !o.Over() && wins(g, plies-1)
-		g.Undo()
-		if !lost {
-			return false
-		}
-	}
-	return true
-}
-
 func TestFindsForcedWin(t *testing.T) {
-	// White gives a man; Black must take it, and White's reply takes every
-	// Black piece: a win in 3 plies, by one move only.
-	cases := []struct{ fen, win string }{
-		{"W:W18,20,28:B10,16", "28-23"},
-		{"W:W13,14,22:B6,9", "22-18"},
-		{"W:W12,14,19:B6,8", "19-15"},
-	}
-	for _, c := range cases {
-		g := rules.NewGame(mustFEN(t, c.fen))
-		var winners []string
-		for _, m := range g.Legal(nil) {
-			g.PlayUnchecked(m)
-			if loses(g, 4) {
-				winners = append(winners, m.String())
-			}
-			g.Undo()
-		}
-		if len(winners) != 1 || winners[0] != c.win {
-			t.Fatalf("%s: oracle finds winning moves %v, want only %s", c.fen, winners, c.win)
+	for _, c := range evaltest.WinIn3 {
+		g := rules.NewGame(mustFEN(t, c.FEN))
+		if winners := evaltest.WinningMoves(g, 4); len(winners) != 1 || winners[0] != c.Win {
+			t.Fatalf("%s: oracle finds winning moves %v, want only %s", c.FEN, winners, c.Win)
 		}
 		for depth := 3; depth <= 7; depth++ {
 			for seed := uint64(0); seed < 4; seed++ {
 				r := search(t, New(Options{}), g, Limits{Depth: depth}, seed)
-				if r.Move.String() != c.win || r.Score != WinScore-3 {
-					t.Errorf("%s depth %d seed %d: %s scored %d, want %s scored %d (a win in 3 plies)", c.fen, depth, seed, r.Move, r.Score, c.win, WinScore-3)
+				if r.Move.String() != c.Win || r.Score != WinScore-3 {
+					t.Errorf("%s depth %d seed %d: %s scored %d, want %s scored %d (a win in 3 plies)", c.FEN, depth, seed, r.Move, r.Score, c.Win, WinScore-3)
 				}
 				if len(r.PV) < 3 || r.PV[0] != r.Move {
-					t.Errorf("%s depth %d: PV %v does not start with %s and show the win", c.fen, depth, r.PV, r.Move)
+					t.Errorf("%s depth %d: PV %v does not start with %s and show the win", c.FEN, depth, r.PV, r.Move)
 				}
 			}
 		}
@@ -120,7 +72,7 @@ func TestWinInN(t *testing.T) {
 		{"W:WK18,K19:BK1", 7},
 	} {
 		g := rules.NewGame(mustFEN(t, c.fen))
-		if !wins(g, c.n) || wins(g, c.n-2) {
+		if !evaltest.ForcedWin(g, c.n) || evaltest.ForcedWin(g, c.n-2) {
 			t.Fatalf("%s: the oracle does not confirm a win in exactly %d plies", c.fen, c.n)
 		}
 		for d := c.n; d <= c.n+2; d++ {
@@ -186,7 +138,7 @@ func TestAvoidsLosingAPiece(t *testing.T) {
 
 func TestScoresLossAndDraw(t *testing.T) {
 	g := rules.NewGame(mustFEN(t, "B:W31,32,23:B19"))
-	if !loses(g, 4) {
+	if !evaltest.ForcedLoss(g, 4) {
 		t.Fatalf("test position is not a forced loss for Black")
 	}
 	if r := search(t, New(Options{}), g, Limits{Depth: 4}, 1); r.Score > -winBound {

@@ -2,6 +2,8 @@
 // the packages that search: uniform priors with a constant value, and
 // uniform priors with a value from the material balance. They cost nothing
 // and are deterministic, so a seeded search with them repeats exactly.
+// It also holds an oracle for those tests, a plain minimax over the rules
+// that says whether a side can force a win, and puzzles it confirms.
 package evaltest
 
 import (
