@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -10,6 +11,21 @@ import (
 
 // The fuzz targets check that no input makes a parser panic and that what
 // parses survives a round trip. Seed corpora live in testdata/fuzz/<name>/.
+
+// checkParseError fails t unless err, from parsing in as what, is a
+// *ParseError about what with an offset inside in; format and args name
+// the call in the message.
+func checkParseError(t *testing.T, err error, what, in, format string, args ...any) {
+	t.Helper()
+	call := fmt.Sprintf(format, args...)
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.What != what {
+		t.Fatalf("%s: error %v is not a %s *ParseError", call, err, what)
+	}
+	if pe.Offset < 0 || pe.Offset > len(in) {
+		t.Fatalf("%s: offset %d outside the input", call, pe.Offset)
+	}
+}
 
 func FuzzParseFEN(f *testing.F) {
 	for _, s := range []string{
@@ -28,13 +44,7 @@ func FuzzParseFEN(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := ParseFEN(s)
 		if err != nil {
-			var pe *ParseError
-			if !errors.As(err, &pe) || pe.What != "FEN" {
-				t.Fatalf("ParseFEN(%q): error %v is not a FEN *ParseError", s, err)
-			}
-			if pe.Offset < 0 || pe.Offset > len(s) {
-				t.Fatalf("ParseFEN(%q): offset %d outside the input", s, pe.Offset)
-			}
+			checkParseError(t, err, "FEN", s, "ParseFEN(%q)", s)
 			return
 		}
 		fen := p.FEN()
@@ -81,13 +91,7 @@ func FuzzParseMove(f *testing.F) {
 		}
 		m, err := ParseMove(p, s)
 		if err != nil {
-			var pe *ParseError
-			if !errors.As(err, &pe) || pe.What != "move" {
-				t.Fatalf("ParseMove(%s, %q): error %v is not a move *ParseError", fen, s, err)
-			}
-			if pe.Offset < 0 || pe.Offset > len(s) {
-				t.Fatalf("ParseMove(%s, %q): offset %d outside the input", fen, s, pe.Offset)
-			}
+			checkParseError(t, err, "move", s, "ParseMove(%s, %q)", fen, s)
 			return
 		}
 		legal := false
@@ -133,13 +137,7 @@ func FuzzParsePDN(f *testing.F) {
 			t.Fatalf("ReadPDNGames(%q) found no bad game where ParsePDN failed: %v", s, err)
 		}
 		if err != nil {
-			var pe *ParseError
-			if !errors.As(err, &pe) || pe.What != "PDN" {
-				t.Fatalf("ParsePDN(%q): error %v is not a PDN *ParseError", s, err)
-			}
-			if pe.Offset < 0 || pe.Offset > len(s) {
-				t.Fatalf("ParsePDN(%q): offset %d outside the input", s, pe.Offset)
-			}
+			checkParseError(t, err, "PDN", s, "ParsePDN(%q)", s)
 			return
 		}
 		var buf bytes.Buffer
