@@ -6,10 +6,7 @@ import (
 )
 
 func TestLastJSONL(t *testing.T) {
-	r, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := tempRun(t)
 	var m MetricRecord
 	if ok, err := LastJSONL(r, MetricsFile, &m); ok || err != nil {
 		t.Fatalf("missing file: %v, %v; want false, nil", ok, err)
@@ -31,7 +28,7 @@ func TestLastJSONL(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	err = ReadJSONL(r, MetricsFile, func(m MetricRecord) error {
+	err := ReadJSONL(r, MetricsFile, func(m MetricRecord) error {
 		n++
 		if m.Step != int64(n) {
 			t.Fatalf("line %d has step %d", n, m.Step)
@@ -41,4 +38,14 @@ func TestLastJSONL(t *testing.T) {
 	if err != nil || n != 3002 {
 		t.Errorf("after repair: %d lines, %v; want 3002", n, err)
 	}
+}
+
+// tempRun returns a run in a new temporary folder.
+func tempRun(t *testing.T) *Run {
+	t.Helper()
+	r, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

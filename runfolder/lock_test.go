@@ -7,10 +7,7 @@ import (
 
 // The run lock excludes a second holder and is free again after unlock.
 func TestRunLock(t *testing.T) {
-	run, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := tempRun(t)
 	unlock, err := run.Lock()
 	if err != nil {
 		t.Fatal(err)

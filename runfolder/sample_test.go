@@ -17,21 +17,7 @@ const sampleRun = "testdata/run-2026-12-01"
 func copySample(t *testing.T) *Run {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "run")
-	err := filepath.WalkDir(sampleRun, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(sampleRun, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS(sampleRun)); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Open(dst)
