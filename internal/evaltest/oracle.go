@@ -6,37 +6,31 @@ import "dama/rules"
 // opponent left without a move) within plies, by plain minimax over the
 // rules: an oracle independent of every searcher. g is left as it was.
 func ForcedWin(g *rules.Game, plies int) bool {
-	if plies <= 0 {
-		return false
-	}
-	for _, m := range g.Legal(nil) {
-		g.PlayUnchecked(m)
-		o := g.Outcome()
-		win := o.Reason == rules.NoMoves || (!o.Over() && ForcedLoss(g, plies-1))
-		g.Undo()
-		if win {
-			return true
-		}
-	}
-	return false
+	return plies > 0 && anyMove(g, func(o rules.Outcome) bool {
+		return o.Reason == rules.NoMoves || (!o.Over() && ForcedLoss(g, plies-1))
+	})
 }
 
 // ForcedLoss reports whether the side to move in g loses within plies
 // whatever it plays. g is left as it was.
 func ForcedLoss(g *rules.Game, plies int) bool {
-	if plies <= 0 {
-		return false
-	}
+	return plies > 0 && !anyMove(g, func(o rules.Outcome) bool {
+		return o.Over() || !ForcedWin(g, plies-1) // a move that escapes
+	})
+}
+
+// anyMove reports whether some legal move of g satisfies f, called with
+// the move played and the outcome after it; g is left as it was.
+func anyMove(g *rules.Game, f func(rules.Outcome) bool) bool {
 	for _, m := range g.Legal(nil) {
 		g.PlayUnchecked(m)
-		o := g.Outcome()
-		lost := !o.Over() && ForcedWin(g, plies-1)
+		ok := f(g.Outcome())
 		g.Undo()
-		if !lost {
-			return false
+		if ok {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // WinningMoves returns the moves of the side to move in g after which the
