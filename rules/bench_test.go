@@ -4,19 +4,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
-	"time"
 
 	"dama/internal/cputime"
 )
-
-// rate reports n per wall-clock second as unit, and per second of the
-// benchmark thread's CPU time as unit-cpu (steadier on a shared machine).
-func rate(b *testing.B, n float64, unit string, cpu0 time.Duration, cpuOK bool) {
-	b.ReportMetric(n/b.Elapsed().Seconds(), unit)
-	if cpu1, ok := cputime.Thread(); ok && cpuOK && cpu1 > cpu0 {
-		b.ReportMetric(n/(cpu1-cpu0).Seconds(), unit+"-cpu")
-	}
-}
 
 // BenchmarkPerft plays every move down to the last ply (no bulk counting).
 func BenchmarkPerft(b *testing.B) { benchPerft(b, Perft, 7) }
@@ -31,12 +21,12 @@ func benchPerft(b *testing.B, count func(Position, int) uint64, depth int) {
 	b.ReportAllocs()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu0, ok := cputime.Thread()
+	cpu := cputime.StartThread()
 	var nodes uint64
 	for b.Loop() {
 		nodes += count(p, depth)
 	}
-	rate(b, float64(nodes), "nodes/s", cpu0, ok)
+	cpu.Report(b, float64(nodes), "nodes/s")
 }
 
 // benchPositions returns positions from seeded random games, a mix of
@@ -66,13 +56,13 @@ func BenchmarkGenerate(b *testing.B) {
 	b.ReportAllocs()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu0, ok := cputime.Thread()
+	cpu := cputime.StartThread()
 	var moves int
 	i := 0
 	for b.Loop() {
 		moves += len(ps[i&4095].Legal(buf))
 		i++
 	}
-	rate(b, float64(i), "positions/s", cpu0, ok)
+	cpu.Report(b, float64(i), "positions/s")
 	b.ReportMetric(float64(moves)/b.Elapsed().Seconds(), "moves/s")
 }

@@ -37,7 +37,7 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportAllocs()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			cpu0, ok := cputime.Thread()
+			cpu := cputime.StartThread()
 			var nodes int64
 			for b.Loop() {
 				e.Clear()
@@ -47,10 +47,7 @@ func BenchmarkSearch(b *testing.B) {
 				}
 				nodes += r.Nodes
 			}
-			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
-			if cpu1, ok2 := cputime.Thread(); ok && ok2 && cpu1 > cpu0 {
-				b.ReportMetric(float64(nodes)/(cpu1-cpu0).Seconds(), "nodes/s-cpu")
-			}
+			cpu.Report(b, float64(nodes), "nodes/s")
 			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 		})
 	}
