@@ -1,0 +1,153 @@
+package mcts
+
+// Defaults for the zero fields of Options.
+const (
+	DefaultCPuct             = 1.5
+	DefaultFPUReduction      = 0.25
+	DefaultDirichletAlpha    = 1.0
+	DefaultDirichletFraction = 0.25
+	DefaultParallel          = 1
+	DefaultMaxNodes          = 1 << 21
+)
+
+// Options configure a Search. The zero value of each field means its
+// documented default.
+type Options struct {
+	// CPuct scales the exploration term of PUCT:
+	// U = CPuct * P * sqrt(sum of the node's child visits) / (1 + N).
+	// Default DefaultCPuct.
+	CPuct float64
+	// FPUReduction sets the value assumed for an unvisited child ("first
+	// play urgency"): the parent's Q minus FPUReduction times the square
+	// root of the summed priors of the visited children. Default
+	// DefaultFPUReduction; a negative value means no reduction (FPU = parent Q).
+	FPUReduction float64
+	// DirichletAlpha is the concentration of the Dirichlet noise mixed into
+	// the root priors when a Run asks for noise. Default DefaultDirichletAlpha
+	// (Italian draughts positions have few legal moves, about 8).
+	DirichletAlpha float64
+	// DirichletFraction is the weight of the noise: P' = (1-f) P + f eta.
+	// Default DefaultDirichletFraction.
+	DirichletFraction float64
+	// MaxPlies is the adjudication cap: a node at game ply MaxPlies (plies
+	// counted from the game's start) is a draw. 0 means no cap.
+	MaxPlies int
+	// Parallel is the number of leaves a search collects (with virtual loss)
+	// before it evaluates them concurrently: the first on the calling
+	// goroutine, the others on Parallel-1 helper goroutines that live for
+	// one Run. Default 1.
+	Parallel int
+	// Temperature gives the temperature of the move choice at a game ply:
+	// Result.Move is drawn with probability proportional to visits^(1/T).
+	// A temperature at or below 0.01 (and a nil function) picks the most
+	// visited move.
+	Temperature func(ply int) float64
+	// MaxNodes bounds the tree: a Run stops early (Result.Full false) rather
+	// than grow past it, unless KeepSearchingWhenFull. Default
+	// DefaultMaxNodes; a tree takes NodeBytes bytes per node, and twice that
+	// while moving its root (Advance copies the kept subtree).
+	MaxNodes int
+
+	// Solver turns on the MCTS solver (see solver.go): proven wins, losses
+	// and draws are propagated up the tree, proven nodes are not searched
+	// further, and Result.Proof reports a proven root. Default off.
+	Solver bool
+	// ForcedPlayoutsK turns on KataGo's forced playouts at the root of
+	// searches with noise: a child c gets at least sqrt(k P(c) N) visits,
+	// P the noised prior, N the root's child visits. 0 means off; KataGo
+	// uses 2. Ignored with Gumbel.
+	ForcedPlayoutsK float64
+	// Gumbel replaces PUCT by Gumbel search (see gumbel.go): Gumbel-Top-k
+	// sampling and sequential halving at the root, the deterministic
+	// selection of Danihelka et al. below it, and the completed-Q policy
+	// in Result.Policy. Needs a visit limit. Temperature does not apply:
+	// the move is the halving's winner, drawn by the Gumbel noise of
+	// Limit.Noise. Default off.
+	Gumbel bool
+	// GumbelM is the number of actions sampled at the root. Default
+	// DefaultGumbelM.
+	GumbelM int
+	// GumbelCVisit and GumbelCScale shape sigma(q) = (GumbelCVisit +
+	// max_b N(b)) * GumbelCScale * q, q in [0,1]. Defaults
+	// DefaultGumbelCVisit and DefaultGumbelCScale.
+	GumbelCVisit float64
+	GumbelCScale float64
+	// PassForced expands a position below the root that has one legal
+	// move without evaluating it: the search goes straight on to the
+	// position after that move, whose evaluation is backed up through both.
+	// Most such positions are forced captures, whose value the network
+	// estimates worst, so tactical lines get deeper for the same number of
+	// evaluations. At most MaxPassChain positions are passed in a row.
+	// Default off.
+	PassForced bool
+	// KeepSearchingWhenFull lets a Run whose tree has reached MaxNodes go on
+	// without growing it: the tree is frozen, a visit that reaches a leaf
+	// evaluates it once and backs up that value without adding its children,
+	// and later visits to the leaf back up the same value. Visits still
+	// move between the moves of the tree, so a long search keeps refining
+	// the root; Result.Full stays true. For analysis that runs until
+	// stopped.
+	KeepSearchingWhenFull bool
+}
+
+// MaxPassChain is the most positions with one legal move that one
+// selection passes without evaluation (Options.PassForced).
+const MaxPassChain = 8
+
+// MaxRootVisits ends any Run (Result.Full false) before the visit counters
+// (int32) overflow; HalveVisits makes room for a search that goes on.
+const MaxRootVisits = 1 << 30
+
+func (o Options) withDefaults() Options {
+	if o.CPuct == 0 {
+		o.CPuct = DefaultCPuct
+	}
+	if o.FPUReduction == 0 {
+		o.FPUReduction = DefaultFPUReduction
+	} else if o.FPUReduction < 0 {
+		o.FPUReduction = 0
+	}
+	if o.DirichletAlpha <= 0 {
+		o.DirichletAlpha = DefaultDirichletAlpha
+	}
+	if o.DirichletFraction <= 0 {
+		o.DirichletFraction = DefaultDirichletFraction
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = DefaultParallel
+	}
+	if o.MaxNodes <= 0 {
+		o.MaxNodes = DefaultMaxNodes
+	}
+	if o.GumbelM <= 0 {
+		o.GumbelM = DefaultGumbelM
+	}
+	if o.GumbelCVisit <= 0 {
+		o.GumbelCVisit = DefaultGumbelCVisit
+	}
+	if o.GumbelCScale <= 0 {
+		o.GumbelCScale = DefaultGumbelCScale
+	}
+	return o
+}
+
+// TemperatureSchedule returns a temperature function for Options: early for
+// the first plies plies of a game, late afterwards.
+func TemperatureSchedule(plies int, early, late float64) func(ply int) float64 {
+	return func(ply int) float64 {
+		if ply < plies {
+			return early
+		}
+		return late
+	}
+}
+
+// Limit says how much one Run searches.
+type Limit struct {
+	// Visits is the number of visits the root should have when Run returns,
+	// visits kept from an earlier search of the same position (tree reuse)
+	// included. 0 means: search until ctx is done (a time limit).
+	Visits int
+	// Noise mixes Dirichlet noise into the root priors (self-play).
+	Noise bool
+}

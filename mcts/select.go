@@ -1,0 +1,178 @@
+package mcts
+
+import (
+	"math"
+
+	"dama/rules"
+)
+
+type selection int
+
+const (
+	selLeaf selection = iota
+	selTerminal
+	selCollision
+)
+
+// selectLeaf walks from the root by PUCT, adding virtual loss on the way,
+// down to a node that is not expanded. A new terminal node is scored and
+// backed up at once; an unexpanded node becomes l, pending evaluation.
+func (s *Search) selectLeaf(l *leaf) selection {
+	nodes := s.nodes
+	s.stack = s.stack[:len(s.hist)] // Run put hist there
+	from := 0                       // repetitions are counted in stack[from:]
+	pos, quiet, ply := s.rootPos, s.rootQuiet, s.rootPly
+	l.path = l.path[:0]
+	idx := int32(0)
+	passed := 0
+	for {
+		nd := &nodes[idx]
+		l.path = append(l.path, idx)
+		nd.inflight++
+		if nd.proof != proofNone && idx != 0 && nd.state != terminal {
+			v, d := proofValue(nd.proof)
+			s.backup(l.path, v, d)
+			return selTerminal
+		}
+		switch nd.state {
+		case terminal:
+			s.backup(l.path, float64(nd.termV), float64(nd.termD))
+			return selTerminal
+		case pending:
+			for _, i := range l.path {
+				nodes[i].inflight--
+			}
+			return selCollision
+		case unexpanded:
+			if idx != 0 {
+				if v, d, ok := s.terminalValue(pos, quiet, ply, from); ok {
+					nd.state = terminal
+					nd.termV, nd.termD = v, d
+					s.backup(l.path, float64(v), float64(d))
+					if s.opt.Solver {
+						s.prove(l.path)
+					}
+					return selTerminal
+				}
+			}
+			l.grow = idx == 0 || !s.frozen
+			if !l.grow && nd.n > 0 {
+				// A frozen leaf evaluated before: its value again.
+				s.backup(l.path, nd.sumV/float64(nd.n), nd.sumD/float64(nd.n))
+				return selTerminal
+			}
+			l.legal = pos.Legal(l.legal)
+			if s.opt.PassForced && idx != 0 && l.grow && len(l.legal) == 1 && passed < MaxPassChain {
+				// A forced move: the node gets its one child, unevaluated,
+				// and the selection goes on into it.
+				passed++
+				c := int32(len(s.nodes))
+				s.nodes = append(s.nodes, node{move: l.legal[0], prior: 1, first: -1})
+				nodes = s.nodes
+				nd = &nodes[idx]
+				nd.first, nd.nchild, nd.state = c, 1, expanded
+				break
+			}
+			reps := 0
+			for _, q := range s.stack[from : len(s.stack)-1] {
+				if q == pos {
+					reps++
+				}
+			}
+			l.q = Query{Pos: pos, Legal: l.legal, Repetitions: reps, QuietPlies: quiet}
+			l.eval.Priors = l.prior[:len(l.legal)]
+			nd.state = pending
+			return selLeaf
+		}
+		c := s.pick(idx)
+		m := nodes[c].move
+		if !pos.Reversible(m) {
+			from = len(s.stack)
+		}
+		quiet = rules.QuietAfter(pos, m, quiet)
+		pos = pos.Play(m)
+		ply++
+		s.stack = append(s.stack, pos)
+		idx = c
+	}
+}
+
+// terminalValue scores a position that ends the game, for the side that
+// moved into it: the side to move without moves loses; repetition, the
+// 40-move rule and the length cap draw.
+func (s *Search) terminalValue(pos rules.Position, quiet, ply, from int) (v, d float32, ok bool) {
+	if !pos.HasMoves() {
+		return 1, 0, true
+	}
+	reps := 0
+	for _, q := range s.stack[from : len(s.stack)-1] {
+		if q == pos {
+			reps++
+		}
+	}
+	if reps >= 2 || quiet >= rules.QuietLimit || (s.opt.MaxPlies > 0 && ply >= s.opt.MaxPlies) {
+		return 0, 1, true
+	}
+	return 0, 0, false
+}
+
+// pick returns the child of node idx that the selection follows.
+func (s *Search) pick(idx int32) int32 {
+	nd := &s.nodes[idx]
+	if s.opt.Solver {
+		if c, ok := s.solverPick(nd); ok {
+			return c
+		}
+	}
+	if s.opt.Gumbel {
+		if idx == 0 && s.gum.valid {
+			return s.gumbelRootPick()
+		}
+		return s.gumbelPick(nd)
+	}
+	return s.pickChild(nd, idx == 0 && s.opt.ForcedPlayoutsK > 0 && s.noised)
+}
+
+// pickChild returns the child of nd with the highest PUCT score. With
+// forced, a child with fewer visits than its forced playouts goes first.
+// With the solver, children proven lost for the side to move are passed
+// over while another child is not.
+func (s *Search) pickChild(nd *node, forced bool) int32 {
+	children := s.nodes[nd.first : nd.first+int32(nd.nchild)]
+	var visits int32
+	var visitedPolicy float64
+	for i := range children {
+		c := &children[i]
+		visits += c.n + c.inflight
+		if c.n+c.inflight > 0 {
+			visitedPolicy += float64(c.prior)
+		}
+	}
+	parentQ := 0.0
+	if nd.n > 0 {
+		parentQ = -nd.sumV / float64(nd.n)
+	}
+	fpu := parentQ - s.opt.FPUReduction*math.Sqrt(visitedPolicy)
+	k := s.opt.CPuct * math.Sqrt(float64(max(visits, 1)))
+	skipLost := s.opt.Solver && !allLost(children)
+	best, bestScore := 0, math.Inf(-1)
+	for i := range children {
+		c := &children[i]
+		if skipLost && c.proof == proofLoss {
+			continue
+		}
+		n := c.n + c.inflight
+		q := fpu
+		if n > 0 {
+			q = (c.sumV - float64(c.inflight)) / float64(n)
+		}
+		score := q + k*float64(c.prior)/float64(1+n)
+		if forced && float64(n) < ForcedPlayouts(s.opt.ForcedPlayoutsK, float64(c.prior), float64(visits)) {
+			score += forcedBonus
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return nd.first + int32(best)
+}
