@@ -1,9 +1,10 @@
 // Package configs is the configuration of a training run: the network, the
 // self-play, the training and the arena that gates new networks, with a
 // documented default for every field, two embedded presets (quick.yaml and
-// workstation.yaml), loading through viper from a file, DAMA_ environment
-// variables and key=value overrides, and validation that names the field,
-// the bad value and the allowed range before any work starts.
+// workstation.yaml), loading through viper from a file (or an overlay: a
+// file with a base and only the keys that differ, see BaseKey), DAMA_
+// environment variables and key=value overrides, and validation that names
+// the field, the bad value and the allowed range before any work starts.
 package configs
 
 import (

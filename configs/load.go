@@ -47,7 +47,8 @@ func PresetYAML(name string) ([]byte, error) {
 //  2. source: "" for DefaultPreset, a preset name ("quick",
 //     "workstation"), or the path of a YAML file (containing a path
 //     separator or ending in .yaml or .yml); keys absent from it keep
-//     their defaults;
+//     their defaults. A file may be an overlay (see BaseKey): its keys
+//     override those of the file or preset it names as its base;
 //  3. environ, a list of "NAME=value" (os.Environ()): each DAMA_ variable
 //     sets its key (DAMA_SELFPLAY_VISITS=64 sets selfplay.visits);
 //  4. overrides such as "selfplay.visits=64" (from command-line flags).
@@ -56,11 +57,8 @@ func PresetYAML(name string) ([]byte, error) {
 // the wrong type and a value out of range are errors naming the key; the
 // result is validated before it is returned.
 func Load(source string, environ, overrides []string) (*Config, error) {
-	data, name, err := readSource(source)
+	layers, err := readLayers(source)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkFileKeys(name, data); err != nil {
 		return nil, err
 	}
 	v := viper.New()
@@ -68,9 +66,16 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 		v.SetDefault(kv.key, kv.value)
 	}
 	v.SetConfigType("yaml")
-	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("configs: %s: %w", name, err)
+	for i, l := range layers {
+		read := v.MergeConfig
+		if i == 0 {
+			read = v.ReadConfig
+		}
+		if err := read(bytes.NewReader(l.data)); err != nil {
+			return nil, fmt.Errorf("configs: %s: %w", l.name, err)
+		}
 	}
+	name := layers[len(layers)-1].name
 	known := knownKeys()
 	envKeys := make(map[string]string, len(known))
 	for k := range known {
@@ -118,8 +123,12 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 				from = "override"
 			case fromEnv[kv.key]:
 				from = "environment " + envName(kv.key)
-			case v.InConfig(kv.key):
-				from = name
+			default:
+				for _, l := range layers {
+					if l.keys[kv.key] {
+						from = l.name
+					}
+				}
 			}
 			return nil, &FieldError{Field: kv.key, Value: fmt.Sprintf("%q", fmt.Sprint(raw)), Want: want, Source: from}
 		}
@@ -133,6 +142,66 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// BaseKey is the top-level key of an overlay file: the file or preset
+// whose settings the overlay starts from, its own keys overriding them.
+// The base is a preset name ("quick", "workstation") or the path of a
+// YAML file, relative to the overlay's folder; a base may itself be an
+// overlay, up to MaxBaseDepth files deep. For example, an A/B arm that
+// differs from its base in one key:
+//
+//	base: base.yaml
+//	train:
+//	  value_target_mix: 0.5
+const BaseKey = "base"
+
+// MaxBaseDepth is the longest chain of bases an overlay may have.
+const MaxBaseDepth = 8
+
+// layer is one file of an overlay chain: its name for messages, its YAML
+// text and the keys it sets.
+type layer struct {
+	name string
+	data []byte
+	keys map[string]bool
+}
+
+// readLayers reads source and, when it is an overlay, its bases: the
+// layers to apply in order, the deepest base first and source last.
+func readLayers(source string) ([]layer, error) {
+	var layers []layer
+	seen := map[string]bool{}
+	for {
+		data, name, err := readSource(source)
+		if err != nil {
+			return nil, err
+		}
+		keys, base, err := checkFileKeys(name, data)
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, layer{name: name, data: data, keys: keys})
+		seen[source] = true
+		if base == "" {
+			break
+		}
+		if !slices.Contains(Presets, base) && !filepath.IsAbs(base) {
+			if slices.Contains(Presets, source) {
+				return nil, fmt.Errorf("configs: %s: base %q: a preset's base must be a preset", name, base)
+			}
+			base = filepath.Join(filepath.Dir(source), base)
+		}
+		switch {
+		case seen[base]:
+			return nil, fmt.Errorf("configs: %s: base %s: the chain of bases comes back to it", name, base)
+		case len(layers) > MaxBaseDepth:
+			return nil, fmt.Errorf("configs: %s: base %s: more than %d files deep", name, base, MaxBaseDepth)
+		}
+		source = base
+	}
+	slices.Reverse(layers)
+	return layers, nil
 }
 
 // readSource returns the YAML text of source and a name for messages.
@@ -157,19 +226,22 @@ func readSource(source string) ([]byte, string, error) {
 
 // checkFileKeys rejects keys of the file that are not configuration keys,
 // sections where values belong and values where sections belong, with the
-// line.
-func checkFileKeys(name string, data []byte) error {
+// line. It returns the keys the file sets and its base (BaseKey), "" when
+// it has none.
+func checkFileKeys(name string, data []byte) (map[string]bool, string, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("configs: %s: %w", name, err)
+		return nil, "", fmt.Errorf("configs: %s: %w", name, err)
 	}
+	set := map[string]bool{}
 	if len(doc.Content) == 0 {
-		return nil // an empty file: all defaults
+		return set, "", nil // an empty file: all defaults
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return fmt.Errorf("configs: %s:%d: want a mapping of sections (run, model, selfplay, train, arena)", name, root.Line)
+		return nil, "", fmt.Errorf("configs: %s:%d: want a mapping of sections (run, model, selfplay, train, arena)", name, root.Line)
 	}
+	base := ""
 	known, sections := knownKeys(), knownSections()
 	var walk func(prefix string, n *yaml.Node) error
 	walk = func(prefix string, n *yaml.Node) error {
@@ -177,6 +249,11 @@ func checkFileKeys(name string, data []byte) error {
 			kn, val := n.Content[i], n.Content[i+1]
 			key := prefix + strings.ToLower(kn.Value)
 			switch {
+			case key == BaseKey:
+				if val.Kind != yaml.ScalarNode || val.Tag != "!!str" || val.Value == "" {
+					return fmt.Errorf("configs: %s:%d: %s must name a preset or a YAML file", name, kn.Line, BaseKey)
+				}
+				base = val.Value
 			case sections[key] && val.Kind == yaml.MappingNode:
 				if err := walk(key+".", val); err != nil {
 					return err
@@ -189,11 +266,16 @@ func checkFileKeys(name string, data []byte) error {
 				return fmt.Errorf("configs: %s:%d: %s must be a single value", name, kn.Line, key)
 			case val.Tag == "!!null":
 				return fmt.Errorf("configs: %s:%d: %s has no value (delete the line to keep the default)", name, kn.Line, key)
+			default:
+				set[key] = true
 			}
 		}
 		return nil
 	}
-	return walk("", root)
+	if err := walk("", root); err != nil {
+		return nil, "", err
+	}
+	return set, base, nil
 }
 
 // suggest names the known keys with the same last part, for a key in the
@@ -225,6 +307,13 @@ type keyValue struct {
 // defaultKeys lists every configuration key with its default, in the order
 // of the Config struct.
 func defaultKeys() []keyValue {
+	d := Default()
+	return keyValues(&d)
+}
+
+// keyValues lists every configuration key with its value in c, in the
+// order of the Config struct.
+func keyValues(c *Config) []keyValue {
 	var out []keyValue
 	var walk func(prefix string, v reflect.Value)
 	walk = func(prefix string, v reflect.Value) {
@@ -238,7 +327,7 @@ func defaultKeys() []keyValue {
 			}
 		}
 	}
-	walk("", reflect.ValueOf(Default()))
+	walk("", reflect.ValueOf(*c))
 	return out
 }
 
