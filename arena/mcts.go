@@ -30,6 +30,9 @@ func (p *MCTSPlayer) Start(ctx context.Context, g *rules.Game, rng *rand.Rand) (
 	if p.Visits <= 0 {
 		return nil, errors.New("arena: MCTS player " + p.Label + " needs a positive visit count")
 	}
+	if err := p.Options.Validate(); err != nil {
+		return nil, errors.New("arena: MCTS player " + p.Label + ": " + err.Error())
+	}
 	opt := p.Options
 	if opt.Temperature == nil {
 		opt.Temperature = func(int) float64 { return 0 }

@@ -9,10 +9,18 @@ import (
 	"testing"
 	"time"
 
+	"dama/configs"
 	"dama/internal/atomicfile"
 	"dama/runfolder"
 	"dama/selfplay"
 )
+
+// benchConfig is the self-play settings of benchChunk.
+func benchConfig() selfplay.Config {
+	c := selfplay.Config{SelfPlay: configs.Default().SelfPlay, Seed: 3}
+	c.Visits, c.MaxPlies, c.Parallel = 64, 200, 16
+	return c
+}
 
 // benchChunk is a chunk of 16 games like a worker's: full-length games
 // with 64-visit searches (uniform priors), about the size measured from
@@ -20,7 +28,7 @@ import (
 func benchChunk(b *testing.B) []byte {
 	b.Helper()
 	var games []*selfplay.Game
-	err := selfplay.Run(context.Background(), uniform{}, selfplay.Config{Visits: 64, MaxPlies: 200, Parallel: 16, Seed: 3}, 0, 16, func(g *selfplay.Game) error {
+	err := selfplay.Run(context.Background(), uniform{}, benchConfig(), 0, 16, func(g *selfplay.Game) error {
 		games = append(games, g)
 		return nil
 	})

@@ -256,7 +256,9 @@ func (uniform) Evaluate(_ context.Context, q mcts.Query, out *mcts.Evaluation) e
 func playGames(t testing.TB, n int, seed uint64) []*selfplay.Game {
 	t.Helper()
 	var games []*selfplay.Game
-	err := selfplay.Run(context.Background(), uniform{}, selfplay.Config{Visits: 4, MaxPlies: 40, Parallel: 4, Seed: seed}, 0, n, func(g *selfplay.Game) error {
+	cfg := selfplay.Config{SelfPlay: configs.Default().SelfPlay, Seed: seed}
+	cfg.Visits, cfg.MaxPlies, cfg.Parallel = 4, 40, 4
+	err := selfplay.Run(context.Background(), uniform{}, cfg, 0, n, func(g *selfplay.Game) error {
 		games = append(games, g)
 		return nil
 	})

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -21,7 +20,6 @@ import (
 	"dama/model"
 	"dama/model/infer"
 	"dama/selfplay"
-	"dama/train"
 )
 
 // WorkerOptions configures a self-play worker that talks only to the
@@ -330,12 +328,7 @@ func (w *worker) fetch(ctx context.Context, p BestPointer) (*loadedModel, error)
 	if err != nil {
 		return nil, err
 	}
-	c := w.cfg.SelfPlay
-	workers := c.EvalWorkers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers, Backend: c.Backend})
+	ev, err := infer.OpenEvaluator(ck.Net, selfplay.EvaluatorOptions(w.cfg.SelfPlay))
 	if err != nil {
 		return nil, err
 	}
@@ -431,7 +424,7 @@ func (w *worker) chunk(ctx context.Context, m *loadedModel, seq, n int, refused 
 			}
 		}
 	}()
-	sc := train.SelfPlayConfig(w.cfg.SelfPlay, selfplay.GameSeed(w.opt.Seed, seq))
+	sc := selfplay.Config{SelfPlay: w.cfg.SelfPlay, Seed: selfplay.GameSeed(w.opt.Seed, seq)}
 	var games []*selfplay.Game
 	err := selfplay.Run(pctx, m.ev, sc, 0, n, func(g *selfplay.Game) error {
 		games = append(games, g)
@@ -480,7 +473,7 @@ func (w *worker) claim(ctx context.Context) (int, error) {
 // not fit in one message), trying until the broker has stored it. Once
 // ctx has ended it still tries for half a minute.
 func (w *worker) publish(ctx context.Context, p BestPointer, seq int, games []*selfplay.Game) error {
-	sc := train.SelfPlayConfig(w.cfg.SelfPlay, selfplay.GameSeed(w.opt.Seed, seq))
+	sc := selfplay.Config{SelfPlay: w.cfg.SelfPlay, Seed: selfplay.GameSeed(w.opt.Seed, seq)}
 	var buf bytes.Buffer
 	h := selfplay.Header{Model: p.Name, ModelDigest: p.Digest, ConfigDigest: sc.Digest()}
 	if err := selfplay.Encode(&buf, h, games); err != nil {

@@ -83,7 +83,12 @@ type Model struct {
 	AuxReply bool `mapstructure:"aux_reply" yaml:"aux_reply"`
 }
 
-// SelfPlay configures the games that make training data.
+// SelfPlay configures the games that make training data. Package selfplay
+// plays by it as it is (selfplay.Config), and maps it to the options of the
+// search and the network evaluator in one place (selfplay.SearchOptions,
+// MatchOptions, EvaluatorOptions). A zero field is off, or none, for every
+// optional technique and every amount that may be zero: 0 means the same
+// from the YAML key to the search.
 type SelfPlay struct {
 	// GamesPerGeneration is the number of games played with each best
 	// network before the trainer takes a step forward, 1..10^7. Default 500.
@@ -100,7 +105,8 @@ type SelfPlay struct {
 	// CPuct is the PUCT exploration constant, (0,100]. Default 1.5.
 	CPuct float64 `mapstructure:"cpuct" yaml:"cpuct"`
 	// FPUReduction is the first-play urgency: an unvisited child is valued
-	// at its parent's value minus this, [0,2]. Default 0.25.
+	// at its parent's value minus this (mcts.Options.FPUReduction), [0,2];
+	// 0 = none, the parent's value. Default 0.25.
 	FPUReduction float64 `mapstructure:"fpu_reduction" yaml:"fpu_reduction"`
 	// DirichletAlpha is the concentration of the root noise, (0,10]; about
 	// 10 / the typical number of legal moves (~8 in Italian draughts).

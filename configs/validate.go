@@ -54,40 +54,7 @@ func (c *Config) Validate() error {
 	v.intIn("model.value_filters", m.ValueFilters, 0, MaxHeadFilters)
 	v.intIn("model.value_hidden", m.ValueHidden, 0, MaxValueHidden)
 
-	s := c.SelfPlay
-	v.intIn("selfplay.games_per_generation", s.GamesPerGeneration, 1, 1e7)
-	v.intIn("selfplay.parallel", s.Parallel, 1, 4096)
-	v.intIn("selfplay.leaves_in_flight", s.LeavesInFlight, 1, 256)
-	v.intIn("selfplay.visits", s.Visits, 1, 1e6)
-	v.floatIn("selfplay.cpuct", s.CPuct, 0, false, 100, true)
-	v.floatIn("selfplay.fpu_reduction", s.FPUReduction, 0, true, 2, true)
-	v.floatIn("selfplay.dirichlet_alpha", s.DirichletAlpha, 0, false, 10, true)
-	v.floatIn("selfplay.dirichlet_fraction", s.DirichletFraction, 0, true, 1, false)
-	v.intIn("selfplay.temperature_plies", s.TemperaturePlies, 0, 1000)
-	v.intIn("selfplay.max_plies", s.MaxPlies, 1, 10000)
-	if s.CheapVisits != 0 {
-		v.check("selfplay.cheap_visits", s.CheapVisits, s.CheapVisits >= 1 && s.CheapVisits < s.Visits,
-			fmt.Sprintf("0 (off) or an integer in 1..%d (below selfplay.visits)", s.Visits-1))
-	}
-	v.floatIn("selfplay.full_search_prob", s.FullSearchProb, 0, false, 1, true)
-	v.floatIn("selfplay.resign_threshold", s.ResignThreshold, 0, true, 0.5, false)
-	v.intIn("selfplay.resign_moves", s.ResignMoves, 1, 100)
-	v.floatIn("selfplay.no_resign_share", s.NoResignShare, 0, true, 1, true)
-	v.intIn("selfplay.eval_batch", s.EvalBatch, 1, 4096)
-	v.intIn("selfplay.eval_workers", s.EvalWorkers, 0, 256)
-	v.intIn("selfplay.cache_size", s.CacheSize, 0, 1e8)
-	v.oneOf("selfplay.backend", s.Backend, Backends)
-	v.floatIn("selfplay.forced_playouts_k", s.ForcedPlayoutsK, 0, true, 100, true)
-	v.oneOf("selfplay.root_search", s.RootSearch, RootSearches)
-	if s.ForcedPlayoutsK > 0 && s.RootSearch == "gumbel" {
-		v.check("selfplay.forced_playouts_k", s.ForcedPlayoutsK, false, "0 with selfplay.root_search gumbel (forced playouts are a PUCT technique)")
-	}
-	if s.PolicyTargetPruning && !(s.ForcedPlayoutsK > 0) {
-		v.check("selfplay.policy_target_pruning", s.PolicyTargetPruning, false, "false unless selfplay.forced_playouts_k > 0 (it prunes the forced playouts)")
-	}
-	v.intIn("selfplay.gumbel_m", s.GumbelM, 1, 128)
-	v.floatIn("selfplay.gumbel_c_visit", s.GumbelCVisit, 0, false, 10000, true)
-	v.floatIn("selfplay.gumbel_c_scale", s.GumbelCScale, 0, false, 100, true)
+	c.SelfPlay.validate(&v)
 
 	t := c.Train
 	v.intIn("train.batch", t.Batch, 2, 65536)
@@ -130,6 +97,50 @@ func (c *Config) Validate() error {
 		"an even integer in 2..1000000")
 	v.intIn("ladder.parallel", ld.Parallel, 1, 4096)
 	return errors.Join(v.errs...)
+}
+
+// Validate checks every field of the selfplay section and returns every
+// problem found, as Config.Validate does.
+func (s SelfPlay) Validate() error {
+	var v validator
+	s.validate(&v)
+	return errors.Join(v.errs...)
+}
+
+func (s SelfPlay) validate(v *validator) {
+	v.intIn("selfplay.games_per_generation", s.GamesPerGeneration, 1, 1e7)
+	v.intIn("selfplay.parallel", s.Parallel, 1, 4096)
+	v.intIn("selfplay.leaves_in_flight", s.LeavesInFlight, 1, 256)
+	v.intIn("selfplay.visits", s.Visits, 1, 1e6)
+	v.floatIn("selfplay.cpuct", s.CPuct, 0, false, 100, true)
+	v.floatIn("selfplay.fpu_reduction", s.FPUReduction, 0, true, 2, true)
+	v.floatIn("selfplay.dirichlet_alpha", s.DirichletAlpha, 0, false, 10, true)
+	v.floatIn("selfplay.dirichlet_fraction", s.DirichletFraction, 0, true, 1, false)
+	v.intIn("selfplay.temperature_plies", s.TemperaturePlies, 0, 1000)
+	v.intIn("selfplay.max_plies", s.MaxPlies, 1, 10000)
+	if s.CheapVisits != 0 {
+		v.check("selfplay.cheap_visits", s.CheapVisits, s.CheapVisits >= 1 && s.CheapVisits < s.Visits,
+			fmt.Sprintf("0 (off) or an integer in 1..%d (below selfplay.visits)", s.Visits-1))
+	}
+	v.floatIn("selfplay.full_search_prob", s.FullSearchProb, 0, false, 1, true)
+	v.floatIn("selfplay.resign_threshold", s.ResignThreshold, 0, true, 0.5, false)
+	v.intIn("selfplay.resign_moves", s.ResignMoves, 1, 100)
+	v.floatIn("selfplay.no_resign_share", s.NoResignShare, 0, true, 1, true)
+	v.intIn("selfplay.eval_batch", s.EvalBatch, 1, 4096)
+	v.intIn("selfplay.eval_workers", s.EvalWorkers, 0, 256)
+	v.intIn("selfplay.cache_size", s.CacheSize, 0, 1e8)
+	v.oneOf("selfplay.backend", s.Backend, Backends)
+	v.floatIn("selfplay.forced_playouts_k", s.ForcedPlayoutsK, 0, true, 100, true)
+	v.oneOf("selfplay.root_search", s.RootSearch, RootSearches)
+	if s.ForcedPlayoutsK > 0 && s.RootSearch == "gumbel" {
+		v.check("selfplay.forced_playouts_k", s.ForcedPlayoutsK, false, "0 with selfplay.root_search gumbel (forced playouts are a PUCT technique)")
+	}
+	if s.PolicyTargetPruning && !(s.ForcedPlayoutsK > 0) {
+		v.check("selfplay.policy_target_pruning", s.PolicyTargetPruning, false, "false unless selfplay.forced_playouts_k > 0 (it prunes the forced playouts)")
+	}
+	v.intIn("selfplay.gumbel_m", s.GumbelM, 1, 128)
+	v.floatIn("selfplay.gumbel_c_visit", s.GumbelCVisit, 0, false, 10000, true)
+	v.floatIn("selfplay.gumbel_c_scale", s.GumbelCScale, 0, false, 100, true)
 }
 
 type validator struct{ errs []error }

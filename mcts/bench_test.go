@@ -24,7 +24,7 @@ func BenchmarkSearch(b *testing.B) {
 	for _, par := range []int{1, 8} {
 		b.Run("parallel="+string(rune('0'+par)), func(b *testing.B) {
 			g := rules.NewGame(rules.Start())
-			s := New(instantEval{}, Options{Parallel: par})
+			s := New(instantEval{}, Options{Parallel: par, FPUReduction: StandardFPUReduction})
 			const visits = 1600
 			b.ReportAllocs()
 			playouts := 0

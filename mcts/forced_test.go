@@ -28,7 +28,7 @@ func TestForcedPlayouts(t *testing.T) {
 	short := 0 // children short of their forced playouts without them
 	for seed := uint64(0); seed < 8; seed++ {
 		for _, on := range []bool{true, false} {
-			opt := Options{DirichletFraction: 0.5}
+			opt := Options{FPUReduction: StandardFPUReduction, DirichletFraction: 0.5}
 			if on {
 				opt.ForcedPlayoutsK = k
 			}
@@ -80,7 +80,7 @@ func TestPruneVisits(t *testing.T) {
 	const k, cpuct = 2, DefaultCPuct
 	pruned := 0
 	for seed := uint64(0); seed < 8; seed++ {
-		s := New(skewedEval{}, Options{DirichletFraction: 0.5, ForcedPlayoutsK: k})
+		s := New(skewedEval{}, Options{FPUReduction: StandardFPUReduction, DirichletFraction: 0.5, ForcedPlayoutsK: k})
 		res, err := s.Run(context.Background(), g, Limit{Visits: 400, Noise: true}, rand.New(rand.NewPCG(seed, 1)))
 		if err != nil {
 			t.Fatal(err)

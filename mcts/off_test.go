@@ -31,7 +31,7 @@ func TestTechniquesOffUnchanged(t *testing.T) {
 	}
 	for _, tc := range golden {
 		g := game(t, tc.fen)
-		s := New(&materialEval{}, Options{Parallel: tc.par, Temperature: TemperatureSchedule(100, 1, 0)})
+		s := New(&materialEval{}, Options{Parallel: tc.par, Temperature: TemperatureSchedule(100, 1, 0), FPUReduction: StandardFPUReduction, DirichletFraction: StandardDirichletFraction})
 		rng := rand.New(rand.NewPCG(7, 11))
 		for i, want := range tc.steps {
 			res, err := s.Run(context.Background(), g, Limit{Visits: 300, Noise: tc.noise}, rng)

@@ -1,17 +1,30 @@
 package mcts
 
-// Defaults for the zero fields of Options.
+import "fmt"
+
+// Defaults for the zero fields of Options that must be positive.
 const (
-	DefaultCPuct             = 1.5
-	DefaultFPUReduction      = 0.25
-	DefaultDirichletAlpha    = 1.0
-	DefaultDirichletFraction = 0.25
-	DefaultParallel          = 1
-	DefaultMaxNodes          = 1 << 21
+	DefaultCPuct          = 1.5
+	DefaultDirichletAlpha = 1.0
+	DefaultParallel       = 1
+	DefaultMaxNodes       = 1 << 21
 )
 
-// Options configure a Search. The zero value of each field means its
-// documented default.
+// Standard values of the amounts whose zero means none: the presets of a
+// training run and the engine commands (hub, play, analyze, the arena's
+// checkpoint players) search with them. Set them explicitly.
+const (
+	StandardFPUReduction      = 0.25
+	StandardDirichletFraction = 0.25
+)
+
+// Options configure a Search. A zero field means off (or none) for every
+// technique and for every amount that may be zero (FPUReduction,
+// DirichletFraction, MaxPlies, Solver, ForcedPlayoutsK, Gumbel,
+// PassForced, KeepSearchingWhenFull); for a constant that must be positive
+// (CPuct, DirichletAlpha, Parallel, MaxNodes, GumbelM, GumbelCVisit,
+// GumbelCScale) it means the documented default. No field has a negative
+// value with a special meaning: Validate rejects negative values.
 type Options struct {
 	// CPuct scales the exploration term of PUCT:
 	// U = CPuct * P * sqrt(sum of the node's child visits) / (1 + N).
@@ -19,15 +32,16 @@ type Options struct {
 	CPuct float64
 	// FPUReduction sets the value assumed for an unvisited child ("first
 	// play urgency"): the parent's Q minus FPUReduction times the square
-	// root of the summed priors of the visited children. Default
-	// DefaultFPUReduction; a negative value means no reduction (FPU = parent Q).
+	// root of the summed priors of the visited children. 0: no reduction
+	// (FPU = parent Q); StandardFPUReduction is the usual value.
 	FPUReduction float64
 	// DirichletAlpha is the concentration of the Dirichlet noise mixed into
 	// the root priors when a Run asks for noise. Default DefaultDirichletAlpha
 	// (Italian draughts positions have few legal moves, about 8).
 	DirichletAlpha float64
-	// DirichletFraction is the weight of the noise: P' = (1-f) P + f eta.
-	// Default DefaultDirichletFraction.
+	// DirichletFraction is the weight of the noise, in [0,1]:
+	// P' = (1-f) P + f eta. 0: the noise changes nothing (Gumbel search
+	// draws its own noise); StandardDirichletFraction is the usual value.
 	DirichletFraction float64
 	// MaxPlies is the adjudication cap: a node at game ply MaxPlies (plies
 	// counted from the game's start) is a draw. 0 means no cap.
@@ -98,20 +112,38 @@ const MaxPassChain = 8
 // (int32) overflow; HalveVisits makes room for a search that goes on.
 const MaxRootVisits = 1 << 30
 
+// Validate reports the first field of o that is out of range: a negative
+// or NaN number, a DirichletFraction above 1.
+func (o Options) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"CPuct", o.CPuct}, {"FPUReduction", o.FPUReduction},
+		{"DirichletAlpha", o.DirichletAlpha}, {"DirichletFraction", o.DirichletFraction},
+		{"MaxPlies", float64(o.MaxPlies)}, {"Parallel", float64(o.Parallel)},
+		{"MaxNodes", float64(o.MaxNodes)}, {"ForcedPlayoutsK", o.ForcedPlayoutsK},
+		{"GumbelM", float64(o.GumbelM)}, {"GumbelCVisit", o.GumbelCVisit}, {"GumbelCScale", o.GumbelCScale},
+	} {
+		if !(f.v >= 0) {
+			return fmt.Errorf("mcts: Options.%s %v must not be negative", f.name, f.v)
+		}
+	}
+	if o.DirichletFraction > 1 {
+		return fmt.Errorf("mcts: Options.DirichletFraction %v must be at most 1", o.DirichletFraction)
+	}
+	return nil
+}
+
+// withDefaults fills in the zero fields that must be positive. Negative
+// values are invalid (Validate); they take the default too, so that a
+// Search never runs with them.
 func (o Options) withDefaults() Options {
 	if o.CPuct == 0 {
 		o.CPuct = DefaultCPuct
 	}
-	if o.FPUReduction == 0 {
-		o.FPUReduction = DefaultFPUReduction
-	} else if o.FPUReduction < 0 {
-		o.FPUReduction = 0
-	}
 	if o.DirichletAlpha <= 0 {
 		o.DirichletAlpha = DefaultDirichletAlpha
-	}
-	if o.DirichletFraction <= 0 {
-		o.DirichletFraction = DefaultDirichletFraction
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = DefaultParallel

@@ -26,7 +26,9 @@ func BenchmarkSearchTechniques(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			g := rules.NewGame(rules.Start())
-			s := New(instantEval{}, tc.opt)
+			opt := tc.opt
+			opt.FPUReduction, opt.DirichletFraction = StandardFPUReduction, StandardDirichletFraction // as in self-play
+			s := New(instantEval{}, opt)
 			rng := rand.New(rand.NewPCG(1, 2))
 			const visits = 1600
 			b.ReportAllocs()
@@ -73,7 +75,7 @@ func BenchmarkSolverEndgames(b *testing.B) {
 				for _, tc := range solverWins {
 					g := game(b, tc.fen)
 					win := winningMoves(g.Position(), tc.plies+4)
-					s := New(bc.ev(), Options{Solver: solver})
+					s := New(bc.ev(), Options{Solver: solver, FPUReduction: StandardFPUReduction})
 					since, proof := -1, -1
 					for n := 2; n <= limit; n++ {
 						res, err := s.Run(context.Background(), g, Limit{Visits: n}, nil)

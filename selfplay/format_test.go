@@ -29,7 +29,7 @@ var update = flag.Bool("update", false, "rewrite the fuzz seed corpus in testdat
 // their zero values.
 func testGames(t testing.TB, n int) []*Game {
 	t.Helper()
-	cfg := Config{Visits: 8, MaxPlies: 40, CheapVisits: 3, Parallel: 2, Seed: 9}
+	cfg := testConfig(9, func(c *Config) { c.Visits, c.MaxPlies, c.CheapVisits, c.Parallel = 8, 40, 3, 2 })
 	var games []*Game
 	err := Run(context.Background(), evaltest.Material{}, cfg, 0, n, func(g *Game) error {
 		games = append(games, g)
@@ -51,7 +51,7 @@ func testHeader() Header {
 		Model:        "candidates/0007.ckpt",
 		ModelDigest:  "sha256:0123abcd",
 		Created:      time.Unix(0, 1764496800123456789),
-		ConfigDigest: Config{}.Digest(),
+		ConfigDigest: testConfig(0, nil).Digest(),
 	}
 }
 
@@ -158,7 +158,7 @@ func TestReaderErrors(t *testing.T) {
 		{"flipped header byte", mod(func(b []byte) []byte { b[envelope.HeaderLen+3] ^= 1; return b }), envelope.ErrChecksum, ""},
 		{"bad body with good CRC", mod(func(b []byte) []byte { b[len(b)-envelope.TrailerLen-3] ^= 0xFF; return fixCRC(b) }), envelope.ErrMalformed, ""},
 		{"game count too high", mod(func(b []byte) []byte {
-			i := bytes.Index(b, []byte(Config{}.Digest())) + 64
+			i := bytes.Index(b, []byte(testConfig(0, nil).Digest())) + 64
 			b[i]++
 			return fixCRC(b)
 		}), envelope.ErrMalformed, "game 2"},
@@ -182,7 +182,7 @@ func TestLegacyReaderErrors(t *testing.T) {
 		{"flipped header byte", mod(func(b []byte) []byte { b[12] ^= 1; return b }), envelope.ErrChecksum, "CRC-32"},
 		{"bad body with good CRC", mod(func(b []byte) []byte { b[len(b)-trailerLen-3] ^= 0xFF; return fixLegacyCRC(b) }), envelope.ErrMalformed, ""},
 		{"game count too high", mod(func(b []byte) []byte {
-			i := bytes.Index(b, []byte(Config{}.Digest())) + 64
+			i := bytes.Index(b, []byte(testConfig(0, nil).Digest())) + 64
 			b[i]++
 			return fixLegacyCRC(b)
 		}), envelope.ErrMalformed, "game 2"},

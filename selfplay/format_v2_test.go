@@ -55,7 +55,9 @@ func TestReadsVersion1(t *testing.T) {
 // gumbelGames plays games with Gumbel root search.
 func gumbelGames(t testing.TB, n int) []*Game {
 	t.Helper()
-	cfg := Config{Visits: 12, MaxPlies: 40, CheapVisits: 4, Parallel: 2, Seed: 5, RootSearch: "gumbel", Solver: true}
+	cfg := testConfig(5, func(c *Config) {
+		c.Visits, c.MaxPlies, c.CheapVisits, c.Parallel, c.RootSearch, c.Solver = 12, 40, 4, 2, "gumbel", true
+	})
 	var games []*Game
 	err := Run(context.Background(), evaltest.Material{}, cfg, 0, n, func(g *Game) error {
 		games = append(games, g)

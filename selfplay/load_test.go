@@ -190,7 +190,7 @@ func measureLoad(b *testing.B, net *model.Network, c loadCase, qs []mcts.Query) 
 	var games atomic.Int64
 	runErr := make(chan error, 1)
 	go func() {
-		cfg := Config{Parallel: c.games, LeavesInFlight: c.leaves, Seed: 7}
+		cfg := testConfig(7, func(s *Config) { s.Parallel, s.LeavesInFlight = c.games, c.leaves })
 		runErr <- Run(ctx, g, cfg, 0, 1<<30, func(*Game) error { games.Add(1); return nil })
 	}()
 

@@ -143,8 +143,7 @@ func NewPlayer(ev mcts.Evaluator, cfg Config) (*Player, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = cfg.WithDefaults()
-	return &Player{cfg: cfg, search: mcts.New(ev, cfg.searchOptions())}, nil
+	return &Player{cfg: cfg, search: mcts.New(ev, SearchOptions(cfg.SelfPlay))}, nil
 }
 
 // Play plays one game from the start position with the given seed.
@@ -242,7 +241,7 @@ func (pl *Player) Play(ctx context.Context, seed uint64) (*Game, error) {
 }
 
 // Run plays games games, with indices first, first+1, ..., cfg.Parallel
-// (defaults filled in) at a time, all sharing ev. Game i uses the seed
+// at a time, all sharing ev. Game i uses the seed
 // GameSeed(cfg.Seed, i). done is called for each finished game, from one
 // goroutine at a time, in order of completion; an error from done stops
 // the run and is returned. When ctx is cancelled, games in progress are
@@ -252,7 +251,6 @@ func Run(ctx context.Context, ev mcts.Evaluator, cfg Config, first, games int, d
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	cfg = cfg.WithDefaults()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 

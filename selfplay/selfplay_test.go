@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"dama/configs"
 	"dama/internal/evaltest"
 	"dama/mcts"
 	"dama/rules"
@@ -20,7 +21,6 @@ import (
 // that the rules determine.
 func checkGame(t *testing.T, g *Game, cfg Config) {
 	t.Helper()
-	cfg = cfg.WithDefaults()
 	rg := rules.NewGame(g.Start)
 	for i := range g.Plies {
 		p := &g.Plies[i]
@@ -72,7 +72,7 @@ func checkGame(t *testing.T, g *Game, cfg Config) {
 }
 
 func TestPlayGame(t *testing.T) {
-	cfg := Config{Visits: 24, MaxPlies: 80, TemperaturePlies: 10, Seed: 1}
+	cfg := testConfig(1, func(c *Config) { c.Visits, c.MaxPlies, c.TemperaturePlies = 24, 80, 10 })
 	pl, err := NewPlayer(evaltest.Material{}, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestPlayGame(t *testing.T) {
 }
 
 func TestRunReproducible(t *testing.T) {
-	cfg := Config{Visits: 16, MaxPlies: 60, Parallel: 3, LeavesInFlight: 2, CheapVisits: 4, Seed: 42}
+	cfg := testConfig(42, func(c *Config) { c.Visits, c.MaxPlies, c.Parallel, c.LeavesInFlight, c.CheapVisits = 16, 60, 3, 2, 4 })
 	play := func() []*Game {
 		var games []*Game
 		err := Run(context.Background(), evaltest.Material{}, cfg, 10, 5, func(g *Game) error {
@@ -136,7 +136,9 @@ func TestRunReproducible(t *testing.T) {
 }
 
 func TestResignation(t *testing.T) {
-	cfg := Config{Visits: 16, MaxPlies: 150, ResignThreshold: 0.2, ResignMoves: 2, NoResignShare: 0.5, Parallel: 4, Seed: 3}
+	cfg := testConfig(3, func(c *Config) {
+		c.Visits, c.MaxPlies, c.ResignThreshold, c.ResignMoves, c.NoResignShare, c.Parallel = 16, 150, 0.2, 2, 0.5, 4
+	})
 	var games []*Game
 	err := Run(context.Background(), evaltest.Material{Steep: 3}, cfg, 0, 12, func(g *Game) error {
 		games = append(games, g)
@@ -176,7 +178,7 @@ func TestRunCancel(t *testing.T) {
 	defer cancel()
 	var mu sync.Mutex
 	n := 0
-	err := Run(ctx, evaltest.Material{}, Config{Visits: 8, MaxPlies: 40, Parallel: 4}, 0, 1000, func(g *Game) error {
+	err := Run(ctx, evaltest.Material{}, testConfig(0, func(c *Config) { c.Visits, c.MaxPlies, c.Parallel = 8, 40, 4 }), 0, 1000, func(g *Game) error {
 		mu.Lock()
 		defer mu.Unlock()
 		n++
@@ -192,7 +194,7 @@ func TestRunCancel(t *testing.T) {
 		t.Errorf("%d games handed over, want 3 and at most the 4 in flight", n)
 	}
 	stop := errors.New("stop")
-	err = Run(context.Background(), evaltest.Material{}, Config{Visits: 8, MaxPlies: 40, Parallel: 2}, 0, 100, func(g *Game) error { return stop })
+	err = Run(context.Background(), evaltest.Material{}, testConfig(0, func(c *Config) { c.Visits, c.MaxPlies, c.Parallel = 8, 40, 2 }), 0, 100, func(g *Game) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("err %v, want the callback's", err)
 	}
@@ -221,7 +223,7 @@ func (e *failingEval) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Eval
 // error, named by the game, after the finished games were handed over.
 func TestRunEvaluatorError(t *testing.T) {
 	n := 0
-	err := Run(context.Background(), &failingEval{n: 200}, Config{Visits: 8, MaxPlies: 40, Parallel: 3}, 0, 1000, func(g *Game) error {
+	err := Run(context.Background(), &failingEval{n: 200}, testConfig(0, func(c *Config) { c.Visits, c.MaxPlies, c.Parallel = 8, 40, 3 }), 0, 1000, func(g *Game) error {
 		n++
 		return nil
 	})
@@ -233,21 +235,105 @@ func TestRunEvaluatorError(t *testing.T) {
 	}
 }
 
+// testConfig returns the default self-play settings (configs.Default) with
+// the base seed seed, changed by set when it is not nil.
+func testConfig(seed uint64, set func(c *Config)) Config {
+	c := Config{SelfPlay: configs.Default().SelfPlay, Seed: seed}
+	if set != nil {
+		set(&c)
+	}
+	return c
+}
+
 func TestConfig(t *testing.T) {
-	var c Config
-	d := c.WithDefaults()
-	if d.Visits != 200 || d.MaxPlies != 300 || d.Parallel != 32 || d.ResignThreshold != 0 || d.NoResignShare != 0.1 || d.TemperaturePlies != 16 {
-		t.Errorf("defaults %+v", d)
+	c := testConfig(0, nil)
+	if err := c.Validate(); err != nil {
+		t.Fatalf("default settings: %v", err)
 	}
-	if off := (Config{MaxPlies: -1, NoResignShare: -1, DirichletFraction: -1}).WithDefaults(); off.MaxPlies != 0 || off.NoResignShare != 0 || off.DirichletFraction != 0 {
-		t.Errorf("negative fields not turned off: %+v", off)
-	}
-	if c.Digest() != d.Digest() || c.Digest() == (Config{Visits: 201}).Digest() {
+	if c.Digest() == testConfig(0, func(c *Config) { c.Visits = 201 }).Digest() || c.Digest() == testConfig(1, nil).Digest() {
 		t.Errorf("digests do not follow the settings")
 	}
-	for _, bad := range []Config{{CheapVisits: 300}, {FullSearchProb: 2}, {ResignThreshold: 1}, {CPuct: -1}} {
-		if err := bad.Validate(); err == nil {
-			t.Errorf("%+v: no error", bad)
+	if c.Digest() != testConfig(0, func(c *Config) { c.EvalBatch, c.CacheSize, c.Backend = 7, 0, "fp32" }).Digest() {
+		t.Errorf("the evaluator's settings change the digest")
+	}
+	for _, tc := range []struct {
+		set  func(c *Config)
+		want string
+	}{
+		{func(c *Config) { c.CheapVisits = 300 }, "selfplay.cheap_visits"},
+		{func(c *Config) { c.FullSearchProb = 2 }, "selfplay.full_search_prob"},
+		{func(c *Config) { c.ResignThreshold = 1 }, "selfplay.resign_threshold"},
+		{func(c *Config) { c.CPuct = -1 }, "selfplay.cpuct"},
+		{func(c *Config) { c.FPUReduction = -1 }, "selfplay.fpu_reduction"},
+		{func(c *Config) { c.DirichletFraction = -1 }, "selfplay.dirichlet_fraction"},
+		{func(c *Config) { c.Visits = 0 }, "selfplay.visits"},
+	} {
+		bad := testConfig(0, tc.set)
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error naming it", tc.want, err)
+		}
+		if _, err := NewPlayer(evaltest.Material{}, bad); err == nil {
+			t.Errorf("%s: NewPlayer took it", tc.want)
+		}
+	}
+}
+
+// TestZeroIsOff checks that a zero amount in the settings reaches the
+// search as zero (none), not as a default.
+func TestZeroIsOff(t *testing.T) {
+	c := testConfig(0, func(c *Config) {
+		c.FPUReduction, c.DirichletFraction, c.TemperaturePlies, c.NoResignShare, c.ForcedPlayoutsK = 0, 0, 0, 0, 0
+	})
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	o := SearchOptions(c.SelfPlay)
+	if o.FPUReduction != 0 || o.DirichletFraction != 0 || o.Temperature != nil || o.ForcedPlayoutsK != 0 || o.Solver || o.Gumbel || o.PassForced {
+		t.Errorf("zero settings: search options %+v, want every one of them off", o)
+	}
+	if s := mcts.New(evaltest.Material{}, o); s.Options().FPUReduction != 0 || s.Options().DirichletFraction != 0 {
+		t.Errorf("the search took defaults for zero: %+v", s.Options())
+	}
+	if m := MatchOptions(c.SelfPlay, 0); m.FPUReduction != 0 || m.MaxPlies != 0 {
+		t.Errorf("match options %+v, want no reduction and no cap", m)
+	}
+	d := testConfig(0, nil)
+	o, m := SearchOptions(d.SelfPlay), MatchOptions(d.SelfPlay, 120)
+	if o.FPUReduction != mcts.StandardFPUReduction || o.DirichletFraction != mcts.StandardDirichletFraction || o.CPuct != mcts.DefaultCPuct ||
+		o.MaxPlies != d.MaxPlies || o.Parallel != d.LeavesInFlight || o.Temperature == nil {
+		t.Errorf("default settings: search options %+v", o)
+	}
+	if m.CPuct != d.CPuct || m.FPUReduction != d.FPUReduction || m.MaxPlies != 120 || m.DirichletFraction != 0 || m.Temperature != nil {
+		t.Errorf("default settings: match options %+v", m)
+	}
+}
+
+// TestDigestGolden holds the digest of settings to the value the versions
+// before configs.SelfPlay was self-play's own settings gave the same
+// settings (recorded with them), so game files keep their config digests.
+func TestDigestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    Config
+		want string
+	}{
+		{"defaults", testConfig(0, nil), "3db669026db60639c32a58368c9ce1c9bab9fbaf44e23d971f301a969809cee0"},
+		{"defaults, seed 5", testConfig(5, nil), "556cfc2ff3a4d85f54ec0392fde964655707a8c7e2594c3e3a1943389d2fd6ba"},
+		{"no fpu reduction", testConfig(3, func(c *Config) { c.Visits, c.Parallel, c.MaxPlies, c.FPUReduction = 8, 1, 20, 0 }),
+			"23182b358453a4afc5ad30435d8b0486187dec4beb01d52d2bb3eec887d5b1e9"},
+		{"gumbel and solver", testConfig(5, func(c *Config) {
+			c.Visits, c.MaxPlies, c.CheapVisits, c.Parallel, c.RootSearch, c.Solver = 12, 40, 4, 2, "gumbel", true
+		}), "d8f9cd21d244dc8af77c17c8bcdc3c390ba73d5289ccf1cf9184efa03080b30e"},
+		{"techniques, amounts off", testConfig(9, func(c *Config) {
+			c.Visits, c.ForcedPlayoutsK, c.PolicyTargetPruning, c.PassForced, c.ResignThreshold = 64, 2, true, true, 0.05
+			c.NoResignShare, c.DirichletFraction, c.TemperaturePlies = 0, 0, 0
+		}), "919cc878db11651032a1f686d5ea5ca0aa8b53457219624cc3191806bb4ba51b"},
+		{"gumbel settings", testConfig(0, func(c *Config) {
+			c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale, c.CPuct, c.DirichletAlpha = "gumbel", 8, 30, 0.5, 2, 0.3
+		}), "6b5080ecb3848d9a62740cbec06edb0d744dc259288347990bc20e133d9be3b7"},
+	} {
+		if got := tc.c.Digest(); got != tc.want {
+			t.Errorf("%s: digest %s, want %s", tc.name, got, tc.want)
 		}
 	}
 }

@@ -2,10 +2,12 @@ package selfplay
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"dama/configs"
 	"dama/internal/evaltest"
 	"dama/mcts"
 )
@@ -29,12 +31,13 @@ func playAll(t *testing.T, cfg Config, n int) []*Game {
 // search: they are valid games whose full searches spend exactly their
 // visits.
 func TestSolverAndGumbelGames(t *testing.T) {
-	for _, cfg := range []Config{
-		{Visits: 24, MaxPlies: 80, Seed: 1, Solver: true},
-		{Visits: 24, MaxPlies: 80, Seed: 1, PassForced: true, CheapVisits: 8, LeavesInFlight: 2},
-		{Visits: 24, MaxPlies: 80, Seed: 1, RootSearch: "gumbel", CheapVisits: 8},
-		{Visits: 24, MaxPlies: 80, Seed: 1, RootSearch: "gumbel", Solver: true, LeavesInFlight: 2},
+	for _, set := range []func(c *Config){
+		func(c *Config) { c.Solver = true },
+		func(c *Config) { c.PassForced, c.CheapVisits, c.LeavesInFlight = true, 8, 2 },
+		func(c *Config) { c.RootSearch, c.CheapVisits = "gumbel", 8 },
+		func(c *Config) { c.RootSearch, c.Solver, c.LeavesInFlight = "gumbel", true, 2 },
 	} {
+		cfg := testConfig(1, func(c *Config) { c.Visits, c.MaxPlies = 24, 80; set(c) })
 		for _, g := range playAll(t, cfg, 3) {
 			checkGame(t, g, cfg)
 		}
@@ -45,7 +48,7 @@ func TestSolverAndGumbelGames(t *testing.T) {
 // and without pruning: the games are the same, and the pruned targets keep
 // the most visited move and take away at most the forced playouts.
 func TestPolicyTargetPruning(t *testing.T) {
-	cfg := Config{Visits: 64, MaxPlies: 60, Seed: 7, ForcedPlayoutsK: 2, DirichletFraction: 0.5}
+	cfg := testConfig(7, func(c *Config) { c.Visits, c.MaxPlies, c.ForcedPlayoutsK, c.DirichletFraction = 64, 60, 2, 0.5 })
 	plain := playAll(t, cfg, 2)
 	cfg.PolicyTargetPruning = true
 	pruned := playAll(t, cfg, 2)
@@ -94,34 +97,81 @@ func TestPolicyTargetPruning(t *testing.T) {
 }
 
 func TestTechniqueConfig(t *testing.T) {
-	if (Config{RootSearch: "puct"}).Digest() != (Config{}).Digest() {
+	if (testConfig(0, func(c *Config) { c.RootSearch = "puct" })).Digest() != (testConfig(0, nil)).Digest() {
 		t.Errorf("root_search puct and the default have different digests")
 	}
-	if (Config{Solver: true}).Digest() == (Config{}).Digest() {
+	if (testConfig(0, func(c *Config) { c.Solver = true })).Digest() == (testConfig(0, nil)).Digest() {
 		t.Errorf("the solver does not change the digest")
 	}
-	if (Config{PassForced: true}).Digest() == (Config{}).Digest() {
+	if (testConfig(0, func(c *Config) { c.PassForced = true })).Digest() == (testConfig(0, nil)).Digest() {
 		t.Errorf("pass_forced does not change the digest")
 	}
-	if !(Config{PassForced: true}).searchOptions().PassForced || (Config{}).searchOptions().PassForced {
+	if !SearchOptions(testConfig(0, func(c *Config) { c.PassForced = true }).SelfPlay).PassForced || SearchOptions(testConfig(0, nil).SelfPlay).PassForced {
 		t.Errorf("pass_forced does not reach the search")
 	}
-	g := Config{RootSearch: "gumbel"}.WithDefaults()
-	if g.GumbelM != mcts.DefaultGumbelM || g.GumbelCVisit != mcts.DefaultGumbelCVisit || g.GumbelCScale != mcts.DefaultGumbelCScale {
-		t.Errorf("gumbel defaults %+v", g)
+	g := testConfig(0, func(c *Config) { c.RootSearch = "gumbel" })
+	if o := SearchOptions(g.SelfPlay); !o.Gumbel || o.GumbelM != mcts.DefaultGumbelM || o.GumbelCVisit != mcts.DefaultGumbelCVisit || o.GumbelCScale != mcts.DefaultGumbelCScale {
+		t.Errorf("gumbel: search options %+v, want Gumbel search with mcts's defaults", o)
 	}
 	for _, tc := range []struct {
 		c   Config
 		msg string
 	}{
-		{Config{RootSearch: "mcts"}, "root_search"},
-		{Config{ForcedPlayoutsK: -1}, "forced_playouts_k"},
-		{Config{ForcedPlayoutsK: 2, RootSearch: "gumbel"}, "forced_playouts_k"},
-		{Config{PolicyTargetPruning: true}, "policy_target_pruning"},
-		{Config{RootSearch: "gumbel", GumbelM: 500}, "gumbel_m"},
+		{testConfig(0, func(c *Config) { c.RootSearch = "mcts" }), "root_search"},
+		{testConfig(0, func(c *Config) { c.ForcedPlayoutsK = -1 }), "forced_playouts_k"},
+		{testConfig(0, func(c *Config) { c.GumbelM = 0 }), "gumbel_m"},
+		{testConfig(0, func(c *Config) { c.ForcedPlayoutsK, c.RootSearch = 2, "gumbel" }), "forced_playouts_k"},
+		{testConfig(0, func(c *Config) { c.PolicyTargetPruning = true }), "policy_target_pruning"},
+		{testConfig(0, func(c *Config) { c.RootSearch, c.GumbelM = "gumbel", 500 }), "gumbel_m"},
 	} {
 		if err := tc.c.Validate(); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%+v: err %v, want one naming %s", tc.c, err, tc.msg)
 		}
+	}
+}
+
+// TestSearchOptionsTechniques checks the mapping of the techniques: off in
+// the default settings, passed to the search when set, and pass_forced in
+// gating and the ladder too.
+func TestSearchOptionsTechniques(t *testing.T) {
+	c := configs.Default().SelfPlay
+	if o := SearchOptions(c); o.Solver || o.PassForced || o.ForcedPlayoutsK != 0 || o.Gumbel || MatchOptions(c, 0).PassForced {
+		t.Errorf("defaults turn on a technique: %+v", o)
+	}
+	c.Solver, c.ForcedPlayoutsK, c.PolicyTargetPruning, c.PassForced = true, 2, true, true
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o := SearchOptions(c); !o.Solver || o.ForcedPlayoutsK != 2 || !o.PassForced {
+		t.Errorf("techniques not mapped: %+v", o)
+	}
+	if !MatchOptions(c, 0).PassForced {
+		t.Error("gating and the ladder do not pass forced moves when self-play does")
+	}
+	c.PassForced = false
+	c.ForcedPlayoutsK, c.PolicyTargetPruning = 0, false
+	c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale = "gumbel", 8, 30, 0.5
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o := SearchOptions(c); !o.Gumbel || o.GumbelM != 8 || o.GumbelCVisit != 30 || o.GumbelCScale != 0.5 {
+		t.Errorf("Gumbel settings not mapped: %+v", o)
+	}
+}
+
+// TestEvaluatorOptions checks the mapping of the evaluator's settings, the
+// one self-play, the run-folder workers and the broker workers use.
+func TestEvaluatorOptions(t *testing.T) {
+	c := configs.Default().SelfPlay
+	c.EvalBatch, c.CacheSize, c.EvalWorkers, c.Backend = 48, 1000, 3, "fp32"
+	if o := EvaluatorOptions(c); o.MaxBatch != 48 || o.CacheSize != 1000 || o.Workers != 3 || o.Backend != "fp32" {
+		t.Errorf("evaluator options %+v from %+v", o, c)
+	}
+	c.EvalWorkers, c.CacheSize = 0, 0
+	if o := EvaluatorOptions(c); o.Workers != runtime.GOMAXPROCS(0) || o.CacheSize != 0 {
+		t.Errorf("eval_workers 0, cache_size 0: %+v, want a batcher per thread and no cache", o)
+	}
+	if o := MatchEvaluatorOptions(c, 0, 1<<16); o.MaxBatch != 1 || o.CacheSize != 1<<16 || o.Backend != "fp32" {
+		t.Errorf("match evaluator options %+v", o)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"dama/model"
 	"dama/model/infer"
 	"dama/runfolder"
+	"dama/selfplay"
 )
 
 // findArena returns generation gen's gating match from arena.jsonl, nil
@@ -42,7 +43,7 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*runfolder
 		if err != nil {
 			return nil, err
 		}
-		return infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: max(1, ac.Parallel), CacheSize: 1 << 16, Backend: l.cfg.SelfPlay.Backend})
+		return infer.OpenEvaluator(ck.Net, selfplay.MatchEvaluatorOptions(l.cfg.SelfPlay, ac.Parallel, 1<<16))
 	}
 	ce, err := load(cand)
 	if err != nil {
@@ -79,7 +80,7 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*runfolder
 // with the arena settings ac (MCTS without noise, the search constants of
 // sc) and judges it by ac.Gating.
 func gateMatch(ctx context.Context, ac configs.Arena, sc configs.SelfPlay, candName, bestName string, cand, best mcts.Evaluator, seed int64, onGame func(arena.GameResult)) (arena.MatchResult, error) {
-	opts := SearchOptions(sc, ac.MaxPlies)
+	opts := selfplay.MatchOptions(sc, ac.MaxPlies)
 	a := &arena.MCTSPlayer{Label: candName, Evaluator: cand, Visits: ac.Visits, Options: opts}
 	b := &arena.MCTSPlayer{Label: bestName, Evaluator: best, Visits: ac.Visits, Options: opts}
 	mo := arena.MatchOptions{

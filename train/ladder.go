@@ -16,6 +16,7 @@ import (
 	"dama/model"
 	"dama/model/infer"
 	"dama/runfolder"
+	"dama/selfplay"
 )
 
 // RateCheckpoint rates the model in the checkpoint at path on the ladder l
@@ -26,12 +27,12 @@ func RateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc config
 	if err != nil {
 		return arena.LadderResult{}, err
 	}
-	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: max(1, lc.Parallel), CacheSize: 1 << 18, Backend: sc.Backend})
+	ev, err := infer.OpenEvaluator(ck.Net, selfplay.MatchEvaluatorOptions(sc, lc.Parallel, 1<<18))
 	if err != nil {
 		return arena.LadderResult{}, err
 	}
 	defer ev.Close()
-	opts := SearchOptions(sc, 0)
+	opts := selfplay.MatchOptions(sc, 0)
 	p := &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", filepath.Base(path), lc.Visits), Evaluator: ev, Visits: lc.Visits, Options: opts}
 	return arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{
 		Games: lc.Games, ProbePairs: 1, Parallel: lc.Parallel,

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"dama/configs"
@@ -567,16 +566,12 @@ func PlayGames(ctx context.Context, c configs.SelfPlay, path, dir, worker string
 	if err != nil {
 		return err
 	}
-	workers := c.EvalWorkers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: c.EvalBatch, CacheSize: c.CacheSize, Workers: workers, Backend: c.Backend})
+	ev, err := infer.OpenEvaluator(ck.Net, selfplay.EvaluatorOptions(c))
 	if err != nil {
 		return err
 	}
 	defer ev.Close()
-	sc := SelfPlayConfig(c, seed)
+	sc := selfplay.Config{SelfPlay: c, Seed: seed}
 	cw, err := selfplay.NewChunkWriter(dir, worker, perChunk, selfplay.Header{
 		Model: path, ModelDigest: ck.Net.Config.Digest() + "/" + fmt.Sprint(ck.Step), ConfigDigest: sc.Digest(),
 	}, false)

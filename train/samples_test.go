@@ -170,35 +170,6 @@ func TestTargetsNormalisedOnceForTrainer(t *testing.T) {
 	}
 }
 
-func TestSelfPlayConfigTechniques(t *testing.T) {
-	c := configs.Default().SelfPlay
-	sc := SelfPlayConfig(c, 1)
-	if sc.Solver || sc.PassForced || sc.ForcedPlayoutsK != 0 || sc.PolicyTargetPruning || sc.Gumbel() || SearchOptions(c, 0).PassForced {
-		t.Errorf("defaults turn on a technique: %+v", sc)
-	}
-	if err := sc.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	c.Solver, c.ForcedPlayoutsK, c.PolicyTargetPruning, c.PassForced = true, 2, true, true
-	sc = SelfPlayConfig(c, 1)
-	if !sc.Solver || sc.ForcedPlayoutsK != 2 || !sc.PolicyTargetPruning || !sc.PassForced {
-		t.Errorf("techniques not mapped: %+v", sc)
-	}
-	if !SearchOptions(c, 0).PassForced {
-		t.Error("gating and the ladder do not pass forced moves when self-play does")
-	}
-	c.PassForced = false
-	c.ForcedPlayoutsK, c.PolicyTargetPruning = 0, false
-	c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale = "gumbel", 8, 30, 0.5
-	sc = SelfPlayConfig(c, 1).WithDefaults()
-	if !sc.Gumbel() || sc.GumbelM != 8 || sc.GumbelCVisit != 30 || sc.GumbelCScale != 0.5 {
-		t.Errorf("Gumbel settings not mapped: %+v", sc)
-	}
-	if err := sc.Validate(); err != nil {
-		t.Error(err)
-	}
-}
-
 // TestReplyTargets builds a game of six plies: full, full, cheap, full,
 // forced, full. A sample's reply target is the next ply's policy target
 // when that ply has one, none otherwise; without AuxReply there is none.

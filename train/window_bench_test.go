@@ -27,7 +27,7 @@ func BenchmarkWindowLoad(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sc := SelfPlayConfig(cfg.SelfPlay, 1)
+	sc := selfplay.Config{SelfPlay: cfg.SelfPlay, Seed: 1}
 	sc.Visits = 16
 	cw, err := selfplay.NewChunkWriter(run.Path(runfolder.GamesDir), "bench", 16, selfplay.Header{}, false)
 	if err != nil {

@@ -79,7 +79,7 @@ func (f *engineFlags) searchOptions() (mcts.Options, error) {
 	if *f.treeMB < engine.MinTreeMB || *f.treeMB > engine.MaxTreeMB {
 		return mcts.Options{}, fmt.Errorf("--tree-mb %d out of range [%d, %d]", *f.treeMB, engine.MinTreeMB, engine.MaxTreeMB)
 	}
-	return mcts.Options{Parallel: *f.parallel, MaxNodes: engine.TreeNodes(*f.treeMB), PassForced: *f.pass}, nil
+	return mcts.Options{FPUReduction: mcts.StandardFPUReduction, Parallel: *f.parallel, MaxNodes: engine.TreeNodes(*f.treeMB), PassForced: *f.pass}, nil
 }
 
 // engineSetup is what hub, play and analyze need from their flags.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"dama/arena"
+	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
 )
@@ -106,7 +107,7 @@ func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backe
 	}
 	logBackend(label, ev)
 	return &modelPlayer{
-		MCTSPlayer: &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", label, visits), Evaluator: ev, Visits: visits},
+		MCTSPlayer: &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", label, visits), Evaluator: ev, Visits: visits, Options: mcts.Options{FPUReduction: mcts.StandardFPUReduction}},
 		ev:         ev,
 	}, nil
 }

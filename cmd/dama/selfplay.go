@@ -126,7 +126,7 @@ func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, err
 	if err := cfg.Validate(); err != nil {
 		return selfplay.Config{}, err
 	}
-	return train.SelfPlayConfig(cfg.SelfPlay, seed), nil
+	return selfplay.Config{SelfPlay: cfg.SelfPlay, Seed: seed}, nil
 }
 
 func runSelfplay(fs *flag.FlagSet, args []string) error {
@@ -173,7 +173,6 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	full := cfg.WithDefaults()
 
 	h := selfplay.Header{Model: o.model, ConfigDigest: cfg.Digest()}
 	var ev mcts.Evaluator = selfplayRandom{}
@@ -195,7 +194,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 		}
 		batch := o.batch
 		if batch <= 0 {
-			batch = full.Parallel * full.LeavesInFlight
+			batch = cfg.Parallel * cfg.LeavesInFlight
 		}
 		mev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: o.cache, Backend: o.backend})
 		if err != nil {
