@@ -43,8 +43,8 @@ type Run struct {
 	// Seed of every random choice of the run; a run is reproducible from
 	// its config and seed. Default 1.
 	Seed int64 `mapstructure:"seed" yaml:"seed"`
-	// Workers is the number of CPU threads for search and training;
-	// 0 means all CPUs. Default 0.
+	// Workers is the number of CPU threads for search and training,
+	// 0..4096; 0 means all CPUs. Default 0.
 	Workers int `mapstructure:"workers" yaml:"workers"`
 	// Generations is the number of generations (self-play, training,
 	// arena) after which dama train stops, 0..10^6; 0 runs until
@@ -61,20 +61,20 @@ type Model struct {
 	// Preset is the base architecture: tiny, small or workstation.
 	// Default "small".
 	Preset string `mapstructure:"preset" yaml:"preset"`
-	// Blocks is the number of residual blocks, 0..64; 0 keeps the
-	// preset's. Default 0.
+	// Blocks is the number of residual blocks, 0..40 (MaxBlocks); 0 keeps
+	// the preset's. Default 0.
 	Blocks int `mapstructure:"blocks" yaml:"blocks"`
-	// Filters is the width of the residual tower, 0..1024; 0 keeps the
-	// preset's. Default 0.
+	// Filters is the width of the residual tower, 0..512 (MaxFilters);
+	// 0 keeps the preset's. Default 0.
 	Filters int `mapstructure:"filters" yaml:"filters"`
-	// PolicyFilters is the width of the policy head, 0..1024; 0 keeps the
-	// preset's. Default 0.
+	// PolicyFilters is the width of the policy head, 0..128
+	// (MaxHeadFilters); 0 keeps the preset's. Default 0.
 	PolicyFilters int `mapstructure:"policy_filters" yaml:"policy_filters"`
-	// ValueFilters is the width of the value head's convolution, 0..1024;
-	// 0 keeps the preset's. Default 0.
+	// ValueFilters is the width of the value head's convolution, 0..128
+	// (MaxHeadFilters); 0 keeps the preset's. Default 0.
 	ValueFilters int `mapstructure:"value_filters" yaml:"value_filters"`
-	// ValueHidden is the size of the value head's hidden layer, 0..4096;
-	// 0 keeps the preset's. Default 0.
+	// ValueHidden is the size of the value head's hidden layer, 0..1024
+	// (MaxValueHidden); 0 keeps the preset's. Default 0.
 	ValueHidden int `mapstructure:"value_hidden" yaml:"value_hidden"`
 	// AuxReply adds the training-only reply head: an auxiliary target, the
 	// opponent's policy target at the next ply (KataGo's opponent policy),
@@ -292,8 +292,8 @@ type Arena struct {
 	// Beta is the SPRT's chance of rejecting under Elo1, (0,0.5].
 	// Default 0.05.
 	Beta float64 `mapstructure:"beta" yaml:"beta"`
-	// Threshold is the score (0..1, draws half) that accepts in threshold
-	// mode, (0,1]. Default 0.55.
+	// Threshold is the score (draws half) that accepts in threshold mode,
+	// (0,1]. Default 0.55.
 	Threshold float64 `mapstructure:"threshold" yaml:"threshold"`
 }
 

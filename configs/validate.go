@@ -40,6 +40,14 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // with errors.Join), or nil.
 func (c *Config) Validate() error {
 	var v validator
+	c.validate(&v)
+	return errors.Join(v.errs...)
+}
+
+// validate checks every field into v. It is the one definition of the
+// allowed ranges: a test holds the documented ranges (the comments of
+// Config's fields and of the presets) to the ranges it checks.
+func (c *Config) validate(v *validator) {
 	v.intIn("version", c.Version, Version, Version)
 
 	v.check("run.name", c.Run.Name, nameRE.MatchString(c.Run.Name), "1 to 64 letters, digits, '.', '_' or '-'")
@@ -54,7 +62,7 @@ func (c *Config) Validate() error {
 	v.intIn("model.value_filters", m.ValueFilters, 0, MaxHeadFilters)
 	v.intIn("model.value_hidden", m.ValueHidden, 0, MaxValueHidden)
 
-	c.SelfPlay.validate(&v)
+	c.SelfPlay.validate(v)
 
 	t := c.Train
 	v.intIn("train.batch", t.Batch, 2, 65536)
@@ -96,7 +104,6 @@ func (c *Config) Validate() error {
 	v.check("ladder.games", ld.Games, ld.Games >= 2 && ld.Games <= 1e6 && ld.Games%2 == 0,
 		"an even integer in 2..1000000")
 	v.intIn("ladder.parallel", ld.Parallel, 1, 4096)
-	return errors.Join(v.errs...)
 }
 
 // Validate checks every field of the selfplay section and returns every
@@ -118,10 +125,8 @@ func (s SelfPlay) validate(v *validator) {
 	v.floatIn("selfplay.dirichlet_fraction", s.DirichletFraction, 0, true, 1, false)
 	v.intIn("selfplay.temperature_plies", s.TemperaturePlies, 0, 1000)
 	v.intIn("selfplay.max_plies", s.MaxPlies, 1, 10000)
-	if s.CheapVisits != 0 {
-		v.check("selfplay.cheap_visits", s.CheapVisits, s.CheapVisits >= 1 && s.CheapVisits < s.Visits,
-			fmt.Sprintf("0 (off) or an integer in 1..%d (below selfplay.visits)", s.Visits-1))
-	}
+	v.check("selfplay.cheap_visits", s.CheapVisits, s.CheapVisits == 0 || s.CheapVisits >= 1 && s.CheapVisits < s.Visits,
+		fmt.Sprintf("0 (off) or an integer in 1..%d (below selfplay.visits)", s.Visits-1))
 	v.floatIn("selfplay.full_search_prob", s.FullSearchProb, 0, false, 1, true)
 	v.floatIn("selfplay.resign_threshold", s.ResignThreshold, 0, true, 0.5, false)
 	v.intIn("selfplay.resign_moves", s.ResignMoves, 1, 100)
@@ -143,9 +148,17 @@ func (s SelfPlay) validate(v *validator) {
 	v.floatIn("selfplay.gumbel_c_scale", s.GumbelCScale, 0, false, 100, true)
 }
 
-type validator struct{ errs []error }
+// validator collects the errors of a validation and, when want is not
+// nil, the allowed range of each field (its first check's).
+type validator struct {
+	errs []error
+	want map[string]string
+}
 
 func (v *validator) check(field string, val any, ok bool, want string) {
+	if _, seen := v.want[field]; v.want != nil && !seen {
+		v.want[field] = want
+	}
 	if !ok {
 		v.errs = append(v.errs, &FieldError{Field: field, Value: val, Want: want})
 	}
