@@ -203,7 +203,7 @@ type Train struct {
 	Batch int `mapstructure:"batch" yaml:"batch"`
 	// Optimizer is "adam" or "sgd" (with momentum). Default "adam".
 	Optimizer string `mapstructure:"optimizer" yaml:"optimizer"`
-	// Momentum of SGD, [0,1). Default 0.9.
+	// Momentum of SGD, [0,1); 0 = plain SGD. Default 0.9.
 	Momentum float64 `mapstructure:"momentum" yaml:"momentum"`
 	// LR is the peak learning rate, (0,10]; about 0.001 for Adam, 0.02 for
 	// SGD. Default 0.001.

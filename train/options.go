@@ -8,15 +8,12 @@ import (
 // trainOptions maps the run configuration's training section to the
 // trainer's options, the one place where they are mapped (the self-play
 // section is mapped in package selfplay: SearchOptions, MatchOptions,
-// EvaluatorOptions).
+// EvaluatorOptions). Zero means the same on both sides (momentum 0: plain
+// SGD).
 func trainOptions(c configs.Train) learn.TrainOptions {
-	momentum := c.Momentum
-	if momentum == 0 {
-		momentum = -1 // plain SGD; learn.TrainOptions reads 0 as its default 0.9
-	}
 	return learn.TrainOptions{
 		Batch: c.Batch, LR: c.LR, WeightDecay: c.WeightDecay,
-		Optimizer: c.Optimizer, Momentum: momentum,
+		Optimizer: c.Optimizer, Momentum: c.Momentum,
 		Schedule: c.LRSchedule, WarmupSteps: c.LRWarmupSteps,
 		DecaySteps: c.LRDecaySteps, DecayFactor: c.LRDecayFactor,
 		TotalSteps: c.LRDecaySteps, MinLR: c.LRMin,

@@ -7,14 +7,11 @@ import (
 )
 
 // TestTrainOptions checks the mapping of the training section: set values
-// pass unchanged, and momentum 0 is plain SGD, not the trainer's default.
+// pass unchanged.
 func TestTrainOptions(t *testing.T) {
 	c := configs.Default().Train
 	o := trainOptions(c)
 	if o.Batch != c.Batch || o.LR != c.LR || o.Momentum != c.Momentum || o.DecaySteps != c.LRDecaySteps || o.TotalSteps != c.LRDecaySteps || o.AuxWeight != c.AuxReplyWeight {
 		t.Errorf("train options %+v from %+v", o, c)
-	}
-	if m := trainOptions(configs.Train{}).Momentum; m >= 0 {
-		t.Errorf("momentum 0: trainer momentum %v, want negative (none)", m)
 	}
 }

@@ -127,9 +127,11 @@ func TestNextChunk(t *testing.T) {
 	}
 }
 
+// TestTrainOptionsZeroMomentumIsPlainSGD: 0 is none on both sides (the
+// trainer used to read 0 as its default 0.9 and a negative value as none).
 func TestTrainOptionsZeroMomentumIsPlainSGD(t *testing.T) {
-	if m := trainOptions(configs.Train{Momentum: 0}).Momentum; m >= 0 {
-		t.Errorf("train.momentum 0 maps to model momentum %v, want a negative value (none)", m)
+	if m := trainOptions(configs.Train{Momentum: 0}).Momentum; m != 0 {
+		t.Errorf("train.momentum 0 maps to model momentum %v, want 0 (none)", m)
 	}
 	if m := trainOptions(configs.Train{Momentum: 0.5}).Momentum; m != 0.5 {
 		t.Errorf("train.momentum 0.5 maps to %v", m)

@@ -37,14 +37,15 @@ type ReplyTarget struct {
 }
 
 // TrainOptions configures a Trainer. Zero fields take the documented
-// defaults.
+// defaults, except the amounts whose zero is none (WeightDecay, Momentum,
+// AuxWeight); no field has a negative value with a special meaning.
 type TrainOptions struct {
 	Batch       int     // samples per step, fixed for a Trainer (required)
 	LR          float64 // peak learning rate (default 1e-3 for Adam, 0.02 for SGD)
 	WeightDecay float64 // L2 coefficient on convolution and dense weights (0: none)
 
 	Optimizer string  // "adam" (default) or "sgd" (with momentum)
-	Momentum  float64 // SGD momentum (default 0.9; negative: none, plain SGD)
+	Momentum  float64 // SGD momentum, [0,1) (0: none, plain SGD; StandardMomentum is the usual value)
 	Beta1     float64 // Adam (default 0.9)
 	Beta2     float64 // Adam (default 0.999)
 	Epsilon   float64 // Adam (default 1e-8)
@@ -71,6 +72,9 @@ type TrainOptions struct {
 	AuxWeight float64
 }
 
+// StandardMomentum is the usual SGD momentum (TrainOptions.Momentum).
+const StandardMomentum = 0.9
+
 func (o TrainOptions) withDefaults() TrainOptions {
 	if o.Optimizer == "" {
 		o.Optimizer = "adam"
@@ -80,12 +84,6 @@ func (o TrainOptions) withDefaults() TrainOptions {
 		if o.Optimizer == "sgd" {
 			o.LR = 0.02
 		}
-	}
-	switch {
-	case o.Momentum == 0:
-		o.Momentum = 0.9
-	case o.Momentum < 0:
-		o.Momentum = 0
 	}
 	if o.Beta1 == 0 {
 		o.Beta1 = 0.9

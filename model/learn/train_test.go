@@ -269,6 +269,7 @@ func TestTrainerRejectsBadInput(t *testing.T) {
 		{TrainOptions{Batch: 8, Schedule: "cosine"}, "TotalSteps"},
 		{TrainOptions{Batch: 8, Schedule: "step"}, "DecaySteps"},
 		{TrainOptions{Batch: 8, Schedule: "linear"}, "Schedule"},
+		{TrainOptions{Batch: 8, Optimizer: "sgd", Momentum: -1}, "Momentum"},
 	} {
 		if err := tc.opt.Validate(); err == nil || !strings.Contains(err.Error(), tc.field) {
 			t.Errorf("%+v: error %v, want one naming %s", tc.opt, err, tc.field)
@@ -304,7 +305,7 @@ func TestSGDTrains(t *testing.T) {
 	rng := rand.New(rand.NewSource(14))
 	const B = 8
 	data := randomSamples(rng, B)
-	tr, err := NewTrainer(&model.Checkpoint{Net: modeltest.TinyNet(t, 14)}, TrainOptions{Batch: B, Optimizer: "sgd", LR: 0.01})
+	tr, err := NewTrainer(&model.Checkpoint{Net: modeltest.TinyNet(t, 14)}, TrainOptions{Batch: B, Optimizer: "sgd", LR: 0.01, Momentum: StandardMomentum})
 	if err != nil {
 		t.Fatal(err)
 	}
