@@ -167,3 +167,38 @@ func TestOverlayErrors(t *testing.T) {
 		t.Errorf("run.base: %v, want an unknown key", err)
 	}
 }
+
+// TestArchivedConfigsUnchanged loads the configurations archived by earlier
+// versions (the committed run folder samples) and holds their digests and
+// their differences from the quick preset to the values the version before
+// overlays gave (recorded with it), so that resuming them sees the same
+// settings and the same configs.Diff.
+func TestArchivedConfigsUnchanged(t *testing.T) {
+	for _, tc := range []struct {
+		file, digest, diff string
+	}{
+		{"../runfolder/testdata/config-2026-12-01-legacy.yaml", "a3248fae7d5a93dc54ed36d59bb2ad71cbb5ee8ed75b1d2642e27a60cfec3e79",
+			"[run.generations (14 -> 0)]"},
+		{"../runfolder/testdata/run-2026-12-01/config.yaml", "0a089d1ff0158392b965ceec377e14272ba3718271d86306cde76e9f048c7d3f",
+			"[run.generations (14 -> 1) model.preset (small -> tiny) selfplay.games_per_generation (64 -> 4) selfplay.parallel (32 -> 4) " +
+				"selfplay.visits (64 -> 4) selfplay.max_plies (200 -> 40) selfplay.eval_batch (32 -> 4) train.batch (64 -> 8) " +
+				"train.window_min (2000 -> 1) train.window_max (20000 -> 2000) train.steps_per_generation (0 -> 4) arena.games (40 -> 2) " +
+				"arena.parallel (20 -> 2) arena.visits (48 -> 2) arena.max_plies (200 -> 40)]"},
+	} {
+		c, err := Load(tc.file, nil, nil)
+		if err != nil {
+			t.Errorf("%s: %v", tc.file, err)
+			continue
+		}
+		q, err := Load("quick", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Digest(); got != tc.digest {
+			t.Errorf("%s: digest %s, want %s", tc.file, got, tc.digest)
+		}
+		if got := fmt.Sprint(Diff(q, c)); got != tc.diff {
+			t.Errorf("%s: differs from quick in\n%s\nwant\n%s", tc.file, got, tc.diff)
+		}
+	}
+}
