@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	yaml "go.yaml.in/yaml/v3"
 )
 
 func TestDefaultValidates(t *testing.T) {
@@ -54,48 +52,28 @@ func TestPresetsDocumentEveryKey(t *testing.T) {
 		defaults[kv.key] = kv.value
 	}
 	for _, name := range Presets {
-		data, err := PresetYAML(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			t.Fatal(err)
-		}
-		var keys []string
-		var walk func(prefix string, n *yaml.Node)
-		walk = func(prefix string, n *yaml.Node) {
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				if v.Kind == yaml.MappingNode {
-					walk(prefix+k.Value+".", v)
-					continue
-				}
-				key := prefix + k.Value
-				keys = append(keys, key)
-				lines := strings.Split(strings.TrimSpace(k.HeadComment), "\n")
-				m := defaultRE.FindStringSubmatch(lines[len(lines)-1])
-				if m == nil {
-					t.Errorf("%s.yaml: %s: comment %q does not end with its default", name, key, k.HeadComment)
-					continue
-				}
-				want := fmt.Sprint(defaults[key])
-				if s, ok := defaults[key].(string); ok {
-					want = fmt.Sprintf("%q", s)
-				}
-				got := m[1]
-				if f, err := parseFloat(got); err == nil {
-					got = fmt.Sprint(f)
-					if w, err := parseFloat(want); err == nil {
-						want = fmt.Sprint(w)
-					}
-				}
-				if got != want {
-					t.Errorf("%s.yaml: %s documents default %s, Default() has %s", name, key, m[1], want)
+		keys, docs := fileDocs(t, name+".yaml")
+		for _, key := range keys {
+			m := defaultRE.FindStringSubmatch(docs[key])
+			if m == nil {
+				t.Errorf("%s.yaml: %s: comment %q does not end with its default", name, key, docs[key])
+				continue
+			}
+			want := fmt.Sprint(defaults[key])
+			if s, ok := defaults[key].(string); ok {
+				want = fmt.Sprintf("%q", s)
+			}
+			got := m[1]
+			if f, err := parseFloat(got); err == nil {
+				got = fmt.Sprint(f)
+				if w, err := parseFloat(want); err == nil {
+					want = fmt.Sprint(w)
 				}
 			}
+			if got != want {
+				t.Errorf("%s.yaml: %s documents default %s, Default() has %s", name, key, m[1], want)
+			}
 		}
-		walk("", doc.Content[0])
 		if !reflect.DeepEqual(keys, Keys()) {
 			t.Errorf("%s.yaml lists keys\n%v\nwant\n%v", name, keys, Keys())
 		}

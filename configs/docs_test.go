@@ -219,9 +219,9 @@ func fieldDocs(t *testing.T) map[string]string {
 	return docs
 }
 
-// fileDocs returns, by dotted key, the comment just above each key of a
-// YAML file (the presets, the overlays).
-func fileDocs(t *testing.T, path string) map[string]string {
+// fileDocs returns the keys of a YAML file (the presets, the overlays),
+// in order, and the comment just above each.
+func fileDocs(t *testing.T, path string) ([]string, map[string]string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -231,6 +231,7 @@ func fileDocs(t *testing.T, path string) map[string]string {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
+	var keys []string
 	docs := map[string]string{}
 	var walk func(prefix string, n *yaml.Node)
 	walk = func(prefix string, n *yaml.Node) {
@@ -246,11 +247,12 @@ func fileDocs(t *testing.T, path string) map[string]string {
 			for j := len(lines) - 1; j >= 0 && strings.HasPrefix(strings.TrimSpace(lines[j]), "#"); j-- {
 				own = append([]string{strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[j]), "#"))}, own...)
 			}
+			keys = append(keys, prefix+k.Value)
 			docs[prefix+k.Value] = strings.Join(own, " ")
 		}
 	}
 	walk("", doc.Content[0])
-	return docs
+	return keys, docs
 }
 
 // TestFieldDocsAgree holds the comment of each key's field in config.go to
@@ -281,7 +283,8 @@ func TestPresetDocsAgree(t *testing.T) {
 		t.Fatalf("presets %v: update the list of files", Presets)
 	}
 	for _, f := range files {
-		for k, doc := range fileDocs(t, f) {
+		_, docs := fileDocs(t, f)
+		for k, doc := range docs {
 			if k == BaseKey {
 				continue
 			}

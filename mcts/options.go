@@ -142,25 +142,20 @@ func (o Options) withDefaults() Options {
 	if o.CPuct == 0 {
 		o.CPuct = DefaultCPuct
 	}
-	if o.DirichletAlpha <= 0 {
-		o.DirichletAlpha = DefaultDirichletAlpha
-	}
-	if o.Parallel <= 0 {
-		o.Parallel = DefaultParallel
-	}
-	if o.MaxNodes <= 0 {
-		o.MaxNodes = DefaultMaxNodes
-	}
-	if o.GumbelM <= 0 {
-		o.GumbelM = DefaultGumbelM
-	}
-	if o.GumbelCVisit <= 0 {
-		o.GumbelCVisit = DefaultGumbelCVisit
-	}
-	if o.GumbelCScale <= 0 {
-		o.GumbelCScale = DefaultGumbelCScale
-	}
+	positive(&o.DirichletAlpha, DefaultDirichletAlpha)
+	positive(&o.Parallel, DefaultParallel)
+	positive(&o.MaxNodes, DefaultMaxNodes)
+	positive(&o.GumbelM, DefaultGumbelM)
+	positive(&o.GumbelCVisit, DefaultGumbelCVisit)
+	positive(&o.GumbelCScale, DefaultGumbelCScale)
 	return o
+}
+
+// positive sets *v to def unless it is positive.
+func positive[T int | float64](v *T, def T) {
+	if !(*v > 0) {
+		*v = def
+	}
 }
 
 // TemperatureSchedule returns a temperature function for Options: early for
