@@ -4,7 +4,12 @@
 //
 // A Search plays one game at a time:
 //
-//	s := mcts.New(ev, mcts.Options{Parallel: 4, Temperature: mcts.TemperatureSchedule(16, 1, 0)})
+//	s := mcts.New(ev, mcts.Options{
+//		Parallel:          4,
+//		FPUReduction:      mcts.StandardFPUReduction,
+//		DirichletFraction: mcts.StandardDirichletFraction,
+//		Temperature:       mcts.TemperatureSchedule(16, 1, 0),
+//	})
 //	for !g.Outcome().Over() {
 //		res, err := s.Run(ctx, g, mcts.Limit{Visits: 400, Noise: true}, rng)
 //		...
@@ -25,12 +30,21 @@
 // the tree, a search with a fixed seed and a deterministic evaluator gives
 // the same result every time for a given Options.Parallel.
 //
-// Three learning-efficiency techniques are options, all off by default:
+// The zero Options search with plain PUCT: no first-play urgency
+// reduction, no root noise, no technique (see Options for what each zero
+// means). Three learning-efficiency techniques are options, all off by
+// default:
 // the MCTS solver (Options.Solver, solver.go), KataGo's forced playouts
 // with policy target pruning (Options.ForcedPlayoutsK, PruneVisits,
 // forced.go) and Gumbel search with sequential halving and the completed-Q
 // policy (Options.Gumbel, gumbel.go). BenchmarkSearchTechniques measures
 // their cost per playout, BenchmarkSolverEndgames what the solver gains.
+//
+// The files: options.go (Options, Limit), search.go (Search, Run, the
+// evaluation of a batch of leaves), select.go (the PUCT selection),
+// tree.go (nodes, expansion, backup, moving the root), noise.go (Dirichlet
+// noise), result.go (Result, the move choice), solver.go, forced.go and
+// gumbel.go (the techniques).
 //
 // The search costs far less than an evaluation: with an evaluator that
 // answers at once (go test ./mcts/ -run XXX -bench Search) it runs about

@@ -96,9 +96,9 @@ func (selfplayRandom) Evaluate(_ context.Context, q mcts.Query, out *mcts.Evalua
 // selfplaySettings returns the self-play settings of dama selfplay --model:
 // the selfplay section of the run configuration in --config (loaded and
 // validated by configs.Load, as dama train loads it; the documented
-// defaults without --config), with --parallel, --visits and --seed over it,
-// mapped to selfplay.Config by the trainer's own mapping. The base seed is
-// --seed, else the file's run.seed, else 0.
+// defaults without --config), with --parallel, --visits and --seed over it:
+// selfplay.Config holds that section as it is, as for the trainer. The base
+// seed is --seed, else the file's run.seed, else 0.
 func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, error) {
 	cfg := configs.Default()
 	seed := uint64(0)
