@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"dama/checkpoints"
 	"dama/engine"
+	"dama/mcts"
 	"dama/model"
 	"dama/model/export"
 	"dama/rules"
@@ -135,5 +137,23 @@ func TestAnalyzeCommand(t *testing.T) {
 		t.Errorf("the shipped model does not load: %v", err)
 	} else if code != 0 || !strings.Contains(out, "shipped model") {
 		t.Errorf("analyze with the shipped model: exit %d, stderr %q, output:\n%s", code, errs, out)
+	}
+}
+
+// TestEngineSearchOptions: hub, play and analyze search with the standard
+// first-play urgency reduction, as they always did (mcts reads a zero
+// reduction as none, so these options set it).
+func TestEngineSearchOptions(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	f := addEngineFlags(fs, 400, false)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	o, err := f.searchOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.FPUReduction != mcts.StandardFPUReduction || o.Parallel != 4 || !o.PassForced || o.DirichletFraction != 0 {
+		t.Errorf("engine search options %+v", o)
 	}
 }
