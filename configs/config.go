@@ -189,6 +189,9 @@ type SelfPlay struct {
 	GumbelCScale float64 `mapstructure:"gumbel_c_scale" yaml:"gumbel_c_scale"`
 }
 
+// Gumbel reports whether s asks for Gumbel root search.
+func (s SelfPlay) Gumbel() bool { return s.RootSearch == "gumbel" }
+
 // Backends are the allowed values of selfplay.backend (the names the
 // model package registers; a test keeps the two lists equal).
 var Backends = []string{"auto", "bf16", "fp32", "int8"}

@@ -137,7 +137,7 @@ func (s SelfPlay) validate(v *validator) {
 	v.oneOf("selfplay.backend", s.Backend, Backends)
 	v.floatIn("selfplay.forced_playouts_k", s.ForcedPlayoutsK, 0, true, 100, true)
 	v.oneOf("selfplay.root_search", s.RootSearch, RootSearches)
-	if s.ForcedPlayoutsK > 0 && s.RootSearch == "gumbel" {
+	if s.ForcedPlayoutsK > 0 && s.Gumbel() {
 		v.check("selfplay.forced_playouts_k", s.ForcedPlayoutsK, false, "0 with selfplay.root_search gumbel (forced playouts are a PUCT technique)")
 	}
 	if s.PolicyTargetPruning && !(s.ForcedPlayoutsK > 0) {

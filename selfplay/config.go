@@ -20,9 +20,6 @@ type Config struct {
 	Seed uint64
 }
 
-// Gumbel reports whether c asks for Gumbel root search.
-func (c Config) Gumbel() bool { return c.RootSearch == "gumbel" }
-
 // Validate returns every field of c out of range, each naming its key
 // (configs.SelfPlay.Validate), or nil.
 func (c Config) Validate() error { return c.SelfPlay.Validate() }

@@ -27,7 +27,7 @@ func SearchOptions(c configs.SelfPlay) mcts.Options {
 		Solver:            c.Solver,
 		PassForced:        c.PassForced,
 		ForcedPlayoutsK:   c.ForcedPlayoutsK,
-		Gumbel:            c.RootSearch == "gumbel",
+		Gumbel:            c.Gumbel(),
 		GumbelM:           c.GumbelM,
 		GumbelCVisit:      c.GumbelCVisit,
 		GumbelCScale:      c.GumbelCScale,

@@ -175,3 +175,28 @@ func TestEvaluatorOptions(t *testing.T) {
 		t.Errorf("match evaluator options %+v", o)
 	}
 }
+
+// TestYAMLToSearch follows settings from the YAML keys to the options the
+// search runs with: a value, and 0, arrive unchanged.
+func TestYAMLToSearch(t *testing.T) {
+	for _, tc := range []struct {
+		set        []string
+		fpu, noise float64
+		temp       bool
+	}{
+		{[]string{"selfplay.fpu_reduction=0.4", "selfplay.dirichlet_fraction=0.3", "selfplay.temperature_plies=8"}, 0.4, 0.3, true},
+		{[]string{"selfplay.fpu_reduction=0", "selfplay.dirichlet_fraction=0", "selfplay.temperature_plies=0"}, 0, 0, false},
+	} {
+		c, err := configs.Load("quick", nil, tc.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := mcts.New(evaltest.Material{}, SearchOptions(c.SelfPlay)).Options()
+		if o.FPUReduction != tc.fpu || o.DirichletFraction != tc.noise || (o.Temperature != nil) != tc.temp {
+			t.Errorf("%v: the search runs with fpu %v noise %v temperature %v", tc.set, o.FPUReduction, o.DirichletFraction, o.Temperature != nil)
+		}
+		if m := mcts.New(evaltest.Material{}, MatchOptions(c.SelfPlay, 0)).Options(); m.FPUReduction != tc.fpu {
+			t.Errorf("%v: gating searches with fpu %v", tc.set, m.FPUReduction)
+		}
+	}
+}
