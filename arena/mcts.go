@@ -16,7 +16,7 @@ type MCTSPlayer struct {
 	Label     string         // Name of the player
 	Evaluator mcts.Evaluator // shared by all its games; must be safe for concurrent use
 	Visits    int            // root visits per move (> 0)
-	Options   mcts.Options   // search options; a nil Temperature plays the most visited move
+	Options   mcts.Options   // search options (zero: plain PUCT, no FPU reduction); a nil Temperature plays the most visited move
 }
 
 // Name returns the player's label.
