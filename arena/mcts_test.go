@@ -2,9 +2,11 @@ package arena
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"dama/internal/evaltest"
+	"dama/mcts"
 	"dama/rules"
 )
 
@@ -26,5 +28,9 @@ func TestMCTSPlayerNeedsEvaluatorAndVisits(t *testing.T) {
 	}
 	if _, err := (&MCTSPlayer{Label: "x", Evaluator: evaltest.Material{}}).Start(context.Background(), g, nil); err == nil {
 		t.Error("Start without visits succeeded")
+	}
+	bad := &MCTSPlayer{Label: "x", Evaluator: evaltest.Material{}, Visits: 10, Options: mcts.Options{FPUReduction: -1}}
+	if _, err := bad.Start(context.Background(), g, nil); err == nil || !strings.Contains(err.Error(), "FPUReduction") {
+		t.Errorf("Start with a negative FPU reduction: %v, want an error naming it", err)
 	}
 }
