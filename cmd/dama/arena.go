@@ -50,7 +50,7 @@ var arenaOpt struct {
 
 func arenaFlags(fs *flag.FlagSet) {
 	o := &arenaOpt
-	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tMILLISECONDS, or a network PATH[@VISITS]: a checkpoint file or run folder, MCTS with 200 visits unless @VISITS")
+	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tMILLISECONDS, or a network PATH[@VISITS]: a checkpoint file, a run folder or shipped (the model shipped in the binary), MCTS with 200 visits unless @VISITS")
 	fs.StringVar(&o.b, "b", "", "player B, the reference A is judged against")
 	fs.IntVar(&o.games, "games", 100, "most games to play, even: each opening is played with both colours")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "games played at once")

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +77,43 @@ func TestExportCommand(t *testing.T) {
 		if code, _, errs := runCmd(t, args...); code == 0 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want a one-line error", args, code, errs)
 		}
+	}
+}
+
+// dama export takes the model names of hub, play and analyze: none or
+// "shipped" is the shipped model (issue 19, item 6); "random" has no network.
+func TestExportShippedModel(t *testing.T) {
+	if _, err := checkpoints.Shipped(); err != nil {
+		t.Skipf("no shipped model: %v", err)
+	}
+	dir := t.TempDir()
+	var files [2][]byte
+	for i, args := range [][]string{{}, {"--model", "shipped"}} {
+		out := filepath.Join(dir, fmt.Sprintf("m%d.json", i))
+		code, stdout, errs := runCmd(t, append([]string{"export", "--format", "json", "--out", out}, args...)...)
+		if code != 0 || !strings.Contains(stdout, "wrote "+out) {
+			t.Fatalf("export %v: exit %d, %q %q", args, code, stdout, errs)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[i] = b
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("export with no --model and with --model shipped differ")
+	}
+	code, _, errs := runCmd(t, "export", "--model", "random", "--out", filepath.Join(dir, "r.onnx"))
+	if code == 0 || !strings.Contains(errs, "no network") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("export --model random: exit %d, stderr %q; want a one-line error", code, errs)
+	}
+	code, stdout, errs := runCmd(t, "analyze", "--model", "shipped", "--visits", "4", "--top", "1")
+	if code != 0 || !strings.Contains(stdout, "shipped model") {
+		t.Errorf("analyze --model shipped: exit %d, stderr %q, output:\n%s", code, errs, stdout)
+	}
+	code, stdout, errs = runCmd(t, "arena", "--a", "shipped@4", "--b", "random", "--games", "2", "--quiet")
+	if code != 0 || !strings.Contains(stdout, "shipped@4 vs random") {
+		t.Errorf("arena --a shipped@4: exit %d, stderr %q, output:\n%s", code, errs, stdout)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"dama/checkpoints"
 	"dama/model"
 	"dama/model/export"
 )
@@ -17,9 +18,9 @@ func init() {
 	register(&command{
 		name:    "export",
 		summary: "export a network as an ONNX model or a JSON file of folded weights",
-		usage:   "--model CKPT --format onnx|json --out FILE",
+		usage:   "--out FILE [--model CKPT|DIR|shipped] [--format onnx|json]",
 		flags: func(fs *flag.FlagSet) {
-			ckpt = fs.String("model", "", "checkpoint file to export, or a run folder (its best model)")
+			ckpt = fs.String("model", shippedModel, `checkpoint file to export, a run folder (its best model), or "shipped": the model shipped in the binary`)
 			format = fs.String("format", "onnx", "onnx (ONNX opset 13, any runtime) or json (plain weights for engine authors)")
 			out = fs.String("out", "", "output file")
 		},
@@ -27,17 +28,27 @@ func init() {
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected argument %q", args[0])
 			}
-			if *ckpt == "" || *out == "" {
-				return fmt.Errorf("--model and --out are required")
+			if *out == "" {
+				return fmt.Errorf("--out is required")
 			}
 			if *format != "onnx" && *format != "json" {
 				return fmt.Errorf("--format %q: want onnx or json", *format)
+			}
+			switch *ckpt {
+			case "random":
+				return fmt.Errorf(`--model random is a uniform evaluator with no network to export; give a checkpoint file, a run folder or "shipped"`)
+			case "":
+				*ckpt = shippedModel
 			}
 			ck, err := loadModel(*ckpt)
 			if err != nil {
 				return err
 			}
-			if err := exportModel(ck, filepath.Base(*ckpt), *format, *out); err != nil {
+			source := filepath.Base(*ckpt)
+			if *ckpt == shippedModel {
+				source = checkpoints.ModelFile // as dama ship names it in dama.onnx
+			}
+			if err := exportModel(ck, source, *format, *out); err != nil {
 				return err
 			}
 			st, err := os.Stat(*out)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"dama/checkpoints"
 	"dama/engine"
 	"dama/mcts"
 	"dama/model"
@@ -46,7 +45,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		limit(fs, "tree-mb", engine.MinTreeMB, engine.MaxTreeMB, "")
 	}()
 	return &engineFlags{
-		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), or "random" for a uniform evaluator (no network); default: the model shipped in the binary`),
+		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), "random" for a uniform evaluator (no network), or "shipped" (the default): the model shipped in the binary`),
 		visits:   fs.Int("visits", visits, "MCTS visits per move (0: no visit limit; then --time must be set)"+when),
 		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit)"+when),
 		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step (network batch size)"),
@@ -112,10 +111,9 @@ func (f *engineFlags) setup() (*engineSetup, error) {
 func (f *engineFlags) evaluator() (ev mcts.Evaluator, name string, close func(), err error) {
 	var ck *model.Checkpoint
 	switch *f.model {
-	case "":
-		// The model shipped in the binary (checkpoints/shipped).
-		if ck, err = checkpoints.Shipped(); err != nil {
-			return nil, "", nil, fmt.Errorf(`%w (a checkpoint file, a run folder, or "random")`, err)
+	case "", shippedModel:
+		if ck, err = loadModel(shippedModel); err != nil {
+			return nil, "", nil, fmt.Errorf(`%w, or "random"`, err)
 		}
 		*f.model = "shipped model"
 	case "random":

@@ -89,7 +89,7 @@ func looksLikeCheckpoint(spec string) bool {
 		path = spec[:i]
 	}
 	_, err := os.Stat(path)
-	return err == nil || strings.HasSuffix(path, ".ckpt")
+	return err == nil || path == shippedModel || strings.HasSuffix(path, ".ckpt")
 }
 
 // modelPlayer is an MCTS player that owns its network evaluator.
