@@ -71,7 +71,7 @@ func TestPlayAsBlackAndAmbiguous(t *testing.T) {
 		t.Fatalf("moves %v", rec.Moves)
 	}
 	if rec.Result != rules.BlackWins {
-		t.Errorf("result %v after white resigns, want 0-2", rec.Result)
+		t.Errorf("result %v after white resigns, want 0-1", rec.Result)
 	}
 
 	// The human plays black: the engine opens, undo with no human move does nothing.
@@ -94,7 +94,7 @@ func TestPlayToTheEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, out := playScript(t, "22x13\n", PlayOptions{Start: &p})
-	if rec.Result != rules.WhiteWins || !strings.Contains(out, "Game over: white wins 2-0 (no moves)") {
+	if rec.Result != rules.WhiteWins || !strings.Contains(out, "Game over: white wins 1-0 (no moves)") {
 		t.Errorf("result %v, output:\n%s", rec.Result, out)
 	}
 }

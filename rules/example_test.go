@@ -81,7 +81,7 @@ func ExampleParsePDN() {
 		fmt.Println(err)
 	}
 	// Output:
-	// Example [23-19 10-14 19x10 5x14] 1-1
+	// Example [23-19 10-14 19x10 5x14] 1/2-1/2
 	// [Event "Example"]
 	// [Site "?"]
 	// [Date "????.??.??"]

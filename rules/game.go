@@ -13,20 +13,12 @@ const (
 	Draw
 )
 
-// String returns the result in points, as Italian players say it: "2-0",
-// "0-2", "1-1" or "*". PDN files use the 8x8 convention of Result.PDN.
-// (Italian PDN scores a win 2 and a draw 1.)
-func (r Result) String() string {
-	switch r {
-	case WhiteWins:
-		return "2-0"
-	case BlackWins:
-		return "0-2"
-	case Draw:
-		return "1-1"
-	}
-	return "*"
-}
+// String returns the result as dama shows it everywhere, in its PDN files
+// and to people: "1-0", "0-1", "1/2-1/2" or "*" (Result.PDN). Italian
+// players also say a result in points ("2-0", "0-2", "1-1"); ReadPDN
+// accepts those, but dama never writes them, so that one game reads the
+// same on the terminal and in its file.
+func (r Result) String() string { return r.PDN() }
 
 // Winner returns the winning side; ok is false for a draw or an open game.
 func (r Result) Winner() (c Color, ok bool) {

@@ -312,13 +312,19 @@ func TestGameUndo(t *testing.T) {
 	}
 }
 
+// A result reads the same on the terminal as in dama's PDN files, the 8x8
+// convention of [GameType "22"] (issue 19, item 6: show and play said
+// 2-0/0-2/1-1 while the files said 1-0/0-1/1/2-1/2).
 func TestResultStrings(t *testing.T) {
 	for _, c := range []struct {
 		r    Result
 		want string
-	}{{WhiteWins, "2-0"}, {BlackWins, "0-2"}, {Draw, "1-1"}, {Ongoing, "*"}} {
+	}{{WhiteWins, "1-0"}, {BlackWins, "0-1"}, {Draw, "1/2-1/2"}, {Ongoing, "*"}} {
 		if got := c.r.String(); got != c.want {
 			t.Errorf("%d.String() = %q, want %q", c.r, got, c.want)
+		}
+		if got := c.r.PDN(); got != c.want {
+			t.Errorf("%d.PDN() = %q, want %q", c.r, got, c.want)
 		}
 	}
 }

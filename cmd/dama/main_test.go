@@ -132,6 +132,13 @@ func TestShowPDNWithBadGame(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "3 games: 2 read, 1 failed") || !strings.Contains(out, "game 2: ") || !strings.Contains(out, "move 2...") {
 		t.Errorf("show --game 3: exit %d, stderr %q, output:\n%s", code, errs, out)
 	}
+	if !strings.Contains(out, "result 1/2-1/2") {
+		t.Errorf("show --game 3: the result is not in PDN notation (1/2-1/2), as the file has it:\n%s", out)
+	}
+	code, out, errs = runCmd(t, "show", "--pdn", pdn, "--game", "1")
+	if code != 0 || !strings.Contains(out, "result 1-0") || strings.Contains(out, "2-0") {
+		t.Errorf("show --game 1: exit %d, stderr %q; want result 1-0 as in the file:\n%s", code, errs, out)
+	}
 	code, out, errs = runCmd(t, "show", "--pdn", pdn, "--game", "2")
 	if code != 0 || !strings.Contains(out, "after 3 of 3 plies") || !strings.Contains(out, "stops before the bad move") {
 		t.Errorf("show --game 2: exit %d, stderr %q, output:\n%s", code, errs, out)

@@ -21,6 +21,7 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
+	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
 	"dama/train"
@@ -262,10 +263,10 @@ type selfplayStats struct {
 func (s *selfplayStats) add(g *selfplay.Game) {
 	s.games++
 	s.positions += len(g.Plies)
-	switch g.Result.String() {
-	case "2-0":
+	switch g.Result {
+	case rules.WhiteWins:
 		s.white++
-	case "0-2":
+	case rules.BlackWins:
 		s.black++
 	default:
 		s.draws++
