@@ -81,6 +81,10 @@ func parseResult(s string) (Result, bool) {
 type PDNGame struct {
 	Record
 	Err error
+	// OtherGame, when not "", is what shows that the game is not Italian
+	// draughts: a GameType tag other than 22, or a square above 32 (a
+	// 10x10 board numbers its squares to 50), with the game's number.
+	OtherGame string
 }
 
 // ReadPDNGames reads the games of a PDN text each on its own, so that one
@@ -98,6 +102,9 @@ func ReadPDNGames(text string) []PDNGame {
 		games[i].Record = r
 		if err := ps.errs[i]; err != nil {
 			games[i].Err = fmt.Errorf("game %d: %w", i+1, err)
+		}
+		if o := ps.others[i]; o != "" {
+			games[i].OtherGame = fmt.Sprintf("game %d: %s", i+1, o)
 		}
 	}
 	return games
@@ -130,6 +137,10 @@ type pdnParser struct {
 	i    int
 	recs []Record
 	errs []error // with lenient, each game's error (nil for a good game)
+	// others holds, for each game, what shows it is another game than
+	// Italian draughts ("" if nothing does); other is the current game's.
+	others []string
+	other  string
 
 	// lenient records an error in the game and reads on (ReadPDNGames);
 	// skip is set while the rest of a bad game is skipped.
@@ -164,6 +175,7 @@ func (ps *pdnParser) begin(off int) {
 	ps.gtSeen, ps.fenSeen = false, false
 	ps.tagRes = Ongoing
 	ps.skip, ps.gameErr = false, nil
+	ps.other = ""
 }
 
 func (ps *pdnParser) finish(r Result) {
@@ -171,6 +183,7 @@ func (ps *pdnParser) finish(r Result) {
 	ps.rec.Tags = rosterFirst(ps.rec.Tags)
 	ps.recs = append(ps.recs, ps.rec)
 	ps.errs = append(ps.errs, ps.gameErr)
+	ps.others = append(ps.others, ps.other)
 	ps.inGame = false
 	ps.skip, ps.gameErr = false, nil
 }
@@ -375,9 +388,14 @@ func (ps *pdnParser) tag() error {
 		ps.gtSeen = true
 		// PDN allows "22,W,8,8,A0,0"-style values: the first field is the game.
 		game, _, _ := strings.Cut(value, ",")
-		if strings.TrimSpace(game) != PDNGameType {
+		if game = strings.TrimSpace(game); game != PDNGameType {
+			what := "GameType " + strconv.Quote(value)
+			if name, ok := pdnGameTypes[game]; ok {
+				what += " (" + name + ")"
+			}
+			ps.noteOther(what)
 			return ps.fail(valOff, t[valOff:j], ErrSyntax,
-				"GameType "+strconv.Quote(value)+" is not Italian draughts (22), the only game this package reads")
+				what+" is not Italian draughts (22), the only game this package reads")
 		}
 	case "FEN":
 		if ps.fenSeen {
@@ -387,6 +405,9 @@ func (ps *pdnParser) tag() error {
 		p, err := ParseFEN(value)
 		if err != nil {
 			var pe *ParseError
+			if errors.As(err, &pe) && pe.Err == ErrSquare {
+				ps.noteOtherSquare("the FEN tag", pe.Token)
+			}
 			if errors.As(err, &pe) {
 				// The offset is exact when the value holds no escapes.
 				return ps.fail(valOff+1+pe.Offset, pe.Token, pe.Err, "FEN tag: "+pe.Detail)
@@ -447,6 +468,7 @@ func (ps *pdnParser) word(off int, w string) error {
 	}
 	if ps.skip {
 		ps.moved = true // the rest of a bad game: a tag now begins the next
+		ps.noteOtherSquare("move text", w)
 		return nil
 	}
 	// A move number: digits followed by one or more periods.
@@ -490,6 +512,9 @@ func (ps *pdnParser) word(off int, w string) error {
 		} else {
 			num += "."
 		}
+		if pe.Err == ErrSquare {
+			ps.noteOtherSquare(num, w)
+		}
 		if pe.Err == ErrIllegal || pe.Err == ErrAmbiguous {
 			return ps.fail(off, w, pe.Err, num+" ("+ps.pos.Side().String()+"): "+pe.Detail)
 		}
@@ -498,6 +523,46 @@ func (ps *pdnParser) word(off int, w string) error {
 	ps.rec.Moves = append(ps.rec.Moves, m)
 	ps.pos = ps.pos.Play(m)
 	return nil
+}
+
+// pdnGameTypes names the games of PDN's GameType numbers other than
+// Italian draughts (22) that a user may meet.
+var pdnGameTypes = map[string]string{
+	"20": "international draughts, 10x10",
+	"21": "English draughts or checkers",
+	"23": "American pool checkers",
+	"24": "Spanish draughts",
+	"25": "Russian draughts",
+	"26": "Brazilian draughts",
+	"27": "Canadian draughts, 12x12",
+	"28": "Portuguese draughts",
+	"29": "Czech draughts",
+	"30": "Turkish draughts",
+	"31": "Thai draughts",
+	"40": "Frisian draughts, 10x10",
+}
+
+// noteOther records what shows that the game being read is another game
+// than Italian draughts, unless something already did.
+func (ps *pdnParser) noteOther(what string) {
+	if ps.other == "" {
+		ps.other = what
+	}
+}
+
+// noteOtherSquare notes a square of a 10x10 board (33 to 50) in tok, a
+// move ("12. 33-28", "33x22") or a FEN square list, read in where.
+func (ps *pdnParser) noteOtherSquare(where, tok string) {
+	// A leading move number ("33.") is no square.
+	if i := strings.IndexFunc(tok, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && tok[i] == '.' {
+		tok = strings.TrimLeft(tok[i:], ".")
+	}
+	for _, f := range strings.FieldsFunc(tok, func(r rune) bool { return r < '0' || r > '9' }) {
+		if n, err := strconv.Atoi(f); err == nil && n > NumSquares && n <= 50 {
+			ps.noteOther(fmt.Sprintf("square %d in %s (%q): Italian draughts numbers its squares 1 to %d, a 10x10 board to 50", n, where, clip(tok), NumSquares))
+			return
+		}
+	}
 }
 
 func (ps *pdnParser) result(off int, r Result) error {

@@ -381,3 +381,33 @@ func TestReadPDNGames(t *testing.T) {
 		t.Errorf("game after the bad ones: event %q result %v", v, games[4].Result)
 	}
 }
+
+// A game of another kind of draughts says what shows it, so that a file of
+// them is not taken for Italian games full of illegal moves (issue 19,
+// item 6: a 10x10 file gave "0 read, 45 failed" and "illegal move" lines).
+// A typo in an Italian game (square 99) is no such sign.
+func TestReadPDNGamesOtherGame(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"GameType", "[GameType \"20\"]\n1. 32-28 19-23 *\n", `game 1: GameType "20" (international draughts, 10x10)`},
+		{"GameType with fields", "[GameType \"21,W,8,8,A0,0\"]\n1. 9-14 *\n", `GameType "21,W,8,8,A0,0" (English draughts`},
+		{"square in the first move", "1. 33-28 18-23 *\n", "game 1: square 33 in move 1. "},
+		{"square after an illegal move", "1. 32-28 19-23 2. 37-32 *\n", `game 1: square 37 in move text ("37-32")`},
+		{"square in FEN", "[FEN \"W:W31-50:B1-20\"]\n1. 32-28 *\n", "game 1: square 50 in the FEN tag"},
+		{"second game", "1. 22-18 *\n\n1. 31-27 19-23 2. 27x18 12x23 3. 45-40 *\n", "game 2: square 45 in move text"},
+		{"move numbers are no squares", "1. 22-18 11-15 33. 99-1 *\n", ""},
+		{"typo", "1. 22-18 99-1 *\n", ""},
+		{"Italian", "[GameType \"22\"]\n1. 22-18 11-15 *\n", ""},
+	} {
+		other := ""
+		for _, g := range ReadPDNGames(tc.text) {
+			if other == "" {
+				other = g.OtherGame
+			}
+		}
+		if tc.want == "" && other != "" || !strings.Contains(other, tc.want) {
+			t.Errorf("%s: OtherGame %q, want %q", tc.name, other, tc.want)
+		}
+	}
+}

@@ -145,6 +145,31 @@ func TestShowPDNWithBadGame(t *testing.T) {
 	}
 }
 
+// A 10x10 file is named as not Italian 8x8 draughts, in one line and with
+// a non-zero exit, instead of "0 read" and a list of illegal moves; a file
+// of which no game could be read exits non-zero too (issue 19, item 6).
+func TestShowPDNNothingRead(t *testing.T) {
+	dir := t.TempDir()
+	intl := filepath.Join(dir, "intl.pdn")
+	text := "[Event \"a\"]\n1. 32-28 19-23 2. 28x19 14x23 3. 37-32 *\n\n[Event \"b\"]\n1. 33-29 18-23 2. 39-33 12-18 *\n"
+	if err := os.WriteFile(intl, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "show", "--pdn", intl)
+	if code != 1 || !strings.Contains(errs, intl+" is not Italian 8x8 draughts") || !strings.Contains(errs, "square 37") ||
+		strings.Count(strings.TrimSpace(errs), "\n") != 0 || strings.Contains(out, "illegal move") {
+		t.Errorf("show of a 10x10 file: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	bad := filepath.Join(dir, "bad.pdn")
+	if err := os.WriteFile(bad, []byte("1. 22-18 11-15 2. 99-1 *\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCmd(t, "show", "--pdn", bad)
+	if code != 1 || !strings.Contains(out, "0 read, 1 failed") || !strings.Contains(errs, "none of its 1 games could be read") {
+		t.Errorf("show of a file with no good game: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
 // dama version and --version print the build's version, the one the Hub id
 // line carries (issue 13, point 8).
 func TestVersion(t *testing.T) {

@@ -42,25 +42,9 @@ func init() {
 				fmt.Fprint(stdout, p.Diagram())
 				return nil
 			}
-			text, err := os.ReadFile(*pdn)
+			games, err := readPDNFile(*pdn)
 			if err != nil {
 				return err
-			}
-			games := rules.ReadPDNGames(string(text))
-			failed := 0
-			for _, g := range games {
-				if g.Err != nil {
-					failed++
-				}
-			}
-			fmt.Fprintf(stdout, "%s: %d games: %d read, %d failed\n", *pdn, len(games), len(games)-failed, failed)
-			for _, g := range games {
-				if g.Err != nil {
-					fmt.Fprintf(stdout, "  %v\n", g.Err)
-				}
-			}
-			if len(games) == 0 {
-				return fmt.Errorf("%s: no game in the file", *pdn)
 			}
 			if *game > len(games) {
 				return fmt.Errorf("%s: --game %d out of range 1..%d", *pdn, *game, len(games))
@@ -94,4 +78,42 @@ func init() {
 			return nil
 		},
 	})
+}
+
+// readPDNFile reads the games of a PDN file for a command that shows or
+// uses them. It prints how many were read and why each bad one failed, and
+// is an error when no game could be read: a file of another game (a
+// GameType other than 22, squares up to 50) is named as such, not as a
+// list of illegal moves.
+func readPDNFile(path string) ([]rules.PDNGame, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	games := rules.ReadPDNGames(string(text))
+	if len(games) == 0 {
+		return nil, fmt.Errorf("%s: no game in the file", path)
+	}
+	failed, other := 0, ""
+	for _, g := range games {
+		if g.Err != nil {
+			failed++
+		}
+		if other == "" {
+			other = g.OtherGame
+		}
+	}
+	if failed == len(games) && other != "" {
+		return nil, fmt.Errorf("%s is not Italian 8x8 draughts, the only game dama reads: %s", path, other)
+	}
+	fmt.Fprintf(stdout, "%s: %d games: %d read, %d failed\n", path, len(games), len(games)-failed, failed)
+	for _, g := range games {
+		if g.Err != nil {
+			fmt.Fprintf(stdout, "  %v\n", g.Err)
+		}
+	}
+	if failed == len(games) {
+		return nil, fmt.Errorf("%s: none of its %d games could be read (the first: %v)", path, len(games), games[0].Err)
+	}
+	return games, nil
 }
