@@ -150,12 +150,20 @@ func Loop(ctx context.Context, opt Options) error {
 		}
 	}
 	gen := run.NextGeneration()
+	complete := l.cfg.Run.Generations > 0 && gen > l.cfg.Run.Generations
 	if gen > 1 {
-		fmt.Fprintf(l.log, "resuming %s at generation %d\n", run.Dir, gen)
+		if !complete {
+			fmt.Fprintf(l.log, "resuming %s at generation %d\n", run.Dir, gen)
+		}
 		// A kill during the rating after the last generation: redo it.
 		if err := l.rate(ctx, gen-1); err != nil {
 			return err
 		}
+	}
+	if complete {
+		fmt.Fprintf(l.log, "run %s is complete: run.generations = %d and generation %d is done; to train on, run again with --set run.generations=N (N > %d)\n",
+			run.Dir, l.cfg.Run.Generations, gen-1, gen-1)
+		return nil
 	}
 	for ; l.cfg.Run.Generations == 0 || gen <= l.cfg.Run.Generations; gen++ {
 		if err := ctx.Err(); err != nil {

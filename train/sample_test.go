@@ -21,6 +21,33 @@ func TestSampleRunResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny network for one generation")
 	}
+	dir, run, cfg := copySampleRun(t, "run.generations=2")
+	var log strings.Builder
+	if err := Loop(context.Background(), Options{Config: cfg, Dir: dir, SelfPlay: true, Revision: "test", Log: &log}); err != nil {
+		t.Fatalf("resuming the sample: %v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "resuming "+dir+" at generation 2") || !strings.Contains(log.String(), "gen 2: games") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	rec, err := run.ReadRecord(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.TotalGames != 4+rec.Games || len(rec.Chunks) == 0 {
+		t.Errorf("generation 2 record %+v", rec)
+	}
+	for _, c := range rec.Chunks {
+		if c == "chunk-main-000000.dgames" {
+			t.Errorf("generation 2 consumed generation 1's chunk again")
+		}
+	}
+}
+
+// copySampleRun copies the committed sample run (one generation) to a
+// temporary folder, writes its checkpoints (seeded) and returns it with its
+// archived configuration, sets applied.
+func copySampleRun(t *testing.T, sets ...string) (string, *runfolder.Run, *configs.Config) {
+	t.Helper()
 	const sample = "../runfolder/testdata/run-2026-12-01"
 	dir := filepath.Join(t.TempDir(), "run")
 	err := filepath.WalkDir(sample, func(path string, d os.DirEntry, err error) error {
@@ -44,7 +71,7 @@ func TestSampleRunResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := configs.Load(run.Path(runfolder.ConfigFile), nil, []string{"run.generations=2"})
+	cfg, err := configs.Load(run.Path(runfolder.ConfigFile), nil, sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,23 +85,27 @@ func TestSampleRunResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return dir, run, cfg
+}
+
+// Started again after its last generation, a run says it is complete and
+// how to extend it, and does no work (issue 19, item 6: it said "resuming
+// ... at generation 2" of a one-generation run).
+func TestCompleteRunDoesNoWork(t *testing.T) {
+	dir, run, cfg := copySampleRun(t, "run.generations=1")
 	var log strings.Builder
 	if err := Loop(context.Background(), Options{Config: cfg, Dir: dir, SelfPlay: true, Revision: "test", Log: &log}); err != nil {
-		t.Fatalf("resuming the sample: %v\n%s", err, log.String())
+		t.Fatalf("Loop on a complete run: %v\n%s", err, log.String())
 	}
-	if !strings.Contains(log.String(), "resuming "+dir+" at generation 2") || !strings.Contains(log.String(), "gen 2: games") {
-		t.Errorf("log:\n%s", log.String())
+	out := log.String()
+	if strings.Contains(out, "resuming") || !strings.Contains(out, "is complete: run.generations = 1 and generation 1 is done") || !strings.Contains(out, "--set run.generations=N") {
+		t.Errorf("log of a complete run:\n%s", out)
 	}
-	rec, err := run.ReadRecord(2)
-	if err != nil {
-		t.Fatal(err)
+	if got := run.NextGeneration(); got != 2 {
+		t.Errorf("next generation %d after re-running a complete run, want 2 (nothing done)", got)
 	}
-	if rec.TotalGames != 4+rec.Games || len(rec.Chunks) == 0 {
-		t.Errorf("generation 2 record %+v", rec)
-	}
-	for _, c := range rec.Chunks {
-		if c == "chunk-main-000000.dgames" {
-			t.Errorf("generation 2 consumed generation 1's chunk again")
-		}
+	games, err := os.ReadDir(run.Path(runfolder.GamesDir))
+	if err != nil || len(games) != 1 {
+		t.Errorf("games folder holds %d files (%v), want the sample's one chunk", len(games), err)
 	}
 }
