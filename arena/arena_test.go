@@ -381,3 +381,34 @@ func TestAlphaBetaVariesWithSeed(t *testing.T) {
 		t.Errorf("alphabeta played the same game for seeds 1..5")
 	}
 }
+
+// A progress display built on Tally agrees with the match's result: the
+// games of unfinished pairs are shown apart, never counted (issue 19, item
+// 6: a line said +6 =0 -1 over 7 games where the record said 6-0-0).
+func TestTallyCountsWholePairs(t *testing.T) {
+	var tl Tally
+	for _, g := range []GameResult{{Index: 0, ScoreA: 1}, {Index: 3, ScoreA: 0}, {Index: 1, ScoreA: 0.5}} {
+		tl.Add(g)
+	}
+	if got, want := tl.String(), "+1 =1 -0 (1 unpaired game not counted)"; got != want {
+		t.Errorf("tally %q, want %q", got, want)
+	}
+	if other, ok := tl.Add(GameResult{Index: 2, ScoreA: 1}); !ok || other.Index != 3 {
+		t.Errorf("game 2 completes pair 1 with game 3: got %d, %v", other.Index, ok)
+	}
+	if got, want := tl.String(), "+2 =1 -1"; got != want {
+		t.Errorf("tally %q, want %q", got, want)
+	}
+	// A threshold gate that stops early: what a Tally fed by OnGame shows
+	// is what the result counts.
+	var seen Tally
+	res, err := Match(context.Background(), alphaBeta{Depth: 2}, randomPlayer{}, MatchOptions{
+		Games: 40, Parallel: 3, Seed: 5, Threshold: 0.55, OnGame: func(g GameResult) { seen.Add(g) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen.Wins != res.Wins || seen.Draws != res.Draws || seen.Losses != res.Losses || seen.Unpaired != res.Discarded {
+		t.Errorf("tally %v, result %v (discarded %d)", seen, res, res.Discarded)
+	}
+}

@@ -222,7 +222,7 @@ func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, er
 
 	var firstErr error
 	stopped := false
-	half := make(map[int]GameResult) // first finished game of each open pair
+	var tally Tally
 	for d := range results {
 		if stopped || firstErr != nil {
 			continue // drain
@@ -235,22 +235,12 @@ func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, er
 		if opts.OnGame != nil {
 			opts.OnGame(d.r)
 		}
-		pair := d.r.Index / 2
-		other, ok := half[pair]
+		other, ok := tally.Add(d.r)
 		if !ok {
-			half[pair] = d.r
 			continue
 		}
-		delete(half, pair)
+		res.Wins, res.Draws, res.Losses = tally.Wins, tally.Draws, tally.Losses
 		for _, g := range []GameResult{other, d.r} {
-			switch g.ScoreA {
-			case 1:
-				res.Wins++
-			case 0:
-				res.Losses++
-			default:
-				res.Draws++
-			}
 			if g.Outcome.Reason == rules.Adjudicated {
 				res.Adjudicated++
 			}
@@ -290,8 +280,60 @@ func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, er
 	if err := parent.Err(); err != nil && !stopped {
 		return res, err
 	}
-	res.Discarded = len(half)
+	res.Discarded = tally.Unpaired
 	return res, nil
+}
+
+// Tally counts the finished games of a match as Match counts them, so that
+// a progress display agrees with the result: a game counts once the other
+// game of its pair (the same opening, colours swapped) has finished; until
+// then it is unpaired, and a match that stops early never counts it.
+type Tally struct {
+	Wins, Draws, Losses int // A's counted games
+	Unpaired            int // finished games whose pair has not finished
+	half                map[int]GameResult
+}
+
+// Add takes a finished game. When it completes its pair, both games are
+// counted and Add returns the pair's other game and true.
+func (t *Tally) Add(g GameResult) (other GameResult, paired bool) {
+	pair := g.Index / 2
+	other, ok := t.half[pair]
+	if !ok {
+		if t.half == nil {
+			t.half = make(map[int]GameResult)
+		}
+		t.half[pair] = g
+		t.Unpaired++
+		return GameResult{}, false
+	}
+	delete(t.half, pair)
+	t.Unpaired--
+	for _, s := range []float64{other.ScoreA, g.ScoreA} {
+		switch {
+		case s > 0.5:
+			t.Wins++
+		case s < 0.5:
+			t.Losses++
+		default:
+			t.Draws++
+		}
+	}
+	return other, true
+}
+
+// String is the counted games, with the unpaired ones when there are any:
+// "+6 =0 -0", "+6 =0 -0 (1 unpaired game not counted)".
+func (t Tally) String() string {
+	s := fmt.Sprintf("+%d =%d -%d", t.Wins, t.Draws, t.Losses)
+	switch t.Unpaired {
+	case 0:
+	case 1:
+		s += " (1 unpaired game not counted)"
+	default:
+		s += fmt.Sprintf(" (%d unpaired games not counted)", t.Unpaired)
+	}
+	return s
 }
 
 // playGame plays game i of a match from start: A has White in even games.

@@ -56,7 +56,7 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*runfolder
 	}
 	defer be.Close()
 	st := startStage(l.opt.Progress, Event{Gen: gen, Stage: StageArena, Total: ac.Games})
-	onGame := func(r arena.GameResult) { st.game(r.ScoreA) }
+	onGame := func(r arena.GameResult) { st.game(r) }
 	res, err := gateMatch(ctx, ac, l.cfg.SelfPlay, filepath.Base(cand), filepath.Base(best), ce, be, l.cfg.Run.Seed*1_000_003+int64(gen), onGame)
 	st.finish()
 	if err != nil {

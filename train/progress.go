@@ -1,5 +1,7 @@
 package train
 
+import "dama/arena"
+
 // Stage is a part of a generation whose progress Loop reports.
 type Stage int
 
@@ -13,7 +15,7 @@ const (
 	// StageTrain trains the candidate; Done counts training steps.
 	StageTrain
 	// StageArena plays the gating match; Done counts games, and Wins,
-	// Draws and Losses are the candidate's so far.
+	// Draws, Losses and Unpaired are the candidate's so far.
 	StageArena
 	// StageLadder rates the best model on the ladder; Done counts games.
 	StageLadder
@@ -44,9 +46,11 @@ type Event struct {
 
 	Done, Total int
 
-	// Wins, Draws and Losses are the candidate's games of the gating
-	// match so far (StageArena).
-	Wins, Draws, Losses int
+	// Wins, Draws and Losses are the candidate's counted games of the
+	// gating match so far (StageArena): those of whole pairs, as the
+	// generation's record counts them. Unpaired are finished games whose
+	// pair has not finished; a match stopped early never counts them.
+	Wins, Draws, Losses, Unpaired int
 	// MoreGames marks a self-play round played beyond the configured games
 	// because the replay window needs train.window_min positions.
 	MoreGames bool
@@ -55,8 +59,9 @@ type Event struct {
 // stage reports the progress of one stage to a sink; a nil sink, or a
 // stage of no steps, reports nothing.
 type stage struct {
-	sink func(Event)
-	ev   Event
+	sink  func(Event)
+	ev    Event
+	tally arena.Tally // StageArena
 }
 
 // startStage reports the start of the stage ev describes (its Gen, Stage,
@@ -91,20 +96,13 @@ func (st *stage) add(k int) {
 	}
 }
 
-// game reports one more game of the gating match with the candidate's
-// score s.
-func (st *stage) game(s float64) {
+// game reports one more game of the gating match, A the candidate.
+func (st *stage) game(g arena.GameResult) {
 	if st == nil {
 		return
 	}
-	switch {
-	case s > 0.5:
-		st.ev.Wins++
-	case s < 0.5:
-		st.ev.Losses++
-	default:
-		st.ev.Draws++
-	}
+	st.tally.Add(g)
+	st.ev.Wins, st.ev.Draws, st.ev.Losses, st.ev.Unpaired = st.tally.Wins, st.tally.Draws, st.tally.Losses, st.tally.Unpaired
 	st.add(1)
 }
 

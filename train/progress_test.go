@@ -9,6 +9,7 @@ import (
 
 	"dama/arena"
 	"dama/configs"
+	"dama/runfolder"
 )
 
 // fakeSink records the progress events of a run and checks their shape as
@@ -47,8 +48,8 @@ func (f *fakeSink) stages() (order []Stage, done []int, last []Event) {
 				continue
 			}
 			done[len(done)-1] = e.Done
-			if e.Stage == StageArena && e.Wins+e.Draws+e.Losses != e.Done {
-				f.t.Errorf("event %d: arena +%d =%d -%d after %d games", i, e.Wins, e.Draws, e.Losses, e.Done)
+			if e.Stage == StageArena && (e.Wins+e.Draws+e.Losses+e.Unpaired != e.Done || (e.Wins+e.Draws+e.Losses)%2 != 0) {
+				f.t.Errorf("event %d: arena +%d =%d -%d and %d unpaired after %d games", i, e.Wins, e.Draws, e.Losses, e.Unpaired, e.Done)
 			}
 		case StageFinished:
 			if cur == nil || e.Stage != cur.Stage || e.Done != done[len(done)-1] {
@@ -106,7 +107,7 @@ func TestProgressEvents(t *testing.T) {
 	if len(sink.events) == 0 || sink.events[0] != (Event{Kind: GenerationStarted, Gen: 1}) {
 		t.Fatalf("first event %+v, want generation 1 started", sink.events[:min(1, len(sink.events))])
 	}
-	order, done, _ := sink.stages()
+	order, done, last := sink.stages()
 	want := []Stage{StageSelfPlay, StageTrain, StageArena, StageLadder}
 	if len(order) != len(want) {
 		t.Fatalf("stages %v, want %v", order, want)
@@ -120,6 +121,22 @@ func TestProgressEvents(t *testing.T) {
 	for i, n := range []int{4, 5, 4, 4} { // games, steps, games, games
 		if done[i] != n && (order[i] != StageArena || done[i] < 1 || done[i] > n) {
 			t.Errorf("stage %v counted %d steps, want %d", order[i], done[i], n)
+		}
+	}
+	// The arena's last event counts what the generation's record counts
+	// (issue 19, item 6: the line said +6 =0 -1 where the record said
+	// 6 games, 6-0-0).
+	run, err := runfolder.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r runfolder.ArenaRecord
+	if ok, err := runfolder.LastJSONL(run, runfolder.ArenaFile, &r); !ok || err != nil {
+		t.Fatalf("no arena record: %v", err)
+	}
+	for _, e := range last {
+		if e.Stage == StageArena && (e.Wins != r.Wins || e.Draws != r.Draws || e.Losses != r.Losses) {
+			t.Errorf("arena progress +%d =%d -%d, the record %d-%d-%d", e.Wins, e.Draws, e.Losses, r.Wins, r.Draws, r.Losses)
 		}
 	}
 	if !strings.Contains(log.String(), "gen 1: games 4") || !strings.Contains(log.String(), "gen 1: ladder") {

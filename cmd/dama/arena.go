@@ -140,21 +140,14 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		barOut = nil
 	}
 	bar := progress.New(barOut, max(o.games, 0), a.Name()+" vs "+b.Name())
-	var w, d, l int
+	var tally arena.Tally // the games the result counts: whole pairs
 	var games []arena.GameResult
 	opts.OnGame = func(g arena.GameResult) {
 		if o.pdn != "" {
 			games = append(games, g)
 		}
-		switch g.ScoreA {
-		case 1:
-			w++
-		case 0:
-			l++
-		default:
-			d++
-		}
-		bar.Describe(fmt.Sprintf("%s vs %s +%d =%d -%d", a.Name(), b.Name(), w, d, l))
+		tally.Add(g)
+		bar.Describe(fmt.Sprintf("%s vs %s %s", a.Name(), b.Name(), tally))
 		bar.Add(1)
 	}
 

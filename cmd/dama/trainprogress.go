@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"dama/arena"
 	"dama/internal/progress"
 	"dama/train"
 )
@@ -29,7 +30,8 @@ func stageDesc(e train.Event) string {
 		return fmt.Sprintf("gen %d: training", e.Gen)
 	case train.StageArena:
 		if e.Done > 0 {
-			return fmt.Sprintf("gen %d: arena +%d =%d -%d", e.Gen, e.Wins, e.Draws, e.Losses)
+			t := arena.Tally{Wins: e.Wins, Draws: e.Draws, Losses: e.Losses, Unpaired: e.Unpaired}
+			return fmt.Sprintf("gen %d: arena %s", e.Gen, t)
 		}
 		return fmt.Sprintf("gen %d: arena", e.Gen)
 	case train.StageLadder:

@@ -39,12 +39,18 @@ func TestTrainProgressLines(t *testing.T) {
 	stage(train.StageSelfPlay, 1, true)
 	stage(train.StageTrain, 5, false)
 	stage(train.StageArena, 4, false, 1, 0.5, 0.5, 0)
+	// A gate stopped early: the line shows what the record counts, the
+	// game of an unfinished pair apart (issue 19, item 6).
+	p.event(train.Event{Kind: train.StageStarted, Gen: 3, Stage: train.StageArena, Total: 8})
+	p.event(train.Event{Kind: train.StageProgress, Gen: 3, Stage: train.StageArena, Total: 8, Done: 7, Wins: 6, Unpaired: 1})
+	p.event(train.Event{Kind: train.StageFinished, Gen: 3, Stage: train.StageArena, Total: 8, Done: 7, Wins: 6, Unpaired: 1})
 	stage(train.StageLadder, 2, false)
 	want := regexp.MustCompile(`^gen 3: waiting for workers' games: 2/2 in [0-9.]+s( \([0-9.]+/s\))?
 gen 3: self-play: 2/2 in [0-9.]+s( \([0-9.]+/s\))?
 gen 3: self-play \(more games: the replay window needs train.window_min positions\): 1/1 in [0-9.]+s( \([0-9.]+/s\))?
 gen 3: training: 5/5 in [0-9.]+s( \([0-9.]+/s\))?
 gen 3: arena \+1 =2 -1: 4/4 in [0-9.]+s( \([0-9.]+/s\))?
+gen 3: arena \+6 =0 -0 \(1 unpaired game not counted\): 7/8 in [0-9.]+s( \([0-9.]+/s\))?
 gen 3: ladder: 2/2 in [0-9.]+s( \([0-9.]+/s\))?
 $`)
 	if !want.MatchString(buf.String()) {
