@@ -209,6 +209,10 @@ func TestProgressPlainInLogs(t *testing.T) {
 	if code != 0 || strings.Contains(errs, "\r") || !strings.Contains(errs, "3/3") {
 		t.Errorf("selfplay: exit %d, progress %q; want one plain line", code, errs)
 	}
+	// The line names its stage, as the trainer's lines do (issue 19, item 6).
+	if !strings.HasPrefix(errs, "selfplay: ") || !strings.Contains(errs, " pos/s, mean ") {
+		t.Errorf("selfplay progress %q does not start with its stage, selfplay:", errs)
+	}
 }
 
 // TestCPUProfileEnv: DAMA_CPUPROFILE makes a command write a CPU profile;

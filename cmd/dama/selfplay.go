@@ -226,7 +226,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	runErr := selfplay.Run(ctx, ev, cfg, o.first, o.games, func(g *selfplay.Game) error {
 		st.add(g)
 		el := time.Since(start).Seconds()
-		bar.Describe(fmt.Sprintf("%.0f pos/s, mean %.0f plies, W/D/L %s", float64(st.positions)/el, st.meanLength(), st.shares()))
+		bar.Describe(fmt.Sprintf("selfplay: %.0f pos/s, mean %.0f plies, W/D/L %s", float64(st.positions)/el, st.meanLength(), st.shares()))
 		bar.Add(1)
 		return cw.Add(g)
 	})
