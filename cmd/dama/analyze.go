@@ -16,7 +16,7 @@ func init() {
 	register(&command{
 		name:    "analyze",
 		summary: "show the network's value and top moves for a position, and the search's principal variation",
-		usage:   "--model CKPT|random [--fen FEN] [--visits N] [--top N]",
+		usage:   "[--model CKPT|DIR|shipped|random] [--fen FEN] [--visits N] [--top N]",
 		flags: func(fs *flag.FlagSet) {
 			ef = addEngineFlags(fs, engine.DefaultVisits, false)
 			fen = fs.String("fen", rules.StartFEN, "position in PDN FEN form")

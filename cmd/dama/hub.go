@@ -138,7 +138,7 @@ func init() {
 	register(&command{
 		name:    "hub",
 		summary: "run as a Hub protocol engine (the protocol of Scan) on stdin/stdout, for draughts GUIs",
-		usage:   "--model CKPT|random [--visits N] [--time S] [--parallel N]",
+		usage:   "[--model CKPT|DIR|shipped|random] [--visits N] [--time S] [--parallel N]",
 		flags: func(fs *flag.FlagSet) {
 			ef = addEngineFlags(fs, engine.DefaultVisits, true)
 		},

@@ -32,7 +32,7 @@ func init() {
 	register(&command{
 		name:    "ladder",
 		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
-		usage:   "--model CKPT [--visits N] [--pass-forced] [--games N] | --show | --calibrate --players A,B,... --out FILE",
+		usage:   "--model CKPT [--visits N] [--pass-forced] [--games N] | --show | --calibrate [--players A,B,...] --out FILE",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
 			checkpointBackend = ""

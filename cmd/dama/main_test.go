@@ -232,3 +232,60 @@ func TestCPUProfileEnv(t *testing.T) {
 		t.Errorf("unwritable profile: exit %d, stderr %q", code, errs)
 	}
 }
+
+// usageRequired returns the flags a usage line shows as required: those
+// outside square brackets.
+func usageRequired(usage string) []string {
+	var req []string
+	depth := 0
+	for i := 0; i < len(usage); i++ {
+		switch c := usage[i]; {
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+		case depth == 0 && strings.HasPrefix(usage[i:], "--") && (i == 0 || usage[i-1] == ' ' || usage[i-1] == '|'):
+			j := i + 2
+			for j < len(usage) && strings.IndexByte(" |]=\n", usage[j]) < 0 {
+				j++
+			}
+			req = append(req, usage[i+2:j])
+			i = j - 1
+		}
+	}
+	return req
+}
+
+// Usage lines show optional flags in brackets: a flag shown as required has
+// no default, and the flags known to be optional are never shown as
+// required (issue 19, item 6: hub, play and analyze showed --model
+// CKPT|random as required, though the shipped model is their default).
+func TestUsageShowsOptionalFlags(t *testing.T) {
+	optional := map[string][]string{
+		"hub": {"model"}, "play": {"model"}, "analyze": {"model"}, "export": {"model", "format"},
+		"selfplay": {"worker", "config", "parallel", "visits", "seed", "pdn", "chunk"},
+		"ladder":   {"players", "visits", "games"},
+		"ship":     {"model", "out"},
+	}
+	if got := usageRequired("--a X [--b Y] [--c Z [--d W]] --e|--f"); strings.Join(got, ",") != "a,e,f" {
+		t.Fatalf("usageRequired = %v, want [a e f]", got)
+	}
+	for name, c := range commands {
+		fs := newFlagSet(c)
+		for _, f := range usageRequired(c.usage) {
+			fl := fs.Lookup(f)
+			if fl == nil {
+				t.Errorf("%s: usage names --%s, which is no flag of the command", name, f)
+				continue
+			}
+			if fl.DefValue != "" && fl.DefValue != "0" && fl.DefValue != "false" {
+				t.Errorf("%s: usage shows --%s as required, but it has the default %q: put it in brackets", name, f, fl.DefValue)
+			}
+			for _, o := range optional[name] {
+				if f == o {
+					t.Errorf("%s: usage shows the optional --%s as required: %s", name, f, c.usage)
+				}
+			}
+		}
+	}
+}

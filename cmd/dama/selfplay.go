@@ -31,7 +31,7 @@ func init() {
 	register(&command{
 		name:    "selfplay",
 		summary: "play games of a model against itself and write them as training data",
-		usage:   "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--pdn]\n       dama selfplay --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay --broker URL --worker NAME [--token-file FILE|--token T|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
+		usage:   "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--pdn]\n       dama selfplay --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay --broker URL [--worker NAME] [--token-file FILE|--token T|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
 		flags:   selfplayFlags,
 		run:     runSelfplay,
 	})
