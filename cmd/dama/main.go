@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -58,10 +59,11 @@ func run(args []string, out, errw io.Writer) int {
 				return 0
 			}
 		}
-		printCommands(out)
 		if len(args) == 0 {
+			printCommands(errw) // a usage error: no command
 			return 2
 		}
+		printCommands(out)
 		return 0
 	}
 	if args[0] == "--version" || args[0] == "-version" {
@@ -73,8 +75,7 @@ func run(args []string, out, errw io.Writer) int {
 		return 2
 	}
 	fs := newFlagSet(c)
-	fs.SetOutput(errw)
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
@@ -140,9 +141,25 @@ func printCommands(w io.Writer) {
 // arguments when that parse fails; the flag package has already said why.
 var errUsage = errors.New("usage error")
 
+// parseFlags parses args with fs. The help asked for (-h, --help) goes to
+// stdout, so that it pages and greps; the message and usage of a bad flag
+// go to stderr.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	var msg bytes.Buffer
+	fs.SetOutput(&msg)
+	err := fs.Parse(args)
+	fs.SetOutput(stderr)
+	w := stderr
+	if errors.Is(err, flag.ErrHelp) {
+		w = stdout
+	}
+	w.Write(msg.Bytes())
+	return err
+}
+
 // parseMore parses flags that follow a subcommand's positional arguments.
 func parseMore(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}

@@ -63,9 +63,33 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "usage: dama "+name) {
 			t.Errorf("help %s: exit %d, output %q", name, code, out)
 		}
-		if code, _, _ := runCmd(t, name, "--help"); code != 0 {
-			t.Errorf("%s --help: exit %d, want 0", name, code)
+		// Help asked for goes to stdout, so that "dama train --help | less"
+		// shows it (issue 19, item 6).
+		for _, h := range []string{"--help", "-h"} {
+			if code, out, errs := runCmd(t, name, h); code != 0 || !strings.Contains(out, "usage: dama "+name) || errs != "" {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q; want the usage on stdout, exit 0", name, h, code, out, errs)
+			}
 		}
+		// A bad flag is a usage error: message and usage on stderr, exit 2.
+		if code, out, errs := runCmd(t, name, "--no-such-flag"); code != 2 || out != "" || !strings.Contains(errs, "no-such-flag") || !strings.Contains(errs, "usage: dama "+name) {
+			t.Errorf("%s --no-such-flag: exit %d, stdout %q, stderr %q; want the error and usage on stderr, exit 2", name, code, out, errs)
+		}
+	}
+}
+
+// dama alone is a usage error (the command list on stderr, exit 2); dama
+// help, -h and --help ask for the list (stdout, exit 0).
+func TestCommandListOutput(t *testing.T) {
+	if code, out, errs := runCmd(t); code != 2 || out != "" || !strings.Contains(errs, "commands:") {
+		t.Errorf("dama: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for _, h := range []string{"help", "-h", "--help"} {
+		if code, out, errs := runCmd(t, h); code != 0 || errs != "" || !strings.Contains(out, "commands:") {
+			t.Errorf("dama %s: exit %d, stdout %q, stderr %q", h, code, out, errs)
+		}
+	}
+	if code, out, _ := runCmd(t, "model", "new", "--help"); code != 0 || !strings.Contains(out, "usage: dama model") {
+		t.Errorf("dama model new --help: exit %d, stdout %q", code, out)
 	}
 }
 
