@@ -626,13 +626,13 @@ func checkBest(r *runfolder.Run) error {
 }
 
 // windowSpan is the number of samples Window.Update keeps for order and
-// size: the newest chunks that together reach size.
+// size: size, or all the samples when there are fewer.
 func windowSpan(order []runfolder.ChunkInfo, size int) int {
 	n := 0
 	for i := len(order) - 1; i >= 0 && n < size; i-- {
 		n += order[i].Positions
 	}
-	return n
+	return min(n, size)
 }
 
 // cpuUsed returns the trainer CPU time recorded by generations 1..upto.

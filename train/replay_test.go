@@ -15,15 +15,21 @@ import (
 	"dama/selfplay"
 )
 
-// chunkOf returns n samples whose QuietPlies field names their chunk.
+// chunkOf returns n samples whose QuietPlies field names their chunk and
+// whose Repetitions field is their index in it.
 func chunkOf(id, n int) []learn.Sample {
 	s := make([]learn.Sample, n)
 	for i := range s {
 		s[i].QuietPlies = id
+		s[i].Repetitions = i
 	}
 	return s
 }
 
+// The window holds exactly the newest size samples: the newest chunks, and
+// of the oldest of them only its newest samples, so train.window_max is a
+// cap (issue 19, item 6: whole chunks made a window of 22,322 samples
+// against window_max 20,000).
 func TestWindowKeepsNewestChunks(t *testing.T) {
 	order := []runfolder.ChunkInfo{{Name: "a", Positions: 100}, {Name: "b", Positions: 50}, {Name: "c", Positions: 30}, {Name: "d", Positions: 40}}
 	ids := map[string]int{"a": 1, "b": 2, "c": 3, "d": 4}
@@ -41,27 +47,31 @@ func TestWindowKeepsNewestChunks(t *testing.T) {
 	if err := w.Update(order, 60, load); err != nil {
 		t.Fatal(err)
 	}
-	// 60 positions need d (40) and c (30): the newest chunks reaching 60.
-	if w.Len() != 70 || w.Chunks() != 2 {
-		t.Errorf("window holds %d samples in %d chunks, want 70 in 2", w.Len(), w.Chunks())
+	// 60 positions: d (40) and the newest 20 of c (30).
+	if w.Len() != 60 || w.Chunks() != 2 || windowSpan(order, 60) != 60 {
+		t.Errorf("window holds %d samples in %d chunks (span %d), want 60 in 2", w.Len(), w.Chunks(), windowSpan(order, 60))
 	}
-	// Growing to 100 adds b without loading c and d again.
+	// Growing to 100 adds the newest 30 of b without loading c and d again.
 	if err := w.Update(order, 100, load); err != nil {
 		t.Fatal(err)
 	}
-	if w.Len() != 120 || loads["c"] != 1 || loads["d"] != 1 || loads["b"] != 1 || loads["a"] != 0 {
-		t.Errorf("window %d samples, loads %v; want 120 samples, c and d loaded once, a never", w.Len(), loads)
+	if w.Len() != 100 || loads["c"] != 1 || loads["d"] != 1 || loads["b"] != 1 || loads["a"] != 0 {
+		t.Errorf("window %d samples, loads %v; want 100 samples, c and d loaded once, a never", w.Len(), loads)
 	}
-	// Sampling is uniform over positions: chunk shares follow their sizes.
+	// Sampling is uniform over positions: chunk shares follow the parts
+	// held, and of b only its newest 30 samples (indexes 20..49) are drawn.
 	rng := rand.New(rand.NewPCG(1, 2))
-	dst := make([]learn.Sample, 120000)
+	dst := make([]learn.Sample, 100000)
 	w.Sample(rng, dst)
 	count := map[int]int{}
 	for _, s := range dst {
 		count[s.QuietPlies]++
+		if s.QuietPlies == 2 && s.Repetitions < 20 {
+			t.Fatalf("sample %d of b drawn: older than the window", s.Repetitions)
+		}
 	}
-	for id, size := range map[int]int{2: 50, 3: 30, 4: 40} {
-		want := float64(size) / 120
+	for id, size := range map[int]int{2: 30, 3: 30, 4: 40} {
+		want := float64(size) / 100
 		got := float64(count[id]) / float64(len(dst))
 		if math.Abs(got-want) > 0.01 {
 			t.Errorf("chunk %d drawn %.3f of the time, want %.3f", id, got, want)
@@ -69,6 +79,10 @@ func TestWindowKeepsNewestChunks(t *testing.T) {
 	}
 	if count[1] != 0 {
 		t.Errorf("a dropped chunk was sampled %d times", count[1])
+	}
+	// Fewer samples than the size: all of them.
+	if err := w.Update(order, 1000, load); err != nil || w.Len() != 220 || windowSpan(order, 1000) != 220 {
+		t.Errorf("size 1000: %d samples, span %d, error %v; want all 220", w.Len(), windowSpan(order, 1000), err)
 	}
 	if err := w.Update(append(order, runfolder.ChunkInfo{Name: "e", Positions: 5}), 10, load); err == nil {
 		t.Error("a chunk that fails to load gave no error")
