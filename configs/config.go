@@ -40,8 +40,15 @@ type Run struct {
 	// Name of the run, used in logs and as the default folder name:
 	// letters, digits, '.', '_' and '-', at most 64. Default "dama".
 	Name string `mapstructure:"name" yaml:"name"`
-	// Seed of every random choice of the run; a run is reproducible from
-	// its config and seed. Default 1.
+	// Seed of every random choice of the run. With self-play in the
+	// trainer's process (the default) a run repeats from its config and
+	// seed on one machine with the same run.workers and backend: the same
+	// games (written in the order of their indices), replay windows,
+	// training and threshold gating verdicts. Not repeated: games from
+	// other processes (dama selfplay --run, a broker; a generation takes
+	// the chunks waiting), games after a stop during self-play, the counts
+	// of a gate that stops early and an SPRT gate's verdict when
+	// arena.parallel > 1, and timings. Default 1.
 	Seed int64 `mapstructure:"seed" yaml:"seed"`
 	// Workers is the number of CPU threads for search and training,
 	// 0..4096; 0 means all CPUs. Default 0.

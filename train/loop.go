@@ -566,9 +566,10 @@ func (l *loop) sampleOptions() SampleOptions {
 }
 
 // PlayGames plays games with the model in the checkpoint at path and
-// writes them as chunks of the worker into dir; it stops early, keeping
+// writes them as chunks of the worker into dir, in the order of their
+// indices (the same chunks whatever the timing); it stops early, keeping
 // every finished game, when ctx is cancelled. onGame, if set, is called
-// after each game.
+// after each game, as it finishes.
 func PlayGames(ctx context.Context, c configs.SelfPlay, path, dir, worker string, seed uint64, games, perChunk int, onGame func(*selfplay.Game)) error {
 	ck, err := model.Load(path)
 	if err != nil {
@@ -586,12 +587,16 @@ func PlayGames(ctx context.Context, c configs.SelfPlay, path, dir, worker string
 	if err != nil {
 		return err
 	}
+	order := newGameOrder(sc.Seed, 0, games, cw.Add)
 	runErr := selfplay.Run(ctx, ev, sc, 0, games, func(g *selfplay.Game) error {
 		if onGame != nil {
 			onGame(g)
 		}
-		return cw.Add(g)
+		return order.add(g)
 	})
+	if err := order.flush(); err != nil {
+		return err
+	}
 	if err := cw.Flush(); err != nil {
 		return err
 	}
