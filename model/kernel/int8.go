@@ -23,23 +23,17 @@ import (
 // (8 x 32). Every level gives the same results bit for bit, and the path
 // is exercised on every CPU.
 
-// i8Impl is one level of the int8 micro-kernel. kernel computes a full mr
-// x nr tile of C (see kernelI8Go; corr holds 128 times the column sums of
-// B, for the kernels that offset A); quant, where not nil, quantizes the
-// longest prefix of src it can as quantOne does and returns its length.
+// i8Impl is one level of the int8 micro-kernel: callKernelI8 runs its
+// kernel (id) on a full mr x nr tile of C, quantU8Native its quantization.
 type i8Impl struct {
 	name   string
 	reason string // why the CPU runs this level and no better one
+	id     int
 	mr, nr int
-	kernel func(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)
-	quant  func(dst []uint8, src []float32, inv float32) int
 }
 
 // i8Go is the portable level.
-var i8Go = &i8Impl{name: "go", reason: i8GoReason, mr: i8MR, nr: i8NR,
-	kernel: func(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, _ *int32, flags int) {
-		kernelI8Go(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
-	}}
+var i8Go = &i8Impl{name: "go", reason: i8GoReason, id: idGo, mr: i8MR, nr: i8NR}
 
 // i8Impls lists the levels this CPU runs, best first; i8Active is the one
 // the int8 functions use (tests switch it).
@@ -184,10 +178,7 @@ func quantOne(x, inv float32) uint8 {
 // quantU8 quantizes src into dst (len(dst) >= len(src)) with 1/step inv.
 func quantU8(dst []uint8, src []float32, inv float32) {
 	dst = dst[:len(src)]
-	n := 0
-	if q := i8Active.quant; q != nil {
-		n = q(dst, src, inv)
-	}
+	n := quantU8Native(i8Active.id, dst, src, inv)
 	for i := n; i < len(src); i++ {
 		dst[i] = quantOne(src[i], inv)
 	}
@@ -311,7 +302,7 @@ func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, 
 				cp := &b.corr[j]
 				ncols := min(nr, n-j)
 				if nrows == mr && ncols == nr {
-					im.kernel(seg, nseg, skip, &rows[0], bp, b.np, &c[ci+j], ldc, sp, cp, flags)
+					callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &c[ci+j], ldc, sp, cp, flags)
 					continue
 				}
 				if acc {
@@ -319,7 +310,7 @@ func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, 
 						copy(buf.c[r*nr:r*nr+ncols], c[ci+r*ldc+j:ci+r*ldc+j+ncols])
 					}
 				}
-				im.kernel(seg, nseg, skip, &rows[0], bp, b.np, &buf.c[0], nr, sp, cp, flags)
+				callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &buf.c[0], nr, sp, cp, flags)
 				for r := 0; r < nrows; r++ {
 					copy(c[ci+r*ldc+j:ci+r*ldc+j+ncols], buf.c[r*nr:r*nr+ncols])
 				}

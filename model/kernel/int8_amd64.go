@@ -41,36 +41,57 @@ func quantU8AVX2(dst *uint8, src *float32, n int, inv float32)
 // i8GoReason says why an amd64 CPU runs the portable int8 kernel.
 const i8GoReason = "the CPU lacks AVX2"
 
+// The int8 levels of amd64 (idGo is the portable one).
+const (
+	idAVX512VNNI = iota + 1
+	idAVXVNNI
+	idI8AVX2
+)
+
 // archI8Impls returns the int8 levels this CPU runs, best first.
 func archI8Impls() []*i8Impl {
 	var l []*i8Impl
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI {
-		l = append(l, &i8Impl{name: "avx512vnni", reason: "the CPU has AVX512_VNNI", mr: 8, nr: 32,
-			kernel: func(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, _ *int32, flags int) {
-				kernel8x32I8(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
-			},
-			quant: quantPrefix(quantU8AVX512)})
+		l = append(l, &i8Impl{name: "avx512vnni", reason: "the CPU has AVX512_VNNI", id: idAVX512VNNI, mr: 8, nr: 32})
 	}
 	if !cpu.X86.HasAVX2 {
 		return l
 	}
 	if cpu.X86.HasAVXVNNI {
-		l = append(l, &i8Impl{name: "avxvnni", reason: "the CPU has AVX-VNNI, not AVX512_VNNI", mr: 6, nr: 16,
-			kernel: kernel6x16I8AVXVNNI, quant: quantPrefix(quantU8AVX2)})
+		l = append(l, &i8Impl{name: "avxvnni", reason: "the CPU has AVX-VNNI, not AVX512_VNNI", id: idAVXVNNI, mr: 6, nr: 16})
 	}
-	l = append(l, &i8Impl{name: "avx2", reason: "the CPU has AVX2, neither AVX512_VNNI nor AVX-VNNI", mr: 4, nr: 16,
-		kernel: kernel4x16I8AVX2, quant: quantPrefix(quantU8AVX2)})
-	return l
+	return append(l, &i8Impl{name: "avx2", reason: "the CPU has AVX2, neither AVX512_VNNI nor AVX-VNNI", id: idI8AVX2, mr: 4, nr: 16})
 }
 
-// quantPrefix makes an i8Impl's quant of f, which quantizes a multiple of
-// 16 values.
-func quantPrefix(f func(dst *uint8, src *float32, n int, inv float32)) func([]uint8, []float32, float32) int {
-	return func(dst []uint8, src []float32, inv float32) int {
-		n := len(src) &^ 15
-		if n > 0 {
-			f(&dst[0], &src[0], n, inv)
-		}
-		return n
+// callKernelI8 runs level id's micro-kernel on one tile (a direct call to
+// the assembly, which does not let rows and c escape).
+func callKernelI8(id, seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
+	switch id {
+	case idAVX512VNNI:
+		kernel8x32I8(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
+	case idAVXVNNI:
+		kernel6x16I8AVXVNNI(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
+	case idI8AVX2:
+		kernel4x16I8AVX2(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
+	default:
+		kernelI8Go(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
 	}
+}
+
+// quantU8Native quantizes the longest multiple of 16 of src's values into
+// dst at level id and returns how many it did.
+func quantU8Native(id int, dst []uint8, src []float32, inv float32) int {
+	n := len(src) &^ 15
+	if n == 0 {
+		return 0
+	}
+	switch id {
+	case idAVX512VNNI:
+		quantU8AVX512(&dst[0], &src[0], n, inv)
+	case idAVXVNNI, idI8AVX2:
+		quantU8AVX2(&dst[0], &src[0], n, inv)
+	default:
+		return 0
+	}
+	return n
 }

@@ -7,3 +7,9 @@ const i8GoReason = "no int8 assembly for this architecture (or the purego build 
 
 // archI8Impls returns no levels: no int8 micro-kernel in assembly here.
 func archI8Impls() []*i8Impl { return nil }
+
+func callKernelI8(id, seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
+	kernelI8Go(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
+}
+
+func quantU8Native(id int, dst []uint8, src []float32, inv float32) int { return 0 }
