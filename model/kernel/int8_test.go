@@ -271,29 +271,34 @@ func TestPackI8PerColumn(t *testing.T) {
 // bit, and nothing written outside the tile.
 func TestKernelI8NativeMatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	for _, im := range i8Impls {
-		if im == i8Go {
-			continue
+	forEachNativeI8(t, func(t *testing.T, im *i8Impl) {
+		extreme := func(lo, hi int) int {
+			switch rng.Intn(4) {
+			case 0:
+				return lo
+			case 1:
+				return hi
+			}
+			return lo + rng.Intn(hi-lo+1)
 		}
-		t.Run(im.name, func(t *testing.T) {
-			extreme := func(lo, hi int) int {
-				switch rng.Intn(4) {
-				case 0:
-					return lo
-				case 1:
-					return hi
-				}
-				return lo + rng.Intn(hi-lo+1)
-			}
-			for trial := 0; trial < 80; trial++ {
-				seg := 1 + rng.Intn(13)
-				nseg := 1 + rng.Intn(3)
-				skip := 4 * rng.Intn(5)
-				a := func(int) uint8 { return uint8(extreme(0, 255)) }
-				b := func(int) int8 { return int8(extreme(-127, 127)) }
-				checkKernelI8(t, rng, im, seg, nseg, skip, rng.Intn(4), a, b)
-			}
-		})
+		for trial := 0; trial < 80; trial++ {
+			seg := 1 + rng.Intn(13)
+			nseg := 1 + rng.Intn(3)
+			skip := 4 * rng.Intn(5)
+			a := func(int) uint8 { return uint8(extreme(0, 255)) }
+			b := func(int) int8 { return int8(extreme(-127, 127)) }
+			checkKernelI8(t, rng, im, seg, nseg, skip, rng.Intn(4), a, b)
+		}
+	})
+}
+
+// forEachNativeI8 runs f as a subtest for every assembly level this CPU
+// runs.
+func forEachNativeI8(t *testing.T, f func(t *testing.T, im *i8Impl)) {
+	for _, im := range i8Impls {
+		if im != i8Go {
+			t.Run(im.name, func(t *testing.T) { f(t, im) })
+		}
 	}
 }
 
@@ -303,33 +308,28 @@ func TestKernelI8NativeMatchesGo(t *testing.T) {
 // raw bytes would saturate a pair at 2*255*127).
 func TestKernelI8Saturation(t *testing.T) {
 	rng := rand.New(rand.NewSource(4))
-	for _, im := range i8Impls {
-		if im == i8Go {
-			continue
-		}
-		t.Run(im.name, func(t *testing.T) {
-			for _, av := range []int{0, 1, 127, 128, 129, 255} {
-				for _, bv := range []int{127, -127, 1, -1} {
-					for _, alt := range []bool{false, true} {
-						a := func(int) uint8 { return uint8(av) }
-						b := func(i int) int8 {
-							if alt && i%2 == 1 {
-								return int8(-bv)
-							}
-							return int8(bv)
+	forEachNativeI8(t, func(t *testing.T, im *i8Impl) {
+		for _, av := range []int{0, 1, 127, 128, 129, 255} {
+			for _, bv := range []int{127, -127, 1, -1} {
+				for _, alt := range []bool{false, true} {
+					a := func(int) uint8 { return uint8(av) }
+					b := func(i int) int8 {
+						if alt && i%2 == 1 {
+							return int8(-bv)
 						}
-						// 4*576 products (a 3x3 convolution of 256
-						// channels), fewer with -short (qemu in CI).
-						seg := 192
-						if testing.Short() {
-							seg = 16
-						}
-						checkKernelI8(t, rng, im, seg, 3, 8, flagAcc, a, b)
+						return int8(bv)
 					}
+					// 4*576 products (a 3x3 convolution of 256
+					// channels), fewer with -short (qemu in CI).
+					seg := 192
+					if testing.Short() {
+						seg = 16
+					}
+					checkKernelI8(t, rng, im, seg, 3, 8, flagAcc, a, b)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // checkKernelI8 runs im's kernel on one tile (seg, nseg, skip as the
