@@ -3,6 +3,8 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"unsafe"
 )
 
@@ -53,8 +55,42 @@ func I8Native() bool { return i8Active != i8Go }
 func I8Level() string { return i8Active.name }
 
 // I8LevelReason says why I8Level is what it is, in CPU features: what the
-// CPU has, or lacks for the next level up.
-func I8LevelReason() string { return i8Active.reason }
+// CPU has, or lacks for the next level up (noting GODEBUG cpu.* settings
+// where there are any), or that SetI8Level chose it.
+func I8LevelReason() string {
+	r := i8Active.reason
+	if i8Active != i8Impls[0] {
+		return fmt.Sprintf("chosen by SetI8Level (the CPU runs %s: %s)", i8Impls[0].name, i8Impls[0].reason)
+	}
+	if strings.Contains(os.Getenv("GODEBUG"), "cpu.") {
+		r += " (GODEBUG's cpu.* settings in effect)"
+	}
+	return r
+}
+
+// I8Levels lists the int8 levels this CPU runs, best first; the last is
+// always "go".
+func I8Levels() []string {
+	l := make([]string, len(i8Impls))
+	for i, im := range i8Impls {
+		l[i] = im.name
+	}
+	return l
+}
+
+// SetI8Level makes the int8 functions use the named level, one of
+// I8Levels, so that one process can compare the levels (benchmarks, and
+// tests that every level gives the same results). It must not run
+// concurrently with int8 functions.
+func SetI8Level(name string) error {
+	for _, im := range i8Impls {
+		if im.name == name {
+			i8Active = im
+			return nil
+		}
+	}
+	return fmt.Errorf("kernel: int8 level %q is not one this CPU runs (%s)", name, strings.Join(I8Levels(), ", "))
+}
 
 const (
 	i8MR = 8 // the largest tile: i8Edge's size

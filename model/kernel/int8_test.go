@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -52,7 +53,7 @@ func sameI8(t *testing.T, what string, goOut []float32, native map[string][]floa
 // so that a mask that does not take effect cannot pass quietly.
 func TestI8Levels(t *testing.T) {
 	if i8Impls[0] != i8Active || i8Impls[len(i8Impls)-1] != i8Go {
-		t.Fatalf("levels %v: the active one must come first and go last", i8Names())
+		t.Fatalf("levels %v: the active one must come first and go last", I8Levels())
 	}
 	for _, im := range i8Impls {
 		if im.reason == "" || im.mr < 1 || im.mr > i8MR || im.nr < 1 || i8NR%im.nr != 0 {
@@ -62,18 +63,21 @@ func TestI8Levels(t *testing.T) {
 	if I8Level() != i8Impls[0].name || I8LevelReason() == "" || I8Native() != (I8Level() != "go") {
 		t.Errorf("I8Level %q (%q), I8Native %v", I8Level(), I8LevelReason(), I8Native())
 	}
-	t.Logf("int8 levels %v; using %s: %s", i8Names(), I8Level(), I8LevelReason())
+	t.Logf("int8 levels %v; using %s: %s", I8Levels(), I8Level(), I8LevelReason())
 	if want, ok := os.LookupEnv("DAMA_EXPECT_I8LEVEL"); ok && I8Level() != want {
 		t.Errorf("I8Level() = %q, want %q (DAMA_EXPECT_I8LEVEL)", I8Level(), want)
 	}
-}
-
-func i8Names() []string {
-	var l []string
-	for _, im := range i8Impls {
-		l = append(l, im.name)
+	best := I8Level()
+	defer SetI8Level(best)
+	if err := SetI8Level("go"); err != nil || I8Level() != "go" || I8Native() || !strings.Contains(I8LevelReason(), "SetI8Level") {
+		t.Errorf("SetI8Level(go): %v; level %s (%s)", err, I8Level(), I8LevelReason())
 	}
-	return l
+	if err := SetI8Level("avx1024"); err == nil || I8Level() != "go" {
+		t.Errorf("SetI8Level(avx1024) = %v, level %s; want an error and no change", err, I8Level())
+	}
+	if err := SetI8Level(best); err != nil || I8LevelReason() != i8Impls[0].reason && !strings.Contains(I8LevelReason(), "GODEBUG") {
+		t.Errorf("SetI8Level(%s): %v, reason %q", best, err, I8LevelReason())
+	}
 }
 
 func TestQuantU8(t *testing.T) {
