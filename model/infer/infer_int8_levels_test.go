@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"math"
@@ -6,7 +6,9 @@ import (
 	"runtime"
 	"testing"
 
+	"dama/model"
 	"dama/model/kernel"
+	"dama/model/modeltest"
 )
 
 // The int8 backend gives the same outputs, bit for bit, at every int8
@@ -31,25 +33,25 @@ func TestInt8SameAtEveryLevel(t *testing.T) {
 			if name == "workstation" && testing.Short() && runtime.GOARCH != "amd64" {
 				t.Skip("slow under emulation: workstation only without -short")
 			}
-			cfg, _ := Preset(name)
+			cfg, _ := model.Preset(name)
 			rng := rand.New(rand.NewSource(41))
-			net := NewNetwork(cfg, rng)
-			perturbStats(net, rng)
+			net := model.NewNetwork(cfg, rng)
+			modeltest.PerturbStats(net, rng)
 			ib, err := newInt8Backend(net)
 			if err != nil {
 				t.Fatal(err)
 			}
 			const B = 8
-			input := make([]float32, B*InputSize)
-			for i, q := range randomPositions(rng, B) {
-				Encode(input[i*InputSize:(i+1)*InputSize], q.pos, q.rep, q.quiet)
+			input := make([]float32, B*model.InputSize)
+			for i, q := range modeltest.RandomPositions(rng, B) {
+				model.Encode(input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
 			}
 			var want []float32
 			for _, level := range kernel.I8Levels() {
 				if err := kernel.SetI8Level(level); err != nil {
 					t.Fatal(err)
 				}
-				policy, wdl := make([]float32, B*PolicySize), make([]float32, B*ValueSize)
+				policy, wdl := make([]float32, B*model.PolicySize), make([]float32, B*model.ValueSize)
 				ib.NewRunner(B).Forward(input, B, policy, wdl)
 				got := append(policy, wdl...)
 				if want == nil {
