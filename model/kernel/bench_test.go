@@ -64,6 +64,40 @@ func BenchmarkConv3x3(b *testing.B) {
 	}
 }
 
+// BenchmarkConv3x3I8 is BenchmarkConv3x3 in int8 (Conv3x3I8, the
+// quantization of the input included), at every int8 level this CPU runs:
+// GFLOP/s counts each multiply-add as two operations, as for float32, so
+// the two benchmarks compare directly. On a shared machine compare them
+// within one run, e.g. fp32 and int8 at the AVX2 level on one core:
+//
+//	GODEBUG=cpu.avx512f=off,cpu.avx512vnni=off,cpu.avxvnni=off GOMAXPROCS=1 \
+//	  go test ./model/kernel/ -run XXX -bench 'Conv3x3(I8)?/[^/]*/f64/b32$'
+func BenchmarkConv3x3I8(b *testing.B) {
+	const h, w = 8, 4
+	for _, filters := range []int{32, 64, 128} {
+		for _, batch := range []int{1, 8, 32, 128} {
+			for _, im := range i8Impls {
+				b.Run(fmt.Sprintf("%s/f%d/b%d", im.name, filters, batch), func(b *testing.B) {
+					if im == i8Go && batch > 8 {
+						b.Skip("slow")
+					}
+					rng := rand.New(rand.NewSource(1))
+					src := randI8Slice(rng, batch*h*w*filters, 1, true)
+					dst := make([]float32, batch*h*w*filters)
+					wt := PackConv3x3I8(randSlice(rng, 9*filters*filters), filters, filters, 4.0/255)
+					bias := randSlice(rng, filters)
+					scratch := make([]uint8, Conv3x3I8Scratch(batch, h, w, filters))
+					withI8(im, func() {
+						measure(b, 2*float64(batch*h*w*9*filters*filters), func() {
+							Conv3x3I8(dst, src, batch, h, w, filters, filters, wt, bias, nil, true, scratch)
+						})
+					})
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkSgemm measures plain products of a few shapes (m x k times k x n).
 func BenchmarkSgemm(b *testing.B) {
 	for _, s := range []struct{ m, n, k int }{
@@ -76,6 +110,36 @@ func BenchmarkSgemm(b *testing.B) {
 			c := make([]float32, s.m*s.n)
 			measure(b, 2*float64(s.m*s.n*s.k), func() {
 				Sgemm(s.m, s.n, s.k, a, s.k, bm, s.n, c, s.n, false)
+			})
+		})
+	}
+}
+
+// BenchmarkKernelI8 measures each int8 micro-kernel alone, on one tile
+// over 576 quads of k (the depth of a 3x3 convolution of 64 channels) with
+// its operands in the level-1 cache: the ceiling of the int8 products.
+func BenchmarkKernelI8(b *testing.B) {
+	const seg = 144
+	for _, im := range i8Impls {
+		b.Run(im.name, func(b *testing.B) {
+			rng := rand.New(rand.NewSource(1))
+			var rows [i8MR]*uint8
+			a := make([]uint8, i8MR*4*seg)
+			for i := range a {
+				a[i] = uint8(rng.Intn(256))
+			}
+			for r := range rows {
+				rows[r] = &a[r*4*seg]
+			}
+			bm := make([]int8, seg*4*i8NR)
+			for i := range bm {
+				bm[i] = int8(rng.Intn(255) - 127)
+			}
+			corr := make([]int32, i8NR)
+			scale := make([]float32, i8NR)
+			c := make([]float32, i8MR*i8NR)
+			measure(b, 2*float64(im.mr*im.nr*4*seg), func() {
+				callKernelI8(im.id, seg, 1, 0, &rows[0], &bm[0], i8NR, &c[0], i8NR, &scale[0], &corr[0], 0)
 			})
 		})
 	}

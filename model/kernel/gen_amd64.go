@@ -68,14 +68,7 @@ func vdpbf16ps(src2, src1, dst int) string {
 		0x52,
 		0xc0 | (dst&7)<<3 | src2&7, // ModRM, register operands
 	}
-	s := ""
-	for i, x := range b {
-		if i > 0 {
-			s += "; "
-		}
-		s += fmt.Sprintf("BYTE $0x%02x", x)
-	}
-	return fmt.Sprintf("%s // VDPBF16PS Z%d, Z%d, Z%d", s, src2, src1, dst)
+	return fmt.Sprintf("%s // VDPBF16PS Z%d, Z%d, Z%d", byteList(b), src2, src1, dst)
 }
 
 func gen(s spec) {
@@ -228,33 +221,108 @@ func main() {
 		gen(s)
 	}
 	genCvtBF16()
-	genI8()
+	for _, s := range i8specs {
+		genI8(s)
+	}
 	genQuantU8()
+	genQuantU8AVX2()
 	if err := os.WriteFile("kernel_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// The int8 kernels (AVX512_VNNI). genI8 writes kernel8x32I8, an 8 x 32
-// tile of C over k in quads: VPBROADCASTD of four unsigned bytes of a row
-// of A and VPDPBUSD against 16 quads of signed bytes of B per vector, int32
+// The int8 kernels. Each computes an mr x (nv*vw) tile of C over k in
+// quads: VPBROADCASTD of four unsigned bytes of a row of A, multiplied
+// against nv vectors of vw quads of signed bytes of B with int32
 // accumulation. The rows of A are read in nseg segments of seg quads each,
 // skip bytes apart (the three rows of taps of a 3x3 convolution, or one
 // segment for a plain matrix); B is packed [k/4][ldb][4] and read
 // linearly. The epilogue converts the sums to float32, multiplies them by
-// scale[0:32] (the product of the input and weight scales of each column),
-// adds C with flagAcc (bias and residual put there before), applies
-// max(0, x) with flagRelu and stores C as float32.
-func genI8() {
-	const name = "kernel8x32I8"
-	const mr, nv = 8, 2
+// scale (the product of the input and weight scales of each column), adds
+// C with flagAcc (bias and residual put there before), applies max(0, x)
+// with flagRelu and stores C as float32.
+type i8spec struct {
+	name string
+	mr   int    // rows of the tile
+	nv   int    // vectors per row
+	reg  string // "Z" (16 int32 per vector) or "Y" (8)
+	// mul is how a quad step is multiplied:
+	//   "vnni512": VPDPBUSD on ZMM (AVX512_VNNI);
+	//   "vnni256": VEX-encoded VPDPBUSD on YMM (AVX-VNNI), emitted as bytes;
+	//   "avx2":    VPMADDUBSW + VPMADDWD + VPADDD (AVX2), see mulAVX2.
+	mul string
+}
+
+var i8specs = []i8spec{
+	{name: "kernel8x32I8", mr: 8, nv: 2, reg: "Z", mul: "vnni512"},
+	{name: "kernel6x16I8AVXVNNI", mr: 6, nv: 2, reg: "Y", mul: "vnni256"},
+	{name: "kernel4x16I8AVX2", mr: 4, nv: 2, reg: "Y", mul: "avx2"},
+}
+
+// vpdpbusdVEX returns the AVX-VNNI VPDPBUSD ymm(dst) += sum of the
+// products of the unsigned bytes of ymm(src1) and the signed bytes of
+// ymm(src2) in each group of four, as raw bytes: the Go assembler knows
+// only the EVEX (AVX512_VNNI) form. The encoding is VEX.256.66.0F38.W0
+// 50 /r (reg = dst, vvvv = src1, rm = src2) with the three-byte VEX
+// prefix, registers 0 to 15; checked against GNU as 2.40 ({vex} vpdpbusd
+// %ymm13,%ymm14,%ymm11 is c4 42 0d 50 dd) and objdump -d of the
+// generated object.
+func vpdpbusdVEX(src2, src1, dst int) string {
+	inv := func(v, bit int) int { return ^(v >> bit) & 1 }
+	b := []int{
+		0xc4,
+		inv(dst, 3)<<7 | 1<<6 | inv(src2, 3)<<5 | 0b00010, // R X B m-mmmm=0F38
+		(^src1&0xf)<<3 | 1<<2 | 0b01,                      // W=0 vvvv L=256 pp=66
+		0x50,
+		0xc0 | (dst&7)<<3 | src2&7, // ModRM, register operands
+	}
+	return fmt.Sprintf("%s // VPDPBUSD Y%d, Y%d, Y%d (AVX-VNNI)", byteList(b), src2, src1, dst)
+}
+
+// byteList writes b as Go assembler BYTE directives on one line.
+func byteList(b []int) string {
+	s := ""
+	for i, x := range b {
+		if i > 0 {
+			s += "; "
+		}
+		s += fmt.Sprintf("BYTE $0x%02x", x)
+	}
+	return s
+}
+
+func genI8(s i8spec) {
+	mr, nv, name := s.mr, s.nv, s.name
+	vb, load := 64, "VMOVDQU32" // bytes per vector, the load of B
+	if s.reg == "Y" {
+		vb, load = 32, "VMOVDQU"
+	}
 	nacc := mr * nv
-	acc := func(r, v int) string { return fmt.Sprintf("Z%d", r*nv+v) }
-	breg := func(v int) string { return fmt.Sprintf("Z%d", nacc+v) }
-	tmp := fmt.Sprintf("Z%d", nacc+nv)
+	R := func(i int) string { return fmt.Sprintf("%s%d", s.reg, i) }
+	acc := func(r, v int) string { return R(r*nv + v) }
+	breg := func(v int) string { return R(nacc + v) }
+	tmp := R(nacc + nv) // the broadcast quad of A
+	// avx2 only: |a - 128|, the product, int16 ones and bytes 0x80.
+	abs, prod, ones, x80 := R(nacc+nv+1), R(nacc+nv+2), R(nacc+nv+3), R(nacc+nv+4)
+	last := nacc + nv
+	if s.mul == "avx2" {
+		last = nacc + nv + 4
+	}
+	if s.reg == "Y" && last > 15 || last > 31 {
+		log.Fatalf("%s: too many registers", name)
+	}
 	L := func(l string) string { return name + "_" + l }
-	p("// func %s(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, flags int)", name)
-	p("TEXT ·%s(SB), NOSPLIT, $0-80", name)
+	// The 256-bit kernels take corr (the avx2 one starts from it), so
+	// their flags are one slot further.
+	flagsOff := 72
+	if s.reg == "Y" {
+		flagsOff = 80
+		p("// func %s(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)", name)
+		p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
+	} else {
+		p("// func %s(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, flags int)", name)
+		p("TEXT ·%s(SB), NOSPLIT, $0-80", name)
+	}
 	p("\tMOVQ rows+24(FP), AX")
 	for r := 0; r < mr; r++ {
 		p("\tMOVQ %d(AX), %s", 8*r, rowRegs[r])
@@ -262,13 +330,37 @@ func genI8() {
 	p("\tMOVQ b+32(FP), BX")
 	p("\tMOVQ ldb+40(FP), DX")
 	p("\tSHLQ $2, DX")
-	for i := 0; i < nacc; i++ {
-		p("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
+	switch s.mul {
+	case "vnni512":
+		for i := 0; i < nacc; i++ {
+			p("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
+		}
+	case "vnni256":
+		for i := 0; i < nacc; i++ {
+			p("\tVPXOR Y%d, Y%d, Y%d", i, i, i)
+		}
+	case "avx2":
+		// The sums start from corr = 128 * the column sums of B: see
+		// mulAVX2.
+		p("\tMOVQ corr+72(FP), AX")
+		for v := 0; v < nv; v++ {
+			p("\tVMOVDQU %d(AX), %s", v*vb, acc(0, v))
+		}
+		for r := 1; r < mr; r++ {
+			for v := 0; v < nv; v++ {
+				p("\tVMOVDQA %s, %s", acc(0, v), acc(r, v))
+			}
+		}
+		p("\tVPCMPEQW %s, %s, %s", ones, ones, ones)
+		p("\tVPSRLW $15, %s, %s", ones, ones)
+		p("\tMOVL $0x80808080, AX")
+		p("\tVMOVD AX, X%d", nacc+nv+4)
+		p("\tVPBROADCASTD X%d, %s", nacc+nv+4, x80)
 	}
 	p("\tXORQ AX, AX")
 	step := func(disp int) {
 		for v := 0; v < nv; v++ {
-			p("\tVMOVDQU32 %d(BX), %s", v*64, breg(v))
+			p("\t%s %d(BX), %s", load, v*vb, breg(v))
 		}
 		d := ""
 		if disp != 0 {
@@ -276,9 +368,18 @@ func genI8() {
 		}
 		for r := 0; r < mr; r++ {
 			p("\tVPBROADCASTD %s(%s)(AX*1), %s", d, rowRegs[r], tmp)
-			for v := 0; v < nv; v++ {
-				// Go operand order: B (signed), A (unsigned), accumulator.
-				p("\tVPDPBUSD %s, %s, %s", breg(v), tmp, acc(r, v))
+			switch s.mul {
+			case "vnni512":
+				for v := 0; v < nv; v++ {
+					// Go operand order: B (signed), A (unsigned), accumulator.
+					p("\tVPDPBUSD %s, %s, %s", breg(v), tmp, acc(r, v))
+				}
+			case "vnni256":
+				for v := 0; v < nv; v++ {
+					p("\t%s", vpdpbusdVEX(nacc+v, nacc+nv, r*nv+v))
+				}
+			case "avx2":
+				mulAVX2(tmp, abs, prod, ones, x80, breg, func(v int) string { return acc(r, v) }, nv)
 			}
 		}
 		p("\tADDQ DX, BX")
@@ -308,8 +409,9 @@ func genI8() {
 	p("\tDECQ nseg+8(FP)") // the argument slot is this frame's to change
 	p("\tJNZ %s", L("seg"))
 	p("\tMOVQ scale+64(FP), AX")
-	p("\tVMOVUPS (AX), %s", breg(0))
-	p("\tVMOVUPS 64(AX), %s", breg(1))
+	for v := 0; v < nv; v++ {
+		p("\tVMOVUPS %d(AX), %s", v*vb, breg(v))
+	}
 	p("\tMOVQ c+48(FP), DI")
 	p("\tMOVQ ldc+56(FP), R8")
 	p("\tSHLQ $2, R8")
@@ -322,18 +424,22 @@ func genI8() {
 			p("\tVMULPS %s, %s, %s", breg(v), acc(r, v), acc(r, v))
 		}
 	}
-	p("\tMOVQ flags+72(FP), CX")
+	p("\tMOVQ flags+%d(FP), CX", flagsOff)
 	p("\tTESTQ $1, CX")
 	p("\tJZ %s", L("noacc"))
 	for r := 0; r < mr; r++ {
 		for v := 0; v < nv; v++ {
-			p("\tVADDPS %s, %s, %s", cRow(r, v*64), acc(r, v), acc(r, v))
+			p("\tVADDPS %s, %s, %s", cRow(r, v*vb), acc(r, v), acc(r, v))
 		}
 	}
 	p("%s:", L("noacc"))
 	p("\tTESTQ $2, CX")
 	p("\tJZ %s", L("norelu"))
-	p("\tVPXORD %s, %s, %s", tmp, tmp, tmp)
+	if s.reg == "Z" {
+		p("\tVPXORD %s, %s, %s", tmp, tmp, tmp)
+	} else {
+		p("\tVPXOR %s, %s, %s", tmp, tmp, tmp)
+	}
 	for r := 0; r < mr; r++ {
 		for v := 0; v < nv; v++ {
 			p("\tVMAXPS %s, %s, %s", acc(r, v), tmp, acc(r, v))
@@ -342,12 +448,37 @@ func genI8() {
 	p("%s:", L("norelu"))
 	for r := 0; r < mr; r++ {
 		for v := 0; v < nv; v++ {
-			p("\tVMOVUPS %s, %s", acc(r, v), cRow(r, v*64))
+			p("\tVMOVUPS %s, %s", acc(r, v), cRow(r, v*vb))
 		}
 	}
 	p("\tVZEROUPPER")
 	p("\tRET")
 	p("")
+}
+
+// mulAVX2 writes one quad step of one row without VNNI. VPMADDUBSW
+// multiplies unsigned by signed bytes and adds adjacent pairs into int16
+// with signed saturation: with A's bytes a in [0, 255] and B's b in
+// [-127, 127] a pair reaches 2*255*127 = 64770 and would saturate. So the
+// kernel multiplies a' = a - 128 (A xor 0x80, in [-128, 127]) instead:
+// VPSIGNB moves the sign of a' onto b (b is never -128, so -b fits) and
+// VPMADDUBSW multiplies |a'| (VPABSB: at most 128, read unsigned) by it,
+// a pair being at most 2*128*127 = 32512 < 32767: never saturated.
+// VPMADDWD by ones adds the pairs into int32, exactly. The sum of a'*b
+// plus 128 times the sum of b (corr, where the accumulators start) is the
+// sum of a*b, the same int32 (modulo 2^32) as VPDPBUSD's and the portable
+// kernel's.
+func mulAVX2(a, abs, prod, ones, x80 string, breg, acc func(int) string, nv int) {
+	p("\tVPXOR %s, %s, %s", x80, a, a)
+	p("\tVPABSB %s, %s", a, abs)
+	for v := 0; v < nv; v++ {
+		// Go operand order: the sign source, the value, the destination.
+		p("\tVPSIGNB %s, %s, %s", a, breg(v), prod)
+		// Go operand order: signed, unsigned, destination.
+		p("\tVPMADDUBSW %s, %s, %s", prod, abs, prod)
+		p("\tVPMADDWD %s, %s, %s", ones, prod, prod)
+		p("\tVPADDD %s, %s, %s", prod, acc(v), acc(v))
+	}
 }
 
 // genQuantU8 writes quantU8AVX512, which quantizes n float32 (n a positive
@@ -376,6 +507,46 @@ func genQuantU8() {
 	p("\tADDQ $16, DI")
 	p("\tDECQ CX")
 	p("\tJNZ quantU8AVX512_loop")
+	p("\tVZEROUPPER")
+	p("\tRET")
+	p("")
+}
+
+// genQuantU8AVX2 writes quantU8AVX2, quantU8AVX512 for AVX2: 16 values a
+// step, packed to bytes by VPACKUSDW and VPACKUSWB (the values are in [0,
+// 255] by then, so neither saturates) with VPERMQ undoing the lane split.
+func genQuantU8AVX2() {
+	p("// func quantU8AVX2(dst *uint8, src *float32, n int, inv float32)")
+	p("TEXT ·quantU8AVX2(SB), NOSPLIT, $0-28")
+	p("\tMOVQ dst+0(FP), DI")
+	p("\tMOVQ src+8(FP), SI")
+	p("\tMOVQ n+16(FP), CX")
+	p("\tSHRQ $4, CX")
+	p("\tVBROADCASTSS inv+24(FP), Y1")
+	p("\tMOVL $0x437f0000, AX") // 255.0
+	p("\tVMOVD AX, X2")
+	p("\tVPBROADCASTD X2, Y2")
+	p("\tVXORPS Y3, Y3, Y3")
+	p("quantU8AVX2_loop:")
+	p("\tVMULPS (SI), Y1, Y0")
+	p("\tVMULPS 32(SI), Y1, Y4")
+	// MINPS returns its second source (255) when either is NaN.
+	p("\tVMINPS Y2, Y0, Y0")
+	p("\tVMINPS Y2, Y4, Y4")
+	p("\tVMAXPS Y3, Y0, Y0")
+	p("\tVMAXPS Y3, Y4, Y4")
+	p("\tVCVTPS2DQ Y0, Y0") // rounds to nearest even (MXCSR default)
+	p("\tVCVTPS2DQ Y4, Y4")
+	// Words 0-3 8-11 | 4-7 12-15, then in order.
+	p("\tVPACKUSDW Y4, Y0, Y0")
+	p("\tVPERMQ $0xd8, Y0, Y0")
+	p("\tVEXTRACTI128 $1, Y0, X4")
+	p("\tVPACKUSWB X4, X0, X0")
+	p("\tVMOVDQU X0, (DI)")
+	p("\tADDQ $64, SI")
+	p("\tADDQ $16, DI")
+	p("\tDECQ CX")
+	p("\tJNZ quantU8AVX2_loop")
 	p("\tVZEROUPPER")
 	p("\tRET")
 	p("")

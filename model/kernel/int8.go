@@ -3,6 +3,8 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"unsafe"
 )
 
@@ -15,22 +17,83 @@ import (
 // calibrated by the caller), zero point 0, rounding to nearest even and
 // saturating to [0, 255]. Each output is float32(sum) * (input scale *
 // column scale) + bias (+ residual), then max(0, x) if relu. The
-// micro-kernel is an 8 x 32 tile over quads of k: VPDPBUSD (AVX512_VNNI)
-// on amd64 or SDOT (FEAT_DotProd, int8_arm64.go) on arm64 where the CPU
-// has it (I8Native), else a portable Go kernel of the same
-// integer arithmetic and the same float32 epilogue, so both give the same
-// results bit for bit and the path is exercised on every CPU.
+// micro-kernel works on a tile of C over quads of k, at the best level
+// the CPU has (I8Level): VPDPBUSD on ZMM (AVX512_VNNI, 8 x 32) or on YMM
+// (AVX-VNNI, 6 x 16), VPMADDUBSW and VPMADDWD (AVX2, 4 x 16) on amd64;
+// SDOT (FEAT_DotProd, int8_arm64.go, 8 x 32) on arm64; else a portable Go
+// kernel of the same integer arithmetic and the same float32 epilogue
+// (8 x 32). Every level gives the same results bit for bit, and the path
+// is exercised on every CPU.
+
+// i8Impl is one level of the int8 micro-kernel: callKernelI8 runs its
+// kernel (id) on a full mr x nr tile of C, quantU8Native its quantization.
+type i8Impl struct {
+	name   string
+	reason string // why the CPU runs this level and no better one
+	id     int
+	mr, nr int
+}
+
+// i8Go is the portable level.
+var i8Go = &i8Impl{name: "go", reason: i8GoReason, id: idGo, mr: i8MR, nr: i8NR}
+
+// i8Impls lists the levels this CPU runs, best first; i8Active is the one
+// the int8 functions use (tests switch it).
+var (
+	i8Impls  = append(archI8Impls(), i8Go)
+	i8Active = i8Impls[0]
+)
 
 // I8Native reports whether the int8 functions run an assembly
-// micro-kernel (AVX512_VNNI on amd64, FEAT_DotProd on arm64; otherwise
-// they run a slow portable one).
-func I8Native() bool { return i8Native && !i8ForceGo }
+// micro-kernel (any level but "go", which is slow).
+func I8Native() bool { return i8Active != i8Go }
 
-// i8ForceGo makes the int8 functions use the portable kernels (tests).
-var i8ForceGo bool
+// I8Level names the int8 micro-kernel in use: "avx512vnni", "avxvnni" or
+// "avx2" on amd64, "sdot" on arm64, else "go" (portable). GODEBUG's
+// cpu.* settings (golang.org/x/sys/cpu), e.g. cpu.avx512vnni=off or
+// cpu.avxvnni=off, make the CPU look like a lower level.
+func I8Level() string { return i8Active.name }
+
+// I8LevelReason says why I8Level is what it is, in CPU features: what the
+// CPU has, or lacks for the next level up (noting GODEBUG cpu.* settings
+// where there are any), or that SetI8Level chose it.
+func I8LevelReason() string {
+	r := i8Active.reason
+	if i8Active != i8Impls[0] {
+		return fmt.Sprintf("chosen by SetI8Level (the CPU runs %s: %s)", i8Impls[0].name, i8Impls[0].reason)
+	}
+	if strings.Contains(os.Getenv("GODEBUG"), "cpu.") {
+		r += " (GODEBUG's cpu.* settings in effect)"
+	}
+	return r
+}
+
+// I8Levels lists the int8 levels this CPU runs, best first; the last is
+// always "go".
+func I8Levels() []string {
+	l := make([]string, len(i8Impls))
+	for i, im := range i8Impls {
+		l[i] = im.name
+	}
+	return l
+}
+
+// SetI8Level makes the int8 functions use the named level, one of
+// I8Levels, so that one process can compare the levels (benchmarks, and
+// tests that every level gives the same results). It must not run
+// concurrently with int8 functions.
+func SetI8Level(name string) error {
+	for _, im := range i8Impls {
+		if im.name == name {
+			i8Active = im
+			return nil
+		}
+	}
+	return fmt.Errorf("kernel: int8 level %q is not one this CPU runs (%s)", name, strings.Join(I8Levels(), ", "))
+}
 
 const (
-	i8MR = 8
+	i8MR = 8 // the largest tile: i8Edge's size
 	i8NR = 32
 )
 
@@ -46,7 +109,7 @@ type I8Matrix struct {
 	colScale []float32 // [N]: max|w| / 127 of each column
 	inScale  float32   // the input's quantization step
 	scale    []float32 // [np]: inScale * colScale, zero-padded
-	corr     []int32   // [np]: 128 * the sum of each column of data (SDOT kernel)
+	corr     []int32   // [np]: 128 * the sum of each column of data (SDOT, AVX2 kernels)
 }
 
 // quantW returns the symmetric int8 quantization of w (a row-major k x n
@@ -151,10 +214,7 @@ func quantOne(x, inv float32) uint8 {
 // quantU8 quantizes src into dst (len(dst) >= len(src)) with 1/step inv.
 func quantU8(dst []uint8, src []float32, inv float32) {
 	dst = dst[:len(src)]
-	n := 0
-	if I8Native() {
-		n = quantU8Native(dst, src, inv)
-	}
+	n := quantU8Native(i8Active.id, dst, src, inv)
 	for i := n; i < len(src); i++ {
 		dst[i] = quantOne(src[i], inv)
 	}
@@ -240,12 +300,14 @@ type i8Edge struct {
 }
 
 // gemmI8 computes C (m x b.N, stride ldc) = dequantized A*B (+ C when
-// acc), then max(0, x) if relu. A is a plain matrix of row stride lda
-// (cin 0) or the im2col view of padded images (h x w pixels of cin
-// channels); each row is read as nseg segments of seg quads, skip bytes
-// apart.
+// acc), then max(0, x) if relu, with the active micro-kernel. A is a plain
+// matrix of row stride lda (cin 0) or the im2col view of padded images (h
+// x w pixels of cin channels); each row is read as nseg segments of seg
+// quads, skip bytes apart. The tile's nr divides 32, so its columns never
+// pass the padded width of B.
 func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, c []float32, ldc int, acc, relu bool) {
-	native := I8Native()
+	im := i8Active
+	mr, nr := im.mr, im.nr
 	flags := 0
 	if acc {
 		flags |= flagAcc
@@ -253,47 +315,40 @@ func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, 
 	if relu {
 		flags |= flagRelu
 	}
-	call := func(rows **uint8, bp *int8, c *float32, ldc int, scale *float32, corr *int32) {
-		if native {
-			callKernelI8Native(seg, nseg, skip, rows, bp, b.np, c, ldc, scale, corr, flags)
-		} else {
-			kernelI8Go(seg, nseg, skip, rows, bp, b.np, c, ldc, scale, flags)
-		}
-	}
 	op := operandA{lda: lda, h: h, w: w, cin: cin}
 	var buf i8Edge
 	var offs [mcRows]int
 	var rows [i8MR]*uint8
 	n := b.N
-	mc := mcRows - mcRows%i8MR
+	mc := mcRows - mcRows%mr
 	for ic := 0; ic < m; ic += mc {
 		mb := min(mc, m-ic)
 		off := offs[:mb]
 		op.rowOffsets(off, ic)
-		for i := 0; i < mb; i += i8MR {
-			nrows := min(i8MR, mb-i)
+		for i := 0; i < mb; i += mr {
+			nrows := min(mr, mb-i)
 			for r := range rows {
 				// Missing rows repeat the first: their results are dropped.
 				rows[r] = &a[off[i+min(r, nrows-1)]]
 			}
 			ci := (ic + i) * ldc
-			for j := 0; j < n; j += i8NR {
+			for j := 0; j < n; j += nr {
 				bp := &b.data[j*4]
 				sp := &b.scale[j]
 				cp := &b.corr[j]
-				ncols := min(i8NR, n-j)
-				if nrows == i8MR && ncols == i8NR {
-					call(&rows[0], bp, &c[ci+j], ldc, sp, cp)
+				ncols := min(nr, n-j)
+				if nrows == mr && ncols == nr {
+					callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &c[ci+j], ldc, sp, cp, flags)
 					continue
 				}
 				if acc {
 					for r := 0; r < nrows; r++ {
-						copy(buf.c[r*i8NR:r*i8NR+ncols], c[ci+r*ldc+j:ci+r*ldc+j+ncols])
+						copy(buf.c[r*nr:r*nr+ncols], c[ci+r*ldc+j:ci+r*ldc+j+ncols])
 					}
 				}
-				call(&rows[0], bp, &buf.c[0], i8NR, sp, cp)
+				callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &buf.c[0], nr, sp, cp, flags)
 				for r := 0; r < nrows; r++ {
-					copy(c[ci+r*ldc+j:ci+r*ldc+j+ncols], buf.c[r*i8NR:r*i8NR+ncols])
+					copy(c[ci+r*ldc+j:ci+r*ldc+j+ncols], buf.c[r*nr:r*nr+ncols])
 				}
 			}
 		}

@@ -4,13 +4,28 @@ package kernel
 
 import "golang.org/x/sys/cpu"
 
-// kernel8x32I8 is the int8 micro-kernel (see genI8 in gen_amd64.go): k
-// counts quads, rows point to quads of unsigned bytes of A, b to the
-// packed quads of signed bytes of B (ldb quads per row of quads); C is
-// float32. It needs AVX512_VNNI.
+// The int8 micro-kernels (see genI8 in gen_amd64.go): k counts quads, rows
+// point to quads of unsigned bytes of A, b to the packed quads of signed
+// bytes of B (ldb quads per row of quads); C is float32.
+
+// kernel8x32I8 needs AVX512_VNNI.
 //
 //go:noescape
 func kernel8x32I8(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, flags int)
+
+// kernel6x16I8AVXVNNI needs AVX-VNNI (VEX-encoded VPDPBUSD on YMM) and
+// AVX2; corr is unused.
+//
+//go:noescape
+func kernel6x16I8AVXVNNI(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)
+
+// kernel4x16I8AVX2 needs AVX2: VPMADDUBSW on the bytes of A offset by
+// -128 (so that no pair saturates, see mulAVX2 in gen_amd64.go), the sums
+// starting from corr. B's bytes must be in [-127, 127], as PackI8 makes
+// them.
+//
+//go:noescape
+func kernel4x16I8AVX2(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)
 
 // quantU8AVX512 quantizes n float32 (n a positive multiple of 16) to
 // bytes as quantOne does. It needs AVX512F.
@@ -18,19 +33,65 @@ func kernel8x32I8(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float3
 //go:noescape
 func quantU8AVX512(dst *uint8, src *float32, n int, inv float32)
 
-// i8Native reports whether the CPU runs the int8 micro-kernel.
-var i8Native = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI
+// quantU8AVX2 is quantU8AVX512 for AVX2.
+//
+//go:noescape
+func quantU8AVX2(dst *uint8, src *float32, n int, inv float32)
 
-func callKernelI8Native(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
-	kernel8x32I8(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
+// i8GoReason says why an amd64 CPU runs the portable int8 kernel.
+const i8GoReason = "the CPU lacks AVX2"
+
+// The int8 levels of amd64 (idGo is the portable one).
+const (
+	idAVX512VNNI = iota + 1
+	idAVXVNNI
+	idI8AVX2
+)
+
+// archI8Impls returns the int8 levels this CPU runs, best first.
+func archI8Impls() []*i8Impl {
+	var l []*i8Impl
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI {
+		l = append(l, &i8Impl{name: "avx512vnni", reason: "the CPU has AVX512_VNNI", id: idAVX512VNNI, mr: 8, nr: 32})
+	}
+	if !cpu.X86.HasAVX2 {
+		return l
+	}
+	if cpu.X86.HasAVXVNNI {
+		l = append(l, &i8Impl{name: "avxvnni", reason: "the CPU has AVX-VNNI, not AVX512_VNNI", id: idAVXVNNI, mr: 6, nr: 16})
+	}
+	return append(l, &i8Impl{name: "avx2", reason: "the CPU has AVX2, neither AVX512_VNNI nor AVX-VNNI", id: idI8AVX2, mr: 4, nr: 16})
+}
+
+// callKernelI8 runs level id's micro-kernel on one tile (a direct call to
+// the assembly, which does not let rows and c escape).
+func callKernelI8(id, seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
+	switch id {
+	case idAVX512VNNI:
+		kernel8x32I8(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
+	case idAVXVNNI:
+		kernel6x16I8AVXVNNI(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
+	case idI8AVX2:
+		kernel4x16I8AVX2(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
+	default:
+		kernelI8Go(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
+	}
 }
 
 // quantU8Native quantizes the longest multiple of 16 of src's values into
-// dst and returns how many it did.
-func quantU8Native(dst []uint8, src []float32, inv float32) int {
+// dst at level id and returns how many it did.
+func quantU8Native(id int, dst []uint8, src []float32, inv float32) int {
 	n := len(src) &^ 15
-	if n > 0 {
+	if n == 0 {
+		return 0
+	}
+	switch id {
+	case idAVX512VNNI:
 		quantU8AVX512(&dst[0], &src[0], n, inv)
+	case idAVXVNNI, idI8AVX2:
+		quantU8AVX2(&dst[0], &src[0], n, inv)
+	default:
+		return 0
 	}
 	return n
 }

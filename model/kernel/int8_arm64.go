@@ -13,15 +13,30 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func kernel8x32I8NEON(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)
 
-// i8Native reports whether the CPU runs the SDOT micro-kernel
-// (FEAT_DotProd: Apple M1 and later, Graviton 2 and later, Cortex-A76 and
-// later; x/sys/cpu reads it from the OS on Linux and macOS).
-var i8Native = cpu.ARM64.HasASIMDDP
+// i8GoReason says why an arm64 CPU runs the portable int8 kernel.
+const i8GoReason = "the CPU lacks FEAT_DotProd"
 
-func callKernelI8Native(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
-	kernel8x32I8NEON(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
+// idSDOT identifies the SDOT level (idGo is the portable one).
+const idSDOT = 1
+
+// archI8Impls returns the SDOT level where the CPU has FEAT_DotProd (Apple
+// M1 and later, Graviton 2 and later, Cortex-A76 and later; x/sys/cpu
+// reads it from the OS on Linux and macOS).
+func archI8Impls() []*i8Impl {
+	if !cpu.ARM64.HasASIMDDP {
+		return nil
+	}
+	return []*i8Impl{{name: "sdot", reason: "the CPU has FEAT_DotProd", id: idSDOT, mr: 8, nr: 32}}
+}
+
+func callKernelI8(id, seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
+	if id == idSDOT {
+		kernel8x32I8NEON(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
+		return
+	}
+	kernelI8Go(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
 }
 
 // quantU8Native quantizes nothing: the quantization of the activations
 // stays in Go on arm64.
-func quantU8Native(dst []uint8, src []float32, inv float32) int { return 0 }
+func quantU8Native(id int, dst []uint8, src []float32, inv float32) int { return 0 }

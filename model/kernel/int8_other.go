@@ -2,11 +2,14 @@
 
 package kernel
 
-// i8Native is false: no int8 micro-kernel in assembly here.
-var i8Native = false
+// i8GoReason says why the portable int8 kernel runs here.
+const i8GoReason = "no int8 assembly for this architecture (or the purego build tag)"
 
-func callKernelI8Native(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
+// archI8Impls returns no levels: no int8 micro-kernel in assembly here.
+func archI8Impls() []*i8Impl { return nil }
+
+func callKernelI8(id, seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int) {
 	kernelI8Go(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
 }
 
-func quantU8Native(dst []uint8, src []float32, inv float32) int { return 0 }
+func quantU8Native(id int, dst []uint8, src []float32, inv float32) int { return 0 }

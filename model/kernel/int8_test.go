@@ -4,23 +4,80 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// runI8 returns what f writes with the portable int8 kernels and, where the
-// CPU runs an assembly one (AVX512_VNNI, or FEAT_DotProd on arm64), with
-// the assembly ones (nil otherwise).
-func runI8(f func() []float32) (goOut, native []float32) {
-	saved := i8ForceGo
-	defer func() { i8ForceGo = saved }()
-	i8ForceGo = true
-	goOut = f()
-	if i8Native {
-		i8ForceGo = false
-		native = f()
+// withI8 runs f with im as the active int8 level.
+func withI8(im *i8Impl, f func()) {
+	saved := i8Active
+	defer func() { i8Active = saved }()
+	i8Active = im
+	f()
+}
+
+// runI8 returns what f writes at the portable level and, for every
+// assembly level this CPU runs (AVX512_VNNI, AVX-VNNI and AVX2 on amd64,
+// FEAT_DotProd on arm64; fewer under GODEBUG's cpu.* masks), what it
+// writes there, by level name.
+func runI8(f func() []float32) (goOut []float32, native map[string][]float32) {
+	withI8(i8Go, func() { goOut = f() })
+	native = map[string][]float32{}
+	for _, im := range i8Impls {
+		if im != i8Go {
+			withI8(im, func() { native[im.name] = f() })
+		}
 	}
 	return goOut, native
+}
+
+// sameI8 reports every level of native whose output is not goOut's bit
+// for bit.
+func sameI8(t *testing.T, what string, goOut []float32, native map[string][]float32) {
+	t.Helper()
+	for name, out := range native {
+		for i := range goOut {
+			if math.Float32bits(out[i]) != math.Float32bits(goOut[i]) {
+				t.Errorf("%s: level %s: [%d] = %v, the go kernel gives %v", what, name, i, out[i], goOut[i])
+				break
+			}
+		}
+	}
+}
+
+// The levels this CPU runs are those its features allow, best first, the
+// active one the first, and each says why it was chosen. Under CI's
+// GODEBUG masks DAMA_EXPECT_I8LEVEL names the level the mask must give,
+// so that a mask that does not take effect cannot pass quietly.
+func TestI8Levels(t *testing.T) {
+	if i8Impls[0] != i8Active || i8Impls[len(i8Impls)-1] != i8Go {
+		t.Fatalf("levels %v: the active one must come first and go last", I8Levels())
+	}
+	for _, im := range i8Impls {
+		if im.reason == "" || im.mr < 1 || im.mr > i8MR || im.nr < 1 || i8NR%im.nr != 0 {
+			t.Errorf("level %s: reason %q, tile %dx%d", im.name, im.reason, im.mr, im.nr)
+		}
+	}
+	if I8Level() != i8Impls[0].name || I8LevelReason() == "" || I8Native() != (I8Level() != "go") {
+		t.Errorf("I8Level %q (%q), I8Native %v", I8Level(), I8LevelReason(), I8Native())
+	}
+	t.Logf("int8 levels %v; using %s: %s", I8Levels(), I8Level(), I8LevelReason())
+	if want, ok := os.LookupEnv("DAMA_EXPECT_I8LEVEL"); ok && I8Level() != want {
+		t.Errorf("I8Level() = %q, want %q (DAMA_EXPECT_I8LEVEL)", I8Level(), want)
+	}
+	best := I8Level()
+	defer SetI8Level(best)
+	if err := SetI8Level("go"); err != nil || I8Level() != "go" || I8Native() || best != "go" && !strings.Contains(I8LevelReason(), "SetI8Level") {
+		t.Errorf("SetI8Level(go): %v; level %s (%s)", err, I8Level(), I8LevelReason())
+	}
+	if err := SetI8Level("avx1024"); err == nil || I8Level() != "go" {
+		t.Errorf("SetI8Level(avx1024) = %v, level %s; want an error and no change", err, I8Level())
+	}
+	if err := SetI8Level(best); err != nil || I8LevelReason() != i8Impls[0].reason && !strings.Contains(I8LevelReason(), "GODEBUG") {
+		t.Errorf("SetI8Level(%s): %v, reason %q", best, err, I8LevelReason())
+	}
 }
 
 func TestQuantU8(t *testing.T) {
@@ -44,15 +101,19 @@ func TestQuantU8(t *testing.T) {
 	for i := len(tests); i < len(src); i++ {
 		src[i] = float32(rng.NormFloat64() * 200)
 	}
-	for _, inv := range []float32{1, 0.37, 7.5} {
-		want := make([]uint8, len(src))
-		for i, x := range src {
-			want[i] = quantOne(x, inv)
-		}
-		got := make([]uint8, len(src))
-		quantU8(got, src, inv)
-		if !slices.Equal(got, want) {
-			t.Errorf("quantU8 (native %v) inv %v = %v, want %v", I8Native(), inv, got, want)
+	for _, im := range i8Impls {
+		for _, inv := range []float32{1, 0.37, 7.5} {
+			want := make([]uint8, len(src))
+			for i, x := range src {
+				want[i] = quantOne(x, inv)
+			}
+			for _, n := range []int{len(src), 16, 31, 5} {
+				got := make([]uint8, n+1)
+				withI8(im, func() { quantU8(got, src[:n], inv) })
+				if !slices.Equal(got[:n], want[:n]) || got[n] != 0 {
+					t.Errorf("quantU8 (level %s) inv %v n %d = %v, want %v", im.name, inv, n, got, want[:n])
+				}
+			}
 		}
 	}
 }
@@ -116,7 +177,7 @@ func randI8Slice(rng *rand.Rand, n int, scale float64, nonneg bool) []float32 {
 func TestConv3x3I8(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for _, sh := range []struct{ batch, cin, cout int }{
-		{1, 6, 16}, {3, 64, 64}, {2, 32, 40}, {1, 5, 3}, {5, 17, 64},
+		{1, 6, 16}, {3, 64, 64}, {2, 32, 40}, {1, 5, 3}, {5, 17, 64}, {3, 3, 17}, {1, 12, 48},
 	} {
 		t.Run(fmt.Sprintf("b%d_%dto%d", sh.batch, sh.cin, sh.cout), func(t *testing.T) {
 			const h, w = 8, 4
@@ -140,9 +201,7 @@ func TestConv3x3I8(t *testing.T) {
 				if e := relErr(goOut, want); e > 1e-5 {
 					t.Errorf("residual %v: go kernel off the reference by %g (relative)", withRes, e)
 				}
-				if native != nil && !slices.Equal(native, goOut) {
-					t.Errorf("residual %v: native kernel differs from the go kernel (max %g)", withRes, relErr(native, goOut))
-				}
+				sameI8(t, fmt.Sprintf("residual %v", withRes), goOut, native)
 				// And close to float32: the quantization error is small.
 				fp := make([]float32, len(want))
 				Conv3x3(fp, src, sh.batch, h, w, sh.cin, sh.cout, wt, bias, r, true, nil)
@@ -158,6 +217,7 @@ func TestDenseI8(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	for _, sh := range []struct{ rows, in, out int }{
 		{1, 128, 1024}, {9, 64, 32}, {32, 7, 5}, {260, 64, 3}, {17, 256, 96},
+		{5, 3, 17}, {7, 300, 33}, {13, 4, 48}, {2, 1, 1}, {6, 64, 16}, {4, 16, 16},
 	} {
 		t.Run(fmt.Sprintf("%dx%dto%d", sh.rows, sh.in, sh.out), func(t *testing.T) {
 			src := randI8Slice(rng, sh.rows*sh.in, 1, true)
@@ -184,9 +244,7 @@ func TestDenseI8(t *testing.T) {
 			if e := relErr(goOut, want); e > 1e-5 {
 				t.Errorf("go kernel off the reference by %g (relative)", e)
 			}
-			if native != nil && !slices.Equal(native, goOut) {
-				t.Errorf("native kernel differs from the go kernel (max %g)", relErr(native, goOut))
-			}
+			sameI8(t, "DenseI8", goOut, native)
 			fp := make([]float32, len(want))
 			Dense(fp, src, sh.rows, sh.in, sh.out, wt, bias, false)
 			if e := relErr(goOut, fp); e > 0.02 {
@@ -209,71 +267,126 @@ func TestPackI8PerColumn(t *testing.T) {
 	}
 }
 
-// The assembly micro-kernel against the portable one on random tiles,
+// Every assembly micro-kernel against the portable one on random tiles,
 // straight: segments of every length mod 4 (the four-quad loop and the
 // single-quad tail), several segments with gaps between them, bytes at the
-// ends of their ranges (0 and 255 in A, -127 and 127 in B: the SDOT
-// kernel's offset of 128 must come back exactly), every flag, bit for bit.
+// ends of their ranges (0 and 255 in A, -127 and 127 in B: the SDOT and
+// AVX2 kernels' offset of 128 must come back exactly), every flag, bit for
+// bit, and nothing written outside the tile.
 func TestKernelI8NativeMatchesGo(t *testing.T) {
-	if !i8Native {
-		t.Skip("no int8 assembly kernel on this CPU")
-	}
 	rng := rand.New(rand.NewSource(3))
-	extreme := func(lo, hi int) int {
-		switch rng.Intn(4) {
-		case 0:
-			return lo
-		case 1:
-			return hi
-		}
-		return lo + rng.Intn(hi-lo+1)
-	}
-	for trial := 0; trial < 60; trial++ {
-		seg := 1 + rng.Intn(13)
-		nseg := 1 + rng.Intn(3)
-		skip := 4 * rng.Intn(5)
-		ldb := i8NR * (1 + rng.Intn(3))
-		ldc := i8NR + rng.Intn(9)
-		flags := rng.Intn(4)
-		kq := seg * nseg
-		span := kq*4 + (nseg-1)*skip
-		var rows [i8MR]*uint8
-		for r := range rows {
-			a := make([]uint8, span)
-			for i := range a {
-				a[i] = uint8(extreme(0, 255))
+	forEachNativeI8(t, func(t *testing.T, im *i8Impl) {
+		extreme := func(lo, hi int) int {
+			switch rng.Intn(4) {
+			case 0:
+				return lo
+			case 1:
+				return hi
 			}
-			rows[r] = &a[0]
+			return lo + rng.Intn(hi-lo+1)
 		}
-		b := make([]int8, kq*ldb*4)
-		for i := range b {
-			b[i] = int8(extreme(-127, 127))
+		for trial := 0; trial < 80; trial++ {
+			seg := 1 + rng.Intn(13)
+			nseg := 1 + rng.Intn(3)
+			skip := 4 * rng.Intn(5)
+			a := func(int) uint8 { return uint8(extreme(0, 255)) }
+			b := func(int) int8 { return int8(extreme(-127, 127)) }
+			checkKernelI8(t, rng, im, seg, nseg, skip, rng.Intn(4), a, b)
 		}
-		// corr as PackI8 computes it: 128 times the sums of the columns.
-		corr := make([]int32, i8NR)
-		for q := 0; q < kq; q++ {
-			for j := 0; j < i8NR; j++ {
-				for e := 0; e < 4; e++ {
-					corr[j] += 128 * int32(b[(q*ldb+j)*4+e])
+	})
+}
+
+// forEachNativeI8 runs f as a subtest for every assembly level this CPU
+// runs.
+func forEachNativeI8(t *testing.T, f func(t *testing.T, im *i8Impl)) {
+	for _, im := range i8Impls {
+		if im != i8Go {
+			t.Run(im.name, func(t *testing.T) { f(t, im) })
+		}
+	}
+}
+
+// The worst cases for 16-bit intermediate sums: every byte of A at 255 or
+// at 0 (which the AVX2 kernel reads as -128) against every weight at 127
+// or at -127, and alternating signs, over deep sums (VPMADDUBSW on the
+// raw bytes would saturate a pair at 2*255*127).
+func TestKernelI8Saturation(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	forEachNativeI8(t, func(t *testing.T, im *i8Impl) {
+		for _, av := range []int{0, 1, 127, 128, 129, 255} {
+			for _, bv := range []int{127, -127, 1, -1} {
+				for _, alt := range []bool{false, true} {
+					a := func(int) uint8 { return uint8(av) }
+					b := func(i int) int8 {
+						if alt && i%2 == 1 {
+							return int8(-bv)
+						}
+						return int8(bv)
+					}
+					// 4*576 products (a 3x3 convolution of 256
+					// channels), fewer with -short (qemu in CI).
+					seg := 192
+					if testing.Short() {
+						seg = 16
+					}
+					checkKernelI8(t, rng, im, seg, 3, 8, flagAcc, a, b)
 				}
 			}
 		}
-		scale := make([]float32, i8NR)
-		for j := range scale {
-			scale[j] = float32(rng.ExpFloat64() * 1e-4)
+	})
+}
+
+// checkKernelI8 runs im's kernel on one tile (seg, nseg, skip as the
+// kernels take them) with the bytes of A and B from a and b (by index),
+// against kernelI8Go, bit for bit, with guards around the tile in C.
+func checkKernelI8(t *testing.T, rng *rand.Rand, im *i8Impl, seg, nseg, skip, flags int, a func(int) uint8, b func(int) int8) {
+	t.Helper()
+	ldb := i8NR * (1 + rng.Intn(3))
+	ldc := i8NR + rng.Intn(9)
+	kq := seg * nseg
+	span := kq*4 + (nseg-1)*skip
+	var rows [i8MR]*uint8
+	for r := range rows {
+		ar := make([]uint8, span)
+		for i := range ar {
+			ar[i] = a(r*span + i)
 		}
-		c0 := make([]float32, (i8MR-1)*ldc+i8NR)
-		for i := range c0 {
-			c0[i] = float32(rng.NormFloat64())
-		}
-		want, got := slices.Clone(c0), slices.Clone(c0)
-		kernelI8Go(seg, nseg, skip, &rows[0], &b[0], ldb, &want[0], ldc, &scale[0], flags)
-		callKernelI8Native(seg, nseg, skip, &rows[0], &b[0], ldb, &got[0], ldc, &scale[0], &corr[0], flags)
-		for i := range want {
-			if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
-				t.Fatalf("seg %d nseg %d skip %d ldb %d ldc %d flags %d: C[%d] = %v, want %v (go kernel)",
-					seg, nseg, skip, ldb, ldc, flags, i, got[i], want[i])
+		rows[r] = &ar[0]
+	}
+	bm := make([]int8, kq*ldb*4)
+	for i := range bm {
+		bm[i] = b(i)
+	}
+	// corr as PackI8 computes it: 128 times the sums of the columns.
+	corr := make([]int32, i8NR)
+	for q := 0; q < kq; q++ {
+		for j := 0; j < i8NR; j++ {
+			for e := 0; e < 4; e++ {
+				corr[j] += 128 * int32(bm[(q*ldb+j)*4+e])
 			}
+		}
+	}
+	scale := make([]float32, i8NR)
+	for j := range scale {
+		scale[j] = float32(rng.ExpFloat64() * 1e-4)
+	}
+	// C: the tile from row 1, column 0, with a guard row above and below.
+	c0 := make([]float32, (i8MR+2)*ldc)
+	for i := range c0 {
+		c0[i] = float32(rng.NormFloat64())
+	}
+	want, got := slices.Clone(c0), slices.Clone(c0)
+	kernelI8Go(seg, nseg, skip, &rows[0], &bm[0], ldb, &want[ldc], ldc, &scale[0], flags)
+	callKernelI8(im.id, seg, nseg, skip, &rows[0], &bm[0], ldb, &got[ldc], ldc, &scale[0], &corr[0], flags)
+	for i := range got {
+		r, j := i/ldc-1, i%ldc
+		w := want[i]
+		if r < 0 || r >= im.mr || j >= im.nr {
+			w = c0[i] // outside the tile: untouched
+		}
+		if math.Float32bits(w) != math.Float32bits(got[i]) {
+			t.Fatalf("seg %d nseg %d skip %d ldb %d ldc %d flags %d: C[%d][%d] = %v, want %v",
+				seg, nseg, skip, ldb, ldc, flags, r, j, got[i], w)
 		}
 	}
 }

@@ -201,7 +201,7 @@ func TestI8Detection(t *testing.T) {
 	if want != "0" && want != "1" {
 		t.Fatalf("DAMA_EXPECT_I8 = %q, want 0 or 1", want)
 	}
-	if got := i8Native; got != (want == "1") {
-		t.Errorf("i8Native = %v, want %v (DAMA_EXPECT_I8=%s)", got, want == "1", want)
+	if got := I8Native(); got != (want == "1") {
+		t.Errorf("I8Native() = %v, want %v (DAMA_EXPECT_I8=%s)", got, want == "1", want)
 	}
 }
