@@ -117,16 +117,12 @@ func TestAuxReplyInitKeepsOtherTensors(t *testing.T) {
 // Inference ignores the reply head: the same weights give bit-identical
 // outputs with and without it, and the Gorgonia graph in eval mode agrees.
 func TestAuxReplyInferenceIgnoresHead(t *testing.T) {
-	rng := rand.New(rand.NewSource(31))
-	net := model.NewNetwork(auxPreset(), rng)
-	modeltest.PerturbStats(net, rng)
+	net, rng := modeltest.PerturbedNet(auxPreset(), 31)
 	plain := stripAux(net)
 	const B = 12
 	qs := modeltest.RandomPositions(rng, B)
 	input := make([]float32, B*model.InputSize)
-	for i, q := range qs {
-		model.Encode(input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
-	}
+	modeltest.EncodeAll(input, qs)
 	// (That the plan has the layers of Spec alone, with or without the
 	// head, is checked in package infer: TestPlanIgnoresReplyHead.)
 	p1, v1 := fp32Forward(t, net, input, B)

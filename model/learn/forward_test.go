@@ -48,9 +48,7 @@ func TestForwardMatchesGraph(t *testing.T) {
 			t.Logf("%s, random inputs: largest logit difference %.2g", name, d)
 		}
 		// Encoded positions.
-		for i, q := range modeltest.RandomPositions(rng, B) {
-			model.Encode(in[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
-		}
+		modeltest.EncodeAll(in, modeltest.RandomPositions(rng, B))
 		if d := compareForward(t, net, in, B); d > 1e-4 {
 			t.Errorf("%s, positions: logits differ by %g", name, d)
 		}

@@ -87,3 +87,21 @@ func CPUTime() time.Duration {
 	d, _ := cputime.Process()
 	return d
 }
+
+// PerturbedNet returns a network of cfg initialised from a rand seeded
+// with seed, with its batch norms perturbed (PerturbStats), and that rand
+// for what the test draws next.
+func PerturbedNet(cfg model.Config, seed int64) (*model.Network, *rand.Rand) {
+	rng := rand.New(rand.NewSource(seed))
+	n := model.NewNetwork(cfg, rng)
+	PerturbStats(n, rng)
+	return n, rng
+}
+
+// EncodeAll encodes qs one after another into dst, a batch of len(qs)
+// positions (len(qs)*InputSize values) as a forward pass reads it.
+func EncodeAll(dst []float32, qs []mcts.Query) {
+	for i, q := range qs {
+		model.Encode(dst[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
+	}
+}
