@@ -269,18 +269,8 @@ func (e *Evaluator) batcher() {
 
 // softmax3 turns value logits into probabilities.
 func softmax3(l [3]float32) [3]float32 {
-	m := max(l[0], l[1], l[2])
-	var p [3]float32
-	var s float64
-	for i, v := range l {
-		x := math.Exp(float64(v - m))
-		p[i] = float32(x)
-		s += x
-	}
-	for i := range p {
-		p[i] = float32(float64(p[i]) / s)
-	}
-	return p
+	expNormalize(l[:], max(l[0], l[1], l[2]))
+	return l
 }
 
 // legalSoftmax writes the softmax over the legal moves' logits into dst.
@@ -290,14 +280,20 @@ func legalSoftmax(dst, logits []float32, pos rules.Position, legal []rules.Move)
 		dst[i] = logits[model.PolicyIndex(pos, mv)]
 		m = max(m, dst[i])
 	}
+	expNormalize(dst, m)
+}
+
+// expNormalize turns logits x, whose largest is m, into their softmax in
+// place (summing the exponentials in float64).
+func expNormalize(x []float32, m float32) {
 	var s float64
-	for i, v := range dst {
-		x := math.Exp(float64(v - m))
-		dst[i] = float32(x)
-		s += x
+	for i, v := range x {
+		e := math.Exp(float64(v - m))
+		x[i] = float32(e)
+		s += e
 	}
-	for i := range dst {
-		dst[i] = float32(float64(dst[i]) / s)
+	for i := range x {
+		x[i] = float32(float64(x[i]) / s)
 	}
 }
 

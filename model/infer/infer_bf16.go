@@ -24,16 +24,6 @@ const bf16Name = "bf16"
 // (a variable so that tests can take the fallback path).
 var bf16Available = kernel.BF16Native
 
-func init() {
-	RegisterBackend(bf16Name, BackendFactory{
-		New:       newBF16Backend,
-		Available: func() bool { return bf16Available() },
-		Needs:     "AVX512_BF16 (or FEAT_BF16 on arm64)",
-		Auto:      kernel.BF16Preferred(),
-		Priority:  10,
-	})
-}
-
 type bf16Backend struct {
 	inf    *inference
 	packed []*kernel.BF16Matrix // per layer

@@ -47,14 +47,6 @@ const int8Name = "int8"
 // (a variable so that tests can take the fallback path).
 var int8Available = kernel.I8Native
 
-func init() {
-	RegisterBackend(int8Name, BackendFactory{
-		New:       newInt8Backend,
-		Available: func() bool { return int8Available() },
-		Needs:     "AVX512_VNNI (or FEAT_DotProd on arm64)",
-	})
-}
-
 // Calibration: games of the network against itself, and their longest
 // length (plies).
 const (

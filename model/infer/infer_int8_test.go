@@ -45,15 +45,15 @@ func TestInt8MatchesFP32(t *testing.T) {
 // input convolution stays float32.
 func TestInt8Calibration(t *testing.T) {
 	net := modeltest.TinyNet(t, 5)
-	a, err := newInt8Backend(net)
-	if err != nil {
-		t.Fatal(err)
+	var built [2]*int8Backend // twice, from the same network
+	for k := range built {
+		b, err := newInt8Backend(net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built[k] = b.(*int8Backend)
 	}
-	b, err := newInt8Backend(net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ia, ib := a.(*int8Backend), b.(*int8Backend)
+	ia, ib := built[0], built[1]
 	for i, l := range ia.inf.layers {
 		if ia.ranges[i] != ib.ranges[i] {
 			t.Errorf("layer %s: calibrated %v then %v", l.Name, ia.ranges[i], ib.ranges[i])

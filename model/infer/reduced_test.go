@@ -32,17 +32,17 @@ func diffFromFP32(t *testing.T, name string, newBackend func(*model.Network) (Ba
 	t.Helper()
 	cfg, _ := model.Preset(name)
 	net, rng := modeltest.PerturbedNet(cfg, 31)
-	fp, err := newFP32Backend(net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb, err := newBackend(net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs := modeltest.RandomPositions(rng, 64)
 	const B = 16
-	rf, rr := fp.NewRunner(B), rb.NewRunner(B)
+	var runners [2]Runner // fp32, then newBackend's
+	for k, build := range []func(*model.Network) (Backend, error){newFP32Backend, newBackend} {
+		b, err := build(net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runners[k] = b.NewRunner(B)
+	}
+	rf, rr := runners[0], runners[1]
+	qs := modeltest.RandomPositions(rng, 64)
 	input := make([]float32, B*model.InputSize)
 	pf, pr := make([]float32, B*model.PolicySize), make([]float32, B*model.PolicySize)
 	wf, wr := make([]float32, B*model.ValueSize), make([]float32, B*model.ValueSize)
