@@ -228,17 +228,26 @@ func TestONNXRuntime(t *testing.T) {
 	}
 }
 
-func checkRuntime(t *testing.T, harness string, net *model.Network, batch int) {
-	t.Helper()
+// saveTempONNX folds net and saves it as net.onnx in a new temporary
+// directory; it returns the folded network, the directory and the file's
+// path.
+func saveTempONNX(tb testing.TB, net *model.Network) (folded *Net, dir, path string) {
+	tb.Helper()
 	folded, err := Fold(net)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	dir := t.TempDir()
-	modelPath := filepath.Join(dir, "net.onnx")
-	if err := SaveONNX(modelPath, folded, Options{}); err != nil {
-		t.Fatal(err)
+	dir = tb.TempDir()
+	path = filepath.Join(dir, "net.onnx")
+	if err := SaveONNX(path, folded, Options{}); err != nil {
+		tb.Fatal(err)
 	}
+	return folded, dir, path
+}
+
+func checkRuntime(t *testing.T, harness string, net *model.Network, batch int) {
+	t.Helper()
+	folded, dir, modelPath := saveTempONNX(t, net)
 	positions, input := testPositions(batch, 3)
 	if err := os.WriteFile(filepath.Join(dir, "input.f32"), float32s(input), 0o644); err != nil {
 		t.Fatal(err)
