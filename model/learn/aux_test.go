@@ -1,7 +1,6 @@
 package learn
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"dama/internal/envelope"
-	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
 	"dama/model/modeltest"
@@ -159,13 +157,7 @@ func TestAuxReplyInferenceIgnoresHead(t *testing.T) {
 			continue
 		}
 		for _, q := range qs {
-			var a, b mcts.Evaluation
-			if err := evA.Evaluate(context.Background(), q, &a); err != nil {
-				t.Fatal(err)
-			}
-			if err := evB.Evaluate(context.Background(), q, &b); err != nil {
-				t.Fatal(err)
-			}
+			a, b := modeltest.EvaluateBoth(t, evA, evB, q)
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("backend %s: evaluation differs with the reply head", name)
 				break

@@ -5,6 +5,7 @@
 package modeltest
 
 import (
+	"context"
 	"math/rand"
 	"testing"
 	"time"
@@ -104,4 +105,17 @@ func EncodeAll(dst []float32, qs []mcts.Query) {
 	for i, q := range qs {
 		model.Encode(dst[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
 	}
+}
+
+// EvaluateBoth evaluates q with a, then with b, and stops the test at an
+// error.
+func EvaluateBoth(t testing.TB, a, b mcts.Evaluator, q mcts.Query) (ea, eb mcts.Evaluation) {
+	t.Helper()
+	if err := a.Evaluate(context.Background(), q, &ea); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Evaluate(context.Background(), q, &eb); err != nil {
+		t.Fatal(err)
+	}
+	return ea, eb
 }
