@@ -69,15 +69,15 @@ type Network struct {
 	Tensors []Tensor
 }
 
-// TensorSpec is the name, kind and shape of one tensor of a layout.
-type TensorSpec struct {
+// tensorSpec is the name, kind and shape of one tensor of a layout.
+type tensorSpec struct {
 	Name  string
 	Kind  TensorKind
 	Shape []int
 }
 
 // Layout lists the tensors of a network with config c, layer by layer
-// in the order of TrainSpec (LayerTensors):
+// in the order of TrainSpec (layerTensors):
 //
 //	input/conv [F][NumPlanes][3][3], input/bn/{gamma,beta,mean,var} [F]
 //	blockI/conv1, blockI/bn1/..., blockI/conv2, blockI/bn2/...  (I = 0..Blocks-1)
@@ -88,10 +88,10 @@ type TensorSpec struct {
 //
 // The training-only tensors come last, so a network without them has the
 // same tensors in the same order as before they existed. Convolutions have no bias: the batch norm after each supplies it.
-func Layout(c Config) []TensorSpec {
-	var specs []TensorSpec
+func Layout(c Config) []tensorSpec {
+	var specs []tensorSpec
 	for _, l := range TrainSpec(c) {
-		specs = append(specs, LayerTensors(l)...)
+		specs = append(specs, layerTensors(l)...)
 	}
 	return specs
 }

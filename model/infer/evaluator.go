@@ -79,12 +79,12 @@ func OpenEvaluator(net *model.Network, opt EvaluatorOptions) (*Evaluator, error)
 	if err != nil {
 		return nil, err
 	}
-	return NewBackendEvaluator(b, opt), nil
+	return newBackendEvaluator(b, opt), nil
 }
 
-// NewBackendEvaluator returns an evaluator running backend b (opt.Backend
+// newBackendEvaluator returns an evaluator running backend b (opt.Backend
 // is ignored) and starts its batchers.
-func NewBackendEvaluator(b Backend, opt EvaluatorOptions) *Evaluator {
+func newBackendEvaluator(b Backend, opt EvaluatorOptions) *Evaluator {
 	if opt.MaxBatch <= 0 {
 		opt.MaxBatch = 32
 	}

@@ -81,7 +81,7 @@ func TestForwardMatchesTrainedGraph(t *testing.T) {
 	}
 }
 
-// EvalLosses gives the trainer's losses when the batch statistics equal the
+// evalLosses gives the trainer's losses when the batch statistics equal the
 // running ones: check it against the Gorgonia training graph with
 // BNMomentum 1 (running statistics := last batch's) by evaluating the same
 // batch after a step with learning rate ~0.
@@ -101,17 +101,17 @@ func TestEvalLosses(t *testing.T) {
 	}
 	// The running variance is unbiased (n/(n-1) times the batch's), so the
 	// match is close but not exact.
-	got, err := EvalLosses(tr.Network(), data)
+	got, err := evalLosses(tr.Network(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(got.Policy-want.Policy) > 1e-3 || math.Abs(got.Value-want.Value) > 1e-3 || math.Abs(got.Entropy-want.Entropy) > 1e-3 {
-		t.Errorf("EvalLosses %+v, trainer %+v", got, want)
+		t.Errorf("evalLosses %+v, trainer %+v", got, want)
 	}
 	t.Logf("eval %.5f/%.5f, trainer %.5f/%.5f", got.Policy, got.Value, want.Policy, want.Value)
 	bad := append([]Sample(nil), data...)
 	bad[3].Policy = bad[3].Policy[:1]
-	if _, err := EvalLosses(net, bad); err == nil || !strings.Contains(err.Error(), "sample 3") {
+	if _, err := evalLosses(net, bad); err == nil || !strings.Contains(err.Error(), "sample 3") {
 		t.Errorf("bad sample: %v", err)
 	}
 }
