@@ -75,10 +75,10 @@ type Layer struct {
 	BN string
 	// K is a ConvBN's kernel size, 1 or 3.
 	K int
-	// In is the layer whose output this one reads (fromPlanes for the input).
+	// In is the layer whose output this one reads (-1 for the input planes).
 	In int
 	// Residual is the layer whose output a ConvBN adds before its ReLU
-	// (noResidual for none); it has Cout channels.
+	// (-1 for none); it has Cout channels.
 	Residual int
 	// Cin and Cout are a ConvBN's channels, or a FullyConnected's input and
 	// output widths (Cin = channels*Squares when In is a ConvBN).
