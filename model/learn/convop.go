@@ -368,36 +368,37 @@ func (op convOp) conv(dst, src []float32, cin, cout int, wt []float32) {
 }
 
 // forward computes y = conv(x, w).
-func (op convOp) forward(y, x, w []float32) {
+func (op convOp) forward(y, x, w []float32) { op.convReordered(y, x, w, false) }
+
+// inputGradient computes dx, the convolution of dy by the flipped and
+// transposed filter.
+func (op convOp) inputGradient(dx, w, dy []float32) { op.convReordered(dx, dy, w, true) }
+
+// convReordered convolves src by the filter w [co][ci][ky][kx] reordered
+// for nhwcConv: wt[ky][kx][ci][co] = w[co][ci][ky][kx] (cin to cout
+// channels), or, flipped for the input gradient, wt[ky][kx][co][ci] =
+// w[co][ci][k-1-ky][k-1-kx] (cout to cin channels).
+func (op convOp) convReordered(dst, src, w []float32, flipped bool) {
 	kk := op.k * op.k
-	// wt[ky][kx][ci][co] = w[co][ci][ky][kx]
 	wt := getBuf(kk * op.cin * op.cout)
 	for co := 0; co < op.cout; co++ {
 		for ci := 0; ci < op.cin; ci++ {
 			for t := 0; t < kk; t++ {
-				(*wt)[(t*op.cin+ci)*op.cout+co] = w[(co*op.cin+ci)*kk+t]
+				v := w[(co*op.cin+ci)*kk+t]
+				if flipped {
+					(*wt)[((kk-1-t)*op.cout+co)*op.cin+ci] = v
+				} else {
+					(*wt)[(t*op.cin+ci)*op.cout+co] = v
+				}
 			}
 		}
 	}
-	op.conv(y, x, op.cin, op.cout, *wt)
+	if flipped {
+		op.conv(dst, src, op.cout, op.cin, *wt)
+	} else {
+		op.conv(dst, src, op.cin, op.cout, *wt)
+	}
 	f32Pool.Put(wt)
-}
-
-// inputGradient computes dx, the convolution of dy by the flipped and
-// transposed filter.
-func (op convOp) inputGradient(dx, w, dy []float32) {
-	kk := op.k * op.k
-	// wf[ky][kx][co][ci] = w[co][ci][k-1-ky][k-1-kx]
-	wf := getBuf(kk * op.cin * op.cout)
-	for co := 0; co < op.cout; co++ {
-		for ci := 0; ci < op.cin; ci++ {
-			for t := 0; t < kk; t++ {
-				(*wf)[((kk-1-t)*op.cout+co)*op.cin+ci] = w[(co*op.cin+ci)*kk+t]
-			}
-		}
-	}
-	op.conv(dx, dy, op.cout, op.cin, *wf)
-	f32Pool.Put(wf)
 }
 
 // weightGradient computes dw[co][ci][ky][kx] = sum over images and pixels

@@ -90,15 +90,8 @@ func TestEvalLosses(t *testing.T) {
 	const B = 16
 	data := randomSamples(rng, B)
 	net := modeltest.TinyNet(t, 24)
-	tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-9, BNMomentum: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	want, err := tr.Step(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, ls := trainSteps(t, net, TrainOptions{Batch: B, LR: 1e-9, BNMomentum: 1}, data, 1)
+	want := ls[0]
 	// The running variance is unbiased (n/(n-1) times the batch's), so the
 	// match is close but not exact.
 	got, err := evalLosses(tr.Network(), data)
