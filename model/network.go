@@ -69,8 +69,8 @@ type Network struct {
 	Tensors []Tensor
 }
 
-// tensorSpec is the name, kind and shape of one tensor of a layout.
-type tensorSpec struct {
+// TensorSpec is the name, kind and shape of one tensor of a layout.
+type TensorSpec struct {
 	Name  string
 	Kind  TensorKind
 	Shape []int
@@ -88,8 +88,8 @@ type tensorSpec struct {
 //
 // The training-only tensors come last, so a network without them has the
 // same tensors in the same order as before they existed. Convolutions have no bias: the batch norm after each supplies it.
-func Layout(c Config) []tensorSpec {
-	var specs []tensorSpec
+func Layout(c Config) []TensorSpec {
+	var specs []TensorSpec
 	for _, l := range TrainSpec(c) {
 		specs = append(specs, layerTensors(l)...)
 	}

@@ -222,9 +222,9 @@ func CheckSpec(layers []Layer) error {
 }
 
 // layerTensors returns the specs of a layer's tensors, in Layout order.
-func layerTensors(l Layer) []tensorSpec {
+func layerTensors(l Layer) []TensorSpec {
 	if l.Kind == ConvBN {
-		return []tensorSpec{
+		return []TensorSpec{
 			{l.Name, Weight, []int{l.Cout, l.Cin, l.K, l.K}},
 			{l.BN + "/gamma", Scale, []int{l.Cout}},
 			{l.BN + "/beta", Bias, []int{l.Cout}},
@@ -232,7 +232,7 @@ func layerTensors(l Layer) []tensorSpec {
 			{l.BN + "/var", BNVar, []int{l.Cout}},
 		}
 	}
-	return []tensorSpec{
+	return []TensorSpec{
 		{l.Name + "/w", Weight, []int{l.Cin, l.Cout}},
 		{l.Name + "/b", Bias, []int{l.Cout}},
 	}
