@@ -14,12 +14,7 @@ import (
 //
 //	go test ./model/ -run XXX -bench CheckpointLoad
 func BenchmarkCheckpointLoad(b *testing.B) {
-	ck := trainedCheckpoint(b)
-	ck.Meta.ConfigDigest = ck.Net.Config.Digest()
-	data, err := ck.Marshal()
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, data := marshalledCheckpoint(b)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	n := 0

@@ -41,6 +41,19 @@ func trainedCheckpoint(t testing.TB) *model.Checkpoint {
 	return tr.Checkpoint()
 }
 
+// marshalledCheckpoint returns trainedCheckpoint with its config digest
+// set (as Save sets it) and its encoding.
+func marshalledCheckpoint(t testing.TB) (*model.Checkpoint, []byte) {
+	t.Helper()
+	ck := trainedCheckpoint(t)
+	ck.Meta.ConfigDigest = ck.Net.Config.Digest()
+	data, err := ck.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ck, data
+}
+
 func TestCheckpointRoundTrip(t *testing.T) {
 	ck := trainedCheckpoint(t)
 	path := filepath.Join(t.TempDir(), "a.ckpt")
@@ -117,12 +130,7 @@ func reseal(b []byte) []byte {
 }
 
 func TestCheckpointBadFiles(t *testing.T) {
-	ck := trainedCheckpoint(t)
-	ck.Meta.ConfigDigest = ck.Net.Config.Digest()
-	good, err := ck.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ck, good := marshalledCheckpoint(t)
 	// A network whose tensor has the wrong shape, correctly checksummed.
 	bad := ck.Net.Clone()
 	bad.Tensors[0].Shape = []int{16, model.NumPlanes, 9, 1}
@@ -175,9 +183,7 @@ func TestCheckpointBadFiles(t *testing.T) {
 // Payload length fields are capped: a bogus length never allocates more
 // than the data holds.
 func TestCheckpointBogusLengths(t *testing.T) {
-	ck := trainedCheckpoint(t)
-	ck.Meta.ConfigDigest = ck.Net.Config.Digest()
-	good, _ := ck.Marshal()
+	_, good := marshalledCheckpoint(t)
 	payload := good[envelope.HeaderLen : len(good)-4]
 	// Overwrite each uint32 in the first part of the payload (every length
 	// field among them) with a huge value and decode directly, skipping the

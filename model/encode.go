@@ -103,7 +103,7 @@ func Encode(dst []float32, pos rules.Position, repetitions, quietPlies int) {
 // different captured sets share one index: the network gives them the same
 // prior (the softmax over the legal moves' logits counts the shared logit
 // once per move), and in a training target their visit shares add up (see
-// PolicyTarget). MeasureSharing reports how rare this is.
+// PolicyTarget). measureSharing reports how rare this is.
 
 // PolicyIndex returns the policy logit index of move m in position pos.
 func PolicyIndex(pos rules.Position, m rules.Move) int {
@@ -114,9 +114,9 @@ func PolicyIndex(pos rules.Position, m rules.Move) int {
 	return (from-1)*Squares + (to - 1)
 }
 
-// IndexSquares returns the start and end squares, in the real board's
+// indexSquares returns the start and end squares, in the real board's
 // numbering, of the moves of pos with policy index idx.
-func IndexSquares(pos rules.Position, idx int) (from, to rules.Square) {
+func indexSquares(pos rules.Position, idx int) (from, to rules.Square) {
 	f, t := idx/Squares+1, idx%Squares+1
 	if pos.Side() == rules.Black {
 		f, t = rules.NumSquares+1-f, rules.NumSquares+1-t
@@ -152,8 +152,8 @@ func PolicyTarget(dst, mask []float32, pos rules.Position, legal []rules.Move, p
 	return nil
 }
 
-// SharingStats counts policy index sharing over a set of positions.
-type SharingStats struct {
+// sharingStats counts policy index sharing over a set of positions.
+type sharingStats struct {
 	Positions       int // positions examined
 	Moves           int // legal moves examined
 	SharedPositions int // positions where at least two legal moves share an index
@@ -161,10 +161,10 @@ type SharingStats struct {
 }
 
 // PositionShare returns the fraction of positions with a shared index.
-func (s SharingStats) PositionShare() float64 { return frac(s.SharedPositions, s.Positions) }
+func (s sharingStats) PositionShare() float64 { return frac(s.SharedPositions, s.Positions) }
 
 // MoveShare returns the fraction of legal moves that share their index.
-func (s SharingStats) MoveShare() float64 { return frac(s.SharedMoves, s.Moves) }
+func (s sharingStats) MoveShare() float64 { return frac(s.SharedMoves, s.Moves) }
 
 func frac(a, b int) float64 {
 	if b == 0 {
@@ -173,10 +173,10 @@ func frac(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-// MeasureSharing counts how often legal moves of the given positions share
+// measureSharing counts how often legal moves of the given positions share
 // a policy index.
-func MeasureSharing(positions []rules.Position) SharingStats {
-	var st SharingStats
+func measureSharing(positions []rules.Position) sharingStats {
+	var st sharingStats
 	moves := make([]rules.Move, 0, rules.MaxMoves)
 	count := make(map[int]int, rules.MaxMoves)
 	for _, p := range positions {

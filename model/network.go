@@ -77,7 +77,7 @@ type TensorSpec struct {
 }
 
 // Layout lists the tensors of a network with config c, layer by layer
-// in the order of TrainSpec (LayerTensors):
+// in the order of TrainSpec (layerTensors):
 //
 //	input/conv [F][NumPlanes][3][3], input/bn/{gamma,beta,mean,var} [F]
 //	blockI/conv1, blockI/bn1/..., blockI/conv2, blockI/bn2/...  (I = 0..Blocks-1)
@@ -91,7 +91,7 @@ type TensorSpec struct {
 func Layout(c Config) []TensorSpec {
 	var specs []TensorSpec
 	for _, l := range TrainSpec(c) {
-		specs = append(specs, LayerTensors(l)...)
+		specs = append(specs, layerTensors(l)...)
 	}
 	return specs
 }

@@ -47,8 +47,8 @@ func (k LayerKind) String() string {
 // Layer references: In and Residual hold the index of an earlier layer of
 // the spec, or one of these.
 const (
-	FromPlanes = -1 // In: the encoded input planes
-	NoResidual = -1 // Residual: nothing is added
+	fromPlanes = -1 // In: the encoded input planes
+	noResidual = -1 // Residual: nothing is added
 )
 
 // Output says which output of the network a layer produces.
@@ -75,10 +75,10 @@ type Layer struct {
 	BN string
 	// K is a ConvBN's kernel size, 1 or 3.
 	K int
-	// In is the layer whose output this one reads (FromPlanes for the input).
+	// In is the layer whose output this one reads (-1 for the input planes).
 	In int
 	// Residual is the layer whose output a ConvBN adds before its ReLU
-	// (NoResidual for none); it has Cout channels.
+	// (-1 for none); it has Cout channels.
 	Residual int
 	// Cin and Cout are a ConvBN's channels, or a FullyConnected's input and
 	// output widths (Cin = channels*Squares when In is a ConvBN).
@@ -112,21 +112,21 @@ func Spec(c Config) []Layer {
 		return Layer{Name: name, Kind: ConvBN, BN: bn, K: k, In: in, Residual: res, Cin: cin, Cout: cout, ReLU: true}
 	}
 	fc := func(name string, in, cin, cout int, relu bool, out Output) Layer {
-		return Layer{Name: name, Kind: FullyConnected, In: in, Residual: NoResidual, Cin: cin, Cout: cout, ReLU: relu, Output: out}
+		return Layer{Name: name, Kind: FullyConnected, In: in, Residual: noResidual, Cin: cin, Cout: cout, ReLU: relu, Output: out}
 	}
-	layers := []Layer{conv("input/conv", "input/bn", 3, FromPlanes, NoResidual, NumPlanes, F)}
+	layers := []Layer{conv("input/conv", "input/bn", 3, fromPlanes, noResidual, NumPlanes, F)}
 	for i := 0; i < c.Blocks; i++ {
 		p := fmt.Sprintf("block%d", i)
 		x := len(layers) - 1
 		layers = append(layers,
-			conv(p+"/conv1", p+"/bn1", 3, x, NoResidual, F, F),
+			conv(p+"/conv1", p+"/bn1", 3, x, noResidual, F, F),
 			conv(p+"/conv2", p+"/bn2", 3, x+1, x, F, F))
 	}
 	tower := len(layers) - 1
 	layers = append(layers,
-		conv("policy/conv", "policy/bn", 1, tower, NoResidual, F, c.PolicyFilters),
+		conv("policy/conv", "policy/bn", 1, tower, noResidual, F, c.PolicyFilters),
 		fc("policy/dense", tower+1, c.PolicyFilters*Squares, PolicySize, false, PolicyOutput),
-		conv("value/conv", "value/bn", 1, tower, NoResidual, F, c.ValueFilters),
+		conv("value/conv", "value/bn", 1, tower, noResidual, F, c.ValueFilters),
 		fc("value/dense1", tower+3, c.ValueFilters*Squares, c.ValueHidden, true, NoOutput),
 		fc("value/dense2", tower+4, c.ValueHidden, ValueSize, false, WDLOutput))
 	return layers
@@ -143,8 +143,8 @@ func TrainSpec(c Config) []Layer {
 	if c.AuxReply {
 		tower := 2 * c.Blocks // input/conv, then two layers per block
 		layers = append(layers,
-			Layer{Name: "reply/conv", Kind: ConvBN, BN: "reply/bn", K: 1, In: tower, Residual: NoResidual, Cin: c.Filters, Cout: c.PolicyFilters, ReLU: true},
-			Layer{Name: "reply/dense", Kind: FullyConnected, In: len(layers), Residual: NoResidual, Cin: c.PolicyFilters * Squares, Cout: PolicySize, Output: ReplyOutput})
+			Layer{Name: "reply/conv", Kind: ConvBN, BN: "reply/bn", K: 1, In: tower, Residual: noResidual, Cin: c.Filters, Cout: c.PolicyFilters, ReLU: true},
+			Layer{Name: "reply/dense", Kind: FullyConnected, In: len(layers), Residual: noResidual, Cin: c.PolicyFilters * Squares, Cout: PolicySize, Output: ReplyOutput})
 	}
 	return layers
 }
@@ -159,7 +159,7 @@ func CheckSpec(layers []Layer) error {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("model: spec layer %d (%s): %s", i, l.Name, fmt.Sprintf(format, args...))
 		}
-		if l.In < FromPlanes || l.In >= i {
+		if l.In < fromPlanes || l.In >= i {
 			return bad("reads layer %d, want an earlier layer or the planes", l.In)
 		}
 		if l.Cin < 1 || l.Cout < 1 {
@@ -185,7 +185,7 @@ func CheckSpec(layers []Layer) error {
 			if l.BN == "" {
 				return bad("no batch norm")
 			}
-			if l.Residual != NoResidual {
+			if l.Residual != noResidual {
 				if l.Residual < 0 || l.Residual >= i || layers[l.Residual].Kind != ConvBN || layers[l.Residual].Cout != l.Cout {
 					return bad("residual layer %d does not have %d channels", l.Residual, l.Cout)
 				}
@@ -194,7 +194,7 @@ func CheckSpec(layers []Layer) error {
 			if inSize != l.Cin {
 				return bad("takes %d inputs, its input layer gives %d", l.Cin, inSize)
 			}
-			if l.Residual != NoResidual {
+			if l.Residual != noResidual {
 				return bad("a dense layer has no residual")
 			}
 		default:
@@ -221,8 +221,8 @@ func CheckSpec(layers []Layer) error {
 	return nil
 }
 
-// LayerTensors returns the specs of a layer's tensors, in Layout order.
-func LayerTensors(l Layer) []TensorSpec {
+// layerTensors returns the specs of a layer's tensors, in Layout order.
+func layerTensors(l Layer) []TensorSpec {
 	if l.Kind == ConvBN {
 		return []TensorSpec{
 			{l.Name, Weight, []int{l.Cout, l.Cin, l.K, l.K}},

@@ -37,8 +37,8 @@ func TestExportIgnoresAuxReply(t *testing.T) {
 		t.Fatal("folded export differs with the reply head")
 	}
 	for _, w := range []func(*bytes.Buffer, *Net) error{
-		func(buf *bytes.Buffer, n *Net) error { return WriteONNX(buf, n, Options{}) },
-		func(buf *bytes.Buffer, n *Net) error { return WriteJSON(buf, n, nil) },
+		func(buf *bytes.Buffer, n *Net) error { return writeONNX(buf, n, Options{}) },
+		func(buf *bytes.Buffer, n *Net) error { return writeJSON(buf, n, nil) },
 	} {
 		var x, y bytes.Buffer
 		if err := w(&x, a); err != nil {

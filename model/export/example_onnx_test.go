@@ -25,14 +25,7 @@ func TestONNXExample(t *testing.T) {
 	}
 	harness := ortHarness(t)
 	net := testNetwork(t, 1)
-	folded, err := Fold(net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	modelPath := filepath.Join(t.TempDir(), "net.onnx")
-	if err := SaveONNX(modelPath, folded, Options{}); err != nil {
-		t.Fatal(err)
-	}
+	_, _, modelPath := saveTempONNX(t, net)
 	script, err := filepath.Abs(filepath.Join(harness, "example.js"))
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ func TestGoldenCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var js bytes.Buffer
-	if err := WriteJSON(&js, folded, nil); err != nil {
+	if err := writeJSON(&js, folded, nil); err != nil {
 		t.Fatal(err)
 	}
 	back, err := ReadJSON(&js)

@@ -10,30 +10,30 @@ import (
 	"dama/model"
 )
 
-// JSONFormat and JSONVersion identify the JSON export; a reader rejects any
+// jsonFormat and jsonVersion identify the JSON export; a reader rejects any
 // other format name or version.
 const (
-	JSONFormat  = "dama-net-json"
-	JSONVersion = 1
+	jsonFormat  = "dama-net-json"
+	jsonVersion = 1
 )
 
-// JSONFile is the JSON export of a network. Every batch norm is folded into
+// jsonFile is the JSON export of a network. Every batch norm is folded into
 // the convolution before it. Layers come in the order of the forward pass
 // (model.Spec; Forward describes it): input/conv, block0/conv1,
 // block0/conv2, ..., policy/conv, policy/dense, value/conv, value/dense1,
 // value/dense2.
-type JSONFile struct {
-	Format   string            `json:"format"`  // JSONFormat
-	Version  int               `json:"version"` // JSONVersion
-	Config   JSONConfig        `json:"config"`
-	Encoding JSONEncoding      `json:"encoding"`
+type jsonFile struct {
+	Format   string            `json:"format"`  // jsonFormat
+	Version  int               `json:"version"` // jsonVersion
+	Config   jsonConfig        `json:"config"`
+	Encoding jsonEncoding      `json:"encoding"`
 	Forward  []string          `json:"forward"`  // the forward pass, step by step, in words
 	Metadata map[string]string `json:"metadata"` // the same dama.* entries as the ONNX metadata_props, plus extras
-	Layers   []JSONLayer       `json:"layers,omitempty"`
+	Layers   []jsonLayer       `json:"layers,omitempty"`
 }
 
-// JSONConfig is the network's shape.
-type JSONConfig struct {
+// jsonConfig is the network's shape.
+type jsonConfig struct {
 	Name          string `json:"name"`
 	Blocks        int    `json:"blocks"`
 	Filters       int    `json:"filters"`
@@ -42,8 +42,8 @@ type JSONConfig struct {
 	ValueHidden   int    `json:"value_hidden"`
 }
 
-// JSONEncoding describes the input planes and the outputs.
-type JSONEncoding struct {
+// jsonEncoding describes the input planes and the outputs.
+type jsonEncoding struct {
 	Rows         int      `json:"rows"`         // 8
 	Cols         int      `json:"cols"`         // 4
 	Planes       []string `json:"planes"`       // plane names in order
@@ -56,10 +56,10 @@ type JSONEncoding struct {
 	PolicyOutput string   `json:"policy_output"`
 }
 
-// JSONLayer is one convolution or dense layer. A conv has Shape [out, in,
+// jsonLayer is one convolution or dense layer. A conv has Shape [out, in,
 // k, k] (Weight row-major in that order, zero padding k/2 on the 8x4 image);
 // a dense layer has Shape [in, out] (out[j] = bias[j] + sum in[i]*W[i][j]).
-type JSONLayer struct {
+type jsonLayer struct {
 	Name   string    `json:"name"`
 	Type   string    `json:"type"` // "conv" or "dense"
 	Shape  []int     `json:"shape"`
@@ -108,18 +108,18 @@ func forwardSteps(c model.Config) []string {
 	return append(steps, "flatten takes [channels, 8, 4] in channel-major order: index channel*32 + row*4 + column")
 }
 
-// ToJSON returns the JSON export of n with extra metadata appended.
-func ToJSON(n *Net, extra []KV) (*JSONFile, error) {
+// toJSON returns the JSON export of n with extra metadata appended.
+func toJSON(n *Net, extra []KV) (*jsonFile, error) {
 	if err := n.Check(); err != nil {
 		return nil, err
 	}
 	c := n.Config
-	f := &JSONFile{
-		Format:  JSONFormat,
-		Version: JSONVersion,
-		Config: JSONConfig{Name: c.Name, Blocks: c.Blocks, Filters: c.Filters,
+	f := &jsonFile{
+		Format:  jsonFormat,
+		Version: jsonVersion,
+		Config: jsonConfig{Name: c.Name, Blocks: c.Blocks, Filters: c.Filters,
 			PolicyFilters: c.PolicyFilters, ValueFilters: c.ValueFilters, ValueHidden: c.ValueHidden},
-		Encoding: JSONEncoding{
+		Encoding: jsonEncoding{
 			Rows: model.Rows, Cols: model.Cols, Planes: planeNames, InputLayout: "NHWC",
 			Board:        "side to move's frame (for Black: square s -> 33-s, colours swapped); square s at row (s-1)/4, column (s-1)%4",
 			PolicySize:   model.PolicySize,
@@ -131,7 +131,7 @@ func ToJSON(n *Net, extra []KV) (*JSONFile, error) {
 		Forward:  forwardSteps(c),
 		Metadata: map[string]string{},
 	}
-	for _, kv := range append(Metadata(n), extra...) {
+	for _, kv := range append(metadata(n), extra...) {
 		f.Metadata[kv.Key] = kv.Value
 	}
 	for _, l := range n.Layers {
@@ -139,15 +139,15 @@ func ToJSON(n *Net, extra []KV) (*JSONFile, error) {
 		if l.Kind == model.ConvBN {
 			shape = []int{l.Cout, l.Cin, l.K, l.K}
 		}
-		f.Layers = append(f.Layers, JSONLayer{Name: l.Name, Type: l.Kind.String(), Shape: shape, Weight: l.W, Bias: l.B})
+		f.Layers = append(f.Layers, jsonLayer{Name: l.Name, Type: l.Kind.String(), Shape: shape, Weight: l.W, Bias: l.B})
 	}
 	return f, nil
 }
 
-// WriteJSON writes the JSON export of n to w: the header indented, then
+// writeJSON writes the JSON export of n to w: the header indented, then
 // one line per layer.
-func WriteJSON(w io.Writer, n *Net, extra []KV) error {
-	f, err := ToJSON(n, extra)
+func writeJSON(w io.Writer, n *Net, extra []KV) error {
+	f, err := toJSON(n, extra)
 	if err != nil {
 		return err
 	}
@@ -186,22 +186,22 @@ func WriteJSON(w io.Writer, n *Net, extra []KV) error {
 // SaveJSON writes the JSON export of n to path through a temporary file
 // renamed into place.
 func SaveJSON(path string, n *Net, extra []KV) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return WriteJSON(w, n, extra) })
+	return atomicfile.Write(path, func(w io.Writer) error { return writeJSON(w, n, extra) })
 }
 
 // ReadJSON reads a JSON export back into a Net, checking the format, the
 // version, the layer names, types and shapes.
 func ReadJSON(r io.Reader) (*Net, error) {
-	var f JSONFile
+	var f jsonFile
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("export: JSON: %w", err)
 	}
-	if f.Format != JSONFormat {
-		return nil, fmt.Errorf("export: JSON field format is %q, want %q", f.Format, JSONFormat)
+	if f.Format != jsonFormat {
+		return nil, fmt.Errorf("export: JSON field format is %q, want %q", f.Format, jsonFormat)
 	}
-	if f.Version != JSONVersion {
-		return nil, fmt.Errorf("export: JSON version %d not supported (this reader knows %d)", f.Version, JSONVersion)
+	if f.Version != jsonVersion {
+		return nil, fmt.Errorf("export: JSON version %d not supported (this reader knows %d)", f.Version, jsonVersion)
 	}
 	c := f.Config
 	n := &Net{Config: model.Config{Name: c.Name, Blocks: c.Blocks, Filters: c.Filters,

@@ -16,7 +16,7 @@ func TestJSONRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, folded, []KV{{"dama.source", "test.ckpt"}}); err != nil {
+	if err := writeJSON(&buf, folded, []KV{{"dama.source", "test.ckpt"}}); err != nil {
 		t.Fatal(err)
 	}
 	back, err := ReadJSON(bytes.NewReader(buf.Bytes()))
@@ -58,29 +58,29 @@ func TestReadJSONErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := ToJSON(folded, nil)
+	good, err := toJSON(folded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name   string
-		change func(f *JSONFile)
+		change func(f *jsonFile)
 		want   string
 	}{
-		{"format", func(f *JSONFile) { f.Format = "other" }, "format"},
-		{"version", func(f *JSONFile) { f.Version = 2 }, "version 2"},
-		{"config", func(f *JSONFile) { f.Config.Filters = 0 }, "Filters"},
-		{"layer count", func(f *JSONFile) { f.Layers = f.Layers[:3] }, "layers"},
-		{"layer name", func(f *JSONFile) { f.Layers[1].Name = "block9/conv1" }, "block0/conv1"},
-		{"shape", func(f *JSONFile) { f.Layers[0].Shape = []int{16, 9, 3} }, "shape"},
-		{"weights", func(f *JSONFile) { f.Layers[2].Weight = f.Layers[2].Weight[1:] }, "block0/conv2"},
-		{"dense shape", func(f *JSONFile) { f.Layers[len(f.Layers)-1].Shape = []int{32, 4} }, "value/dense2"},
+		{"format", func(f *jsonFile) { f.Format = "other" }, "format"},
+		{"version", func(f *jsonFile) { f.Version = 2 }, "version 2"},
+		{"config", func(f *jsonFile) { f.Config.Filters = 0 }, "Filters"},
+		{"layer count", func(f *jsonFile) { f.Layers = f.Layers[:3] }, "layers"},
+		{"layer name", func(f *jsonFile) { f.Layers[1].Name = "block9/conv1" }, "block0/conv1"},
+		{"shape", func(f *jsonFile) { f.Layers[0].Shape = []int{16, 9, 3} }, "shape"},
+		{"weights", func(f *jsonFile) { f.Layers[2].Weight = f.Layers[2].Weight[1:] }, "block0/conv2"},
+		{"dense shape", func(f *jsonFile) { f.Layers[len(f.Layers)-1].Shape = []int{32, 4} }, "value/dense2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// Deep copy through JSON, then change.
 			b, _ := json.Marshal(good)
-			var f JSONFile
+			var f jsonFile
 			if err := json.Unmarshal(b, &f); err != nil {
 				t.Fatal(err)
 			}

@@ -15,10 +15,10 @@ import (
 
 // ONNX versions of the exported file.
 const (
-	// OpsetVersion is the ONNX operator set the exported graph uses.
-	OpsetVersion = 13
-	// IRVersion is the ONNX IR version matching OpsetVersion.
-	IRVersion = 7
+	// onnxOpset is the ONNX operator set the exported graph uses.
+	onnxOpset = 13
+	// onnxIRVersion is the ONNX IR version matching onnxOpset.
+	onnxIRVersion = 7
 
 	batchDimParam = "N"
 )
@@ -86,14 +86,14 @@ const (
 
 // The names of the graph's input and outputs.
 const (
-	InputName  = "planes"
-	PolicyName = "policy"
-	WDLName    = "wdl"
+	inputName  = "planes"
+	policyName = "policy"
+	wdlName    = "wdl"
 )
 
-// MetadataVersion is the version of the dama.* metadata keys and of the
+// metadataVersion is the version of the dama.* metadata keys and of the
 // graph's interface (input and output names, shapes and meanings).
-const MetadataVersion = 1
+const metadataVersion = 1
 
 // KV is one metadata entry (ONNX StringStringEntryProto).
 type KV struct{ Key, Value string }
@@ -104,24 +104,24 @@ type Options struct {
 	Metadata []KV   // extra metadata_props (e.g. source checkpoint, step), after the standard ones
 }
 
-// Metadata returns the standard metadata entries describing n's interface:
+// metadata returns the standard metadata entries describing n's interface:
 // the encoding of the input, the policy index and the WDL order. They are
 // written to ONNX metadata_props and to the JSON file.
-func Metadata(n *Net) []KV {
+func metadata(n *Net) []KV {
 	c := n.Config
 	return []KV{
 		{"dama.format", "dama-net"},
-		{"dama.metadata_version", strconv.Itoa(MetadataVersion)},
+		{"dama.metadata_version", strconv.Itoa(metadataVersion)},
 		{"dama.model_format_version", strconv.Itoa(model.FormatVersion)},
 		{"dama.config", fmt.Sprintf("name=%s blocks=%d filters=%d policy_filters=%d value_filters=%d value_hidden=%d",
 			c.Name, c.Blocks, c.Filters, c.PolicyFilters, c.ValueFilters, c.ValueHidden)},
 		{"dama.config_digest", c.Digest()},
 		{"dama.game", "Italian draughts (FID rules), squares numbered 1..32 in FID order"},
-		{"dama.input", fmt.Sprintf("%s: float32 [N, %d, %d, %d] (NHWC): batch, board row, board column, plane", InputName, model.Rows, model.Cols, model.NumPlanes)},
+		{"dama.input", fmt.Sprintf("%s: float32 [N, %d, %d, %d] (NHWC): batch, board row, board column, plane", inputName, model.Rows, model.Cols, model.NumPlanes)},
 		{"dama.board", "from the side to move's point of view: for Black the board is turned by 180 degrees (square s becomes 33-s) and colours are swapped; square s (1..32, FID numbering in that frame) sits at row (s-1)/4, column (s-1)%4"},
 		{"dama.planes", "0 own men, 1 own kings, 2 opponent men, 3 opponent kings (1 where present); 4 repeated once (constant 1 if the position occurred before), 5 repeated twice; 6 40-move counter (constant quiet plies/80); 7 even row (1 on rows 0, 2, 4, 6); 8 ones (constant 1)"},
-		{"dama.policy", fmt.Sprintf("%s: float32 [N, %d] logits; index (from-1)*32 + (to-1), from and to in the side to move's frame; captures with the same start and end share an index; softmax over the legal moves' indices only", PolicyName, model.PolicySize)},
-		{"dama.wdl", fmt.Sprintf("%s: float32 [N, 3] probabilities, order win, draw, loss for the side to move; expected score = win + draw/2", WDLName)},
+		{"dama.policy", fmt.Sprintf("%s: float32 [N, %d] logits; index (from-1)*32 + (to-1), from and to in the side to move's frame; captures with the same start and end share an index; softmax over the legal moves' indices only", policyName, model.PolicySize)},
+		{"dama.wdl", fmt.Sprintf("%s: float32 [N, 3] probabilities, order win, draw, loss for the side to move; expected score = win + draw/2", wdlName)},
 		{"dama.batchnorm", "folded into the convolutions"},
 	}
 }
@@ -129,20 +129,20 @@ func Metadata(n *Net) []KV {
 // SaveONNX writes n as an ONNX model to path, through a temporary file in
 // the same folder renamed into place.
 func SaveONNX(path string, n *Net, opt Options) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return WriteONNX(w, n, opt) })
+	return atomicfile.Write(path, func(w io.Writer) error { return writeONNX(w, n, opt) })
 }
 
-// WriteONNX writes n as an ONNX model (IR version 7, opset 13) to w. The
+// writeONNX writes n as an ONNX model (IR version 7, opset 13) to w. The
 // batch dimension is symbolic ("N"). The graph is built from the layers of
 // the spec: a convolution is Conv (then Add of its residual, then Relu), a
 // dense layer is Gemm (after Flatten when it reads a convolution, then
 // Relu), and the value output goes through Softmax.
-func WriteONNX(w io.Writer, n *Net, opt Options) error {
+func writeONNX(w io.Writer, n *Net, opt Options) error {
 	if err := n.Check(); err != nil {
 		return err
 	}
 	g := &graphBuilder{}
-	planes := g.node("Transpose", "input/nchw", []string{InputName}, intsAttr("perm", 0, 3, 1, 2))
+	planes := g.node("Transpose", "input/nchw", []string{inputName}, intsAttr("perm", 0, 3, 1, 2))
 	outs := make([]string, len(n.Layers))
 	for i := range n.Layers {
 		l := &n.Layers[i]
@@ -159,7 +159,7 @@ func WriteONNX(w io.Writer, n *Net, opt Options) error {
 			}
 			out := ""
 			if l.Output == model.PolicyOutput {
-				out = PolicyName
+				out = policyName
 			}
 			y = g.gemm(l, x, out)
 		}
@@ -170,7 +170,7 @@ func WriteONNX(w io.Writer, n *Net, opt Options) error {
 			y = g.node("Relu", l.Name+"/relu", []string{y})
 		}
 		if l.Output == model.WDLOutput {
-			y = g.nodeOut("Softmax", l.Name+"/softmax", []string{y}, WDLName, intAttr("axis", 1))
+			y = g.nodeOut("Softmax", l.Name+"/softmax", []string{y}, wdlName, intAttr("axis", 1))
 		}
 		outs[i] = y
 	}
@@ -184,26 +184,26 @@ func WriteONNX(w io.Writer, n *Net, opt Options) error {
 		graph.message(graphInitializer, in)
 	}
 	graph.string(graphDocString, "dama policy-value network for Italian draughts; see metadata_props for the encoding")
-	graph.message(graphInput, valueInfo(InputName, "board planes, NHWC, side to move's frame (see dama.input, dama.board, dama.planes)",
+	graph.message(graphInput, valueInfo(inputName, "board planes, NHWC, side to move's frame (see dama.input, dama.board, dama.planes)",
 		model.Rows, model.Cols, model.NumPlanes))
-	graph.message(graphOutput, valueInfo(PolicyName, "policy logits (see dama.policy)", model.PolicySize))
-	graph.message(graphOutput, valueInfo(WDLName, "win/draw/loss probabilities for the side to move (see dama.wdl)", model.ValueSize))
+	graph.message(graphOutput, valueInfo(policyName, "policy logits (see dama.policy)", model.PolicySize))
+	graph.message(graphOutput, valueInfo(wdlName, "win/draw/loss probabilities for the side to move (see dama.wdl)", model.ValueSize))
 
 	var m message
-	m.varint(modelIRVersion, IRVersion)
+	m.varint(modelIRVersion, onnxIRVersion)
 	m.string(modelProducerName, "dama")
 	if opt.Producer != "" {
 		m.string(modelProducerVersion, opt.Producer)
 	}
 	m.string(modelDomain, "dama")
-	m.varint(modelModelVersion, MetadataVersion)
+	m.varint(modelModelVersion, metadataVersion)
 	m.string(modelDocString, "dama policy-value network for Italian draughts: input planes [N,8,4,9] NHWC, outputs policy logits [N,1024] and wdl probabilities [N,3]")
 	m.message(modelGraph, graph)
 	var opset message
 	opset.string(opsetDomain, "")
-	opset.varint(opsetVersion, OpsetVersion)
+	opset.varint(opsetVersion, onnxOpset)
 	m.message(modelOpsetImport, opset)
-	for _, kv := range append(Metadata(n), opt.Metadata...) {
+	for _, kv := range append(metadata(n), opt.Metadata...) {
 		var e message
 		e.string(entryKey, kv.Key)
 		e.string(entryValue, kv.Value)

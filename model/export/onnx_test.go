@@ -83,20 +83,20 @@ func TestONNXStructure(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteONNX(&buf, folded, Options{Metadata: []KV{{"dama.source", "test"}}}); err != nil {
+	if err := writeONNX(&buf, folded, Options{Metadata: []KV{{"dama.source", "test"}}}); err != nil {
 		t.Fatal(err)
 	}
 	m := decodePB(t, buf.Bytes())
-	if ir := fieldsNamed(m, 1); len(ir) != 1 || ir[0].v != IRVersion {
-		t.Errorf("ir_version fields %v, want one of %d", ir, IRVersion)
+	if ir := fieldsNamed(m, 1); len(ir) != 1 || ir[0].v != onnxIRVersion {
+		t.Errorf("ir_version fields %v, want one of %d", ir, onnxIRVersion)
 	}
 	opsets := fieldsNamed(m, 8)
 	if len(opsets) != 1 {
 		t.Fatalf("%d opset_import entries, want 1", len(opsets))
 	}
 	os := decodePB(t, opsets[0].bytes)
-	if v := fieldsNamed(os, 2); len(v) != 1 || v[0].v != OpsetVersion {
-		t.Errorf("opset version %v, want %d", v, OpsetVersion)
+	if v := fieldsNamed(os, 2); len(v) != 1 || v[0].v != onnxOpset {
+		t.Errorf("opset version %v, want %d", v, onnxOpset)
 	}
 	meta := map[string]string{}
 	for _, e := range fieldsNamed(m, 14) {
@@ -228,17 +228,26 @@ func TestONNXRuntime(t *testing.T) {
 	}
 }
 
-func checkRuntime(t *testing.T, harness string, net *model.Network, batch int) {
-	t.Helper()
+// saveTempONNX folds net and saves it as net.onnx in a new temporary
+// directory; it returns the folded network, the directory and the file's
+// path.
+func saveTempONNX(tb testing.TB, net *model.Network) (folded *Net, dir, path string) {
+	tb.Helper()
 	folded, err := Fold(net)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	dir := t.TempDir()
-	modelPath := filepath.Join(dir, "net.onnx")
-	if err := SaveONNX(modelPath, folded, Options{}); err != nil {
-		t.Fatal(err)
+	dir = tb.TempDir()
+	path = filepath.Join(dir, "net.onnx")
+	if err := SaveONNX(path, folded, Options{}); err != nil {
+		tb.Fatal(err)
 	}
+	return folded, dir, path
+}
+
+func checkRuntime(t *testing.T, harness string, net *model.Network, batch int) {
+	t.Helper()
+	folded, dir, modelPath := saveTempONNX(t, net)
 	positions, input := testPositions(batch, 3)
 	if err := os.WriteFile(filepath.Join(dir, "input.f32"), float32s(input), 0o644); err != nil {
 		t.Fatal(err)
@@ -265,17 +274,17 @@ func checkRuntime(t *testing.T, harness string, net *model.Network, batch int) {
 		t.Fatalf("harness output %q: %v", out, err)
 	}
 	t.Logf("ONNX Runtime %v", summary.ORT)
-	if fmt.Sprint(summary.InputNames) != "["+InputName+"]" || fmt.Sprint(summary.OutputNames) != "["+PolicyName+" "+WDLName+"]" {
+	if fmt.Sprint(summary.InputNames) != "["+inputName+"]" || fmt.Sprint(summary.OutputNames) != "["+policyName+" "+wdlName+"]" {
 		t.Fatalf("runtime sees inputs %v outputs %v", summary.InputNames, summary.OutputNames)
 	}
-	if fmt.Sprint(summary.Shapes[PolicyName]) != fmt.Sprint([]int{batch, model.PolicySize}) || fmt.Sprint(summary.Shapes[WDLName]) != fmt.Sprint([]int{batch, 3}) {
+	if fmt.Sprint(summary.Shapes[policyName]) != fmt.Sprint([]int{batch, model.PolicySize}) || fmt.Sprint(summary.Shapes[wdlName]) != fmt.Sprint([]int{batch, 3}) {
 		t.Fatalf("output shapes %v", summary.Shapes)
 	}
 	wantP := make([]float32, batch*model.PolicySize)
 	wantV := make([]float32, batch*3)
 	folded.Forward(input, batch, wantP, wantV)
-	gotP := compareFile(t, filepath.Join(dir, PolicyName+".f32"), wantP, 1e-4)
-	gotV := compareFile(t, filepath.Join(dir, WDLName+".f32"), wantV, 1e-4)
+	gotP := compareFile(t, filepath.Join(dir, policyName+".f32"), wantP, 1e-4)
+	gotV := compareFile(t, filepath.Join(dir, wdlName+".f32"), wantV, 1e-4)
 	compareEvaluator(t, net, positions, input, gotP, gotV)
 }
 

@@ -35,15 +35,7 @@ func BenchmarkONNXRuntime(b *testing.B) {
 			b.Fatal(err)
 		}
 		net := model.NewNetwork(cfg, rand.New(rand.NewSource(1)))
-		folded, err := Fold(net)
-		if err != nil {
-			b.Fatal(err)
-		}
-		dir := b.TempDir()
-		modelPath := filepath.Join(dir, "net.onnx")
-		if err := SaveONNX(modelPath, folded, Options{}); err != nil {
-			b.Fatal(err)
-		}
+		_, dir, modelPath := saveTempONNX(b, net)
 		backends := map[string]infer.Backend{}
 		for _, be := range []string{infer.BackendFP32, "bf16", "int8"} {
 			if _, err := infer.ResolveBackend(be); err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"dama/model"
+	"dama/model/kernel"
 )
 
 // Backend is a forward pass of the network over batches of encoded
@@ -57,10 +58,27 @@ const (
 	BackendFP32 = fp32Name
 )
 
+// backends holds the registered backends, from the start the package's
+// own: fp32, and the bf16 and int8 ones where the CPU has their
+// instructions (infer_bf16.go, infer_int8.go).
 var backends = struct {
 	sync.Mutex
 	m map[string]BackendFactory
-}{m: map[string]BackendFactory{fp32Name: {New: newFP32Backend}}}
+}{m: map[string]BackendFactory{
+	fp32Name: {New: newFP32Backend},
+	bf16Name: {
+		New:       newBF16Backend,
+		Available: func() bool { return bf16Available() },
+		Needs:     "AVX512_BF16 (or FEAT_BF16 on arm64)",
+		Auto:      kernel.BF16Preferred(),
+		Priority:  10,
+	},
+	int8Name: {
+		New:       newInt8Backend,
+		Available: func() bool { return int8Available() },
+		Needs:     "AVX512_VNNI (or FEAT_DotProd on arm64)",
+	},
+}}
 
 // RegisterBackend makes a backend available by name. It panics if the
 // name is empty, "auto" or taken (a programming error, as with

@@ -1,19 +1,17 @@
 package infer_test
 
 import (
-	"context"
 	"math"
 	"math/rand"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"dama/mcts"
 	"dama/model"
 	"dama/model/export"
 	"dama/model/infer"
 	"dama/model/kernel"
-	"dama/rules"
+	"dama/model/modeltest"
 )
 
 // ref64 is a second backend for the tests: the float64 reference forward
@@ -61,23 +59,6 @@ func init() {
 	infer.RegisterBackend("test-auto", infer.BackendFactory{New: newRef, Auto: true, Priority: 100, Available: autoAvailable.Load})
 }
 
-// queries returns positions from seeded random games with their legal moves.
-func queries(rng *rand.Rand, n int) []mcts.Query {
-	var out []mcts.Query
-	for len(out) < n {
-		g := rules.NewGame(rules.Start())
-		for ply := 0; ply < 200 && len(out) < n; ply++ {
-			legal := g.Legal(nil)
-			if len(legal) == 0 {
-				break
-			}
-			out = append(out, mcts.Query{Pos: g.Position(), Legal: legal, Repetitions: g.Repetitions(), QuietPlies: g.QuietPlies()})
-			g.PlayUnchecked(legal[rng.Intn(len(legal))])
-		}
-	}
-	return out
-}
-
 func TestBackendEvaluatorMatchesFP32(t *testing.T) {
 	cfg, _ := model.Preset("tiny")
 	rng := rand.New(rand.NewSource(5))
@@ -95,17 +76,11 @@ func TestBackendEvaluatorMatchesFP32(t *testing.T) {
 	if fp.Backend() != "fp32" || ref.Backend() != "test-ref64" {
 		t.Fatalf("backends %q and %q, want fp32 and test-ref64", fp.Backend(), ref.Backend())
 	}
-	qs := queries(rng, 40)
+	qs := modeltest.RandomPositions(rng, 40)
 	before := ref64Positions.Load()
 	for pass := 0; pass < 2; pass++ {
 		for i, q := range qs {
-			var a, b mcts.Evaluation
-			if err := fp.Evaluate(context.Background(), q, &a); err != nil {
-				t.Fatal(err)
-			}
-			if err := ref.Evaluate(context.Background(), q, &b); err != nil {
-				t.Fatal(err)
-			}
+			a, b := modeltest.EvaluateBoth(t, fp, ref, q)
 			for k := range a.WDL {
 				if math.Abs(float64(a.WDL[k]-b.WDL[k])) > 1e-5 {
 					t.Fatalf("position %d: WDL %v (fp32) and %v (test backend)", i, a.WDL, b.WDL)

@@ -38,9 +38,7 @@ func benchConfigs(b *testing.B, names ...string) []model.Config {
 //	GOMAXPROCS=1 go test ./model/infer/ -run XXX -bench Infer -benchtime 300ms
 func BenchmarkInfer(b *testing.B) {
 	for _, cfg := range benchConfigs(b, "tiny", "small", "workstation", "8x64") {
-		rng := rand.New(rand.NewSource(1))
-		net := model.NewNetwork(cfg, rng)
-		modeltest.PerturbStats(net, rng)
+		net, rng := modeltest.PerturbedNet(cfg, 1)
 		inf, err := newInference(net)
 		if err != nil {
 			b.Fatal(err)
@@ -49,10 +47,7 @@ func BenchmarkInfer(b *testing.B) {
 		for _, batch := range []int{1, 8, 32, 128} {
 			b.Run(fmt.Sprintf("%s/batch=%d", cfg.Name, batch), func(b *testing.B) {
 				ws := inf.newWorkspace(batch)
-				for i := 0; i < batch; i++ {
-					q := qs[i%len(qs)]
-					model.Encode(ws.Input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
-				}
+				modeltest.EncodeAll(ws.Input, qs[:batch])
 				b.ReportAllocs()
 				b.ResetTimer()
 				cpu0 := modeltest.CPUTime()
@@ -80,9 +75,7 @@ func BenchmarkBackend(b *testing.B) {
 			continue
 		}
 		for _, cfg := range benchConfigs(b, "tiny", "small", "workstation") {
-			rng := rand.New(rand.NewSource(1))
-			net := model.NewNetwork(cfg, rng)
-			modeltest.PerturbStats(net, rng)
+			net, rng := modeltest.PerturbedNet(cfg, 1)
 			be, err := NewBackend(name, net)
 			if err != nil {
 				b.Fatal(err)
@@ -93,10 +86,7 @@ func BenchmarkBackend(b *testing.B) {
 					run := be.NewRunner(batch)
 					input := make([]float32, batch*model.InputSize)
 					policy, wdl := make([]float32, batch*model.PolicySize), make([]float32, batch*model.ValueSize)
-					for i := 0; i < batch; i++ {
-						q := qs[i%len(qs)]
-						model.Encode(input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
-					}
+					modeltest.EncodeAll(input, qs[:batch])
 					b.ReportAllocs()
 					b.ResetTimer()
 					cpu0 := modeltest.CPUTime()

@@ -79,7 +79,7 @@ func TestCompareBF16OnRandomPositions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bf := NewBackendEvaluator(bfb, EvaluatorOptions{MaxBatch: 8})
+	bf := newBackendEvaluator(bfb, EvaluatorOptions{MaxBatch: 8})
 	defer bf.Close()
 	r, err := Compare(context.Background(), bf, fp, qs, 4)
 	if err != nil {

@@ -79,12 +79,12 @@ func OpenEvaluator(net *model.Network, opt EvaluatorOptions) (*Evaluator, error)
 	if err != nil {
 		return nil, err
 	}
-	return NewBackendEvaluator(b, opt), nil
+	return newBackendEvaluator(b, opt), nil
 }
 
-// NewBackendEvaluator returns an evaluator running backend b (opt.Backend
+// newBackendEvaluator returns an evaluator running backend b (opt.Backend
 // is ignored) and starts its batchers.
-func NewBackendEvaluator(b Backend, opt EvaluatorOptions) *Evaluator {
+func newBackendEvaluator(b Backend, opt EvaluatorOptions) *Evaluator {
 	if opt.MaxBatch <= 0 {
 		opt.MaxBatch = 32
 	}
@@ -269,18 +269,8 @@ func (e *Evaluator) batcher() {
 
 // softmax3 turns value logits into probabilities.
 func softmax3(l [3]float32) [3]float32 {
-	m := max(l[0], l[1], l[2])
-	var p [3]float32
-	var s float64
-	for i, v := range l {
-		x := math.Exp(float64(v - m))
-		p[i] = float32(x)
-		s += x
-	}
-	for i := range p {
-		p[i] = float32(float64(p[i]) / s)
-	}
-	return p
+	expNormalize(l[:], max(l[0], l[1], l[2]))
+	return l
 }
 
 // legalSoftmax writes the softmax over the legal moves' logits into dst.
@@ -290,14 +280,20 @@ func legalSoftmax(dst, logits []float32, pos rules.Position, legal []rules.Move)
 		dst[i] = logits[model.PolicyIndex(pos, mv)]
 		m = max(m, dst[i])
 	}
+	expNormalize(dst, m)
+}
+
+// expNormalize turns logits x, whose largest is m, into their softmax in
+// place (summing the exponentials in float64).
+func expNormalize(x []float32, m float32) {
 	var s float64
-	for i, v := range dst {
-		x := math.Exp(float64(v - m))
-		dst[i] = float32(x)
-		s += x
+	for i, v := range x {
+		e := math.Exp(float64(v - m))
+		x[i] = float32(e)
+		s += e
 	}
-	for i := range dst {
-		dst[i] = float32(float64(dst[i]) / s)
+	for i := range x {
+		x[i] = float32(float64(x[i]) / s)
 	}
 }
 

@@ -42,6 +42,19 @@ type planLayer struct {
 	src, res, dst int // buffers; res -1 for no residual
 }
 
+// conv3 reports whether l is a 3x3 convolution; the other layers are
+// dense products of rowsPer rows per position.
+func (l *planLayer) conv3() bool { return l.Kind == model.ConvBN && l.K == 3 }
+
+// rowsPer is the rows per position of l's dense product: Squares for a
+// convolution (a 1x1 one runs over the pixels), 1 for a head's dense layer.
+func (l *planLayer) rowsPer() int {
+	if l.Kind == model.ConvBN {
+		return model.Squares
+	}
+	return 1
+}
+
 // Buffer indices of a workspace below its activation buffers.
 const (
 	bufInput  = -1
@@ -158,7 +171,6 @@ type workspace struct {
 	maxBatch    int
 	bufs        [][]float32
 	scratch     []float32
-	scratch16   []uint16  // the bf16 backend's rounded inputs
 	Policy, WDL []float32 // outputs: batch*PolicySize logits, batch*3 logits
 	Input       []float32 // batch*InputSize, filled by the caller
 }
@@ -182,7 +194,7 @@ func (inf *inference) newActivations(maxBatch int) *workspace {
 	}
 	scratch := 0
 	for _, l := range inf.layers {
-		if l.Kind == model.ConvBN && l.K == 3 {
+		if l.conv3() {
 			scratch = max(scratch, conv3x3Scratch(maxBatch, model.Rows, model.Cols, l.Cin))
 		}
 	}
@@ -232,12 +244,12 @@ func (inf *inference) run(ws *workspace, batch int, k layerKernels) {
 		}
 		src := ws.buf(l.src, batch*inSize)
 		dst := ws.buf(l.dst, batch*l.OutSize())
-		rows, relu := batch, l.ReLU
+		rows, relu := batch*l.rowsPer(), l.ReLU
 		var res []float32
 		if l.Kind == model.ConvBN {
-			rows, res = batch*model.Squares, ws.buf(l.res, len(dst))
+			res = ws.buf(l.res, len(dst))
 		}
-		conv3 := l.Kind == model.ConvBN && l.K == 3
+		conv3 := l.conv3()
 		switch {
 		case k != nil && k.layer(i, l, dst, src, res, batch, rows):
 		case conv3:
@@ -271,17 +283,20 @@ func newFP32Backend(n *model.Network) (Backend, error) {
 func (b fp32Backend) Name() string { return fp32Name }
 
 func (b fp32Backend) NewRunner(maxBatch int) Runner {
-	return &fp32Runner{inf: b.inf, ws: b.inf.newActivations(maxBatch)}
+	return &planRunner{inf: b.inf, ws: b.inf.newActivations(maxBatch)}
 }
 
-type fp32Runner struct {
+// planRunner is the Runner of every backend: the plan of inf run on ws,
+// with the layers k computes (nil for the fp32 backend: all in float32).
+type planRunner struct {
 	inf *inference
 	ws  *workspace
+	k   layerKernels
 }
 
-func (r *fp32Runner) Forward(input []float32, batch int, policy, wdl []float32) {
+func (r *planRunner) Forward(input []float32, batch int, policy, wdl []float32) {
 	ws := r.ws
 	// The planes and the outputs are the caller's buffers: no copies.
 	ws.Input, ws.Policy, ws.WDL = input, policy, wdl
-	r.inf.forward(ws, batch)
+	r.inf.run(ws, batch, r.k)
 }

@@ -24,16 +24,6 @@ const bf16Name = "bf16"
 // (a variable so that tests can take the fallback path).
 var bf16Available = kernel.BF16Native
 
-func init() {
-	RegisterBackend(bf16Name, BackendFactory{
-		New:       newBF16Backend,
-		Available: func() bool { return bf16Available() },
-		Needs:     "AVX512_BF16 (or FEAT_BF16 on arm64)",
-		Auto:      kernel.BF16Preferred(),
-		Priority:  10,
-	})
-}
-
 type bf16Backend struct {
 	inf    *inference
 	packed []*kernel.BF16Matrix // per layer
@@ -51,16 +41,12 @@ func newBF16Backend(n *model.Network) (Backend, error) {
 	b := &bf16Backend{inf: inf}
 	for _, l := range inf.layers {
 		var m *kernel.BF16Matrix
-		switch {
-		case l.Kind == model.ConvBN && l.K == 3:
+		if l.conv3() {
 			m = kernel.PackConv3x3BF16(l.w, l.Cin, l.Cout)
 			b.scratch = max(b.scratch, kernel.Conv3x3BF16Scratch(1, model.Rows, model.Cols, l.Cin))
-		case l.Kind == model.ConvBN:
+		} else {
 			m = kernel.PackBF16(l.w, l.Cin, l.Cout)
-			b.scratch = max(b.scratch, kernel.DenseBF16Scratch(model.Squares, l.Cin))
-		default:
-			m = kernel.PackBF16(l.w, l.Cin, l.Cout)
-			b.scratch = max(b.scratch, kernel.DenseBF16Scratch(1, l.Cin))
+			b.scratch = max(b.scratch, kernel.DenseBF16Scratch(l.rowsPer(), l.Cin))
 		}
 		b.packed = append(b.packed, m)
 	}
@@ -72,27 +58,20 @@ func (b *bf16Backend) Name() string { return bf16Name }
 func (b *bf16Backend) NewRunner(maxBatch int) Runner {
 	ws := b.inf.newActivations(maxBatch)
 	ws.scratch = nil // the float32 convolution scratch is not used
-	ws.scratch16 = make([]uint16, maxBatch*b.scratch)
-	return &bf16Runner{b: b, ws: ws}
+	return &planRunner{inf: b.inf, ws: ws, k: &bf16Kernels{packed: b.packed, scratch: make([]uint16, maxBatch*b.scratch)}}
 }
 
-type bf16Runner struct {
-	b  *bf16Backend
-	ws *workspace
+// bf16Kernels computes every layer of a runner in bfloat16.
+type bf16Kernels struct {
+	packed  []*kernel.BF16Matrix
+	scratch []uint16 // the rounded inputs
 }
 
-func (r *bf16Runner) Forward(input []float32, batch int, policy, wdl []float32) {
-	ws := r.ws
-	ws.Input, ws.Policy, ws.WDL = input, policy, wdl
-	r.b.inf.run(ws, batch, r)
-}
-
-// layer computes every layer in bfloat16.
-func (r *bf16Runner) layer(i int, l *planLayer, dst, src, res []float32, batch, rows int) bool {
-	if l.Kind == model.ConvBN && l.K == 3 {
-		kernel.Conv3x3BF16(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, r.b.packed[i], l.b, res, l.ReLU, r.ws.scratch16)
+func (k *bf16Kernels) layer(i int, l *planLayer, dst, src, res []float32, batch, rows int) bool {
+	if l.conv3() {
+		kernel.Conv3x3BF16(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, k.packed[i], l.b, res, l.ReLU, k.scratch)
 	} else { // dense, or 1x1 over the pixels
-		kernel.DenseBF16(dst, src, rows, l.Cin, l.Cout, r.b.packed[i], l.b, l.ReLU && res == nil, r.ws.scratch16)
+		kernel.DenseBF16(dst, src, rows, l.Cin, l.Cout, k.packed[i], l.b, l.ReLU && res == nil, k.scratch)
 	}
 	return true
 }

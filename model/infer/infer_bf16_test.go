@@ -1,15 +1,9 @@
 package infer
 
 import (
-	"context"
-	"math"
-	"math/rand"
 	"testing"
 
-	"dama/mcts"
-	"dama/model"
 	"dama/model/kernel"
-	"dama/model/modeltest"
 )
 
 // The bf16 backend against fp32 on random positions of randomly
@@ -27,65 +21,12 @@ func TestBF16MatchesFP32(t *testing.T) {
 			if name == "workstation" && testing.Short() && !kernel.BF16Native() {
 				t.Skip("the portable bf16 kernel is slow: workstation only without -short")
 			}
-			cfg, _ := model.Preset(name)
-			rng := rand.New(rand.NewSource(31))
-			net := model.NewNetwork(cfg, rng)
-			modeltest.PerturbStats(net, rng)
-			fp, err := newFP32Backend(net)
-			if err != nil {
-				t.Fatal(err)
+			d := diffFromFP32(t, name, newBF16Backend)
+			t.Logf("%s: %v", name, d)
+			if d.worstP > bf16PriorTol || d.worstV > bf16WDLTol {
+				t.Errorf("bf16 differs from fp32 by %.4f (priors) and %.4f (WDL), tolerances %.2f and %.2f", d.worstP, d.worstV, bf16PriorTol, bf16WDLTol)
 			}
-			bf, err := newBF16Backend(net)
-			if err != nil {
-				t.Fatal(err)
-			}
-			qs := modeltest.RandomPositions(rng, 64)
-			const B = 16
-			rf, rb := fp.NewRunner(B), bf.NewRunner(B)
-			input := make([]float32, B*model.InputSize)
-			pf, pb := make([]float32, B*model.PolicySize), make([]float32, B*model.PolicySize)
-			wf, wb := make([]float32, B*model.ValueSize), make([]float32, B*model.ValueSize)
-			var worstP, worstV float64
-			agree := 0
-			for start := 0; start < len(qs); start += B {
-				for i := 0; i < B; i++ {
-					q := qs[start+i]
-					model.Encode(input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
-				}
-				rf.Forward(input, B, pf, wf)
-				rb.Forward(input, B, pb, wb)
-				for i := 0; i < B; i++ {
-					q := qs[start+i]
-					a, b := make([]float32, len(q.Legal)), make([]float32, len(q.Legal))
-					legalSoftmax(a, pf[i*model.PolicySize:(i+1)*model.PolicySize], q.Pos, q.Legal)
-					legalSoftmax(b, pb[i*model.PolicySize:(i+1)*model.PolicySize], q.Pos, q.Legal)
-					best := func(p []float32) int {
-						k := 0
-						for j := range p {
-							if p[j] > p[k] {
-								k = j
-							}
-						}
-						return k
-					}
-					if best(a) == best(b) {
-						agree++
-					}
-					for j := range a {
-						worstP = math.Max(worstP, math.Abs(float64(a[j]-b[j])))
-					}
-					va := softmax3([3]float32(wf[i*3 : i*3+3]))
-					vb := softmax3([3]float32(wb[i*3 : i*3+3]))
-					for k := range va {
-						worstV = math.Max(worstV, math.Abs(float64(va[k]-vb[k])))
-					}
-				}
-			}
-			t.Logf("%s: worst prior difference %.4f, worst WDL difference %.4f, best move agrees in %d of %d", name, worstP, worstV, agree, len(qs))
-			if worstP > bf16PriorTol || worstV > bf16WDLTol {
-				t.Errorf("bf16 differs from fp32 by %.4f (priors) and %.4f (WDL), tolerances %.2f and %.2f", worstP, worstV, bf16PriorTol, bf16WDLTol)
-			}
-			if worstP == 0 && worstV == 0 {
+			if d.worstP == 0 && d.worstV == 0 {
 				t.Error("bf16 gives exactly the fp32 outputs: it is not running in bfloat16")
 			}
 		})
@@ -112,23 +53,5 @@ func TestBF16Selection(t *testing.T) {
 	if !kernel.BF16Native() {
 		t.Skip("this CPU has no AVX512_BF16: the forced bf16 evaluator is not available")
 	}
-	ev, err := OpenEvaluator(modeltest.TinyNet(t, 3), EvaluatorOptions{Backend: "bf16"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ev.Close()
-	if ev.Backend() != "bf16" {
-		t.Errorf("evaluator runs %s, want bf16", ev.Backend())
-	}
-	q := modeltest.RandomPositions(rand.New(rand.NewSource(4)), 1)[0]
-	var got mcts.Evaluation
-	if err := ev.Evaluate(context.Background(), q, &got); err != nil {
-		t.Fatal(err)
-	}
-	want := reference(t, modeltest.TinyNet(t, 3), q)
-	for k := range want.WDL {
-		if math.Abs(float64(got.WDL[k]-want.WDL[k])) > bf16WDLTol {
-			t.Errorf("bf16 evaluator WDL %v, fp32 %v", got.WDL, want.WDL)
-		}
-	}
+	checkForcedEvaluator(t, "bf16", bf16WDLTol)
 }

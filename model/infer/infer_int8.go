@@ -47,14 +47,6 @@ const int8Name = "int8"
 // (a variable so that tests can take the fallback path).
 var int8Available = kernel.I8Native
 
-func init() {
-	RegisterBackend(int8Name, BackendFactory{
-		New:       newInt8Backend,
-		Available: func() bool { return int8Available() },
-		Needs:     "AVX512_VNNI (or FEAT_DotProd on arm64)",
-	})
-}
-
 // Calibration: games of the network against itself, and their longest
 // length (plies).
 const (
@@ -120,16 +112,12 @@ func newInt8WithRanges(inf *inference, ranges []float32) (*int8Backend, error) {
 			r = 1 // an input that was always zero: any step will do
 		}
 		step := r / 255
-		switch {
-		case l.Kind == model.FullyConnected:
-			b.packed[i] = kernel.PackI8(l.w, l.Cin, l.Cout, step)
-			b.scratch = max(b.scratch, kernel.DenseI8Scratch(1, l.Cin))
-		case l.K == 3:
+		if l.conv3() {
 			b.packed[i] = kernel.PackConv3x3I8(l.w, l.Cin, l.Cout, step)
 			b.scratch = max(b.scratch, kernel.Conv3x3I8Scratch(1, model.Rows, model.Cols, l.Cin))
-		default:
+		} else {
 			b.packed[i] = kernel.PackI8(l.w, l.Cin, l.Cout, step)
-			b.scratch = max(b.scratch, kernel.DenseI8Scratch(model.Squares, l.Cin))
+			b.scratch = max(b.scratch, kernel.DenseI8Scratch(l.rowsPer(), l.Cin))
 		}
 	}
 	return b, nil
@@ -186,36 +174,30 @@ func (b *int8Backend) NewRunner(maxBatch int) Runner {
 	// The float32 convolution scratch only for the float32 3x3 layers.
 	need := 0
 	for i, l := range b.inf.layers {
-		if l.Kind == model.ConvBN && l.K == 3 && b.packed[i] == nil {
+		if l.conv3() && b.packed[i] == nil {
 			need = max(need, conv3x3Scratch(maxBatch, model.Rows, model.Cols, l.Cin))
 		}
 	}
 	ws.scratch = make([]float32, need)
-	return &int8Runner{b: b, ws: ws, scratch: make([]uint8, maxBatch*b.scratch)}
+	return &planRunner{inf: b.inf, ws: ws, k: &int8Kernels{packed: b.packed, scratch: make([]uint8, maxBatch*b.scratch)}}
 }
 
-type int8Runner struct {
-	b       *int8Backend
-	ws      *workspace
-	scratch []uint8
+// int8Kernels computes the layers of a runner packed in int8 (all but the
+// input convolution).
+type int8Kernels struct {
+	packed  []*kernel.I8Matrix
+	scratch []uint8 // the quantized inputs
 }
 
-func (r *int8Runner) Forward(input []float32, batch int, policy, wdl []float32) {
-	ws := r.ws
-	ws.Input, ws.Policy, ws.WDL = input, policy, wdl
-	r.b.inf.run(ws, batch, r)
-}
-
-// layer computes the layers packed in int8 (all but the input convolution).
-func (r *int8Runner) layer(i int, l *planLayer, dst, src, res []float32, batch, rows int) bool {
-	q := r.b.packed[i]
+func (k *int8Kernels) layer(i int, l *planLayer, dst, src, res []float32, batch, rows int) bool {
+	q := k.packed[i]
 	switch {
 	case q == nil:
 		return false
-	case l.Kind == model.ConvBN && l.K == 3:
-		kernel.Conv3x3I8(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, q, l.b, res, l.ReLU, r.scratch)
+	case l.conv3():
+		kernel.Conv3x3I8(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, q, l.b, res, l.ReLU, k.scratch)
 	default: // dense, or 1x1 over the pixels
-		kernel.DenseI8(dst, src, rows, l.Cin, l.Cout, q, l.b, l.ReLU && res == nil, r.scratch)
+		kernel.DenseI8(dst, src, rows, l.Cin, l.Cout, q, l.b, l.ReLU && res == nil, k.scratch)
 	}
 	return true
 }

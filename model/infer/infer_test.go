@@ -58,9 +58,7 @@ func TestForwardBatchIndependent(t *testing.T) {
 	}
 	const B = 5
 	ws, one := inf.newWorkspace(B), inf.newWorkspace(1)
-	for i, q := range modeltest.RandomPositions(rng, B) {
-		model.Encode(ws.Input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
-	}
+	modeltest.EncodeAll(ws.Input, modeltest.RandomPositions(rng, B))
 	inf.forward(ws, B)
 	for i := 0; i < B; i++ {
 		copy(one.Input, ws.Input[i*model.InputSize:(i+1)*model.InputSize])

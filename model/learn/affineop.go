@@ -27,6 +27,7 @@ import (
 type affineOp struct {
 	batch, c, h, w int
 	residual       bool
+	pureOp
 }
 
 // affineReLU applies an affineOp to x, gamma, beta and, when not nil,
@@ -78,26 +79,13 @@ func (op affineOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(
 
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op affineOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	if len(in) != op.Arity() {
-		return nil, fmt.Errorf("learn: batch-norm scale takes %d inputs, got %d", op.Arity(), len(in))
-	}
-	x, err := f32Data(in[0], "batch-norm input", op.xShape())
-	if err != nil {
-		return nil, err
-	}
-	gamma, err := f32Data(in[1], "batch-norm gamma", op.cShape())
-	if err != nil {
-		return nil, err
-	}
-	beta, err := f32Data(in[2], "batch-norm beta", op.cShape())
-	if err != nil {
-		return nil, err
-	}
-	var res []float32
+	var x, gamma, beta, res []float32
+	inputs := []opInput{{&x, "batch-norm input", op.xShape()}, {&gamma, "batch-norm gamma", op.cShape()}, {&beta, "batch-norm beta", op.cShape()}}
 	if op.residual {
-		if res, err = f32Data(in[3], "residual", op.xShape()); err != nil {
-			return nil, err
-		}
+		inputs = append(inputs, opInput{&res, "residual", op.xShape()})
+	}
+	if err := readInputs("batch-norm scale", in, inputs...); err != nil {
+		return nil, err
 	}
 	out, y := output(prealloc, op.xShape())
 	hw, C := op.h*op.w, op.c
@@ -118,15 +106,6 @@ func (op affineOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, erro
 	})
 	return out, nil
 }
-
-// ReturnsPtr implements G.Op.
-func (op affineOp) ReturnsPtr() bool { return false }
-
-// CallsExtern implements G.Op.
-func (op affineOp) CallsExtern() bool { return false }
-
-// OverwritesInput implements G.Op.
-func (op affineOp) OverwritesInput() int { return -1 }
 
 // WriteHash implements G.Op.
 func (op affineOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "dama.affine %s", op.desc()) }
@@ -150,13 +129,13 @@ func (op affineOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(in) != op.Arity() {
 		return nil, fmt.Errorf("learn: batch-norm scale takes %d inputs, got %d", op.Arity(), len(in))
 	}
-	gm, err := G.ApplyOp(reluGradOp{op.xShape()}, output, grad)
+	gm, err := G.ApplyOp(reluGradOp{shape: op.xShape()}, output, grad)
 	if err != nil {
 		return nil, err
 	}
 	grads := make(G.Nodes, len(in))
 	for i := range 3 {
-		if grads[i], err = G.ApplyOp(affineGradOp{op, i}, in[0], in[1], gm); err != nil {
+		if grads[i], err = G.ApplyOp(affineGradOp{affineOp: op, wrt: i}, in[0], in[1], gm); err != nil {
 			return nil, err
 		}
 	}
@@ -168,7 +147,10 @@ func (op affineOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 
 // reluGradOp computes dy * (y > 0) from the output y of a ReLU and its
 // gradient dy.
-type reluGradOp struct{ shape tensor.Shape }
+type reluGradOp struct {
+	shape tensor.Shape
+	pureOp
+}
 
 // Arity implements G.Op.
 func (op reluGradOp) Arity() int { return 2 }
@@ -189,15 +171,8 @@ func (op reluGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocD
 
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op reluGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	if len(in) != 2 {
-		return nil, fmt.Errorf("learn: ReLU gradient takes 2 inputs, got %d", len(in))
-	}
-	y, err := f32Data(in[0], "ReLU output", op.shape)
-	if err != nil {
-		return nil, err
-	}
-	dy, err := f32Data(in[1], "ReLU output gradient", op.shape)
-	if err != nil {
+	var y, dy []float32
+	if err := readInputs("ReLU gradient", in, opInput{&y, "ReLU output", op.shape}, opInput{&dy, "ReLU output gradient", op.shape}); err != nil {
 		return nil, err
 	}
 	out, d := output(prealloc, op.shape)
@@ -212,15 +187,6 @@ func (op reluGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, er
 	})
 	return out, nil
 }
-
-// ReturnsPtr implements G.Op.
-func (op reluGradOp) ReturnsPtr() bool { return false }
-
-// CallsExtern implements G.Op.
-func (op reluGradOp) CallsExtern() bool { return false }
-
-// OverwritesInput implements G.Op.
-func (op reluGradOp) OverwritesInput() int { return -1 }
 
 // WriteHash implements G.Op.
 func (op reluGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "dama.relugrad %v", op.shape) }
@@ -264,19 +230,9 @@ func (op affineGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallo
 
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op affineGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	if len(in) != 3 {
-		return nil, fmt.Errorf("learn: batch-norm scale gradient takes 3 inputs, got %d", len(in))
-	}
-	x, err := f32Data(in[0], "batch-norm input", op.xShape())
-	if err != nil {
-		return nil, err
-	}
-	gamma, err := f32Data(in[1], "batch-norm gamma", op.cShape())
-	if err != nil {
-		return nil, err
-	}
-	gm, err := f32Data(in[2], "batch-norm scale output gradient", op.xShape())
-	if err != nil {
+	var x, gamma, gm []float32
+	if err := readInputs("batch-norm scale gradient", in, opInput{&x, "batch-norm input", op.xShape()},
+		opInput{&gamma, "batch-norm gamma", op.cShape()}, opInput{&gm, "batch-norm scale output gradient", op.xShape()}); err != nil {
 		return nil, err
 	}
 	out, d := output(prealloc, op.outShape())

@@ -1,7 +1,6 @@
 package learn
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -11,11 +10,19 @@ import (
 	"testing"
 
 	"dama/internal/envelope"
-	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
 	"dama/model/modeltest"
 )
+
+// replySamples returns a rand seeded with seed and n random samples with
+// reply targets (randomSamples and withReplies drawing from it).
+func replySamples(seed int64, n int) (*rand.Rand, []Sample) {
+	rng := rand.New(rand.NewSource(seed))
+	data := randomSamples(rng, n)
+	withReplies(rng, data)
+	return rng, data
+}
 
 // withReplies gives every sample a reply target: a random policy over the
 // legal moves of the position after one of its moves (none when that
@@ -117,16 +124,12 @@ func TestAuxReplyInitKeepsOtherTensors(t *testing.T) {
 // Inference ignores the reply head: the same weights give bit-identical
 // outputs with and without it, and the Gorgonia graph in eval mode agrees.
 func TestAuxReplyInferenceIgnoresHead(t *testing.T) {
-	rng := rand.New(rand.NewSource(31))
-	net := model.NewNetwork(auxPreset(), rng)
-	modeltest.PerturbStats(net, rng)
+	net, rng := modeltest.PerturbedNet(auxPreset(), 31)
 	plain := stripAux(net)
 	const B = 12
 	qs := modeltest.RandomPositions(rng, B)
 	input := make([]float32, B*model.InputSize)
-	for i, q := range qs {
-		model.Encode(input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
-	}
+	modeltest.EncodeAll(input, qs)
 	// (That the plan has the layers of Spec alone, with or without the
 	// head, is checked in package infer: TestPlanIgnoresReplyHead.)
 	p1, v1 := fp32Forward(t, net, input, B)
@@ -154,13 +157,7 @@ func TestAuxReplyInferenceIgnoresHead(t *testing.T) {
 			continue
 		}
 		for _, q := range qs {
-			var a, b mcts.Evaluation
-			if err := evA.Evaluate(context.Background(), q, &a); err != nil {
-				t.Fatal(err)
-			}
-			if err := evB.Evaluate(context.Background(), q, &b); err != nil {
-				t.Fatal(err)
-			}
+			a, b := modeltest.EvaluateBoth(t, evA, evB, q)
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("backend %s: evaluation differs with the reply head", name)
 				break
@@ -183,10 +180,8 @@ func TestAuxReplyInferenceIgnoresHead(t *testing.T) {
 // the samples change nothing, and a network with the head but weight 0
 // trains the rest exactly as one without it.
 func TestAuxOffReproducesLoss(t *testing.T) {
-	rng := rand.New(rand.NewSource(41))
 	const B = 8
-	data := randomSamples(rng, B)
-	withReplies(rng, data)
+	_, data := replySamples(41, B)
 	bare := append([]Sample(nil), data...)
 	for i := range bare {
 		bare[i].Reply = nil
@@ -194,19 +189,7 @@ func TestAuxOffReproducesLoss(t *testing.T) {
 	plain, _ := model.Preset("tiny")
 	train := func(cfg model.Config, w float64, samples []Sample) ([]Losses, *model.Network) {
 		net := model.NewNetwork(cfg, rand.New(rand.NewSource(42)))
-		tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-4, AuxWeight: w})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tr.Close()
-		var ls []Losses
-		for i := 0; i < 3; i++ {
-			l, err := tr.Step(samples)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ls = append(ls, l)
-		}
+		tr, ls := trainSteps(t, net, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-4, AuxWeight: w}, samples, 3)
 		return ls, tr.Network()
 	}
 	base, baseNet := train(plain, 0.15, bare)
@@ -237,10 +220,8 @@ func TestAuxOffReproducesLoss(t *testing.T) {
 // reply targets (one sample without any): the reply loss must fall by at
 // least half, and Total must add it with its weight and share.
 func TestAuxToyFit(t *testing.T) {
-	rng := rand.New(rand.NewSource(51))
 	const B = 8
-	data := randomSamples(rng, B)
-	withReplies(rng, data)
+	rng, data := replySamples(51, B)
 	data[3].Reply = nil
 	targets := 0
 	for i := range data {
@@ -252,21 +233,9 @@ func TestAuxToyFit(t *testing.T) {
 	}
 	const w = 0.5
 	net := model.NewNetwork(auxPreset(), rand.New(rand.NewSource(52)))
-	tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-5, AuxWeight: w})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	var first, last Losses
-	for i := 0; i < 50; i++ {
-		l, err := tr.Step(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			first = l
-		}
-		last = l
+	_, ls := trainSteps(t, net, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-5, AuxWeight: w}, data, 50)
+	first, last := ls[0], ls[len(ls)-1]
+	for i, l := range ls {
 		want := l.Policy + l.Value + w*l.Aux*l.AuxShare + l.L2
 		if math.Abs(l.Total-want) > 1e-5*math.Abs(want) || l.AuxShare != float64(targets)/B {
 			t.Fatalf("step %d: total %v, want %v; share %v, want %v", i, l.Total, want, l.AuxShare, float64(targets)/B)
@@ -279,10 +248,8 @@ func TestAuxToyFit(t *testing.T) {
 }
 
 func TestAuxReplyTargetsChecked(t *testing.T) {
-	rng := rand.New(rand.NewSource(61))
 	const B = 4
-	data := randomSamples(rng, B)
-	withReplies(rng, data)
+	_, data := replySamples(61, B)
 	data[2].Reply = nil
 	rm := make([]float32, B*model.PolicySize)
 	rt := make([]float32, B*model.PolicySize)
@@ -331,10 +298,8 @@ func TestAuxReplyTargetsChecked(t *testing.T) {
 // A checkpoint with the reply head round-trips (version 2, weights and
 // optimizer state) and resumes; one without it is still version 1.
 func TestAuxCheckpointRoundTrip(t *testing.T) {
-	rng := rand.New(rand.NewSource(71))
 	const B = 4
-	data := randomSamples(rng, B)
-	withReplies(rng, data)
+	rng, data := replySamples(71, B)
 	tr, err := NewTrainer(&model.Checkpoint{Net: model.NewNetwork(auxPreset(), rng)}, TrainOptions{Batch: B, AuxWeight: 0.15})
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,13 @@ func BenchmarkMemory(b *testing.B) {
 		runtime.ReadMemStats(&m)
 		return m.HeapAlloc
 	}
+	// growth runs f(warm), then returns the heap growth over f(n).
+	growth := func(f func(n int), warm, n int) float64 {
+		f(warm)
+		h0 := heap()
+		f(n)
+		return float64(int64(heap()) - int64(h0))
+	}
 	tiny, err := model.Preset("tiny")
 	if err != nil {
 		b.Fatal(err)
@@ -84,12 +91,8 @@ func BenchmarkMemory(b *testing.B) {
 				}
 			}
 		}
-		eval(100)
-		h0 := heap()
-		eval(10000)
-		h1 := heap()
+		b.ReportMetric(growth(eval, 100, 10000), "infer-heap-growth-B")
 		ev.Close()
-		b.ReportMetric(float64(int64(h1)-int64(h0)), "infer-heap-growth-B")
 
 		data := randomSamples(rng, 64)
 		tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: 16})
@@ -103,12 +106,8 @@ func BenchmarkMemory(b *testing.B) {
 				}
 			}
 		}
-		step(10)
-		h2 := heap()
-		step(1000)
-		h3 := heap()
+		b.ReportMetric(growth(step, 10, 1000), "train-heap-growth-B")
+		b.ReportMetric(float64(heap()), "heap-after-B")
 		tr.Close()
-		b.ReportMetric(float64(int64(h3)-int64(h2)), "train-heap-growth-B")
-		b.ReportMetric(float64(h3), "heap-after-B")
 	}
 }

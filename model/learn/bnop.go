@@ -43,6 +43,7 @@ type bnOp struct {
 	training       bool
 	mean, variance []float32 // running statistics
 	invStd         []float32 // of the last batch run in training mode
+	pureOp
 }
 
 // newBNOp returns a bnOp for activations of the given shape, in training
@@ -119,11 +120,8 @@ func (op *bnOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil
 
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op *bnOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	if len(in) != 1 {
-		return nil, fmt.Errorf("learn: batch norm takes 1 input, got %d", len(in))
-	}
-	x, err := f32Data(in[0], "batch-norm input", op.xShape())
-	if err != nil {
+	var x []float32
+	if err := readInputs("batch norm", in, opInput{&x, "batch-norm input", op.xShape()}); err != nil {
 		return nil, err
 	}
 	out, y := output(prealloc, op.xShape())
@@ -219,15 +217,6 @@ func channelSums(batch, c int, s0, s1 []float64, image func(b int, t0, t1 []floa
 	}
 }
 
-// ReturnsPtr implements G.Op.
-func (op *bnOp) ReturnsPtr() bool { return false }
-
-// CallsExtern implements G.Op.
-func (op *bnOp) CallsExtern() bool { return false }
-
-// OverwritesInput implements G.Op.
-func (op *bnOp) OverwritesInput() int { return -1 }
-
 // WriteHash implements G.Op.
 func (op *bnOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "dama.bn %p %s", op, op.desc()) }
 
@@ -244,7 +233,7 @@ func (op *bnOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(in) != 1 {
 		return nil, fmt.Errorf("learn: batch norm takes 1 input, got %d", len(in))
 	}
-	dx, err := G.ApplyOp(bnGradOp{op}, output, grad)
+	dx, err := G.ApplyOp(bnGradOp{bn: op}, output, grad)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +242,10 @@ func (op *bnOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 
 // bnGradOp computes the gradient of a bnOp with respect to its input from
 // its output xhat and the gradient dy of that output.
-type bnGradOp struct{ bn *bnOp }
+type bnGradOp struct {
+	bn *bnOp
+	pureOp
+}
 
 // Arity implements G.Op.
 func (op bnGradOp) Arity() int { return 2 }
@@ -275,15 +267,8 @@ func (op bnGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op bnGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	bn := op.bn
-	if len(in) != 2 {
-		return nil, fmt.Errorf("learn: batch-norm gradient takes 2 inputs, got %d", len(in))
-	}
-	xh, err := f32Data(in[0], "batch-norm output", bn.xShape())
-	if err != nil {
-		return nil, err
-	}
-	dy, err := f32Data(in[1], "batch-norm output gradient", bn.xShape())
-	if err != nil {
+	var xh, dy []float32
+	if err := readInputs("batch-norm gradient", in, opInput{&xh, "batch-norm output", bn.xShape()}, opInput{&dy, "batch-norm output gradient", bn.xShape()}); err != nil {
 		return nil, err
 	}
 	out, dx := output(prealloc, bn.xShape())
@@ -319,15 +304,6 @@ func (op bnGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, erro
 	})
 	return out, nil
 }
-
-// ReturnsPtr implements G.Op.
-func (op bnGradOp) ReturnsPtr() bool { return false }
-
-// CallsExtern implements G.Op.
-func (op bnGradOp) CallsExtern() bool { return false }
-
-// OverwritesInput implements G.Op.
-func (op bnGradOp) OverwritesInput() int { return -1 }
 
 // WriteHash implements G.Op.
 func (op bnGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "dama.bngrad %p %s", op.bn, op.bn.desc()) }

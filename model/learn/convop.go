@@ -26,9 +26,9 @@ import (
 //
 // Its gradients are two more ops: with respect to the images, a
 // convolution of the output gradient with the weights flipped and
-// transposed (convInputGradOp); with respect to the weights, the product
+// transposed (convGradOp); with respect to the weights, the product
 // of the transposed output gradient and the im2col matrix of the images
-// (convWeightGradOp). Second derivatives are not available.
+// (convGradOp with filter true). Second derivatives are not available.
 //
 // The shapes are fixed when the op is made (a graph has a fixed batch
 // size). inputGrad false marks the images as not differentiable (the
@@ -39,6 +39,7 @@ type convOp struct {
 	cin, cout int
 	h, w      int
 	inputGrad bool
+	pureOp
 }
 
 // conv2d applies a convOp to x (batch, h, w, cin) and filter
@@ -98,6 +99,48 @@ func opHash(op interface{ WriteHash(hash.Hash) }) uint32 {
 	return h.Sum32()
 }
 
+// pureOp gives an op the G.Op methods that the package's ops answer
+// alike: each returns a new (or preallocated) value, calls no external
+// library and overwrites none of its inputs.
+type pureOp struct{}
+
+// ReturnsPtr implements G.Op.
+func (pureOp) ReturnsPtr() bool { return false }
+
+// CallsExtern implements G.Op.
+func (pureOp) CallsExtern() bool { return false }
+
+// OverwritesInput implements G.Op.
+func (pureOp) OverwritesInput() int { return -1 }
+
+// opInput is an input an op reads: where its float32 backing goes, what
+// it is (for errors) and its shape.
+type opInput struct {
+	dst   *[]float32
+	what  string
+	shape tensor.Shape
+}
+
+// readInputs checks that the op named name got one value per input and
+// sets each input's dst to the float32 backing of its value (f32Data).
+func readInputs(name string, in []G.Value, inputs ...opInput) error {
+	if len(in) != len(inputs) {
+		noun := "inputs"
+		if len(inputs) == 1 {
+			noun = "input"
+		}
+		return fmt.Errorf("learn: %s takes %d %s, got %d", name, len(inputs), noun, len(in))
+	}
+	for i, x := range inputs {
+		d, err := f32Data(in[i], x.what, x.shape)
+		if err != nil {
+			return err
+		}
+		*x.dst = d
+	}
+	return nil
+}
+
 // Arity implements G.Op.
 func (op convOp) Arity() int { return 2 }
 
@@ -119,30 +162,14 @@ func (op convOp) Do(in ...G.Value) (G.Value, error) {
 
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op convOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	if len(in) != 2 {
-		return nil, fmt.Errorf("learn: convolution takes 2 inputs, got %d", len(in))
-	}
-	x, err := f32Data(in[0], "convolution image", op.xShape())
-	if err != nil {
-		return nil, err
-	}
-	w, err := f32Data(in[1], "convolution filter", op.wShape())
-	if err != nil {
+	var x, w []float32
+	if err := readInputs("convolution", in, opInput{&x, "convolution image", op.xShape()}, opInput{&w, "convolution filter", op.wShape()}); err != nil {
 		return nil, err
 	}
 	out, y := output(prealloc, op.yShape())
 	op.forward(y, x, w)
 	return out, nil
 }
-
-// ReturnsPtr implements G.Op.
-func (op convOp) ReturnsPtr() bool { return false }
-
-// CallsExtern implements G.Op.
-func (op convOp) CallsExtern() bool { return false }
-
-// OverwritesInput implements G.Op.
-func (op convOp) OverwritesInput() int { return -1 }
 
 // WriteHash implements G.Op.
 func (op convOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "dama.conv %s", op.desc()) }
@@ -160,110 +187,95 @@ func (op convOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(in) != 2 {
 		return nil, fmt.Errorf("learn: convolution takes 2 inputs, got %d", len(in))
 	}
-	dw, err := G.ApplyOp(convWeightGradOp{op}, in[0], grad)
+	dw, err := G.ApplyOp(convGradOp{convOp: op, filter: true}, in[0], grad)
 	if err != nil {
 		return nil, err
 	}
 	var dx *G.Node
 	if op.inputGrad {
-		if dx, err = G.ApplyOp(convInputGradOp{op}, in[1], grad); err != nil {
+		if dx, err = G.ApplyOp(convGradOp{convOp: op}, in[1], grad); err != nil {
 			return nil, err
 		}
 	}
 	return G.Nodes{dx, dw}, nil
 }
 
-// convInputGradOp computes the gradient of a convOp with respect to its
-// images from its filter and output gradient.
-type convInputGradOp struct{ convOp }
+// convGradOp computes the gradient of a convOp with respect to its images
+// (from its filter and output gradient) or, filter true, its filter (from
+// its images and output gradient).
+type convGradOp struct {
+	convOp
+	filter bool
+}
 
 // Type implements G.Op.
-func (op convInputGradOp) Type() hm.Type { return fnType4(2) }
+func (op convGradOp) Type() hm.Type { return fnType4(2) }
+
+// shapes returns the shape of the input the gradient is computed from
+// besides the output gradient (the filter, or the images), what that
+// input is, and the shape of the gradient.
+func (op convGradOp) shapes() (operand tensor.Shape, what string, out tensor.Shape) {
+	if op.filter {
+		return op.xShape(), "convolution image", op.wShape()
+	}
+	return op.wShape(), "convolution filter", op.xShape()
+}
+
+func (op convGradOp) name() string {
+	if op.filter {
+		return "convolution filter gradient"
+	}
+	return "convolution input gradient"
+}
 
 // InferShape implements G.Op.
-func (op convInputGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if err := checkShapes("convolution input gradient", in, op.wShape(), op.yShape()); err != nil {
+func (op convGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	operand, _, out := op.shapes()
+	if err := checkShapes(op.name(), in, operand, op.yShape()); err != nil {
 		return nil, err
 	}
-	return op.xShape(), nil
+	return out, nil
 }
 
 // Do implements G.Op.
-func (op convInputGradOp) Do(in ...G.Value) (G.Value, error) {
+func (op convGradOp) Do(in ...G.Value) (G.Value, error) {
 	return op.UsePreallocDo(nil, in...)
 }
 
 // UsePreallocDo implements G.UsePreallocDoer.
-func (op convInputGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	if len(in) != 2 {
-		return nil, fmt.Errorf("learn: convolution input gradient takes 2 inputs, got %d", len(in))
-	}
-	w, err := f32Data(in[0], "convolution filter", op.wShape())
-	if err != nil {
+func (op convGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+	operand, what, outShape := op.shapes()
+	var a, dy []float32
+	if err := readInputs(op.name(), in, opInput{&a, what, operand}, opInput{&dy, "convolution output gradient", op.yShape()}); err != nil {
 		return nil, err
 	}
-	dy, err := f32Data(in[1], "convolution output gradient", op.yShape())
-	if err != nil {
-		return nil, err
+	out, d := output(prealloc, outShape)
+	if op.filter {
+		op.weightGradient(d, a, dy)
+	} else {
+		op.inputGradient(d, a, dy)
 	}
-	out, dx := output(prealloc, op.xShape())
-	op.inputGradient(dx, w, dy)
 	return out, nil
 }
 
 // WriteHash implements G.Op.
-func (op convInputGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "dama.convdx %s", op.desc()) }
+func (op convGradOp) WriteHash(h hash.Hash) {
+	tag := "convdx"
+	if op.filter {
+		tag = "convdw"
+	}
+	fmt.Fprintf(h, "dama.%s %s", tag, op.desc())
+}
 
 // Hashcode implements G.Op.
-func (op convInputGradOp) Hashcode() uint32 { return opHash(op) }
+func (op convGradOp) Hashcode() uint32 { return opHash(op) }
 
-func (op convInputGradOp) String() string { return "ConvGradX" + op.desc() }
-
-// convWeightGradOp computes the gradient of a convOp with respect to its
-// filter from its images and output gradient.
-type convWeightGradOp struct{ convOp }
-
-// Type implements G.Op.
-func (op convWeightGradOp) Type() hm.Type { return fnType4(2) }
-
-// InferShape implements G.Op.
-func (op convWeightGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if err := checkShapes("convolution filter gradient", in, op.xShape(), op.yShape()); err != nil {
-		return nil, err
+func (op convGradOp) String() string {
+	if op.filter {
+		return "ConvGradW" + op.desc()
 	}
-	return op.wShape(), nil
+	return "ConvGradX" + op.desc()
 }
-
-// Do implements G.Op.
-func (op convWeightGradOp) Do(in ...G.Value) (G.Value, error) {
-	return op.UsePreallocDo(nil, in...)
-}
-
-// UsePreallocDo implements G.UsePreallocDoer.
-func (op convWeightGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	if len(in) != 2 {
-		return nil, fmt.Errorf("learn: convolution filter gradient takes 2 inputs, got %d", len(in))
-	}
-	x, err := f32Data(in[0], "convolution image", op.xShape())
-	if err != nil {
-		return nil, err
-	}
-	dy, err := f32Data(in[1], "convolution output gradient", op.yShape())
-	if err != nil {
-		return nil, err
-	}
-	out, dw := output(prealloc, op.wShape())
-	op.weightGradient(dw, x, dy)
-	return out, nil
-}
-
-// WriteHash implements G.Op.
-func (op convWeightGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "dama.convdw %s", op.desc()) }
-
-// Hashcode implements G.Op.
-func (op convWeightGradOp) Hashcode() uint32 { return opHash(op) }
-
-func (op convWeightGradOp) String() string { return "ConvGradW" + op.desc() }
 
 // f32Data returns the float32 backing of v, a dense tensor of the given
 // shape.
@@ -356,36 +368,37 @@ func (op convOp) conv(dst, src []float32, cin, cout int, wt []float32) {
 }
 
 // forward computes y = conv(x, w).
-func (op convOp) forward(y, x, w []float32) {
+func (op convOp) forward(y, x, w []float32) { op.convReordered(y, x, w, false) }
+
+// inputGradient computes dx, the convolution of dy by the flipped and
+// transposed filter.
+func (op convOp) inputGradient(dx, w, dy []float32) { op.convReordered(dx, dy, w, true) }
+
+// convReordered convolves src by the filter w [co][ci][ky][kx] reordered
+// for nhwcConv: wt[ky][kx][ci][co] = w[co][ci][ky][kx] (cin to cout
+// channels), or, flipped for the input gradient, wt[ky][kx][co][ci] =
+// w[co][ci][k-1-ky][k-1-kx] (cout to cin channels).
+func (op convOp) convReordered(dst, src, w []float32, flipped bool) {
 	kk := op.k * op.k
-	// wt[ky][kx][ci][co] = w[co][ci][ky][kx]
 	wt := getBuf(kk * op.cin * op.cout)
 	for co := 0; co < op.cout; co++ {
 		for ci := 0; ci < op.cin; ci++ {
 			for t := 0; t < kk; t++ {
-				(*wt)[(t*op.cin+ci)*op.cout+co] = w[(co*op.cin+ci)*kk+t]
+				v := w[(co*op.cin+ci)*kk+t]
+				if flipped {
+					(*wt)[((kk-1-t)*op.cout+co)*op.cin+ci] = v
+				} else {
+					(*wt)[(t*op.cin+ci)*op.cout+co] = v
+				}
 			}
 		}
 	}
-	op.conv(y, x, op.cin, op.cout, *wt)
+	if flipped {
+		op.conv(dst, src, op.cout, op.cin, *wt)
+	} else {
+		op.conv(dst, src, op.cin, op.cout, *wt)
+	}
 	f32Pool.Put(wt)
-}
-
-// inputGradient computes dx, the convolution of dy by the flipped and
-// transposed filter.
-func (op convOp) inputGradient(dx, w, dy []float32) {
-	kk := op.k * op.k
-	// wf[ky][kx][co][ci] = w[co][ci][k-1-ky][k-1-kx]
-	wf := getBuf(kk * op.cin * op.cout)
-	for co := 0; co < op.cout; co++ {
-		for ci := 0; ci < op.cin; ci++ {
-			for t := 0; t < kk; t++ {
-				(*wf)[((kk-1-t)*op.cout+co)*op.cin+ci] = w[(co*op.cin+ci)*kk+t]
-			}
-		}
-	}
-	op.conv(dx, dy, op.cout, op.cin, *wf)
-	f32Pool.Put(wf)
 }
 
 // weightGradient computes dw[co][ci][ky][kx] = sum over images and pixels

@@ -171,7 +171,7 @@ func TestConvOpRejectsBadValues(t *testing.T) {
 	if _, err := op.Do(x32, wBad); err == nil || !strings.Contains(err.Error(), "filter") {
 		t.Errorf("1x1 filter for a 3x3 op: error %v", err)
 	}
-	if _, err := (convWeightGradOp{op}).Do(x32); err == nil {
+	if _, err := (convGradOp{convOp: op, filter: true}).Do(x32); err == nil {
 		t.Error("one input to the filter gradient: no error")
 	}
 }

@@ -1,7 +1,7 @@
 // Package learn trains the network of package dama/model in Gorgonia: the
 // training graph built from model.TrainSpec (graph.go), the trainer with
-// its options, samples and losses (train.go; EvalLosses in losses.go gives
-// the same losses through the fp32 backend of package dama/model/infer),
+// its options, samples and losses (train.go; losses.go also computes the
+// losses through the fp32 backend of package dama/model/infer, for tests),
 // and the package's own Gorgonia ops. It is the only package of dama that
 // links Gorgonia; the engine and inference never import it.
 //

@@ -17,6 +17,7 @@ import (
 type flattenOp struct {
 	batch, h, w, c int
 	inverse        bool
+	pureOp
 }
 
 // flattenNCHW applies a flattenOp to x (batch, h, w, c).
@@ -64,12 +65,9 @@ func (op flattenOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo
 
 // UsePreallocDo implements G.UsePreallocDoer.
 func (op flattenOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	if len(in) != 1 {
-		return nil, fmt.Errorf("learn: flatten takes 1 input, got %d", len(in))
-	}
 	inShape, outShape := op.shapes()
-	x, err := f32Data(in[0], "flatten input", inShape)
-	if err != nil {
+	var x []float32
+	if err := readInputs("flatten", in, opInput{&x, "flatten input", inShape}); err != nil {
 		return nil, err
 	}
 	out, y := output(prealloc, outShape)
@@ -80,15 +78,6 @@ func (op flattenOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, err
 	}
 	return out, nil
 }
-
-// ReturnsPtr implements G.Op.
-func (op flattenOp) ReturnsPtr() bool { return false }
-
-// CallsExtern implements G.Op.
-func (op flattenOp) CallsExtern() bool { return false }
-
-// OverwritesInput implements G.Op.
-func (op flattenOp) OverwritesInput() int { return -1 }
 
 // WriteHash implements G.Op.
 func (op flattenOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "dama.flatten %s", op) }

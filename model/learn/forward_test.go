@@ -48,9 +48,7 @@ func TestForwardMatchesGraph(t *testing.T) {
 			t.Logf("%s, random inputs: largest logit difference %.2g", name, d)
 		}
 		// Encoded positions.
-		for i, q := range modeltest.RandomPositions(rng, B) {
-			model.Encode(in[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
-		}
+		modeltest.EncodeAll(in, modeltest.RandomPositions(rng, B))
 		if d := compareForward(t, net, in, B); d > 1e-4 {
 			t.Errorf("%s, positions: logits differ by %g", name, d)
 		}
@@ -83,7 +81,7 @@ func TestForwardMatchesTrainedGraph(t *testing.T) {
 	}
 }
 
-// EvalLosses gives the trainer's losses when the batch statistics equal the
+// evalLosses gives the trainer's losses when the batch statistics equal the
 // running ones: check it against the Gorgonia training graph with
 // BNMomentum 1 (running statistics := last batch's) by evaluating the same
 // batch after a step with learning rate ~0.
@@ -92,28 +90,21 @@ func TestEvalLosses(t *testing.T) {
 	const B = 16
 	data := randomSamples(rng, B)
 	net := modeltest.TinyNet(t, 24)
-	tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-9, BNMomentum: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	want, err := tr.Step(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, ls := trainSteps(t, net, TrainOptions{Batch: B, LR: 1e-9, BNMomentum: 1}, data, 1)
+	want := ls[0]
 	// The running variance is unbiased (n/(n-1) times the batch's), so the
 	// match is close but not exact.
-	got, err := EvalLosses(tr.Network(), data)
+	got, err := evalLosses(tr.Network(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(got.Policy-want.Policy) > 1e-3 || math.Abs(got.Value-want.Value) > 1e-3 || math.Abs(got.Entropy-want.Entropy) > 1e-3 {
-		t.Errorf("EvalLosses %+v, trainer %+v", got, want)
+		t.Errorf("evalLosses %+v, trainer %+v", got, want)
 	}
 	t.Logf("eval %.5f/%.5f, trainer %.5f/%.5f", got.Policy, got.Value, want.Policy, want.Value)
 	bad := append([]Sample(nil), data...)
 	bad[3].Policy = bad[3].Policy[:1]
-	if _, err := EvalLosses(net, bad); err == nil || !strings.Contains(err.Error(), "sample 3") {
+	if _, err := evalLosses(net, bad); err == nil || !strings.Contains(err.Error(), "sample 3") {
 		t.Errorf("bad sample: %v", err)
 	}
 }

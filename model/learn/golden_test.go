@@ -68,9 +68,7 @@ func TestGoldenCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	input := make([]float32, len(qs)*model.InputSize)
-	for i, q := range qs {
-		model.Encode(input[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
-	}
+	modeltest.EncodeAll(input, qs)
 	policy, wdl := fp32Forward(t, ck.Net, input, len(qs))
 	var got goldenFile
 	for i, q := range qs {

@@ -22,6 +22,27 @@ func randomSamples(rng *rand.Rand, n int) []Sample {
 	return out
 }
 
+// trainSteps trains net with opts on samples (one batch) for steps steps
+// and returns the trainer (closed when the test ends) and each step's
+// losses; it stops the test at the first error.
+func trainSteps(t *testing.T, net *model.Network, opts TrainOptions, samples []Sample, steps int) (*Trainer, []Losses) {
+	t.Helper()
+	tr, err := NewTrainer(&model.Checkpoint{Net: net}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tr.Close)
+	var ls []Losses
+	for i := 0; i < steps; i++ {
+		l, err := tr.Step(samples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+	}
+	return tr, ls
+}
+
 // fp32Forward runs the fp32 inference backend on batch encoded positions
 // and returns its policy and value logits.
 func fp32Forward(t testing.TB, net *model.Network, input []float32, batch int) (policy, wdl []float32) {

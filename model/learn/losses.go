@@ -8,11 +8,11 @@ import (
 	"dama/model/infer"
 )
 
-// EvalLosses returns the mean losses of net on samples in eval mode (batch
+// evalLosses returns the mean losses of net on samples in eval mode (batch
 // norm with running statistics, the pure-Go forward pass): the same policy
 // and value cross-entropies the trainer minimises, for validation data. L2
 // and LR are zero; Total is Policy + Value.
-func EvalLosses(net *model.Network, samples []Sample) (Losses, error) {
+func evalLosses(net *model.Network, samples []Sample) (Losses, error) {
 	b, err := infer.NewBackend(infer.BackendFP32, net)
 	if err != nil {
 		return Losses{}, err

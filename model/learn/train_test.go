@@ -157,23 +157,9 @@ func TestToyFit(t *testing.T) {
 		clear(data[i].Policy)
 		data[i].Policy[rng.Intn(len(data[i].Policy))] = 1
 	}
-	tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	var first, last Losses
 	const steps = 50
-	for i := 0; i < steps; i++ {
-		l, err := tr.Step(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			first = l
-		}
-		last = l
-	}
+	tr, ls := trainSteps(t, net, TrainOptions{Batch: B, LR: 1e-2, WeightDecay: 1e-5}, data, steps)
+	first, last := ls[0], ls[steps-1]
 	t.Logf("loss %.4f -> %.4f (policy %.4f -> %.4f, value %.4f -> %.4f, entropy %.3f -> %.3f)",
 		first.Total, last.Total, first.Policy, last.Policy, first.Value, last.Value, first.Entropy, last.Entropy)
 	if last.Total > 0.5*first.Total {

@@ -5,6 +5,7 @@
 package modeltest
 
 import (
+	"context"
 	"math/rand"
 	"testing"
 	"time"
@@ -86,4 +87,35 @@ func RandomTargets(rng *rand.Rand, q mcts.Query) (policy []float32, wdl [3]float
 func CPUTime() time.Duration {
 	d, _ := cputime.Process()
 	return d
+}
+
+// PerturbedNet returns a network of cfg initialised from a rand seeded
+// with seed, with its batch norms perturbed (PerturbStats), and that rand
+// for what the test draws next.
+func PerturbedNet(cfg model.Config, seed int64) (*model.Network, *rand.Rand) {
+	rng := rand.New(rand.NewSource(seed))
+	n := model.NewNetwork(cfg, rng)
+	PerturbStats(n, rng)
+	return n, rng
+}
+
+// EncodeAll encodes qs one after another into dst, a batch of len(qs)
+// positions (len(qs)*InputSize values) as a forward pass reads it.
+func EncodeAll(dst []float32, qs []mcts.Query) {
+	for i, q := range qs {
+		model.Encode(dst[i*model.InputSize:(i+1)*model.InputSize], q.Pos, q.Repetitions, q.QuietPlies)
+	}
+}
+
+// EvaluateBoth evaluates q with a, then with b, and stops the test at an
+// error.
+func EvaluateBoth(t testing.TB, a, b mcts.Evaluator, q mcts.Query) (ea, eb mcts.Evaluation) {
+	t.Helper()
+	if err := a.Evaluate(context.Background(), q, &ea); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Evaluate(context.Background(), q, &eb); err != nil {
+		t.Fatal(err)
+	}
+	return ea, eb
 }
