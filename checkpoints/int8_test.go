@@ -20,7 +20,7 @@ import (
 // 0.027: README, Inference backends.)
 func TestShippedInt8MatchesFP32(t *testing.T) {
 	if _, err := infer.ResolveBackend("int8"); err != nil {
-		t.Skip("this CPU has no AVX512_VNNI: int8 is refused here (its portable kernel is tested in dama/model)")
+		t.Skip("this CPU has neither AVX2 nor FEAT_DotProd: int8 is refused here (its portable kernel is tested in dama/model/infer)")
 	}
 	ck, err := Shipped()
 	if errors.Is(err, ErrNoModel) {

@@ -105,21 +105,22 @@ func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backe
 	if err != nil {
 		return nil, err
 	}
-	logBackend(label, ev)
+	logBackend(label, ev, backend)
 	return &modelPlayer{
 		MCTSPlayer: &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", label, visits), Evaluator: ev, Visits: visits, Options: mcts.Options{FPUReduction: mcts.StandardFPUReduction}},
 		ev:         ev,
 	}, nil
 }
 
-// logBackend says on stderr which backend runs the network of who.
-func logBackend(who string, ev *infer.Evaluator) {
-	fmt.Fprintf(stderr, "%s: network backend %s\n", who, ev.Backend())
+// logBackend says on stderr which backend runs the network of who, asked
+// for as requested, and why (infer.ExplainBackend).
+func logBackend(who string, ev *infer.Evaluator, requested string) {
+	fmt.Fprintf(stderr, "%s: network backend %s (%s)\n", who, ev.Backend(), infer.ExplainBackend(requested))
 }
 
 // backendUsage is the help text of the --backend flags.
 func backendUsage() string {
-	return "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else fp32), fp32, bf16 (needs AVX512_BF16) or int8 (needs AVX512_VNNI); one of " + strings.Join(infer.BackendNames(), ", ")
+	return "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else fp32), fp32, bf16 (needs AVX512_BF16) or int8 (needs AVX2 or AVX-VNNI/AVX512_VNNI; never chosen by auto); one of " + strings.Join(infer.BackendNames(), ", ")
 }
 
 // Close stops the evaluator.

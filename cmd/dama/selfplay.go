@@ -202,7 +202,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		defer mev.Close()
-		logBackend("selfplay", mev)
+		logBackend("selfplay", mev, o.backend)
 		ev = mev
 	}
 	worker := o.worker

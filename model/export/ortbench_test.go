@@ -39,7 +39,7 @@ func BenchmarkONNXRuntime(b *testing.B) {
 		backends := map[string]infer.Backend{}
 		for _, be := range []string{infer.BackendFP32, "bf16", "int8"} {
 			if _, err := infer.ResolveBackend(be); err != nil {
-				continue // bf16 or int8 on a CPU without AVX512_BF16 or AVX512_VNNI
+				continue // bf16 or int8 on a CPU without AVX512_BF16, or int8 without AVX2
 			}
 			if backends[be], err = infer.NewBackend(be, net); err != nil {
 				b.Fatal(err)

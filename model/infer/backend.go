@@ -76,7 +76,7 @@ var backends = struct {
 	int8Name: {
 		New:       newInt8Backend,
 		Available: func() bool { return int8Available() },
-		Needs:     "AVX512_VNNI (or FEAT_DotProd on arm64)",
+		Needs:     "AVX2 (or FEAT_DotProd on arm64)",
 	},
 }}
 
@@ -161,4 +161,47 @@ func NewBackend(name string, n *model.Network) (Backend, error) {
 		return nil, fmt.Errorf("infer: backend %s: %w", name, err)
 	}
 	return b, nil
+}
+
+// ExplainBackend says in one line which backend name selects on this
+// machine and why: for "auto", the backend it chose and, for each other
+// one, the CPU feature it lacks or that "auto" never chooses it; for the
+// int8 backend, the kernel level its instructions come from. Commands print
+// it where they open a network, so a user sees why a run is as fast as it
+// is.
+func ExplainBackend(name string) string {
+	chosen, err := ResolveBackend(name)
+	if err != nil {
+		return err.Error()
+	}
+	auto := name == "" || name == BackendAuto
+	backends.Lock()
+	names := make([]string, 0, len(backends.m))
+	for n := range backends.m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var why []string
+	for _, n := range names {
+		f := backends.m[n]
+		switch {
+		case n == chosen || strings.HasPrefix(n, "test-"):
+		case f.Available != nil && !f.Available():
+			why = append(why, fmt.Sprintf("%s needs %s", n, f.Needs))
+		case auto && !f.Auto && n != fp32Name:
+			why = append(why, fmt.Sprintf("%s runs here but auto does not choose it", n))
+		}
+	}
+	backends.Unlock()
+	s := chosen + " (asked for)"
+	if auto {
+		s = "auto chose " + chosen
+	}
+	if chosen == int8Name {
+		s += fmt.Sprintf(" on the %s int8 kernels: %s", kernel.I8Level(), kernel.I8LevelReason())
+	}
+	if len(why) > 0 {
+		s += "; " + strings.Join(why, "; ")
+	}
+	return s
 }

@@ -14,8 +14,10 @@
 // about 1.9x fp32 per core on the workstation net (BenchmarkBackend);
 // "int8" (infer_int8.go), convolutions with int8 weights (per output
 // channel) and activations (scales calibrated at load on the network's own
-// games) summed in int32, where the CPU has AVX512_VNNI (or, on arm64,
-// FEAT_DotProd: SDOT), about 3x fp32 at batch 32. "auto" chooses bf16 where the CPU has it (it meets issue 12's
+// games) summed in int32, on every amd64 CPU with AVX2 (kernels for
+// AVX512_VNNI, AVX-VNNI and plain AVX2, package kernel) and on arm64 with
+// FEAT_DotProd (SDOT): about 3x fp32 at batch 32 with AVX512_VNNI, 1.5x
+// with AVX2 alone (Zen 3). "auto" chooses bf16 where the CPU has it (it meets issue 12's
 // accuracy criteria, measured with Compare) and fp32 elsewhere; on arm64
 // bf16 runs BFDOT where the CPU has FEAT_BF16 but is not chosen by "auto"
 // (not yet measured on an arm machine); it never chooses int8 (it meets the

@@ -31,9 +31,10 @@ import (
 // change; it is deterministic (same network, same scales) and costs about
 // half a second of float32 inference for the workstation net.
 //
-// It is available on CPUs with AVX512_VNNI (golang.org/x/sys/cpu
-// X86.HasAVX512VNNI) and on arm64 CPUs with FEAT_DotProd (SDOT,
-// cpu.ARM64.HasASIMDDP), which give the same results bit for bit, and
+// It is available on amd64 CPUs with AVX2 (the kernel level is the best
+// of AVX512_VNNI, AVX-VNNI and AVX2: kernel.I8Level) and on arm64 CPUs
+// with FEAT_DotProd (SDOT, cpu.ARM64.HasASIMDDP), which all give the same
+// results bit for bit, and
 // refused elsewhere with a one-line error; the portable kernel of the same
 // arithmetic runs in the tests on any CPU.
 // "auto" does not choose it: it meets issue 12's accuracy bar on the
@@ -67,7 +68,7 @@ type int8Backend struct {
 	scratch int
 }
 
-// newInt8Backend builds the backend on any CPU (without AVX512_VNNI or
+// newInt8Backend builds the backend on any CPU (without AVX2 or
 // FEAT_DotProd the kernels run a slow portable micro-kernel; NewBackend
 // refuses it there), calibrated on the network's own games.
 func newInt8Backend(n *model.Network) (Backend, error) {

@@ -68,15 +68,15 @@ func TestInt8Calibration(t *testing.T) {
 	}
 }
 
-// Where the CPU lacks AVX512_VNNI and FEAT_DotProd (forced here), "int8" is refused with a
+// Where the CPU lacks AVX2 and FEAT_DotProd (forced here), "int8" is refused with a
 // clear error, and "auto" never picks it; where it has it, "int8" can be
 // forced and an evaluator runs it.
 func TestInt8Selection(t *testing.T) {
 	saved := int8Available
 	defer func() { int8Available = saved }()
 	int8Available = func() bool { return false }
-	if _, err := ResolveBackend("int8"); err == nil || !strings.Contains(err.Error(), "AVX512_VNNI") {
-		t.Errorf("int8 on a CPU without AVX512_VNNI: error %v, want one naming AVX512_VNNI", err)
+	if _, err := ResolveBackend("int8"); err == nil || !strings.Contains(err.Error(), "AVX2") {
+		t.Errorf("int8 on a CPU without AVX2: error %v, want one naming AVX2", err)
 	}
 	int8Available = func() bool { return true }
 	if got, _ := ResolveBackend("auto"); got == "int8" {
@@ -84,7 +84,7 @@ func TestInt8Selection(t *testing.T) {
 	}
 	int8Available = saved
 	if !kernel.I8Native() {
-		t.Skip("this CPU has neither AVX512_VNNI nor FEAT_DotProd: the forced int8 evaluator is not available")
+		t.Skip("this CPU has neither AVX2 nor FEAT_DotProd: the forced int8 evaluator is not available")
 	}
 	checkForcedEvaluator(t, "int8", int8WDLTol)
 }
