@@ -638,22 +638,32 @@ func NewChunkWriter(dir, worker string, per int, h Header, pdn bool) (*ChunkWrit
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	w := &ChunkWriter{dir: dir, worker: worker, per: per, header: h, pdn: pdn}
-	entries, err := os.ReadDir(dir)
+	seq, err := nextChunk(dir, worker)
 	if err != nil {
 		return nil, err
 	}
+	return &ChunkWriter{dir: dir, worker: worker, per: per, header: h, pdn: pdn, seq: seq}, nil
+}
+
+// nextChunk returns the number of the next chunk file worker writes in dir:
+// one more than the highest it has written there (0 for none).
+func nextChunk(dir, worker string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	next := 0
 	prefix := "chunk-" + worker + "-"
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, FileExt) {
 			continue
 		}
-		if s, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, prefix), FileExt)); err == nil && s >= w.seq {
-			w.seq = s + 1
+		if s, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, prefix), FileExt)); err == nil && s >= next {
+			next = s + 1
 		}
 	}
-	return w, nil
+	return next, nil
 }
 
 // Add queues g and writes a chunk once enough games are queued.
