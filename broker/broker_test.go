@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -401,6 +402,40 @@ func TestDamagedModel(t *testing.T) {
 	wcancel()
 	if err := <-done; err != nil {
 		t.Errorf("worker: %v", err)
+	}
+}
+
+// TestWorkerLoadsOncePerModel: a broker worker loads the best model once
+// for all the chunks it plays with it, and again once the pointer moves.
+func TestWorkerLoadsOncePerModel(t *testing.T) {
+	run := testRun(t)
+	s, tok := testServer(t, t.TempDir())
+	var log syncBuffer
+	b := newBridge(t, s, tok, run, &log)
+	defer b.Close()
+	b.OnBest("accepted/0000.ckpt")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var mu sync.Mutex
+	byModel := map[string]int{}
+	played := func(m string) int { mu.Lock(); defer mu.Unlock(); return byModel[m] }
+	wctx, wcancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- Work(wctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "w1", PerChunk: 1, Seed: 5, Log: &log,
+			OnGame: func(m string) { mu.Lock(); byModel[m]++; mu.Unlock() }})
+	}()
+	waitFor(t, "three chunks with the first model", func() bool { return strings.Contains(log.String(), "in all 3 games, 3 chunks, 1 model loads") })
+	b.OnBest("accepted/0001.ckpt")
+	waitFor(t, "games with the second model", func() bool { return played("accepted/0001.ckpt") >= 2 })
+	wcancel()
+	if err := <-done; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+	counts := regexp.MustCompile(`worker w1: .*, (\d+) model loads`).FindAllStringSubmatch(log.String(), -1)
+	if len(counts) == 0 || counts[len(counts)-1][1] != "2" {
+		t.Errorf("the last chunk does not count 2 model loads:\n%s", log.String())
 	}
 }
 

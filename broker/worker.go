@@ -18,7 +18,6 @@ import (
 
 	"dama/configs"
 	"dama/model"
-	"dama/model/infer"
 	"dama/selfplay"
 )
 
@@ -88,16 +87,12 @@ func (w *worker) request(ctx context.Context, timeout time.Duration) (context.Co
 // model to the worker (its chunks name the model).
 func (p *BestPointer) key() string { return p.Name + "@" + p.Digest }
 
-// loadedModel is a verified model ready to play.
-type loadedModel struct {
-	ptr BestPointer
-	ev  *infer.Evaluator
-}
-
 // Work plays self-play games for a run on the broker at opt.URL: it fetches
-// the run's configuration and best model, plays chunks of games with the
-// newest best model (a promotion interrupts the chunk in play: its finished
-// games are published, the rest dropped), and publishes each chunk. It
+// the run's configuration, then plays chunks of games with the newest best
+// model (a selfplay.Worker with the broker as its model source and chunk
+// sink: it loads a model once, when it becomes the best; a promotion
+// interrupts the chunk in play, whose finished games are published and
+// the rest dropped), and publishes each chunk. It
 // returns nil when Games games are published or ctx is cancelled (after
 // publishing the finished games); a refused credential is an error at once.
 func Work(ctx context.Context, opt WorkerOptions) error {
@@ -143,7 +138,15 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 		return err
 	}
 	go w.watch(ctx)
-	return w.play(ctx)
+	sw := &selfplay.Worker{
+		Name: opt.Name, Source: w, Sink: w, Settings: w.cfg.SelfPlay,
+		Seed: opt.Seed, Games: opt.Games, PerChunk: opt.PerChunk, Log: opt.Log,
+	}
+	if opt.OnGame != nil {
+		sw.OnGame = func(m selfplay.ModelRef, _ *selfplay.Game) { opt.OnGame(m.Name) }
+	}
+	defer sw.Close()
+	return sw.Run(ctx)
 }
 
 func (w *worker) logf(format string, args ...any) {
@@ -297,14 +300,23 @@ func (w *worker) see(v []byte) {
 	}
 }
 
-func (w *worker) newest() *BestPointer {
+// Best returns the newest best pointer the worker has seen.
+func (w *worker) Best(context.Context) (selfplay.ModelRef, bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.best
+	if w.best == nil {
+		return selfplay.ModelRef{}, false, nil
+	}
+	return selfplay.ModelRef{Name: w.best.Name, Digest: w.best.Digest}, true, nil
 }
 
-// fetch downloads and verifies the model a pointer names.
-func (w *worker) fetch(ctx context.Context, p BestPointer) (*loadedModel, error) {
+// Changed signals a new best pointer.
+func (w *worker) Changed() <-chan struct{} { return w.sig }
+
+// Load downloads the model a pointer names and verifies it: the digest of
+// its bytes against the pointer's, then the checkpoint's own checksum.
+// Its chunks name it by the pointer's name and digest.
+func (w *worker) Load(ctx context.Context, p selfplay.ModelRef) (*model.Checkpoint, selfplay.Header, error) {
 	var data []byte
 	err := w.retry(ctx, "fetching model "+p.Name, func(ctx context.Context) error {
 		var err error
@@ -316,132 +328,24 @@ func (w *worker) fetch(ctx context.Context, p BestPointer) (*loadedModel, error)
 	})
 	var perm backoffPermanent
 	if errors.As(err, &perm) {
-		return nil, perm.err
+		return nil, selfplay.Header{}, selfplay.BadModel(perm.err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, selfplay.Header{}, err
 	}
 	if got := digest(data); got != p.Digest {
-		return nil, fmt.Errorf("digest %s, the pointer says %s", got, p.Digest)
+		return nil, selfplay.Header{}, selfplay.BadModel(fmt.Errorf("digest %s, the pointer says %s", got, p.Digest))
 	}
 	ck, err := model.Unmarshal(data)
 	if err != nil {
-		return nil, err
+		return nil, selfplay.Header{}, selfplay.BadModel(err)
 	}
-	ev, err := infer.OpenEvaluator(ck.Net, selfplay.EvaluatorOptions(w.cfg.SelfPlay))
-	if err != nil {
-		return nil, err
-	}
-	return &loadedModel{ptr: p, ev: ev}, nil
+	return ck, selfplay.Header{Model: p.Name, ModelDigest: p.Digest}, nil
 }
 
-// play is the worker's main loop.
-func (w *worker) play(ctx context.Context) error {
-	var cur *loadedModel
-	defer func() {
-		if cur != nil {
-			cur.ev.Close()
-		}
-	}()
-	refused := map[string]bool{}
-	played := 0
-	for w.opt.Games == 0 || played < w.opt.Games {
-		if ctx.Err() != nil {
-			return nil
-		}
-		if p := w.newest(); p != nil && (cur == nil || p.key() != cur.ptr.key()) && !refused[p.key()] {
-			m, err := w.fetch(ctx, *p)
-			switch {
-			case ctx.Err() != nil:
-				return nil
-			case err != nil:
-				refused[p.key()] = true
-				keep := "waiting for another"
-				if cur != nil {
-					keep = "keeping " + cur.ptr.Name
-				}
-				w.logf("refusing model %s: %v; %s", p.Name, err, keep)
-			default:
-				if cur != nil {
-					cur.ev.Close()
-				}
-				cur = m
-				w.logf("playing with %s", p.Name)
-			}
-		}
-		if cur == nil {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-w.sig:
-			}
-			continue
-		}
-		n := w.opt.PerChunk
-		if w.opt.Games > 0 {
-			n = min(n, w.opt.Games-played)
-		}
-		seq, err := w.claim(ctx)
-		if err != nil {
-			return nil // ctx ended
-		}
-		games, err := w.chunk(ctx, cur, seq, n, refused)
-		if err != nil {
-			return err
-		}
-		if len(games) > 0 {
-			if err := w.publish(ctx, cur.ptr, seq, games); err != nil {
-				return err
-			}
-			played += len(games)
-		}
-	}
-	return nil
-}
-
-// chunk plays up to n games with m; a new best model (one not refused)
-// or ctx's end stops it early, keeping the finished games.
-func (w *worker) chunk(ctx context.Context, m *loadedModel, seq, n int, refused map[string]bool) ([]*selfplay.Game, error) {
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stopped := make(chan struct{})
-	defer close(stopped)
-	go func() {
-		for {
-			select {
-			case <-stopped:
-				return
-			case <-w.sig:
-				if p := w.newest(); p != nil && p.key() != m.ptr.key() && !refused[p.key()] {
-					// Hand the signal back for play's next look.
-					select {
-					case w.sig <- struct{}{}:
-					default:
-					}
-					cancel()
-					return
-				}
-			}
-		}
-	}()
-	sc := selfplay.Config{SelfPlay: w.cfg.SelfPlay, Seed: selfplay.GameSeed(w.opt.Seed, seq)}
-	var games []*selfplay.Game
-	err := selfplay.Run(pctx, m.ev, sc, 0, n, func(g *selfplay.Game) error {
-		games = append(games, g)
-		if w.opt.OnGame != nil {
-			w.opt.OnGame(m.ptr.Name)
-		}
-		return nil
-	})
-	if err != nil && pctx.Err() == nil {
-		return nil, err
-	}
-	return games, nil
-}
-
-// claim takes the worker's next chunk number from the broker, so that a
+// Reserve takes the worker's next chunk number from the broker, so that a
 // restarted worker never reuses a name or replays a seed.
-func (w *worker) claim(ctx context.Context) (int, error) {
+func (w *worker) Reserve(ctx context.Context) (int, error) {
 	key := seqPrefix + w.opt.Name
 	var seq int
 	err := w.retry(ctx, "taking a chunk number", func(ctx context.Context) error {
@@ -469,28 +373,31 @@ func (w *worker) claim(ctx context.Context) (int, error) {
 	return seq, err
 }
 
-// publish sends games as chunk seq (split into more chunks if it would
+// Write publishes games as chunk seq (split into more chunks if it would
 // not fit in one message), trying until the broker has stored it. Once
 // ctx has ended it still tries for half a minute.
-func (w *worker) publish(ctx context.Context, p BestPointer, seq int, games []*selfplay.Game) error {
-	sc := selfplay.Config{SelfPlay: w.cfg.SelfPlay, Seed: selfplay.GameSeed(w.opt.Seed, seq)}
+func (w *worker) Write(ctx context.Context, seq int, h selfplay.Header, games []*selfplay.Game) (string, error) {
 	var buf bytes.Buffer
-	h := selfplay.Header{Model: p.Name, ModelDigest: p.Digest, ConfigDigest: sc.Digest()}
 	if err := selfplay.Encode(&buf, h, games); err != nil {
-		return err
+		return "", err
 	}
 	if limit := w.nc.MaxPayload() - 4096; int64(buf.Len()) > limit && len(games) > 1 {
 		half := len(games) / 2
-		if err := w.publish(ctx, p, seq, games[:half]); err != nil {
-			return err
+		first, err := w.Write(ctx, seq, h, games[:half])
+		if err != nil {
+			return "", err
 		}
 		cctx, cancel := graceContext(ctx)
 		defer cancel()
-		next, err := w.claim(cctx)
+		next, err := w.Reserve(cctx)
 		if err != nil {
-			return fmt.Errorf("broker: no chunk number for %d games: %v", len(games)-half, err)
+			return "", fmt.Errorf("broker: no chunk number for %d games: %v", len(games)-half, err)
 		}
-		return w.publish(ctx, p, next, games[half:])
+		second, err := w.Write(ctx, next, h, games[half:])
+		if err != nil {
+			return "", err
+		}
+		return first + ", " + second, nil
 	}
 	name := selfplay.ChunkName(w.opt.Name, seq)
 	data := buf.Bytes()
@@ -500,7 +407,7 @@ func (w *worker) publish(ctx context.Context, p BestPointer, seq int, games []*s
 	msg.Header.Set(nats.MsgIdHdr, msgID(name, data))
 	js, err := jetstream.New(w.nc)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var deadline time.Time // set once ctx has ended
 	for attempt := 0; ; attempt++ {
@@ -517,13 +424,12 @@ func (w *worker) publish(ctx context.Context, p BestPointer, seq int, games []*s
 			if deadline.IsZero() {
 				deadline = time.Now().Add(stopGrace)
 			} else if time.Now().After(deadline) {
-				return fmt.Errorf("broker: %s (%d games) could not be published: %v", name, len(games), err)
+				return "", fmt.Errorf("broker: %s (%d games) could not be published: %v", name, len(games), err)
 			}
 		}
 		time.Sleep(time.Second)
 	}
-	w.logf("published %s (%d games, %d bytes, model %s)", name, len(games), len(data), p.Name)
-	return nil
+	return fmt.Sprintf("published %s (%d games, %d bytes)", name, len(games), len(data)), nil
 }
 
 // stopGrace is how long a stopping worker still tries to publish its

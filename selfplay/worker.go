@@ -192,10 +192,13 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // Play plays games games with the best model in one run of Settings.Parallel
 // games at a time, game i seeded by GameSeed(seed, i), and writes them in
-// chunks of perChunk as they finish: a kill loses at most the games of one
-// unwritten chunk. When ctx ends or a game fails it writes the finished
-// games and returns the error. It is the trainer's own self-play; its sink
-// must reserve and write after ctx has ended.
+// chunks of perChunk in the order of their indices, not of completion, so
+// that one seed gives the same chunks whatever the timing; a kill loses at
+// most the games of one unwritten chunk and those waiting for an earlier
+// game. When ctx ends or a game fails it writes the finished games (in
+// index order) and returns the error. It is the trainer's own self-play;
+// its sink must reserve and write after ctx has ended. OnGame is called as
+// each game finishes.
 func (w *Worker) Play(ctx context.Context, games, perChunk int, seed uint64) error {
 	ok, err := w.follow(ctx)
 	if err != nil {
@@ -218,17 +221,23 @@ func (w *Worker) Play(ctx context.Context, games, perChunk int, seed uint64) err
 		pending = nil
 		return err
 	}
-	cur := w.cur
-	runErr := Run(ctx, cur.ev, sc, 0, games, func(g *Game) error {
+	order := newGameOrder(seed, 0, games, func(g *Game) error {
 		pending = append(pending, g)
-		if w.OnGame != nil {
-			w.OnGame(cur.ref, g)
-		}
 		if len(pending) >= max(1, perChunk) {
 			return flush()
 		}
 		return nil
 	})
+	cur := w.cur
+	runErr := Run(ctx, cur.ev, sc, 0, games, func(g *Game) error {
+		if w.OnGame != nil {
+			w.OnGame(cur.ref, g)
+		}
+		return order.add(g)
+	})
+	if err := order.flush(); err != nil {
+		return err
+	}
 	if err := flush(); err != nil {
 		return err
 	}
@@ -298,8 +307,9 @@ func (w *Worker) wait(ctx context.Context) {
 }
 
 // chunk plays n games with the current model and returns the finished
-// ones. The end of ctx, or a new best model from a notifying source, stops
-// it early; the error is that of a game that failed.
+// ones in the order of their indices. The end of ctx, or a new best model
+// from a notifying source, stops it early; the error is that of a game
+// that failed.
 func (w *Worker) chunk(ctx context.Context, sc Config, n int) ([]*Game, error) {
 	cur := w.cur
 	pctx, cancel := context.WithCancel(ctx)
@@ -324,13 +334,14 @@ func (w *Worker) chunk(ctx context.Context, sc Config, n int) ([]*Game, error) {
 		defer func() { close(stop); <-stopped }()
 	}
 	var games []*Game
+	order := newGameOrder(sc.Seed, 0, n, func(g *Game) error { games = append(games, g); return nil })
 	err := Run(pctx, cur.ev, sc, 0, n, func(g *Game) error {
-		games = append(games, g)
 		if w.OnGame != nil {
 			w.OnGame(cur.ref, g)
 		}
-		return nil
+		return order.add(g)
 	})
+	_ = order.flush() // appending to games never fails
 	if err != nil && pctx.Err() != nil {
 		err = nil
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -173,11 +174,12 @@ func TestWorkerSeeds(t *testing.T) {
 	}
 	for i, seq := range sink.seqs {
 		base := GameSeed(w.Seed, seq)
-		want := map[uint64]bool{GameSeed(base, 0): true, GameSeed(base, 1): true}
+		var got []uint64
 		for _, g := range sink.chunks[i] {
-			if !want[g.Seed] {
-				t.Errorf("chunk %d: game seed %d, want one of %v", seq, g.Seed, want)
-			}
+			got = append(got, g.Seed)
+		}
+		if want := []uint64{GameSeed(base, 0), GameSeed(base, 1)}; !slices.Equal(got, want) {
+			t.Errorf("chunk %d: game seeds %v, want %v (in index order)", seq, got, want)
 		}
 		if d := (Config{SelfPlay: w.Settings, Seed: base}).Digest(); sink.heads[i].ConfigDigest != d {
 			t.Errorf("chunk %d: config digest %s, want %s", seq, sink.heads[i].ConfigDigest, d)
@@ -286,16 +288,17 @@ func TestWorkerPlay(t *testing.T) {
 	if st := w.Stats(); st != (WorkerStats{Games: 10, Chunks: 6, Loads: 1}) {
 		t.Errorf("two calls of 5 games in chunks of 2: %+v, want 6 chunks and 1 load", st)
 	}
-	seeds := map[uint64]bool{}
+	var got, want []uint64
 	for _, c := range sink.chunks[:3] {
 		for _, g := range c {
-			seeds[g.Seed] = true
+			got = append(got, g.Seed)
 		}
 	}
 	for i := range 5 {
-		if !seeds[GameSeed(11, i)] {
-			t.Errorf("game %d's seed missing from the first call's chunks", i)
-		}
+		want = append(want, GameSeed(11, i))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the first call's chunks hold the games %v, want games 0..4 in index order %v", got, want)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"dama/configs"
 	"dama/internal/cputime"
 	"dama/model"
-	"dama/model/infer"
 	"dama/model/learn"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -75,7 +74,8 @@ type loop struct {
 	// decoded once.
 	scanned map[string][]learn.Sample
 	tr      *learn.Trainer
-	trGen   int // generation whose checkpoint tr holds
+	trGen   int              // generation whose checkpoint tr holds
+	sp      *selfplay.Worker // the self-play in this process (nil until it plays)
 }
 
 // Loop runs generations of self-play, training and gating in the run folder
@@ -112,6 +112,9 @@ func Loop(ctx context.Context, opt Options) error {
 	defer func() {
 		if l.tr != nil {
 			l.tr.Close()
+		}
+		if l.sp != nil {
+			l.sp.Close()
 		}
 	}()
 	if n, err := run.RemoveTrainerTemps(); err != nil {
@@ -565,54 +568,20 @@ func (l *loop) sampleOptions() SampleOptions {
 	return SampleOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix, AuxReply: l.cfg.Model.AuxReply}
 }
 
-// PlayGames plays games with the model in the checkpoint at path and
-// writes them as chunks of the worker into dir, in the order of their
-// indices (the same chunks whatever the timing); it stops early, keeping
-// every finished game, when ctx is cancelled. onGame, if set, is called
-// after each game, as it finishes.
-func PlayGames(ctx context.Context, c configs.SelfPlay, path, dir, worker string, seed uint64, games, perChunk int, onGame func(*selfplay.Game)) error {
-	ck, err := model.Load(path)
-	if err != nil {
-		return err
-	}
-	ev, err := infer.OpenEvaluator(ck.Net, selfplay.EvaluatorOptions(c))
-	if err != nil {
-		return err
-	}
-	defer ev.Close()
-	sc := selfplay.Config{SelfPlay: c, Seed: seed}
-	cw, err := selfplay.NewChunkWriter(dir, worker, perChunk, selfplay.Header{
-		Model: path, ModelDigest: ck.Net.Config.Digest() + "/" + fmt.Sprint(ck.Step), ConfigDigest: sc.Digest(),
-	}, false)
-	if err != nil {
-		return err
-	}
-	order := newGameOrder(sc.Seed, 0, games, cw.Add)
-	runErr := selfplay.Run(ctx, ev, sc, 0, games, func(g *selfplay.Game) error {
-		if onGame != nil {
-			onGame(g)
-		}
-		return order.add(g)
-	})
-	if err := order.flush(); err != nil {
-		return err
-	}
-	if err := cw.Flush(); err != nil {
-		return err
-	}
-	return runErr
-}
-
-// selfPlay plays need games in this process with the best model.
+// selfPlay plays need games in this process with the best model, loaded
+// again only after a promotion.
 func (l *loop) selfPlay(ctx context.Context, gen, round, have, need int) error {
-	best, err := l.run.Best()
-	if err != nil {
-		return err
-	}
+	var err error
 	seed := selfplay.GameSeed(uint64(l.cfg.Run.Seed), gen*1_000_000+round*1000+have)
+	if l.sp == nil {
+		if l.sp, err = runWorker(l.run, l.cfg.SelfPlay, runfolder.TrainerWorker); err != nil {
+			return err
+		}
+	}
 	st := startStage(l.opt.Progress, Event{Gen: gen, Stage: StageSelfPlay, Total: need, MoreGames: round > 0})
 	per := max(1, min(need, 64, max(8, l.cfg.SelfPlay.GamesPerGeneration/4)))
-	err = PlayGames(ctx, l.cfg.SelfPlay, l.run.Path(best), l.run.Path(runfolder.GamesDir), runfolder.TrainerWorker, seed, need, per, func(*selfplay.Game) { st.add(1) })
+	l.sp.OnGame = func(selfplay.ModelRef, *selfplay.Game) { st.add(1) }
+	err = l.sp.Play(ctx, need, per, seed)
 	st.finish()
 	return err
 }

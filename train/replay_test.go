@@ -4,8 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"dama/configs"
@@ -123,21 +121,6 @@ func TestGameSamplesTargets(t *testing.T) {
 	g.Result = rules.Draw
 	if s := GameSamples(g, nil); s[0].WDL != [3]float32{0, 1, 0} {
 		t.Errorf("draw: WDL target %v, want a draw", s[0].WDL)
-	}
-}
-
-func TestNextChunk(t *testing.T) {
-	dir := t.TempDir()
-	if n, err := nextChunk(dir, "w1"); err != nil || n != 0 {
-		t.Fatalf("empty folder: next chunk %d, %v; want 0", n, err)
-	}
-	for _, name := range []string{selfplay.ChunkName("w1", 0), selfplay.ChunkName("w1", 4), selfplay.ChunkName("w10", 9), selfplay.ChunkName("x", 7)} {
-		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n, err := nextChunk(dir, "w1"); err != nil || n != 5 {
-		t.Errorf("next chunk of w1 = %d, %v; want 5 (w10's chunks are not w1's)", n, err)
 	}
 }
 

@@ -2,16 +2,16 @@ package train
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"dama/configs"
+	"dama/model"
 	"dama/runfolder"
 	"dama/selfplay"
 )
@@ -31,11 +31,11 @@ type WorkerOptions struct {
 }
 
 // Worker plays self-play games for a run as a separate process would: it
-// reads the run's archived configuration, plays a chunk of games with the
-// current best model, writes it into the run's games folder, and looks at
-// the best model again before the next chunk, so it follows each promotion.
-// It returns when Games games are written or ctx is cancelled (then nil,
-// after flushing the finished games).
+// reads the run's archived configuration, then plays chunk after chunk
+// (a selfplay.Worker) with the current best model, writing each into the
+// run's games folder; it looks at the best model before each chunk and
+// loads it again only after a promotion. It returns when Games games are
+// written or ctx is cancelled (then nil, after writing the finished games).
 func Worker(ctx context.Context, opt WorkerOptions) error {
 	if opt.Name == "" {
 		return errors.New("train: a worker needs a name")
@@ -92,58 +92,53 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 		case <-time.After(opt.Poll):
 		}
 	}
-	played := 0
-	for opt.Games == 0 || played < opt.Games {
-		if ctx.Err() != nil {
-			return nil
-		}
-		best, err := run.Best()
-		if err != nil {
-			return err
-		}
-		n := opt.PerChunk
-		if opt.Games > 0 {
-			n = min(n, opt.Games-played)
-		}
-		// The seed follows the worker's chunk number, not a count kept by
-		// this process, so a restarted worker never replays its games.
-		seq, err := nextChunk(run.Path(runfolder.GamesDir), opt.Name)
-		if err != nil {
-			return err
-		}
-		seed := selfplay.GameSeed(opt.Seed, seq)
-		var got int
-		err = PlayGames(ctx, cfg.SelfPlay, run.Path(best), run.Path(runfolder.GamesDir), opt.Name, seed, n, n, func(*selfplay.Game) { got++ })
-		played += got
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		fmt.Fprintf(log, "worker %s: %d games with %s (%d in all)\n", opt.Name, got, best, played)
+	w, err := runWorker(run, cfg.SelfPlay, opt.Name)
+	if err != nil {
+		return err
 	}
-	return nil
+	defer w.Close()
+	w.Seed, w.Games, w.PerChunk, w.Poll, w.Log = opt.Seed, opt.Games, opt.PerChunk, opt.Poll, log
+	return w.Run(ctx)
 }
 
-// nextChunk returns the number of the next chunk file worker will write in
-// dir: one more than the highest it has written.
-func nextChunk(dir, worker string) (int, error) {
-	paths, err := selfplay.Chunks(dir)
+// runWorker returns a self-play worker of the run folder: it follows the
+// run's best model and writes its chunks into the games folder.
+func runWorker(run *runfolder.Run, c configs.SelfPlay, name string) (*selfplay.Worker, error) {
+	sink, err := selfplay.NewDirSink(run.Path(runfolder.GamesDir), name)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	next := 0
-	prefix := strings.TrimSuffix(selfplay.ChunkName(worker, 0), "000000"+selfplay.FileExt)
-	for _, p := range paths {
-		name := filepath.Base(p)
-		if !strings.HasPrefix(name, prefix) {
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, prefix), selfplay.FileExt))
-		if err == nil && n >= next {
-			next = n + 1
-		}
+	return &selfplay.Worker{Name: name, Source: runSource{run}, Sink: sink, Settings: c}, nil
+}
+
+// runSource is a run folder's best model, as a selfplay.ModelSource.
+type runSource struct{ run *runfolder.Run }
+
+// Best reads the best pointer and the digest of the file it names.
+func (s runSource) Best(context.Context) (selfplay.ModelRef, bool, error) {
+	best, err := s.run.Best()
+	if err != nil || best == "" {
+		return selfplay.ModelRef{}, false, err
 	}
-	return next, nil
+	f, err := os.Open(s.run.Path(best))
+	if err != nil {
+		return selfplay.ModelRef{}, false, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return selfplay.ModelRef{}, false, fmt.Errorf("train: reading the best model: %w", err)
+	}
+	return selfplay.ModelRef{Name: best, Digest: "sha256:" + hex.EncodeToString(h.Sum(nil))}, true, nil
+}
+
+// Load loads the checkpoint; its chunks name it by its path and its
+// network's digest and training step.
+func (s runSource) Load(_ context.Context, ref selfplay.ModelRef) (*model.Checkpoint, selfplay.Header, error) {
+	path := s.run.Path(ref.Name)
+	ck, err := model.Load(path)
+	if err != nil {
+		return nil, selfplay.Header{}, err
+	}
+	return ck, selfplay.Header{Model: path, ModelDigest: ck.Net.Config.Digest() + "/" + fmt.Sprint(ck.Step)}, nil
 }

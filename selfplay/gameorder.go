@@ -1,34 +1,30 @@
-package train
+package selfplay
 
-import (
-	"slices"
+import "slices"
 
-	"dama/selfplay"
-)
-
-// gameOrder passes the games of a selfplay.Run on in the order of their
-// indices, whatever the order they finish in, so that the chunks a
-// generation plays in this process, and so its replay window and its
-// training, do not depend on timing.
+// gameOrder passes the games of a Run on in the order of their indices,
+// whatever the order they finish in, so that a Worker's chunks, and so the
+// replay window and the training of a run that plays its own games, do
+// not depend on timing.
 type gameOrder struct {
 	index   map[uint64]int // a game's index by its seed
-	pending map[int]*selfplay.Game
+	pending map[int]*Game
 	next    int
-	write   func(*selfplay.Game) error
+	write   func(*Game) error
 }
 
 // newGameOrder orders the games first..first+games-1 of a run with base
-// seed base (selfplay.GameSeed) for write.
-func newGameOrder(base uint64, first, games int, write func(*selfplay.Game) error) *gameOrder {
-	o := &gameOrder{index: make(map[uint64]int, games), pending: map[int]*selfplay.Game{}, next: first, write: write}
+// seed base (GameSeed) for write.
+func newGameOrder(base uint64, first, games int, write func(*Game) error) *gameOrder {
+	o := &gameOrder{index: make(map[uint64]int, games), pending: map[int]*Game{}, next: first, write: write}
 	for i := first; i < first+games; i++ {
-		o.index[selfplay.GameSeed(base, i)] = i
+		o.index[GameSeed(base, i)] = i
 	}
 	return o
 }
 
 // add takes a finished game and writes the games now next in order.
-func (o *gameOrder) add(g *selfplay.Game) error {
+func (o *gameOrder) add(g *Game) error {
 	i, ok := o.index[g.Seed]
 	if !ok {
 		return o.write(g) // not a game of the run: no place in the order
