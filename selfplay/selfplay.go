@@ -10,6 +10,13 @@
 // Games are stored in versioned, compressed, checksummed chunk files (see
 // FormatVersion for the layout) and can also be written as PDN.
 //
+// Worker is the self-play worker of a training run, whatever carries the
+// run: a ModelSource says which model is the best and loads it (the run
+// folder, the broker), a ChunkSink stores its chunks (DirSink for a games
+// folder, the broker's stream). It keeps its evaluator until the best model
+// changes. It plays by Config (the run configuration's self-play section
+// and a seed) with an evaluator opened with EvaluatorOptions (options.go).
+//
 // BenchmarkSelfplayEvaluatorLoad measures how busy self-play keeps a
 // network evaluator, against the same evaluator fed back to back, in one
 // run. At the defaults (32 games, one leaf each, batch 32, one batcher) on
