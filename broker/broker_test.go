@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -342,12 +343,7 @@ func TestForgedChunks(t *testing.T) {
 // digest does not match: the worker refuses both, says so, and keeps
 // playing with the model it has.
 func TestDamagedModel(t *testing.T) {
-	run := testRun(t)
-	s, tok := testServer(t, t.TempDir())
-	var log syncBuffer
-	b := newBridge(t, s, tok, run, &log)
-	defer b.Close()
-	b.OnBest("accepted/0000.ckpt")
+	run, s, tok, _, log := bridgedRun(t)
 
 	js := jsClient(t, s, tok)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -361,15 +357,7 @@ func TestDamagedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	byModel := map[string]int{}
-	wctx, wcancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		done <- Work(wctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "w1", PerChunk: 1, Seed: 5, Log: &log,
-			OnGame: func(m string) { mu.Lock(); byModel[m]++; mu.Unlock() }})
-	}()
-	played := func(m string) int { mu.Lock(); defer mu.Unlock(); return byModel[m] }
+	played, byModel, stop := startWorker(ctx, s, tok, log)
 	waitFor(t, "a game with the first model", func() bool { return played("accepted/0000.ckpt") > 0 })
 
 	data, err := os.ReadFile(run.Path("accepted/0001.ckpt"))
@@ -397,40 +385,56 @@ func TestDamagedModel(t *testing.T) {
 	n := played("accepted/0000.ckpt")
 	waitFor(t, "more games with the first model", func() bool { return played("accepted/0000.ckpt") > n })
 	if played("accepted/0001.ckpt")+played("accepted/0002.ckpt") != 0 {
-		t.Errorf("games played with refused models: %v", byModel)
+		t.Errorf("games played with refused models: %v", byModel())
 	}
-	wcancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("worker: %v", err)
 	}
+}
+
+// bridgedRun is a test run with its bridge on an embedded server, its best
+// model accepted/0000.ckpt published to workers; log is the bridge's and
+// is for the workers too.
+func bridgedRun(t *testing.T) (run *runfolder.Run, s *Server, tok string, b *Bridge, log *syncBuffer) {
+	t.Helper()
+	run = testRun(t)
+	s, tok = testServer(t, t.TempDir())
+	log = &syncBuffer{}
+	b = newBridge(t, s, tok, run, log)
+	t.Cleanup(b.Close)
+	b.OnBest("accepted/0000.ckpt")
+	return run, s, tok, b, log
+}
+
+// startWorker starts a worker (w1, chunks of one game) on s. played counts
+// its games by model, byModel returns all the counts, and stop stops it
+// and returns its error.
+func startWorker(ctx context.Context, s *Server, tok string, log *syncBuffer) (played func(string) int, byModel func() map[string]int, stop func() error) {
+	var mu sync.Mutex
+	counts := map[string]int{}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- Work(wctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "w1", PerChunk: 1, Seed: 5, Log: log,
+			OnGame: func(m string) { mu.Lock(); counts[m]++; mu.Unlock() }})
+	}()
+	played = func(m string) int { mu.Lock(); defer mu.Unlock(); return counts[m] }
+	byModel = func() map[string]int { mu.Lock(); defer mu.Unlock(); return maps.Clone(counts) }
+	return played, byModel, func() error { cancel(); return <-done }
 }
 
 // TestWorkerLoadsOncePerModel: a broker worker loads the best model once
 // for all the chunks it plays with it, and again once the pointer moves.
 func TestWorkerLoadsOncePerModel(t *testing.T) {
-	run := testRun(t)
-	s, tok := testServer(t, t.TempDir())
-	var log syncBuffer
-	b := newBridge(t, s, tok, run, &log)
-	defer b.Close()
-	b.OnBest("accepted/0000.ckpt")
+	_, s, tok, b, log := bridgedRun(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var mu sync.Mutex
-	byModel := map[string]int{}
-	played := func(m string) int { mu.Lock(); defer mu.Unlock(); return byModel[m] }
-	wctx, wcancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		done <- Work(wctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "w1", PerChunk: 1, Seed: 5, Log: &log,
-			OnGame: func(m string) { mu.Lock(); byModel[m]++; mu.Unlock() }})
-	}()
+	played, _, stop := startWorker(ctx, s, tok, log)
 	waitFor(t, "three chunks with the first model", func() bool { return strings.Contains(log.String(), "in all 3 games, 3 chunks, 1 model loads") })
 	b.OnBest("accepted/0001.ckpt")
 	waitFor(t, "games with the second model", func() bool { return played("accepted/0001.ckpt") >= 2 })
-	wcancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("worker: %v", err)
 	}
 	counts := regexp.MustCompile(`worker w1: .*, (\d+) model loads`).FindAllStringSubmatch(log.String(), -1)
