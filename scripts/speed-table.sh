@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# speed-table.sh: the inference speed table of the README in one run.
+# speed-table.sh: the inference speed tables of docs/performance.md in one run.
 #
 #   scripts/speed-table.sh [--model CKPT] [--games N] [--visits N] [--benchtime T] [--out DIR]
 #
