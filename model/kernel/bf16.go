@@ -118,9 +118,8 @@ func Conv3x3BF16(dst, src []float32, batch, h, w, cin, cout int, wt *BF16Matrix,
 	if !checkPackedConv("Conv3x3BF16", dst, src, batch, h, w, cin, cout, cp, wt.K, wt.N, bias, residual) {
 		return
 	}
+	pad := padInto(scratch, src, batch, h, w, cin, cp, roundBF16)
 	pixels := batch * h * w
-	pad := scratchOf(scratch, Conv3x3BF16Scratch(batch, h, w, cin))
-	padImagesAs(pad, src, batch, h, w, cin, cp, roundBF16)
 	acc := fillBias(dst, pixels, cout, bias, residual)
 	gemmBF16(pixels, wt, &operandBF16{data: pad, h: h, w: w, cin: cp}, dst, cout, acc, relu)
 }

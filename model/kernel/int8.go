@@ -228,10 +228,9 @@ func Conv3x3I8(dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bia
 	if !checkPackedConv("Conv3x3I8", dst, src, batch, h, w, cin, cout, cp, wt.K, wt.N, bias, residual) {
 		return
 	}
-	pixels := batch * h * w
-	pad := scratchOf(scratch, Conv3x3I8Scratch(batch, h, w, cin))
 	inv := 1 / wt.inScale
-	padImagesAs(pad, src, batch, h, w, cin, cp, func(d []uint8, s []float32) { quantU8(d, s, inv) })
+	pad := padInto(scratch, src, batch, h, w, cin, cp, func(d []uint8, s []float32) { quantU8(d, s, inv) })
+	pixels := batch * h * w
 	acc := fillBias(dst, pixels, cout, bias, residual)
 	// Three segments (the rows of taps) of 3*cp bytes, (w+2)*cp apart.
 	gemmI8(pixels, wt, pad, 0, h, w, cp, 3, 3*cp/4, (w+2)*cp-3*cp, dst, cout, acc, relu)

@@ -144,6 +144,14 @@ func padImagesAs[T any](pad []T, src []float32, batch, h, w, cin, cp int, conv f
 	}
 }
 
+// padInto is padImagesAs into scratch, or into a new slice when scratch
+// is shorter than the padded images; it returns them.
+func padInto[T any](scratch []T, src []float32, batch, h, w, cin, cp int, conv func([]T, []float32)) []T {
+	pad := scratchOf(scratch, batch*(h+2)*(w+2)*cp)
+	padImagesAs(pad, src, batch, h, w, cin, cp, conv)
+	return pad
+}
+
 // convertRows converts rows rows of in values of src by conv into dst,
 // whose rows are ld >= in elements long (the rest zero).
 func convertRows[T any](dst []T, src []float32, rows, in, ld int, conv func([]T, []float32)) {
