@@ -296,19 +296,13 @@ func (s *Search) gumbelPick(nd *node) int32 {
 	if z <= 0 {
 		z = 1
 	}
-	skipLost := s.opt.Solver && !allLost(children)
-	best, bestScore := 0, math.Inf(-1)
+	pk := s.newPicker(children)
 	for i := range children {
-		c := &children[i]
-		if skipLost && c.proof == proofLoss {
-			continue
-		}
-		score := q[i]/z - float64(c.n+c.inflight)/float64(1+sumN)
-		if score > bestScore {
-			best, bestScore = i, score
+		if c := &children[i]; !pk.passOver(c) {
+			pk = pk.offer(i, q[i]/z-float64(c.n+c.inflight)/float64(1+sumN))
 		}
 	}
-	return nd.first + int32(best)
+	return nd.first + int32(pk.best)
 }
 
 // completedPolicy returns softmax(logits + sigma(completed Q)) over the
