@@ -48,16 +48,16 @@ type gumbelRoot struct {
 	q       []float64 // scratch: completed Q of the children of a node
 }
 
-// HalvingSchedule returns, for each of budget simulations of sequential
+// halvingSchedule returns, for each of budget simulations of sequential
 // halving over m actions, the number of visits that the action it visits
 // must already have: every round visits each remaining action
 // max(1, floor(budget / (ceil(log2 m) * remaining))) times, then halves the
 // remaining actions (never below 2).
-func HalvingSchedule(m, budget int) []int32 {
+func halvingSchedule(m, budget int) []int32 {
 	return appendHalvingSchedule(make([]int32, 0, budget), m, budget)
 }
 
-// appendHalvingSchedule appends HalvingSchedule(m, budget) to seq[:0].
+// appendHalvingSchedule appends halvingSchedule(m, budget) to seq[:0].
 func appendHalvingSchedule(seq []int32, m, budget int) []int32 {
 	seq = seq[:0]
 	if m <= 1 {

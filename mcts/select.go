@@ -62,7 +62,7 @@ func (s *Search) selectLeaf(l *leaf) selection {
 				return selTerminal
 			}
 			l.legal = pos.Legal(l.legal)
-			if s.opt.PassForced && idx != 0 && l.grow && len(l.legal) == 1 && passed < MaxPassChain {
+			if s.opt.PassForced && idx != 0 && l.grow && len(l.legal) == 1 && passed < maxPassChain {
 				// A forced move: the node gets its one child, unevaluated,
 				// and the selection goes on into it.
 				passed++
