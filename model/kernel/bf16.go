@@ -93,14 +93,8 @@ func evenUp(c int) int { return (c + 1) &^ 1 }
 // PackConv3x3BF16 packs a 3x3 convolution weight [3][3][cin][cout] (the
 // layout of Conv3x3) for Conv3x3BF16, its input channels padded to even.
 func PackConv3x3BF16(wt []float32, cin, cout int) *BF16Matrix {
-	checkLen("PackConv3x3BF16", "wt", wt, 9*cin*cout)
 	cp := evenUp(cin)
-	w := make([]float32, 9*cp*cout)
-	for t := 0; t < 9; t++ {
-		for ci := 0; ci < cin; ci++ {
-			copy(w[(t*cp+ci)*cout:(t*cp+ci+1)*cout], wt[(t*cin+ci)*cout:(t*cin+ci+1)*cout])
-		}
-	}
+	w := padConvWeights("PackConv3x3BF16", wt, cin, cp, cout)
 	return PackBF16(w, 9*cp, cout)
 }
 
@@ -296,4 +290,18 @@ func scratchOf[T any](scratch []T, n int) []T {
 		return make([]T, n)
 	}
 	return scratch[:n]
+}
+
+// padConvWeights returns the 3x3 convolution weight wt [3][3][cin][cout]
+// with its input channels padded with zeros to cp, for the packing
+// function name (named in the panic on a bad length).
+func padConvWeights(name string, wt []float32, cin, cp, cout int) []float32 {
+	checkLen(name, "wt", wt, 9*cin*cout)
+	w := make([]float32, 9*cp*cout)
+	for t := 0; t < 9; t++ {
+		for ci := 0; ci < cin; ci++ {
+			copy(w[(t*cp+ci)*cout:(t*cp+ci+1)*cout], wt[(t*cin+ci)*cout:(t*cin+ci+1)*cout])
+		}
+	}
+	return w
 }

@@ -180,14 +180,8 @@ func quadUp(c int) int { return (c + 3) &^ 3 }
 // layout of Conv3x3) for Conv3x3I8, its input channels padded to a
 // multiple of 4; inScale as for PackI8.
 func PackConv3x3I8(wt []float32, cin, cout int, inScale float32) *I8Matrix {
-	checkLen("PackConv3x3I8", "wt", wt, 9*cin*cout)
 	cp := quadUp(cin)
-	w := make([]float32, 9*cp*cout)
-	for t := 0; t < 9; t++ {
-		for ci := 0; ci < cin; ci++ {
-			copy(w[(t*cp+ci)*cout:(t*cp+ci+1)*cout], wt[(t*cin+ci)*cout:(t*cin+ci+1)*cout])
-		}
-	}
+	w := padConvWeights("PackConv3x3I8", wt, cin, cp, cout)
 	return PackI8(w, 9*cp, cout, inScale)
 }
 
