@@ -103,19 +103,12 @@ func gen(s kernelSpec) {
 	L := func(l string) string { return s.name + "_" + l }
 	p("// func %s(%s)", s.name, s.args)
 	p("TEXT ·%s(SB), NOSPLIT, $0-56", s.name)
-	p("\tMOVD ldb+24(FP), R2")
-	p("\tLSL $2, R2")
-	p("\tMOVD ldc+40(FP), R4")
-	p("\tLSL $2, R4")
-	p("\tMOVD flags+48(FP), R5")
+	loadStrides("ldb+24(FP)", "ldc+40(FP)", "flags+48(FP)")
 	if s.strips > 1 {
 		p("\tMOVD $0, R19") // byte offset of the strip in B and C
 		p("%s:", L("strip"))
 	}
-	p("\tMOVD rows+8(FP), R0")
-	for r := 0; r < mr; r += 2 {
-		p("\tLDP %d(R0), (%s, %s)", 8*r, rowRegs[r], rowRegs[r+1])
-	}
+	loadRows("rows+8(FP)")
 	p("\tMOVD b+16(FP), R1")
 	p("\tMOVD c+32(FP), R3")
 	if s.strips > 1 {
@@ -141,6 +134,25 @@ func gen(s kernelSpec) {
 	}
 	p("\tRET")
 	p("")
+}
+
+// loadStrides emits the loads of the arguments ldb and ldc, scaled from
+// elements to bytes (R2, R4), and flags (R5) from their slots.
+func loadStrides(ldb, ldc, flags string) {
+	p("\tMOVD %s, R2", ldb)
+	p("\tLSL $2, R2")
+	p("\tMOVD %s, R4", ldc)
+	p("\tLSL $2, R4")
+	p("\tMOVD %s, R5", flags)
+}
+
+// loadRows emits the loads of the mr row pointers of A (rowRegs) from the
+// table the argument slot rows points to.
+func loadRows(rows string) {
+	p("\tMOVD %s, R0", rows)
+	for r := 0; r < mr; r += 2 {
+		p("\tLDP %d(R0), (%s, %s)", 8*r, rowRegs[r], rowRegs[r+1])
+	}
 }
 
 // kLoop emits the loop over count (an argument slot) steps of k, R6 the
@@ -263,19 +275,12 @@ func genI8() {
 	L := func(l string) string { return name + "_" + l }
 	p("// func %s(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)", name)
 	p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
-	p("\tMOVD ldb+40(FP), R2")
-	p("\tLSL $2, R2")
-	p("\tMOVD ldc+56(FP), R4")
-	p("\tLSL $2, R4")
-	p("\tMOVD flags+80(FP), R5")
+	loadStrides("ldb+40(FP)", "ldc+56(FP)", "flags+80(FP)")
 	p("\tMOVD skip+16(FP), R21")
 	p("\tVMOVI $0x80, V28.B16")
 	p("\tMOVD $0, R19") // byte offset of the strip in B, C, scale and corr
 	p("%s:", L("strip"))
-	p("\tMOVD rows+24(FP), R0")
-	for r := 0; r < mr; r += 2 {
-		p("\tLDP %d(R0), (%s, %s)", 8*r, rowRegs[r], rowRegs[r+1])
-	}
+	loadRows("rows+24(FP)")
 	p("\tMOVD b+32(FP), R1")
 	p("\tADD R19, R1")
 	p("\tMOVD corr+72(FP), R23")
