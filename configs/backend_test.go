@@ -26,13 +26,22 @@ func TestBackendValidated(t *testing.T) {
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "selfplay.backend") {
 		t.Errorf("Validate with backend fp16: %v; want an error naming selfplay.backend", err)
 	}
+	forEachPreset(t, func(p string, c *configs.Config) {
+		if _, err := infer.ResolveBackend(c.SelfPlay.Backend); err != nil {
+			t.Errorf("preset %s: %v", p, err)
+		}
+	})
+}
+
+// forEachPreset calls f with the name and the loaded configuration of
+// every preset.
+func forEachPreset(t *testing.T, f func(name string, c *configs.Config)) {
+	t.Helper()
 	for _, p := range configs.Presets {
 		c, err := configs.Load(p, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := infer.ResolveBackend(c.SelfPlay.Backend); err != nil {
-			t.Errorf("preset %s: %v", p, err)
-		}
+		f(p, c)
 	}
 }

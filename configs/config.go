@@ -203,8 +203,8 @@ func (s SelfPlay) Gumbel() bool { return s.RootSearch == "gumbel" }
 // model package registers; a test keeps the two lists equal).
 var Backends = []string{"auto", "bf16", "fp32", "int8"}
 
-// RootSearches are the allowed values of selfplay.root_search.
-var RootSearches = []string{"puct", "gumbel"}
+// rootSearches are the allowed values of selfplay.root_search.
+var rootSearches = []string{"puct", "gumbel"}
 
 // Train configures the optimisation of the network.
 type Train struct {
@@ -266,8 +266,8 @@ type Train struct {
 	AuxReplyWeight float64 `mapstructure:"aux_reply_weight" yaml:"aux_reply_weight"`
 }
 
-// GatingModes are the allowed values of arena.gating.
-var GatingModes = []string{"sprt", "threshold", "none"}
+// gatingModes are the allowed values of arena.gating.
+var gatingModes = []string{"sprt", "threshold", "none"}
 
 // Arena configures the match between a candidate and the best network.
 type Arena struct {

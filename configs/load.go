@@ -24,17 +24,17 @@ var presetFS embed.FS
 // "workstation" (days of training on a many-core machine).
 var Presets = []string{"quick", "workstation"}
 
-// DefaultPreset is the configuration Load reads when given no source.
-const DefaultPreset = "quick"
+// defaultPreset is the configuration Load reads when given no source.
+const defaultPreset = "quick"
 
-// EnvPrefix starts the environment variables that set configuration keys:
+// envPrefix starts the environment variables that set configuration keys:
 // DAMA_SELFPLAY_VISITS sets selfplay.visits. A variable that starts with a
 // section's prefix (DAMA_RUN_, DAMA_MODEL_, DAMA_SELFPLAY_, DAMA_TRAIN_,
 // DAMA_ARENA_) must name a key of it; other DAMA_ variables are left alone.
-const EnvPrefix = "DAMA_"
+const envPrefix = "DAMA_"
 
-// PresetYAML returns the text of an embedded preset.
-func PresetYAML(name string) ([]byte, error) {
+// presetYAML returns the text of an embedded preset.
+func presetYAML(name string) ([]byte, error) {
 	if !slices.Contains(Presets, name) {
 		return nil, fmt.Errorf("configs: unknown preset %q (want one of %s)", name, strings.Join(Presets, ", "))
 	}
@@ -44,7 +44,7 @@ func PresetYAML(name string) ([]byte, error) {
 // Load builds the configuration of a run, each layer overriding the one
 // before:
 //  1. the defaults of every field (Default);
-//  2. source: "" for DefaultPreset, a preset name ("quick",
+//  2. source: "" for the preset "quick", a preset name ("quick",
 //     "workstation"), or the path of a YAML file (containing a path
 //     separator or ending in .yaml or .yml); keys absent from it keep
 //     their defaults. A file may be an overlay (see BaseKey): its keys
@@ -84,7 +84,7 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 	fromEnv := map[string]bool{}
 	for _, e := range environ {
 		n, val, _ := strings.Cut(e, "=")
-		if !strings.HasPrefix(n, EnvPrefix) {
+		if !strings.HasPrefix(n, envPrefix) {
 			continue
 		}
 		k, ok := envKeys[n]
@@ -93,7 +93,7 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 		}
 		if !ok {
 			return nil, fmt.Errorf("configs: environment variable %s names no configuration key (%s variables set keys, e.g. %s for selfplay.visits)",
-				n, EnvPrefix, envName("selfplay.visits"))
+				n, envPrefix, envName("selfplay.visits"))
 		}
 		v.Set(k, strings.TrimSpace(val))
 		fromEnv[k] = true
@@ -148,7 +148,7 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 // whose settings the overlay starts from, its own keys overriding them.
 // The base is a preset name ("quick", "workstation") or the path of a
 // YAML file, relative to the overlay's folder; a base may itself be an
-// overlay, up to MaxBaseDepth files deep. For example, an A/B arm that
+// overlay, up to 8 (maxBaseDepth) files deep. For example, an A/B arm that
 // differs from its base in one key:
 //
 //	base: base.yaml
@@ -156,8 +156,8 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 //	  value_target_mix: 0.5
 const BaseKey = "base"
 
-// MaxBaseDepth is the longest chain of bases an overlay may have.
-const MaxBaseDepth = 8
+// maxBaseDepth is the longest chain of bases an overlay may have.
+const maxBaseDepth = 8
 
 // layer is one file of an overlay chain: its name for messages, its YAML
 // text and the keys it sets.
@@ -195,8 +195,8 @@ func readLayers(source string) ([]layer, error) {
 		switch {
 		case seen[base]:
 			return nil, fmt.Errorf("configs: %s: base %s: the chain of bases comes back to it", name, base)
-		case len(layers) > MaxBaseDepth:
-			return nil, fmt.Errorf("configs: %s: base %s: more than %d files deep", name, base, MaxBaseDepth)
+		case len(layers) > maxBaseDepth:
+			return nil, fmt.Errorf("configs: %s: base %s: more than %d files deep", name, base, maxBaseDepth)
 		}
 		source = base
 	}
@@ -207,10 +207,10 @@ func readLayers(source string) ([]layer, error) {
 // readSource returns the YAML text of source and a name for messages.
 func readSource(source string) ([]byte, string, error) {
 	if source == "" {
-		source = DefaultPreset
+		source = defaultPreset
 	}
 	if slices.Contains(Presets, source) {
-		b, err := PresetYAML(source)
+		b, err := presetYAML(source)
 		return b, source + ".yaml (embedded)", err
 	}
 	ext := strings.ToLower(filepath.Ext(source))
@@ -296,7 +296,7 @@ func suggest(key string) string {
 
 // envName returns the environment variable for key.
 func envName(key string) string {
-	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
 type keyValue struct {
@@ -438,7 +438,7 @@ func convert(raw any, kind reflect.Kind) (any, string) {
 // must name a key, so that a misspelt one is an error rather than ignored.
 func inSection(name string) bool {
 	for _, sec := range []string{"RUN", "MODEL", "SELFPLAY", "TRAIN", "ARENA", "VERSION"} {
-		if strings.HasPrefix(name, EnvPrefix+sec) {
+		if strings.HasPrefix(name, envPrefix+sec) {
 			return true
 		}
 	}

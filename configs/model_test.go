@@ -27,13 +27,9 @@ func TestModelAgrees(t *testing.T) {
 			t.Errorf("limit %d: configs has %d, model %d", i, l[0], l[1])
 		}
 	}
-	for _, name := range configs.Presets {
-		c, err := configs.Load(name, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachPreset(t, func(name string, c *configs.Config) {
 		if _, err := model.Preset(c.Model.Preset); err != nil {
 			t.Errorf("preset %s: %v", name, err)
 		}
-	}
+	})
 }

@@ -154,7 +154,7 @@ func TestOverlayErrors(t *testing.T) {
 		{"bad-key.yaml", "selfplay.visits = 0"},
 		{"unknown.yaml", `unknown key "selfplay.vists"`},
 		{"type.yaml", "type.yaml"},
-		{"deep0.yaml", fmt.Sprintf("more than %d files deep", MaxBaseDepth)},
+		{"deep0.yaml", fmt.Sprintf("more than %d files deep", maxBaseDepth)},
 	} {
 		_, err := Load(filepath.Join(dir, tc.file), nil, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

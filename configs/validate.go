@@ -90,7 +90,7 @@ func (c *Config) validate(v *validator) {
 	v.intIn("arena.visits", a.Visits, 1, 1e6)
 	v.intIn("arena.opening_plies", a.OpeningPlies, 1, 100)
 	v.intIn("arena.max_plies", a.MaxPlies, 1, 10000)
-	v.oneOf("arena.gating", a.Gating, GatingModes)
+	v.oneOf("arena.gating", a.Gating, gatingModes)
 	v.floatIn("arena.elo0", a.Elo0, -1000, true, 1000, false)
 	v.check("arena.elo1", a.Elo1, a.Elo1 > a.Elo0 && a.Elo1 <= 1000,
 		fmt.Sprintf("a value in (%v,1000] (above arena.elo0)", a.Elo0))
@@ -136,7 +136,7 @@ func (s SelfPlay) validate(v *validator) {
 	v.intIn("selfplay.cache_size", s.CacheSize, 0, 1e8)
 	v.oneOf("selfplay.backend", s.Backend, Backends)
 	v.floatIn("selfplay.forced_playouts_k", s.ForcedPlayoutsK, 0, true, 100, true)
-	v.oneOf("selfplay.root_search", s.RootSearch, RootSearches)
+	v.oneOf("selfplay.root_search", s.RootSearch, rootSearches)
 	if s.ForcedPlayoutsK > 0 && s.Gumbel() {
 		v.check("selfplay.forced_playouts_k", s.ForcedPlayoutsK, false, "0 with selfplay.root_search gumbel (forced playouts are a PUCT technique)")
 	}

@@ -35,7 +35,7 @@
 // means). Three learning-efficiency techniques are options, all off by
 // default:
 // the MCTS solver (Options.Solver, solver.go), KataGo's forced playouts
-// with policy target pruning (Options.ForcedPlayoutsK, PruneVisits,
+// with policy target pruning (Options.ForcedPlayoutsK, Search.PrunedVisits,
 // forced.go) and Gumbel search with sequential halving and the completed-Q
 // policy (Options.Gumbel, gumbel.go). BenchmarkSearchTechniques measures
 // their cost per playout, BenchmarkSolverEndgames what the solver gains.

@@ -32,12 +32,12 @@ func ForcedPlayouts(k, prior, visits float64) float64 {
 // left with one visit or none is dropped. Without forced playouts it
 // returns a copy of res.Visits.
 func (s *Search) PrunedVisits(res Result) []int {
-	return PruneVisits(res, s.opt.CPuct, s.opt.ForcedPlayoutsK)
+	return pruneVisits(res, s.opt.CPuct, s.opt.ForcedPlayoutsK)
 }
 
-// PruneVisits is PrunedVisits for a search with the PUCT constant cpuct and
+// pruneVisits is PrunedVisits for a search with the PUCT constant cpuct and
 // forced playouts k.
-func PruneVisits(res Result, cpuct, k float64) []int {
+func pruneVisits(res Result, cpuct, k float64) []int {
 	out := append([]int(nil), res.Visits...)
 	if k <= 0 || len(out) < 2 || len(res.SearchPriors) != len(out) || len(res.Q) != len(out) {
 		return out

@@ -130,7 +130,7 @@ func TestPruneVisits(t *testing.T) {
 	}
 	// Off: the visits unchanged.
 	res := Result{Visits: []int{10, 3, 1}, Q: []float32{0, 0, 0}, SearchPriors: []float32{0.5, 0.3, 0.2}}
-	if got := PruneVisits(res, cpuct, 0); got[0] != 10 || got[1] != 3 || got[2] != 1 {
+	if got := pruneVisits(res, cpuct, 0); got[0] != 10 || got[1] != 3 || got[2] != 1 {
 		t.Errorf("k = 0: %v, want the visits unchanged", got)
 	}
 }
@@ -147,7 +147,7 @@ func TestPruneVisitsArithmetic(t *testing.T) {
 		Q:            []float32{0.1, 0, 0.1},
 		SearchPriors: []float32{0.5, 0.4, 0.1},
 	}
-	got := PruneVisits(res, 1.5, 2)
+	got := pruneVisits(res, 1.5, 2)
 	if got[0] != 100 || got[1] != 25 || got[2] != 5 {
 		t.Errorf("got %v, want [100 25 5] (the PUCT bound keeps them)", got)
 	}
@@ -157,13 +157,13 @@ func TestPruneVisitsArithmetic(t *testing.T) {
 	// ceil(1.5*0.05*11.40/0.2592 - 1) = 3: keeps 25-3 = 22. Child 2: P 0.01,
 	// forced sqrt(2.6) = 1.6 -> 1, bound ceil(0.171/0.159 - 1) = 1: keeps 4.
 	res.SearchPriors = []float32{0.94, 0.05, 0.01}
-	got = PruneVisits(res, 1.5, 2)
+	got = pruneVisits(res, 1.5, 2)
 	if got[0] != 100 || got[1] != 22 || got[2] != 4 {
 		t.Errorf("got %v, want [100 22 4]", got)
 	}
 	// A child left with one visit is dropped.
 	res = Result{Visits: []int{50, 2}, Q: []float32{0, -0.5}, SearchPriors: []float32{0.9, 0.1}}
-	if got := PruneVisits(res, 1.5, 2); got[0] != 50 || got[1] != 0 {
+	if got := pruneVisits(res, 1.5, 2); got[0] != 50 || got[1] != 0 {
 		t.Errorf("got %v, want [50 0]", got)
 	}
 }

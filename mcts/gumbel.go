@@ -48,16 +48,16 @@ type gumbelRoot struct {
 	q       []float64 // scratch: completed Q of the children of a node
 }
 
-// HalvingSchedule returns, for each of budget simulations of sequential
+// halvingSchedule returns, for each of budget simulations of sequential
 // halving over m actions, the number of visits that the action it visits
 // must already have: every round visits each remaining action
 // max(1, floor(budget / (ceil(log2 m) * remaining))) times, then halves the
 // remaining actions (never below 2).
-func HalvingSchedule(m, budget int) []int32 {
+func halvingSchedule(m, budget int) []int32 {
 	return appendHalvingSchedule(make([]int32, 0, budget), m, budget)
 }
 
-// appendHalvingSchedule appends HalvingSchedule(m, budget) to seq[:0].
+// appendHalvingSchedule appends halvingSchedule(m, budget) to seq[:0].
 func appendHalvingSchedule(seq []int32, m, budget int) []int32 {
 	seq = seq[:0]
 	if m <= 1 {
@@ -296,19 +296,13 @@ func (s *Search) gumbelPick(nd *node) int32 {
 	if z <= 0 {
 		z = 1
 	}
-	skipLost := s.opt.Solver && !allLost(children)
-	best, bestScore := 0, math.Inf(-1)
+	pk := s.newPicker(children)
 	for i := range children {
-		c := &children[i]
-		if skipLost && c.proof == proofLoss {
-			continue
-		}
-		score := q[i]/z - float64(c.n+c.inflight)/float64(1+sumN)
-		if score > bestScore {
-			best, bestScore = i, score
+		if c := &children[i]; !pk.passOver(c) {
+			pk = pk.offer(i, q[i]/z-float64(c.n+c.inflight)/float64(1+sumN))
 		}
 	}
-	return nd.first + int32(best)
+	return nd.first + int32(pk.best)
 }
 
 // completedPolicy returns softmax(logits + sigma(completed Q)) over the

@@ -15,12 +15,12 @@ func TestHalvingSchedule(t *testing.T) {
 	// m = 4, budget 16: two rounds; 16/(2*4) = 2 visits each for four
 	// actions, then 16/(2*2) = 4 visits each for two.
 	want := []int32{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}
-	if got := HalvingSchedule(4, 16); !slices.Equal(got, want) {
-		t.Errorf("HalvingSchedule(4, 16) = %v, want %v", got, want)
+	if got := halvingSchedule(4, 16); !slices.Equal(got, want) {
+		t.Errorf("halvingSchedule(4, 16) = %v, want %v", got, want)
 	}
 	for _, m := range []int{1, 2, 3, 7, 16} {
 		for _, budget := range []int{1, 5, 16, 63, 200} {
-			seq := HalvingSchedule(m, budget)
+			seq := halvingSchedule(m, budget)
 			if len(seq) != budget {
 				t.Errorf("m %d budget %d: %d simulations", m, budget, len(seq))
 			}

@@ -26,7 +26,7 @@ func (s *Search) setNoise(on bool, rng *rand.Rand) {
 	eta := make([]float64, len(children))
 	var sum float64
 	for i := range eta {
-		eta[i] = Gamma(rng, s.opt.DirichletAlpha)
+		eta[i] = gamma(rng, s.opt.DirichletAlpha)
 		sum += eta[i]
 	}
 	f := s.opt.DirichletFraction
@@ -40,11 +40,11 @@ func (s *Search) setNoise(on bool, rng *rand.Rand) {
 	s.noised = true
 }
 
-// Gamma draws from the Gamma(alpha, 1) distribution by the method of
+// gamma draws from the Gamma(alpha, 1) distribution by the method of
 // Marsaglia and Tsang (2000), boosting alpha < 1 by U^(1/alpha).
-func Gamma(rng *rand.Rand, alpha float64) float64 {
+func gamma(rng *rand.Rand, alpha float64) float64 {
 	if alpha < 1 {
-		return Gamma(rng, alpha+1) * math.Pow(rng.Float64(), 1/alpha)
+		return gamma(rng, alpha+1) * math.Pow(rng.Float64(), 1/alpha)
 	}
 	d := alpha - 1.0/3
 	c := 1 / math.Sqrt(9*d)

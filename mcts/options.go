@@ -91,7 +91,7 @@ type Options struct {
 	// position after that move, whose evaluation is backed up through both.
 	// Most such positions are forced captures, whose value the network
 	// estimates worst, so tactical lines get deeper for the same number of
-	// evaluations. At most MaxPassChain positions are passed in a row.
+	// evaluations. At most 8 (maxPassChain) positions are passed in a row.
 	// Default off.
 	PassForced bool
 	// KeepSearchingWhenFull lets a Run whose tree has reached MaxNodes go on
@@ -104,9 +104,9 @@ type Options struct {
 	KeepSearchingWhenFull bool
 }
 
-// MaxPassChain is the most positions with one legal move that one
+// maxPassChain is the most positions with one legal move that one
 // selection passes without evaluation (Options.PassForced).
-const MaxPassChain = 8
+const maxPassChain = 8
 
 // MaxRootVisits ends any Run (Result.Full false) before the visit counters
 // (int32) overflow; HalveVisits makes room for a search that goes on.

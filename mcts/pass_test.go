@@ -31,7 +31,7 @@ func midgames(t *testing.T, n int) []*rules.Game {
 
 // TestPassForcedSkipsOnlyMoves: with PassForced no position below the root
 // with one legal move reaches the evaluator (chains are far shorter than
-// MaxPassChain here), while without it such positions are evaluated, and
+// maxPassChain here), while without it such positions are evaluated, and
 // the visits still add up.
 func TestPassForcedSkipsOnlyMoves(t *testing.T) {
 	for _, parallel := range []int{1, 4} {

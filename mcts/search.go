@@ -143,7 +143,7 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 			return Result{}, err
 		}
 		s.frozen = false
-		if len(s.nodes)+s.opt.Parallel*(rules.MaxMoves+MaxPassChain) > s.opt.MaxNodes && s.nodes[0].n > 0 {
+		if len(s.nodes)+s.opt.Parallel*(rules.MaxMoves+maxPassChain) > s.opt.MaxNodes && s.nodes[0].n > 0 {
 			if !s.opt.KeepSearchingWhenFull {
 				full = false
 				break

@@ -517,9 +517,9 @@ func TestGammaMean(t *testing.T) {
 		const n = 20000
 		var sum, sq float64
 		for i := 0; i < n; i++ {
-			x := Gamma(rng, a)
+			x := gamma(rng, a)
 			if x < 0 || math.IsNaN(x) {
-				t.Fatalf("Gamma(%v) = %v", a, x)
+				t.Fatalf("gamma(%v) = %v", a, x)
 			}
 			sum += x
 			sq += x * x
@@ -528,7 +528,7 @@ func TestGammaMean(t *testing.T) {
 		variance := sq/n - mean*mean
 		// Gamma(a, 1) has mean a and variance a.
 		if math.Abs(mean-a) > 0.05*a+0.02 || math.Abs(variance-a) > 0.15*a+0.02 {
-			t.Errorf("Gamma(%v): mean %v variance %v, want both %v", a, mean, variance, a)
+			t.Errorf("gamma(%v): mean %v variance %v, want both %v", a, mean, variance, a)
 		}
 	}
 }

@@ -62,7 +62,7 @@ func (s *Search) selectLeaf(l *leaf) selection {
 				return selTerminal
 			}
 			l.legal = pos.Legal(l.legal)
-			if s.opt.PassForced && idx != 0 && l.grow && len(l.legal) == 1 && passed < MaxPassChain {
+			if s.opt.PassForced && idx != 0 && l.grow && len(l.legal) == 1 && passed < maxPassChain {
 				// A forced move: the node gets its one child, unevaluated,
 				// and the selection goes on into it.
 				passed++
@@ -154,11 +154,10 @@ func (s *Search) pickChild(nd *node, forced bool) int32 {
 	}
 	fpu := parentQ - s.opt.FPUReduction*math.Sqrt(visitedPolicy)
 	k := s.opt.CPuct * math.Sqrt(float64(max(visits, 1)))
-	skipLost := s.opt.Solver && !allLost(children)
-	best, bestScore := 0, math.Inf(-1)
+	pk := s.newPicker(children)
 	for i := range children {
 		c := &children[i]
-		if skipLost && c.proof == proofLoss {
+		if pk.passOver(c) {
 			continue
 		}
 		n := c.n + c.inflight
@@ -170,9 +169,31 @@ func (s *Search) pickChild(nd *node, forced bool) int32 {
 		if forced && float64(n) < ForcedPlayouts(s.opt.ForcedPlayoutsK, float64(c.prior), float64(visits)) {
 			score += forcedBonus
 		}
-		if score > bestScore {
-			best, bestScore = i, score
-		}
+		pk = pk.offer(i, score)
 	}
-	return nd.first + int32(best)
+	return nd.first + int32(pk.best)
+}
+
+// picker keeps the best-scoring child of a node (the first on a tie). With
+// the solver, children proven lost for the side to move are passed over
+// while another child is not.
+type picker struct {
+	skipLost bool
+	best     int
+	score    float64
+}
+
+func (s *Search) newPicker(children []node) picker {
+	return picker{skipLost: s.opt.Solver && !allLost(children), score: math.Inf(-1)}
+}
+
+// passOver reports whether child c is not to be chosen.
+func (p picker) passOver(c *node) bool { return p.skipLost && c.proof == proofLoss }
+
+// offer returns p having seen child i with score.
+func (p picker) offer(i int, score float64) picker {
+	if score > p.score {
+		p.best, p.score = i, score
+	}
+	return p
 }

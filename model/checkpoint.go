@@ -184,89 +184,54 @@ func Unmarshal(data []byte) (*Checkpoint, error) {
 	return decodePayload(payload, version)
 }
 
-// reader decodes the payload, remembering the first error.
-type reader struct {
-	buf     []byte
-	off     int
-	version uint32
-	err     error
+// reader decodes the payload of a checkpoint.
+type reader struct{ envelope.Reader }
+
+// newReader returns a reader of the payload b of the given format version,
+// whose errors say the version and the payload offset.
+func newReader(b []byte, version uint32) *reader {
+	return &reader{envelope.Reader{Buf: b, Errorf: func(off int, msg string) error {
+		return fileFormat.Malformed(version, "at payload offset %d: %s", off, msg)
+	}}}
 }
 
-func (r *reader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fileFormat.Malformed(r.version, "at payload offset %d: %s", r.off, fmt.Sprintf(format, args...))
-	}
-}
-
-func (r *reader) take(n int, what string) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.buf)-r.off {
-		r.fail("%s needs %d bytes, %d left", what, n, len(r.buf)-r.off)
-		return nil
-	}
-	b := r.buf[r.off : r.off+n]
-	r.off += n
-	return b
-}
-
-func (r *reader) u8(what string) uint8 {
-	if b := r.take(1, what); b != nil {
-		return b[0]
-	}
-	return 0
-}
-
-func (r *reader) u32(what string) uint32 {
-	if b := r.take(4, what); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (r *reader) i64(what string) int64 {
-	if b := r.take(8, what); b != nil {
-		return int64(binary.LittleEndian.Uint64(b))
-	}
-	return 0
-}
+func (r *reader) i64(what string) int64 { return int64(r.U64(what)) }
 
 func (r *reader) str(what string) string {
-	n := r.u32(what + " length")
+	n := r.U32(what + " length")
 	if n > maxString {
-		r.fail("%s length %d exceeds %d", what, n, maxString)
+		r.Fail("%s length %d exceeds %d", what, n, maxString)
 		return ""
 	}
-	return string(r.take(int(n), what))
+	return string(r.Take(int(n), what))
 }
 
 func (r *reader) tensors(what string) []Tensor {
-	n := r.u32(what + " count")
+	n := r.U32(what + " count")
 	if n > maxTensors {
-		r.fail("%s count %d exceeds %d", what, n, maxTensors)
+		r.Fail("%s count %d exceeds %d", what, n, maxTensors)
 		return nil
 	}
 	var ts []Tensor
-	for i := 0; i < int(n) && r.err == nil; i++ {
+	for i := 0; i < int(n) && r.Err == nil; i++ {
 		t := Tensor{Name: r.str(fmt.Sprintf("%s %d name", what, i))}
-		t.Kind = TensorKind(r.u8("tensor kind"))
-		rank := int(r.u8("tensor rank"))
+		t.Kind = TensorKind(r.U8("tensor kind"))
+		rank := int(r.U8("tensor rank"))
 		if rank < 1 || rank > maxRank {
-			r.fail("tensor %s has rank %d, want 1..%d", t.Name, rank, maxRank)
+			r.Fail("tensor %s has rank %d, want 1..%d", t.Name, rank, maxRank)
 			break
 		}
 		size := 1
 		for d := 0; d < rank; d++ {
-			v := r.u32("tensor dim")
-			if v == 0 || int64(size)*int64(v) > int64(len(r.buf)-r.off)/4+1 {
-				r.fail("tensor %s dim %d = %d does not fit in the %d bytes left", t.Name, d, v, len(r.buf)-r.off)
+			v := r.U32("tensor dim")
+			if v == 0 || int64(size)*int64(v) > int64(r.Left())/4+1 {
+				r.Fail("tensor %s dim %d = %d does not fit in the %d bytes left", t.Name, d, v, r.Left())
 				break
 			}
 			t.Shape = append(t.Shape, int(v))
 			size *= int(v)
 		}
-		raw := r.take(4*size, "tensor "+t.Name+" values")
+		raw := r.Take(4*size, "tensor "+t.Name+" values")
 		if raw == nil {
 			break
 		}
@@ -297,7 +262,7 @@ func configFlags(c Config) uint32 {
 // decodePayload decodes and validates the payload of a checkpoint of the
 // given format version.
 func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
-	r := &reader{buf: b, version: version}
+	r := newReader(b, version)
 	bad := func(format string, args ...any) (*Checkpoint, error) {
 		return nil, fileFormat.Malformed(version, format, args...)
 	}
@@ -305,16 +270,16 @@ func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 	cfg.Name = r.str("config name")
 	dims := []*int{&cfg.Blocks, &cfg.Filters, &cfg.PolicyFilters, &cfg.ValueFilters, &cfg.ValueHidden}
 	for _, d := range dims {
-		*d = int(int32(r.u32("config field")))
+		*d = int(int32(r.U32("config field")))
 	}
 	if version == FormatVersionFlags {
-		flags := r.u32("config flags")
+		flags := r.U32("config flags")
 		switch {
-		case r.err != nil:
+		case r.Err != nil:
 		case flags&^knownFlagsMask != 0:
-			r.fail("config flags %#x has unknown bits (known: %#x)", flags, knownFlagsMask)
+			r.Fail("config flags %#x has unknown bits (known: %#x)", flags, knownFlagsMask)
 		case flags == 0:
-			r.fail("version %d file with no config flags set (such a network is written as version %d)", FormatVersionFlags, FormatVersion)
+			r.Fail("version %d file with no config flags set (such a network is written as version %d)", FormatVersionFlags, FormatVersion)
 		}
 		cfg.AuxReply = flags&flagAuxReply != 0
 	}
@@ -326,9 +291,9 @@ func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 	ck.Meta.ConfigDigest = r.str("config digest")
 	ck.Meta.Note = r.str("note")
 	ck.Step = r.i64("step")
-	planes, policy := r.u32("plane count"), r.u32("policy size")
-	if r.err != nil {
-		return nil, r.err
+	planes, policy := r.U32("plane count"), r.U32("policy size")
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	if err := cfg.Validate(); err != nil {
 		return bad("%v", err)
@@ -340,11 +305,11 @@ func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 	ck.Opt.Kind = r.str("optimizer kind")
 	ck.Opt.Steps = r.i64("optimizer steps")
 	ck.Opt.Slots = r.tensors("optimizer slot")
-	if r.err != nil {
-		return nil, r.err
+	if r.Err != nil {
+		return nil, r.Err
 	}
-	if r.off != len(b) {
-		return bad("%d unexpected bytes at the end of the payload", len(b)-r.off)
+	if r.Off != len(b) {
+		return bad("%d unexpected bytes at the end of the payload", len(b)-r.Off)
 	}
 	if ck.Step < 0 || ck.Opt.Steps < 0 {
 		return bad("negative step count %d / %d", ck.Step, ck.Opt.Steps)

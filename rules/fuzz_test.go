@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,31 @@ func checkParseError(t *testing.T, err error, what, in, format string, args ...a
 	if pe.Offset < 0 || pe.Offset > len(in) {
 		t.Fatalf("%s: offset %d outside the input", call, pe.Offset)
 	}
+}
+
+// checkParseErrorIs fails t unless err, from call, is a *ParseError of
+// what wrapping sentinel at offset off, with the token tok (unless "") and
+// a detail containing detail. It reports whether err is a *ParseError.
+func checkParseErrorIs(t *testing.T, err error, call, what string, sentinel error, off int, tok, detail string) bool {
+	t.Helper()
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Errorf("%s: %v; want a *ParseError", call, err)
+		return false
+	}
+	if !errors.Is(err, sentinel) || pe.What != what {
+		t.Errorf("%s: %v; want What %q and %v", call, err, what, sentinel)
+	}
+	if pe.Offset != off {
+		t.Errorf("%s: offset %d, want %d (%v)", call, pe.Offset, off, err)
+	}
+	if tok != "" && pe.Token != tok {
+		t.Errorf("%s: token %q, want %q", call, pe.Token, tok)
+	}
+	if !strings.Contains(pe.Detail, detail) {
+		t.Errorf("%s: detail %q, want it to contain %q", call, pe.Detail, detail)
+	}
+	return true
 }
 
 func FuzzParseFEN(f *testing.F) {

@@ -1,7 +1,7 @@
 package rules
 
 import (
-	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -63,22 +63,9 @@ func TestParseMove(t *testing.T) {
 			}
 			continue
 		}
-		var pe *ParseError
-		if !errors.As(err, &pe) {
-			t.Errorf("ParseMove(%s, %q) = %v, %v; want a *ParseError", c.fen, c.in, m, err)
+		call := fmt.Sprintf("ParseMove(%s, %q)", c.fen, c.in)
+		if !checkParseErrorIs(t, err, call, "move", c.err, c.off, c.tok, c.detail) {
 			continue
-		}
-		if !errors.Is(err, c.err) || pe.What != "move" {
-			t.Errorf("ParseMove(%s, %q): %v; want What \"move\" and %v", c.fen, c.in, err, c.err)
-		}
-		if pe.Offset != c.off {
-			t.Errorf("ParseMove(%s, %q): offset %d, want %d", c.fen, c.in, pe.Offset, c.off)
-		}
-		if c.tok != "" && pe.Token != c.tok {
-			t.Errorf("ParseMove(%s, %q): token %q, want %q", c.fen, c.in, pe.Token, c.tok)
-		}
-		if !strings.Contains(pe.Detail, c.detail) {
-			t.Errorf("ParseMove(%s, %q): detail %q, want it to contain %q", c.fen, c.in, pe.Detail, c.detail)
 		}
 		if c.err == ErrIllegal && !strings.Contains(err.Error(), strings.TrimSpace(c.in)) {
 			t.Errorf("ParseMove(%s, %q): error %q does not name the move", c.fen, c.in, err)

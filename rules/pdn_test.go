@@ -2,7 +2,6 @@ package rules
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -206,22 +205,9 @@ func TestParsePDNErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		recs, err := ParsePDN(c.text)
-		var pe *ParseError
-		if !errors.As(err, &pe) {
-			t.Errorf("%s: ParsePDN(%q) = %v, %v; want a *ParseError", c.name, c.text, recs, err)
+		call := fmt.Sprintf("%s: ParsePDN(%q)", c.name, c.text)
+		if !checkParseErrorIs(t, err, call, "PDN", c.err, c.off, c.tok, c.detail) {
 			continue
-		}
-		if !errors.Is(err, c.err) || pe.What != "PDN" {
-			t.Errorf("%s: ParsePDN(%q): %v; want What \"PDN\" and %v", c.name, c.text, err, c.err)
-		}
-		if pe.Offset != c.off {
-			t.Errorf("%s: ParsePDN(%q): offset %d, want %d (%v)", c.name, c.text, pe.Offset, c.off, err)
-		}
-		if c.tok != "" && pe.Token != c.tok {
-			t.Errorf("%s: ParsePDN(%q): token %q, want %q", c.name, c.text, pe.Token, c.tok)
-		}
-		if !strings.Contains(pe.Detail, c.detail) {
-			t.Errorf("%s: ParsePDN(%q): detail %q, want it to contain %q", c.name, c.text, pe.Detail, c.detail)
 		}
 		if recs != nil {
 			t.Errorf("%s: ParsePDN returned records with an error", c.name)

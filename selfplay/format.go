@@ -317,131 +317,69 @@ func decodePayload(data []byte, version uint32) (Header, []*Game, error) {
 		return Header{}, nil, fileFormat.Malformed(version, format, args...)
 	}
 	h := Header{Version: int(version)}
-	r := &byteReader{b: data}
+	r := &byteReader{envelope.Reader{Buf: data}}
 	h.Model = r.str("model name")
 	h.ModelDigest = r.str("model digest")
-	h.Created = time.Unix(0, int64(r.u64("creation time")))
+	h.Created = time.Unix(0, int64(r.U64("creation time")))
 	h.ConfigDigest = r.str("config digest")
-	h.Games = int(r.u32("game count"))
-	if r.err != nil {
-		return fail("header: %v", r.err)
+	h.Games = int(r.U32("game count"))
+	if r.Err != nil {
+		return fail("header: %v", r.Err)
 	}
 
-	body, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data[r.off:])), maxBody+1))
+	body, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data[r.Off:])), maxBody+1))
 	if err != nil {
-		return fail("compressed body at payload offset %d: %v", r.off, err)
+		return fail("compressed body at payload offset %d: %v", r.Off, err)
 	}
 	if len(body) > maxBody {
 		return fail("body expands to more than %d bytes", maxBody)
 	}
-	br := &byteReader{b: body}
+	br := &byteReader{envelope.Reader{Buf: body}}
 	games := make([]*Game, 0, min(h.Games, 1024))
 	legal := make([]rules.Move, 0, rules.MaxMoves)
 	for i := 0; i < h.Games; i++ {
-		off := br.off
+		off := br.Off
 		g, err := readGame(br, legal, h.Version)
 		if err != nil {
 			return fail("game %d (body offset %d): %v", i, off, err)
 		}
 		games = append(games, g)
 	}
-	if br.off != len(body) {
-		return fail("%d bytes after the last of %d games in the body", len(body)-br.off, h.Games)
+	if br.Off != len(body) {
+		return fail("%d bytes after the last of %d games in the body", len(body)-br.Off, h.Games)
 	}
 	return h, games, nil
 }
 
-// byteReader reads fields from a buffer, remembering the first error.
-type byteReader struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (r *byteReader) take(n int, what string) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n > len(r.b)-r.off {
-		r.err = fmt.Errorf("%s: need %d bytes, %d left", what, n, len(r.b)-r.off)
-		return nil
-	}
-	s := r.b[r.off : r.off+n]
-	r.off += n
-	return s
-}
-
-func (r *byteReader) u8(what string) uint8 {
-	if b := r.take(1, what); b != nil {
-		return b[0]
-	}
-	return 0
-}
-
-func (r *byteReader) u16(what string) uint16 {
-	if b := r.take(2, what); b != nil {
-		return binary.LittleEndian.Uint16(b)
-	}
-	return 0
-}
-
-func (r *byteReader) u32(what string) uint32 {
-	if b := r.take(4, what); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (r *byteReader) u64(what string) uint64 {
-	if b := r.take(8, what); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
-
-func (r *byteReader) uvarint(what string, limit uint64) uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b[r.off:])
-	if n <= 0 {
-		r.err = fmt.Errorf("%s: bad or cut varint", what)
-		return 0
-	}
-	if v > limit {
-		r.err = fmt.Errorf("%s: %d exceeds %d", what, v, limit)
-		return 0
-	}
-	r.off += n
-	return v
-}
+// byteReader reads the fields of a chunk's payload.
+type byteReader struct{ envelope.Reader }
 
 func (r *byteReader) str(what string) string {
-	n := r.uvarint(what+" length", maxString)
-	return string(r.take(int(n), what))
+	n := r.Uvarint(what+" length", maxString)
+	return string(r.Take(int(n), what))
 }
 
 func (r *byteReader) pos(what string) rules.Position {
-	w := rules.SquareSet(r.u32(what + " white"))
-	b := rules.SquareSet(r.u32(what + " black"))
-	k := rules.SquareSet(r.u32(what + " kings"))
-	side := r.u8(what + " side")
-	if r.err != nil {
+	w := rules.SquareSet(r.U32(what + " white"))
+	b := rules.SquareSet(r.U32(what + " black"))
+	k := rules.SquareSet(r.U32(what + " kings"))
+	side := r.U8(what + " side")
+	if r.Err != nil {
 		return rules.Position{}
 	}
 	switch {
 	case w&b != 0:
-		r.err = fmt.Errorf("%s: squares %v hold both colours", what, (w & b).Squares())
+		r.Fail("%s: squares %v hold both colours", what, (w & b).Squares())
 	case k&^(w|b) != 0:
-		r.err = fmt.Errorf("%s: kings on empty squares %v", what, (k &^ (w | b)).Squares())
+		r.Fail("%s: kings on empty squares %v", what, (k &^ (w | b)).Squares())
 	case side > 1:
-		r.err = fmt.Errorf("%s: side to move %d", what, side)
+		r.Fail("%s: side to move %d", what, side)
 	case w&^k&0xF != 0:
-		r.err = fmt.Errorf("%s: white men on Black's back row %v", what, (w &^ k & 0xF).Squares())
+		r.Fail("%s: white men on Black's back row %v", what, (w &^ k & 0xF).Squares())
 	case b&^k&0xF0000000 != 0:
-		r.err = fmt.Errorf("%s: black men on White's back row %v", what, (b &^ k & 0xF0000000).Squares())
+		r.Fail("%s: black men on White's back row %v", what, (b &^ k & 0xF0000000).Squares())
 	}
-	if r.err != nil {
+	if r.Err != nil {
 		return rules.Position{}
 	}
 	var board [rules.NumSquares]rules.Piece
@@ -479,15 +417,15 @@ func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
 		plyFlags = 1
 	}
 	g := &Game{}
-	g.Seed = r.u64("seed")
-	flags := r.u8("flags")
-	g.Result = rules.Result(r.u8("result"))
-	g.End = Termination(r.u8("termination"))
-	wr := r.uvarint("would-resign ply", math.MaxInt32)
+	g.Seed = r.U64("seed")
+	flags := r.U8("flags")
+	g.Result = rules.Result(r.U8("result"))
+	g.End = Termination(r.U8("termination"))
+	wr := r.Uvarint("would-resign ply", math.MaxInt32)
 	g.Start = r.pos("start position")
-	n := r.uvarint("ply count", math.MaxInt32)
-	if r.err != nil {
-		return nil, r.err
+	n := r.Uvarint("ply count", math.MaxInt32)
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	switch {
 	case flags&^1 != 0:
@@ -505,15 +443,15 @@ func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
 	for i := 0; i < int(n); i++ {
 		var p Ply
 		p.Pos = r.pos("position")
-		flags := r.u8("ply flags")
-		p.Repetitions = int(r.u8("repetitions"))
-		p.QuietPlies = int(r.u8("quiet plies"))
+		flags := r.U8("ply flags")
+		p.Repetitions = int(r.U8("repetitions"))
+		p.QuietPlies = int(r.U8("quiet plies"))
 		for j := range p.WDL {
-			p.WDL[j] = math.Float32frombits(r.u32("WDL"))
+			p.WDL[j] = math.Float32frombits(r.U32("WDL"))
 		}
-		nl := r.uvarint("legal move count", rules.MaxMoves)
-		if r.err != nil {
-			return nil, fmt.Errorf("ply %d: %v", i, r.err)
+		nl := r.Uvarint("legal move count", rules.MaxMoves)
+		if r.Err != nil {
+			return nil, fmt.Errorf("ply %d: %v", i, r.Err)
 		}
 		switch {
 		case p.Pos != pos:
@@ -536,11 +474,11 @@ func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
 		p.Visits = make([]uint32, nl)
 		var seen [rules.MaxMoves]bool
 		for j := range p.Legal {
-			from, to := r.u8("move start"), r.u8("move end")
-			capt := rules.SquareSet(r.u32("move captures"))
-			p.Visits[j] = uint32(r.uvarint("visits", math.MaxUint32))
-			if r.err != nil {
-				return nil, fmt.Errorf("ply %d move %d: %v", i, j, r.err)
+			from, to := r.U8("move start"), r.U8("move end")
+			capt := rules.SquareSet(r.U32("move captures"))
+			p.Visits[j] = uint32(r.Uvarint("visits", math.MaxUint32))
+			if r.Err != nil {
+				return nil, fmt.Errorf("ply %d move %d: %v", i, j, r.Err)
 			}
 			k := -1
 			for x, m := range legal {
@@ -558,21 +496,21 @@ func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
 			seen[k] = true
 			p.Legal[j] = legal[k]
 		}
-		p.Move = int(r.uvarint("played move", nl-1))
+		p.Move = int(r.Uvarint("played move", nl-1))
 		if flags&2 != 0 {
 			p.Policy = make([]float32, nl)
 			var sum int
 			for j := range p.Policy {
-				q := r.u16("policy")
+				q := r.U16("policy")
 				sum += int(q)
 				p.Policy[j] = policyValue(q)
 			}
-			if r.err == nil && sum == 0 {
+			if r.Err == nil && sum == 0 {
 				return nil, fmt.Errorf("ply %d: policy target of zeros", i)
 			}
 		}
-		if r.err != nil {
-			return nil, fmt.Errorf("ply %d: %v", i, r.err)
+		if r.Err != nil {
+			return nil, fmt.Errorf("ply %d: %v", i, r.Err)
 		}
 		g.Plies = append(g.Plies, p)
 		pos = pos.Play(p.Legal[p.Move])

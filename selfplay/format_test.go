@@ -25,11 +25,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the fuzz seed corpus in testdata/fuzz")
 
-// testGames plays a few short games and sets the fields play leaves at
-// their zero values.
-func testGames(t testing.TB, n int) []*Game {
+// playGames plays n games of cfg with the material evaluator.
+func playGames(t testing.TB, cfg Config, n int) []*Game {
 	t.Helper()
-	cfg := testConfig(9, func(c *Config) { c.Visits, c.MaxPlies, c.CheapVisits, c.Parallel = 8, 40, 3, 2 })
 	var games []*Game
 	err := Run(context.Background(), evaltest.Material{}, cfg, 0, n, func(g *Game) error {
 		games = append(games, g)
@@ -38,6 +36,14 @@ func testGames(t testing.TB, n int) []*Game {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return games
+}
+
+// testGames plays a few short games and sets the fields play leaves at
+// their zero values.
+func testGames(t testing.TB, n int) []*Game {
+	t.Helper()
+	games := playGames(t, testConfig(9, func(c *Config) { c.Visits, c.MaxPlies, c.CheapVisits, c.Parallel = 8, 40, 3, 2 }), n)
 	games[0].NoResign = true
 	games[0].WouldResign = 3
 	if len(games) > 1 {

@@ -2,7 +2,6 @@ package selfplay
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"math"
 	"reflect"
@@ -10,7 +9,6 @@ import (
 	"testing"
 
 	"dama/internal/envelope"
-	"dama/internal/evaltest"
 )
 
 // TestReadsVersion1 reads a file written by the version 1 writer (the
@@ -55,18 +53,9 @@ func TestReadsVersion1(t *testing.T) {
 // gumbelGames plays games with Gumbel root search.
 func gumbelGames(t testing.TB, n int) []*Game {
 	t.Helper()
-	cfg := testConfig(5, func(c *Config) {
+	return playGames(t, testConfig(5, func(c *Config) {
 		c.Visits, c.MaxPlies, c.CheapVisits, c.Parallel, c.RootSearch, c.Solver = 12, 40, 4, 2, "gumbel", true
-	})
-	var games []*Game
-	err := Run(context.Background(), evaltest.Material{}, cfg, 0, n, func(g *Game) error {
-		games = append(games, g)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return games
+	}), n)
 }
 
 func TestPolicyTargetRoundTrip(t *testing.T) {

@@ -93,14 +93,8 @@ func evenUp(c int) int { return (c + 1) &^ 1 }
 // PackConv3x3BF16 packs a 3x3 convolution weight [3][3][cin][cout] (the
 // layout of Conv3x3) for Conv3x3BF16, its input channels padded to even.
 func PackConv3x3BF16(wt []float32, cin, cout int) *BF16Matrix {
-	checkLen("PackConv3x3BF16", "wt", wt, 9*cin*cout)
 	cp := evenUp(cin)
-	w := make([]float32, 9*cp*cout)
-	for t := 0; t < 9; t++ {
-		for ci := 0; ci < cin; ci++ {
-			copy(w[(t*cp+ci)*cout:(t*cp+ci+1)*cout], wt[(t*cin+ci)*cout:(t*cin+ci+1)*cout])
-		}
-	}
+	w := padConvWeights("PackConv3x3BF16", wt, cin, cp, cout)
 	return PackBF16(w, 9*cp, cout)
 }
 
@@ -118,33 +112,8 @@ func Conv3x3BF16(dst, src []float32, batch, h, w, cin, cout int, wt *BF16Matrix,
 	if !checkPackedConv("Conv3x3BF16", dst, src, batch, h, w, cin, cout, cp, wt.K, wt.N, bias, residual) {
 		return
 	}
+	pad := padInto(scratch, src, batch, h, w, cin, cp, roundBF16)
 	pixels := batch * h * w
-	need := Conv3x3BF16Scratch(batch, h, w, cin)
-	if len(scratch) < need {
-		scratch = make([]uint16, need)
-	}
-	pad := scratch[:need]
-	row := (w + 2) * cp
-	for b := 0; b < batch; b++ {
-		img := pad[b*(h+2)*row : (b+1)*(h+2)*row]
-		clear(img[:row])
-		clear(img[(h+1)*row:])
-		for y := 0; y < h; y++ {
-			d := img[(y+1)*row : (y+2)*row]
-			clear(d[:cp])
-			clear(d[(w+1)*cp:])
-			s := src[(b*h+y)*w*cin : (b*h+y+1)*w*cin]
-			if cp == cin {
-				roundBF16(d[cp:(w+1)*cp], s)
-				continue
-			}
-			for x := 0; x < w; x++ {
-				px := d[(x+1)*cp : (x+2)*cp]
-				roundBF16(px, s[x*cin:(x+1)*cin])
-				px[cin] = 0
-			}
-		}
-	}
 	acc := fillBias(dst, pixels, cout, bias, residual)
 	gemmBF16(pixels, wt, &operandBF16{data: pad, h: h, w: w, cin: cp}, dst, cout, acc, relu)
 }
@@ -153,30 +122,12 @@ func Conv3x3BF16(dst, src []float32, batch, h, w, cin, cout int, wt *BF16Matrix,
 // PackBF16 and the products in bfloat16. scratch may be nil or shorter than
 // DenseBF16Scratch (then the call allocates).
 func DenseBF16(dst, src []float32, rows, in, out int, wt *BF16Matrix, bias []float32, relu bool, scratch []uint16) {
-	if rows < 0 || in < 1 || out < 0 || wt.K != in || wt.N != out {
-		panic(fmt.Sprintf("kernel: DenseBF16: %d x %d -> %d with a %dx%d weight", rows, in, out, wt.K, wt.N))
-	}
-	checkLen("DenseBF16", "src", src, rows*in)
-	checkLen("DenseBF16", "dst", dst, rows*out)
-	checkOptional("DenseBF16", "bias", bias, out)
-	if rows == 0 || out == 0 {
+	if !checkPackedDense("DenseBF16", dst, src, rows, in, out, wt.K, wt.N, bias) {
 		return
 	}
 	ip := evenUp(in)
-	need := rows * ip
-	if len(scratch) < need {
-		scratch = make([]uint16, need)
-	}
-	a := scratch[:need]
-	if ip == in {
-		roundBF16(a, src[:rows*in])
-	} else {
-		for r := 0; r < rows; r++ {
-			d := a[r*ip : (r+1)*ip]
-			roundBF16(d, src[r*in:(r+1)*in])
-			d[in] = 0
-		}
-	}
+	a := scratchOf(scratch, rows*ip)
+	convertRows(a, src, rows, in, ip, roundBF16)
 	acc := fillBias(dst, rows, out, bias, nil)
 	gemmBF16(rows, wt, &operandBF16{data: a, lda: ip}, dst, out, acc, relu)
 }
@@ -232,16 +183,7 @@ func gemmBF16(m int, b *BF16Matrix, a *operandBF16, c []float32, ldc int, acc, r
 		off := offs[:mb]
 		a.rowOffsets(off, ic)
 		for pc := 0; pc < kp; {
-			inSeg := pc % segLen
-			kb := min(bf16KC, segLen-inSeg, kp-pc)
-			col := pc/segLen*segJump + 2*inSeg
-			flags := 0
-			if acc || pc > 0 {
-				flags |= flagAcc
-			}
-			if relu && pc+kb == kp {
-				flags |= flagRelu
-			}
+			kb, col, flags := kBlock(pc, kp, bf16KC, segLen, segJump, 2, acc, relu)
 			for i := 0; i < mb; i += bf16MR {
 				nrows := min(bf16MR, mb-i)
 				for r := range rows {
@@ -260,14 +202,10 @@ func gemmBF16(m int, b *BF16Matrix, a *operandBF16, c []float32, ldc int, acc, r
 						continue
 					}
 					if flags&flagAcc != 0 {
-						for r := 0; r < nrows; r++ {
-							copy(buf.c[r*bf16NR:r*bf16NR+ncols], c[ci+r*ldc+j:ci+r*ldc+j+ncols])
-						}
+						loadTile(buf.c[:], c[ci+j:], ldc, bf16NR, nrows, ncols)
 					}
 					call(kb, &rows[0], bp, b.np, &buf.c[0], bf16NR, flags)
-					for r := 0; r < nrows; r++ {
-						copy(c[ci+r*ldc+j:ci+r*ldc+j+ncols], buf.c[r*bf16NR:r*bf16NR+ncols])
-					}
+					storeTile(c[ci+j:], buf.c[:], ldc, bf16NR, nrows, ncols)
 				}
 			}
 			pc += kb
@@ -330,4 +268,40 @@ func checkPackedConv(name string, dst, src []float32, batch, h, w, cin, cout, cp
 	checkOptional(name, "bias", bias, cout)
 	checkOptional(name, "residual", residual, pixels*cout)
 	return pixels != 0 && cout != 0
+}
+
+// checkPackedDense checks the arguments of a dense layer whose weights are
+// packed as a wk x wn matrix, panicking with the kernel's name on a bad
+// shape, and reports whether there is anything to compute.
+func checkPackedDense(name string, dst, src []float32, rows, in, out, wk, wn int, bias []float32) bool {
+	if rows < 0 || in < 1 || out < 0 || wk != in || wn != out {
+		panic(fmt.Sprintf("kernel: %s: %d x %d -> %d with a %dx%d weight", name, rows, in, out, wk, wn))
+	}
+	checkLen(name, "src", src, rows*in)
+	checkLen(name, "dst", dst, rows*out)
+	checkOptional(name, "bias", bias, out)
+	return rows != 0 && out != 0
+}
+
+// scratchOf returns the first n elements of scratch, or a new slice of n
+// when scratch is shorter.
+func scratchOf[T any](scratch []T, n int) []T {
+	if len(scratch) < n {
+		return make([]T, n)
+	}
+	return scratch[:n]
+}
+
+// padConvWeights returns the 3x3 convolution weight wt [3][3][cin][cout]
+// with its input channels padded with zeros to cp, for the packing
+// function name (named in the panic on a bad length).
+func padConvWeights(name string, wt []float32, cin, cp, cout int) []float32 {
+	checkLen(name, "wt", wt, 9*cin*cout)
+	w := make([]float32, 9*cp*cout)
+	for t := 0; t < 9; t++ {
+		for ci := 0; ci < cin; ci++ {
+			copy(w[(t*cp+ci)*cout:(t*cp+ci+1)*cout], wt[(t*cin+ci)*cout:(t*cin+ci+1)*cout])
+		}
+	}
+	return w
 }

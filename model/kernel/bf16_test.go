@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"dama/internal/floatcmp"
 )
 
 // forEachBF16 runs f with the portable bf16 micro-kernel and, where the CPU
@@ -66,16 +68,6 @@ func roundedBF16(s []float32) []float32 {
 	return out
 }
 
-// relErr returns max |a-b| / max |b|.
-func relErr(a, b []float32) float64 {
-	var d, m float64
-	for i := range b {
-		d = math.Max(d, math.Abs(float64(a[i]-b[i])))
-		m = math.Max(m, math.Abs(float64(b[i])))
-	}
-	return d / math.Max(m, 1e-30)
-}
-
 // The bf16 functions compute exactly what the float32 ones compute on
 // inputs and weights rounded to bfloat16 (the products are exact), up to
 // the order of the float32 sums.
@@ -101,7 +93,7 @@ func TestConv3x3BF16(t *testing.T) {
 					got[i] = sentinel
 				}
 				Conv3x3BF16(got, src, tc.batch, tc.h, tc.w, tc.cin, tc.cout, PackConv3x3BF16(wt, tc.cin, tc.cout), bias, res, extra, nil)
-				if e := relErr(got, want); e > 1e-5 {
+				if e := floatcmp.RelErr(got, want); e > 1e-5 {
 					t.Errorf("%s: relative error %.3g against float32 on rounded operands", name, e)
 				}
 			}
@@ -123,7 +115,7 @@ func TestDenseBF16(t *testing.T) {
 				Dense(want, roundedBF16(src), tc.rows, tc.in, tc.out, roundedBF16(wt), bias, relu)
 				got := make([]float32, tc.rows*tc.out)
 				DenseBF16(got, src, tc.rows, tc.in, tc.out, PackBF16(wt, tc.in, tc.out), bias, relu, nil)
-				if e := relErr(got, want); e > 1e-5 {
+				if e := floatcmp.RelErr(got, want); e > 1e-5 {
 					t.Errorf("%v relu=%t: relative error %.3g against float32 on rounded operands", tc, relu, e)
 				}
 			}

@@ -107,9 +107,6 @@ func gen(s spec) {
 		p("\t%s %s%d, %s%d, %s%d", xor, s.reg, i, s.reg, i, s.reg, i)
 	}
 	p("\tXORQ AX, AX")
-	p("\tMOVQ k+0(FP), CX")
-	p("\tSHRQ $2, CX")
-	p("\tJZ %s", L("tail"))
 	step := func(disp int) {
 		for v := 0; v < s.nv; v++ {
 			p("\tVMOVUPS %d(BX), %s", v*vb, breg(v))
@@ -133,23 +130,7 @@ func gen(s spec) {
 		}
 		p("\tADDQ DX, BX")
 	}
-	p("%s:", L("loop4"))
-	for u := 0; u < 4; u++ {
-		step(4 * u)
-	}
-	p("\tADDQ $16, AX")
-	p("\tDECQ CX")
-	p("\tJNZ %s", L("loop4"))
-	p("%s:", L("tail"))
-	p("\tMOVQ k+0(FP), CX")
-	p("\tANDQ $3, CX")
-	p("\tJZ %s", L("store"))
-	p("%s:", L("loop1"))
-	step(0)
-	p("\tADDQ $4, AX")
-	p("\tDECQ CX")
-	p("\tJNZ %s", L("loop1"))
-	p("%s:", L("store"))
+	kLoop(L, "k+0(FP)", "store", step)
 	p("\tMOVQ c+32(FP), DI")
 	p("\tMOVQ ldc+40(FP), R8")
 	p("\tSHLQ $2, R8")
@@ -190,6 +171,33 @@ func gen(s spec) {
 // multiple of 16) to bfloat16 with VCVTNEPS2BF16 (nearest even; emitted as
 // bytes, checked against GNU as: vcvtneps2bf16 %zmm0,%ymm1 is
 // 62 f2 7e 48 72 c8).
+// kLoop emits a loop of count (an argument slot) steps of 4 bytes of A,
+// AX their offset: count/4 passes of four steps, then count%4 single
+// steps, falling through to the label done. step emits one step, disp
+// bytes past AX.
+func kLoop(L func(string) string, count, done string, step func(disp int)) {
+	p("\tMOVQ %s, CX", count)
+	p("\tSHRQ $2, CX")
+	p("\tJZ %s", L("tail"))
+	p("%s:", L("loop4"))
+	for u := 0; u < 4; u++ {
+		step(4 * u)
+	}
+	p("\tADDQ $16, AX")
+	p("\tDECQ CX")
+	p("\tJNZ %s", L("loop4"))
+	p("%s:", L("tail"))
+	p("\tMOVQ %s, CX", count)
+	p("\tANDQ $3, CX")
+	p("\tJZ %s", L(done))
+	p("%s:", L("loop1"))
+	step(0)
+	p("\tADDQ $4, AX")
+	p("\tDECQ CX")
+	p("\tJNZ %s", L("loop1"))
+	p("%s:", L(done))
+}
+
 func genCvtBF16() {
 	p("// func cvtBF16AVX512(dst *uint16, src *float32, n int)")
 	p("TEXT ·cvtBF16AVX512(SB), NOSPLIT, $0-24")
@@ -385,26 +393,7 @@ func genI8(s i8spec) {
 		p("\tADDQ DX, BX")
 	}
 	p("%s:", L("seg"))
-	p("\tMOVQ seg+0(FP), CX")
-	p("\tSHRQ $2, CX")
-	p("\tJZ %s", L("tail"))
-	p("%s:", L("loop4"))
-	for u := 0; u < 4; u++ {
-		step(4 * u)
-	}
-	p("\tADDQ $16, AX")
-	p("\tDECQ CX")
-	p("\tJNZ %s", L("loop4"))
-	p("%s:", L("tail"))
-	p("\tMOVQ seg+0(FP), CX")
-	p("\tANDQ $3, CX")
-	p("\tJZ %s", L("next"))
-	p("%s:", L("loop1"))
-	step(0)
-	p("\tADDQ $4, AX")
-	p("\tDECQ CX")
-	p("\tJNZ %s", L("loop1"))
-	p("%s:", L("next"))
+	kLoop(L, "seg+0(FP)", "next", step)
 	p("\tADDQ skip+16(FP), AX")
 	p("\tDECQ nseg+8(FP)") // the argument slot is this frame's to change
 	p("\tJNZ %s", L("seg"))

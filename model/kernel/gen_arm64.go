@@ -103,19 +103,12 @@ func gen(s kernelSpec) {
 	L := func(l string) string { return s.name + "_" + l }
 	p("// func %s(%s)", s.name, s.args)
 	p("TEXT ·%s(SB), NOSPLIT, $0-56", s.name)
-	p("\tMOVD ldb+24(FP), R2")
-	p("\tLSL $2, R2")
-	p("\tMOVD ldc+40(FP), R4")
-	p("\tLSL $2, R4")
-	p("\tMOVD flags+48(FP), R5")
+	loadStrides("ldb+24(FP)", "ldc+40(FP)", "flags+48(FP)")
 	if s.strips > 1 {
 		p("\tMOVD $0, R19") // byte offset of the strip in B and C
 		p("%s:", L("strip"))
 	}
-	p("\tMOVD rows+8(FP), R0")
-	for r := 0; r < mr; r += 2 {
-		p("\tLDP %d(R0), (%s, %s)", 8*r, rowRegs[r], rowRegs[r+1])
-	}
+	loadRows("rows+8(FP)")
 	p("\tMOVD b+16(FP), R1")
 	p("\tMOVD c+32(FP), R3")
 	if s.strips > 1 {
@@ -134,19 +127,61 @@ func gen(s kernelSpec) {
 		p("\tVEOR V%d.B16, V%d.B16, V%d.B16", i, i, i)
 	}
 	p("%s:", L("start"))
-	p("\tMOVD k+0(FP), R6")
+	kLoop(L, "k+0(FP)", "store", "S4", false, 4, s.mac)
+	reluStore(L)
+	if s.strips > 1 {
+		stripEnd(L, s.strips)
+	}
+	p("\tRET")
+	p("")
+}
+
+// loadStrides emits the loads of the arguments ldb and ldc, scaled from
+// elements to bytes (R2, R4), and flags (R5) from their slots.
+func loadStrides(ldb, ldc, flags string) {
+	p("\tMOVD %s, R2", ldb)
+	p("\tLSL $2, R2")
+	p("\tMOVD %s, R4", ldc)
+	p("\tLSL $2, R4")
+	p("\tMOVD %s, R5", flags)
+}
+
+// loadRows emits the loads of the mr row pointers of A (rowRegs) from the
+// table the argument slot rows points to.
+func loadRows(rows string) {
+	p("\tMOVD %s, R0", rows)
+	for r := 0; r < mr; r += 2 {
+		p("\tLDP %d(R0), (%s, %s)", 8*r, rowRegs[r], rowRegs[r+1])
+	}
+}
+
+// kLoop emits the loop over count (an argument slot) steps of k, R6 the
+// count: count/4 passes that load four steps of each row of A (a 128-bit
+// load, arranged as arr, into V16+r) and, lane by lane, a row of B (into
+// bRegs/2 pairs of registers from V24, in turn); then count%4 passes of
+// one step. flip XORs each loaded step of A with V28. mac multiplies
+// element lane of A's register by B into an accumulator. It falls through
+// to the label done.
+func kLoop(L func(string) string, count, done, arr string, flip bool, bPairs int, mac func(d, n, m, lane int) string) {
+	loaded := func(r int) {
+		if flip {
+			p("\tVEOR V28.B16, V%d.B16, V%d.B16", 16+r, 16+r)
+		}
+	}
+	p("\tMOVD %s, R6", count)
 	p("\tLSR $2, R6, R7")
 	p("\tCBZ R7, %s", L("tail"))
 	p("%s:", L("loop4"))
 	for r := 0; r < mr; r++ {
-		p("\tVLD1.P %d(%s), [V%d.S4]", 16, rowRegs[r], 16+r)
+		p("\tVLD1.P 16(%s), [V%d.%s]", rowRegs[r], 16+r, arr)
+		loaded(r)
 	}
 	for lane := 0; lane < 4; lane++ {
-		b0 := 24 + 2*lane
+		b0 := 24 + 2*(lane%bPairs)
 		p("\tVLD1.P (R1)(R2), [V%d.S4, V%d.S4]", b0, b0+1)
 		for r := 0; r < mr; r++ {
 			for v := 0; v < nv; v++ {
-				p("\t%s", s.mac(acc(r, v), b0+v, 16+r, lane))
+				p("\t%s", mac(acc(r, v), b0+v, 16+r, lane))
 			}
 		}
 	}
@@ -154,20 +189,26 @@ func gen(s kernelSpec) {
 	p("\tBNE %s", L("loop4"))
 	p("%s:", L("tail"))
 	p("\tANDS $3, R6, R6")
-	p("\tBEQ %s", L("store"))
+	p("\tBEQ %s", L(done))
 	p("%s:", L("loop1"))
 	for r := 0; r < mr; r++ {
 		p("\tFMOVS.P 4(%s), F%d", rowRegs[r], 16+r)
+		loaded(r)
 	}
 	p("\tVLD1.P (R1)(R2), [V24.S4, V25.S4]")
 	for r := 0; r < mr; r++ {
 		for v := 0; v < nv; v++ {
-			p("\t%s", s.mac(acc(r, v), 24+v, 16+r, 0))
+			p("\t%s", mac(acc(r, v), 24+v, 16+r, 0))
 		}
 	}
 	p("\tSUBS $1, R6, R6")
 	p("\tBNE %s", L("loop1"))
-	p("%s:", L("store"))
+	p("%s:", L(done))
+}
+
+// reluStore emits the end of a strip: max(0, x) of the accumulators when
+// flags (R5) has flagRelu, then their store to C (R3, stride R4).
+func reluStore(L func(string) string) {
 	p("\tTBZ $1, R5, %s", L("norelu"))
 	p("\tVEOR V16.B16, V16.B16, V16.B16")
 	for i := 0; i < mr*nv; i++ {
@@ -177,13 +218,14 @@ func gen(s kernelSpec) {
 	for r := 0; r < mr; r++ {
 		p("\tVST1.P [V%d.S4, V%d.S4], (R3)(R4)", acc(r, 0), acc(r, 1))
 	}
-	if s.strips > 1 {
-		p("\tADD $%d, R19", 32)
-		p("\tCMP $%d, R19", 32*s.strips)
-		p("\tBNE %s", L("strip"))
-	}
-	p("\tRET")
-	p("")
+}
+
+// stripEnd emits the step to the next of strips 8-column strips (R19 the
+// byte offset of the strip) and the jump back to the label strip.
+func stripEnd(L func(string) string, strips int) {
+	p("\tADD $%d, R19", 32)
+	p("\tCMP $%d, R19", 32*strips)
+	p("\tBNE %s", L("strip"))
 }
 
 // sdotElem returns SDOT Vd.4S, Vn.16B, Vm.4B[lane] as a WORD (FEAT_DotProd):
@@ -233,19 +275,12 @@ func genI8() {
 	L := func(l string) string { return name + "_" + l }
 	p("// func %s(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)", name)
 	p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
-	p("\tMOVD ldb+40(FP), R2")
-	p("\tLSL $2, R2")
-	p("\tMOVD ldc+56(FP), R4")
-	p("\tLSL $2, R4")
-	p("\tMOVD flags+80(FP), R5")
+	loadStrides("ldb+40(FP)", "ldc+56(FP)", "flags+80(FP)")
 	p("\tMOVD skip+16(FP), R21")
 	p("\tVMOVI $0x80, V28.B16")
 	p("\tMOVD $0, R19") // byte offset of the strip in B, C, scale and corr
 	p("%s:", L("strip"))
-	p("\tMOVD rows+24(FP), R0")
-	for r := 0; r < mr; r += 2 {
-		p("\tLDP %d(R0), (%s, %s)", 8*r, rowRegs[r], rowRegs[r+1])
-	}
+	loadRows("rows+24(FP)")
 	p("\tMOVD b+32(FP), R1")
 	p("\tADD R19, R1")
 	p("\tMOVD corr+72(FP), R23")
@@ -255,42 +290,7 @@ func genI8() {
 	}
 	p("\tMOVD nseg+8(FP), R20")
 	p("%s:", L("seg"))
-	p("\tMOVD seg+0(FP), R6")
-	p("\tLSR $2, R6, R7")
-	p("\tCBZ R7, %s", L("tail"))
-	p("%s:", L("loop4"))
-	for r := 0; r < mr; r++ {
-		p("\tVLD1.P 16(%s), [V%d.B16]", rowRegs[r], 16+r)
-		p("\tVEOR V28.B16, V%d.B16, V%d.B16", 16+r, 16+r)
-	}
-	for lane := 0; lane < 4; lane++ {
-		b0 := 24 + 2*(lane&1)
-		p("\tVLD1.P (R1)(R2), [V%d.S4, V%d.S4]", b0, b0+1)
-		for r := 0; r < mr; r++ {
-			for v := 0; v < nv; v++ {
-				p("\t%s", sdotElem(acc(r, v), b0+v, 16+r, lane))
-			}
-		}
-	}
-	p("\tSUBS $1, R7, R7")
-	p("\tBNE %s", L("loop4"))
-	p("%s:", L("tail"))
-	p("\tANDS $3, R6, R6")
-	p("\tBEQ %s", L("segend"))
-	p("%s:", L("loop1"))
-	for r := 0; r < mr; r++ {
-		p("\tFMOVS.P 4(%s), F%d", rowRegs[r], 16+r)
-		p("\tVEOR V28.B16, V%d.B16, V%d.B16", 16+r, 16+r)
-	}
-	p("\tVLD1.P (R1)(R2), [V24.S4, V25.S4]")
-	for r := 0; r < mr; r++ {
-		for v := 0; v < nv; v++ {
-			p("\t%s", sdotElem(acc(r, v), 24+v, 16+r, 0))
-		}
-	}
-	p("\tSUBS $1, R6, R6")
-	p("\tBNE %s", L("loop1"))
-	p("%s:", L("segend"))
+	kLoop(L, "seg+0(FP)", "segend", "B16", true, 2, sdotElem)
 	for r := 0; r < mr; r++ {
 		p("\tADD R21, %s", rowRegs[r])
 	}
@@ -317,18 +317,8 @@ func genI8() {
 		}
 	}
 	p("%s:", L("noacc"))
-	p("\tTBZ $1, R5, %s", L("norelu"))
-	p("\tVEOR V16.B16, V16.B16, V16.B16")
-	for i := 0; i < mr*nv; i++ {
-		p("\t%s", fmax(i, i, 16))
-	}
-	p("%s:", L("norelu"))
-	for r := 0; r < mr; r++ {
-		p("\tVST1.P [V%d.S4, V%d.S4], (R3)(R4)", acc(r, 0), acc(r, 1))
-	}
-	p("\tADD $32, R19")
-	p("\tCMP $128, R19")
-	p("\tBNE %s", L("strip"))
+	reluStore(L)
+	stripEnd(L, 4)
 	p("\tRET")
 	p("")
 }

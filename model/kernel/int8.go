@@ -180,14 +180,8 @@ func quadUp(c int) int { return (c + 3) &^ 3 }
 // layout of Conv3x3) for Conv3x3I8, its input channels padded to a
 // multiple of 4; inScale as for PackI8.
 func PackConv3x3I8(wt []float32, cin, cout int, inScale float32) *I8Matrix {
-	checkLen("PackConv3x3I8", "wt", wt, 9*cin*cout)
 	cp := quadUp(cin)
-	w := make([]float32, 9*cp*cout)
-	for t := 0; t < 9; t++ {
-		for ci := 0; ci < cin; ci++ {
-			copy(w[(t*cp+ci)*cout:(t*cp+ci+1)*cout], wt[(t*cin+ci)*cout:(t*cin+ci+1)*cout])
-		}
-	}
+	w := padConvWeights("PackConv3x3I8", wt, cin, cp, cout)
 	return PackI8(w, 9*cp, cout, inScale)
 }
 
@@ -228,34 +222,9 @@ func Conv3x3I8(dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bia
 	if !checkPackedConv("Conv3x3I8", dst, src, batch, h, w, cin, cout, cp, wt.K, wt.N, bias, residual) {
 		return
 	}
-	pixels := batch * h * w
-	need := Conv3x3I8Scratch(batch, h, w, cin)
-	if len(scratch) < need {
-		scratch = make([]uint8, need)
-	}
-	pad := scratch[:need]
 	inv := 1 / wt.inScale
-	row := (w + 2) * cp
-	for b := 0; b < batch; b++ {
-		img := pad[b*(h+2)*row : (b+1)*(h+2)*row]
-		clear(img[:row])
-		clear(img[(h+1)*row:])
-		for y := 0; y < h; y++ {
-			d := img[(y+1)*row : (y+2)*row]
-			clear(d[:cp])
-			clear(d[(w+1)*cp:])
-			s := src[(b*h+y)*w*cin : (b*h+y+1)*w*cin]
-			if cp == cin {
-				quantU8(d[cp:(w+1)*cp], s, inv)
-				continue
-			}
-			for x := 0; x < w; x++ {
-				px := d[(x+1)*cp : (x+2)*cp]
-				quantU8(px, s[x*cin:(x+1)*cin], inv)
-				clear(px[cin:])
-			}
-		}
-	}
+	pad := padInto(scratch, src, batch, h, w, cin, cp, func(d []uint8, s []float32) { quantU8(d, s, inv) })
+	pixels := batch * h * w
 	acc := fillBias(dst, pixels, cout, bias, residual)
 	// Three segments (the rows of taps) of 3*cp bytes, (w+2)*cp apart.
 	gemmI8(pixels, wt, pad, 0, h, w, cp, 3, 3*cp/4, (w+2)*cp-3*cp, dst, cout, acc, relu)
@@ -265,31 +234,13 @@ func Conv3x3I8(dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bia
 // PackI8 and the products in int8. scratch may be nil or shorter than
 // DenseI8Scratch (then the call allocates).
 func DenseI8(dst, src []float32, rows, in, out int, wt *I8Matrix, bias []float32, relu bool, scratch []uint8) {
-	if rows < 0 || in < 1 || out < 0 || wt.K != in || wt.N != out {
-		panic(fmt.Sprintf("kernel: DenseI8: %d x %d -> %d with a %dx%d weight", rows, in, out, wt.K, wt.N))
-	}
-	checkLen("DenseI8", "src", src, rows*in)
-	checkLen("DenseI8", "dst", dst, rows*out)
-	checkOptional("DenseI8", "bias", bias, out)
-	if rows == 0 || out == 0 {
+	if !checkPackedDense("DenseI8", dst, src, rows, in, out, wt.K, wt.N, bias) {
 		return
 	}
 	ip := quadUp(in)
-	need := rows * ip
-	if len(scratch) < need {
-		scratch = make([]uint8, need)
-	}
-	a := scratch[:need]
+	a := scratchOf(scratch, rows*ip)
 	inv := 1 / wt.inScale
-	if ip == in {
-		quantU8(a, src[:rows*in], inv)
-	} else {
-		for r := 0; r < rows; r++ {
-			d := a[r*ip : (r+1)*ip]
-			quantU8(d, src[r*in:(r+1)*in], inv)
-			clear(d[in:])
-		}
-	}
+	convertRows(a, src, rows, in, ip, func(d []uint8, s []float32) { quantU8(d, s, inv) })
 	acc := fillBias(dst, rows, out, bias, nil)
 	gemmI8(rows, wt, a, ip, 0, 0, 0, 1, wt.kq, 0, dst, out, acc, relu)
 }
@@ -342,14 +293,10 @@ func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, 
 					continue
 				}
 				if acc {
-					for r := 0; r < nrows; r++ {
-						copy(buf.c[r*nr:r*nr+ncols], c[ci+r*ldc+j:ci+r*ldc+j+ncols])
-					}
+					loadTile(buf.c[:], c[ci+j:], ldc, nr, nrows, ncols)
 				}
 				callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &buf.c[0], nr, sp, cp, flags)
-				for r := 0; r < nrows; r++ {
-					copy(c[ci+r*ldc+j:ci+r*ldc+j+ncols], buf.c[r*nr:r*nr+ncols])
-				}
+				storeTile(c[ci+j:], buf.c[:], ldc, nr, nrows, ncols)
 			}
 		}
 	}

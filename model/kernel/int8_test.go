@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"dama/internal/floatcmp"
 )
 
 // withI8 runs f with im as the active int8 level.
@@ -128,18 +130,9 @@ func convI8Ref(src []float32, batch, h, w, cin, cout int, wt []float32, inScale 
 			for x := 0; x < w; x++ {
 				for co := 0; co < cout; co++ {
 					var s int64
-					for ky := 0; ky < 3; ky++ {
-						for kx := 0; kx < 3; kx++ {
-							yy, xx := y+ky-1, x+kx-1
-							if yy < 0 || yy >= h || xx < 0 || xx >= w {
-								continue
-							}
-							for ci := 0; ci < cin; ci++ {
-								a := QuantU8(src[((b*h+yy)*w+xx)*cin+ci], inScale)
-								s += int64(a) * int64(q[((ky*3+kx)*cin+ci)*cout+co])
-							}
-						}
-					}
+					convTaps(b, y, x, h, w, cin, func(in, k int) {
+						s += int64(QuantU8(src[in], inScale)) * int64(q[k*cout+co])
+					})
 					i := ((b*h+y)*w+x)*cout + co
 					v := float64(s) * float64(inScale) * float64(cs[co])
 					if bias != nil {
@@ -198,14 +191,14 @@ func TestConv3x3I8(t *testing.T) {
 					Conv3x3I8(dst, src, sh.batch, h, w, sh.cin, sh.cout, m, bias, r, true, nil)
 					return dst
 				})
-				if e := relErr(goOut, want); e > 1e-5 {
+				if e := floatcmp.RelErr(goOut, want); e > 1e-5 {
 					t.Errorf("residual %v: go kernel off the reference by %g (relative)", withRes, e)
 				}
 				sameI8(t, fmt.Sprintf("residual %v", withRes), goOut, native)
 				// And close to float32: the quantization error is small.
 				fp := make([]float32, len(want))
 				Conv3x3(fp, src, sh.batch, h, w, sh.cin, sh.cout, wt, bias, r, true, nil)
-				if e := relErr(goOut, fp); e > 0.02 {
+				if e := floatcmp.RelErr(goOut, fp); e > 0.02 {
 					t.Errorf("residual %v: %g (relative) from float32", withRes, e)
 				}
 			}
@@ -241,13 +234,13 @@ func TestDenseI8(t *testing.T) {
 				DenseI8(dst, src, sh.rows, sh.in, sh.out, m, bias, false, nil)
 				return dst
 			})
-			if e := relErr(goOut, want); e > 1e-5 {
+			if e := floatcmp.RelErr(goOut, want); e > 1e-5 {
 				t.Errorf("go kernel off the reference by %g (relative)", e)
 			}
 			sameI8(t, "DenseI8", goOut, native)
 			fp := make([]float32, len(want))
 			Dense(fp, src, sh.rows, sh.in, sh.out, wt, bias, false)
-			if e := relErr(goOut, fp); e > 0.02 {
+			if e := floatcmp.RelErr(goOut, fp); e > 0.02 {
 				t.Errorf("%g (relative) from float32", e)
 			}
 		})

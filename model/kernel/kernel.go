@@ -121,18 +121,83 @@ func Conv3x3(dst, src []float32, batch, h, w, cin, cout int, wt, bias, residual 
 // padImages copies the NHWC images of src into pad with a border of one
 // zero pixel on every side: pad is [batch][h+2][w+2][cin].
 func padImages(pad, src []float32, batch, h, w, cin int) {
-	row := (w + 2) * cin
+	padImagesAs(pad, src, batch, h, w, cin, cin, copyF32)
+}
+
+func copyF32(dst, src []float32) { copy(dst, src) }
+
+// padImagesAs is padImages for the packed paths: each pixel's cin values
+// of src are converted by conv into cp >= cin elements of pad (the rest
+// zero), so pad is [batch][h+2][w+2][cp].
+func padImagesAs[T any](pad []T, src []float32, batch, h, w, cin, cp int, conv func([]T, []float32)) {
+	row := (w + 2) * cp
 	for b := 0; b < batch; b++ {
 		img := pad[b*(h+2)*row : (b+1)*(h+2)*row]
 		clear(img[:row])
 		clear(img[(h+1)*row:])
 		for y := 0; y < h; y++ {
-			dst := img[(y+1)*row : (y+2)*row]
-			clear(dst[:cin])
-			copy(dst[cin:(w+1)*cin], src[(b*h+y)*w*cin:(b*h+y+1)*w*cin])
-			clear(dst[(w+1)*cin:])
+			d := img[(y+1)*row : (y+2)*row]
+			clear(d[:cp])
+			clear(d[(w+1)*cp:])
+			convertRows(d[cp:(w+1)*cp], src[(b*h+y)*w*cin:(b*h+y+1)*w*cin], w, cin, cp, conv)
 		}
 	}
+}
+
+// padInto is padImagesAs into scratch, or into a new slice when scratch
+// is shorter than the padded images; it returns them.
+func padInto[T any](scratch []T, src []float32, batch, h, w, cin, cp int, conv func([]T, []float32)) []T {
+	pad := scratchOf(scratch, batch*(h+2)*(w+2)*cp)
+	padImagesAs(pad, src, batch, h, w, cin, cp, conv)
+	return pad
+}
+
+// convertRows converts rows rows of in values of src by conv into dst,
+// whose rows are ld >= in elements long (the rest zero).
+func convertRows[T any](dst []T, src []float32, rows, in, ld int, conv func([]T, []float32)) {
+	if ld == in {
+		conv(dst[:rows*in], src[:rows*in])
+		return
+	}
+	for r := 0; r < rows; r++ {
+		d := dst[r*ld : (r+1)*ld]
+		conv(d, src[r*in:(r+1)*in])
+		clear(d[in:])
+	}
+}
+
+// loadTile copies the nrows x ncols tile of C at c (stride ldc) into buf
+// (stride nr), for a micro-kernel that accumulates onto a partial tile.
+func loadTile(buf, c []float32, ldc, nr, nrows, ncols int) {
+	for r := 0; r < nrows; r++ {
+		copy(buf[r*nr:r*nr+ncols], c[r*ldc:r*ldc+ncols])
+	}
+}
+
+// storeTile copies the valid nrows x ncols part of buf (stride nr) back
+// to C at c (stride ldc).
+func storeTile(c, buf []float32, ldc, nr, nrows, ncols int) {
+	for r := 0; r < nrows; r++ {
+		copy(c[r*ldc:r*ldc+ncols], buf[r*nr:r*nr+ncols])
+	}
+}
+
+// kBlock returns the next block of k for the blocked GEMMs at pc: its
+// length kb (at most kc, within one contiguous segment of segLen), the
+// column of A where it starts (unit elements per step of k) and the
+// micro-kernel's flags (accumulate onto C after the first block or with
+// acc; relu on the last).
+func kBlock(pc, k, kc, segLen, segJump, unit int, acc, relu bool) (kb, col, flags int) {
+	inSeg := pc % segLen
+	kb = min(kc, segLen-inSeg, k-pc)
+	col = pc/segLen*segJump + unit*inSeg
+	if acc || pc > 0 {
+		flags |= flagAcc
+	}
+	if relu && pc+kb == k {
+		flags |= flagRelu
+	}
+	return kb, col, flags
 }
 
 // Dense computes dst[batch][out] = src[batch][in] * wt[in][out] + bias
@@ -309,16 +374,7 @@ func gemmBlocks(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []fl
 		off := offs[:mb]
 		a.rowOffsets(off, ic)
 		for pc := 0; pc < k; {
-			inSeg := pc % segLen
-			kb := min(kc, segLen-inSeg, k-pc)
-			col := pc/segLen*segJump + inSeg
-			flags := 0
-			if acc || pc > 0 {
-				flags |= flagAcc
-			}
-			if relu && pc+kb == k {
-				flags |= flagRelu
-			}
+			kb, col, flags := kBlock(pc, k, kc, segLen, segJump, 1, acc, relu)
 			if n%nr != 0 { // pack the last, partial column panel of B
 				j0 := n - n%nr
 				for p := 0; p < kb; p++ {
@@ -349,14 +405,10 @@ func gemmBlocks(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []fl
 					}
 					// Partial tile: compute into buf.c and copy the valid part.
 					if flags&flagAcc != 0 {
-						for r := 0; r < nrows; r++ {
-							copy(buf.c[r*nr:r*nr+ncols], c[ci+r*ldc+j:ci+r*ldc+j+ncols])
-						}
+						loadTile(buf.c[:], c[ci+j:], ldc, nr, nrows, ncols)
 					}
 					callKernel(im.id, kb, &rows[0], bp, ldb2, &buf.c[0], nr, flags)
-					for r := 0; r < nrows; r++ {
-						copy(c[ci+r*ldc+j:ci+r*ldc+j+ncols], buf.c[r*nr:r*nr+ncols])
-					}
+					storeTile(c[ci+j:], buf.c[:], ldc, nr, nrows, ncols)
 				}
 			}
 			pc += kb

@@ -177,15 +177,22 @@ func TestKernel8x32BF16NEON(t *testing.T) {
 // sets it for the emulated CPUs it runs, so that a broken detection cannot
 // quietly skip the BFDOT tests or run BFDOT where it would fault.
 func TestBF16Detection(t *testing.T) {
-	want, ok := os.LookupEnv("DAMA_EXPECT_BF16")
+	checkDetection(t, "DAMA_EXPECT_BF16", "bf16Native", bf16Native)
+}
+
+// checkDetection compares a CPU feature's detection, got (named what), with
+// the environment variable env ("1" or "0"), skipping when env is unset.
+func checkDetection(t *testing.T, env, what string, got bool) {
+	t.Helper()
+	want, ok := os.LookupEnv(env)
 	if !ok {
-		t.Skip("DAMA_EXPECT_BF16 is not set")
+		t.Skip(env + " is not set")
 	}
 	if want != "0" && want != "1" {
-		t.Fatalf("DAMA_EXPECT_BF16 = %q, want 0 or 1", want)
+		t.Fatalf("%s = %q, want 0 or 1", env, want)
 	}
-	if got := bf16Native; got != (want == "1") {
-		t.Errorf("bf16Native = %v, want %v (DAMA_EXPECT_BF16=%s)", got, want == "1", want)
+	if got != (want == "1") {
+		t.Errorf("%s = %v, want %v (%s=%s)", what, got, want == "1", env, want)
 	}
 }
 
@@ -194,14 +201,5 @@ func TestBF16Detection(t *testing.T) {
 // "0"), as TestBF16Detection does for FEAT_BF16: CI sets it for the
 // emulated CPUs it runs, so that the SDOT tests cannot be skipped quietly.
 func TestI8Detection(t *testing.T) {
-	want, ok := os.LookupEnv("DAMA_EXPECT_I8")
-	if !ok {
-		t.Skip("DAMA_EXPECT_I8 is not set")
-	}
-	if want != "0" && want != "1" {
-		t.Fatalf("DAMA_EXPECT_I8 = %q, want 0 or 1", want)
-	}
-	if got := I8Native(); got != (want == "1") {
-		t.Errorf("I8Native() = %v, want %v (DAMA_EXPECT_I8=%s)", got, want == "1", want)
-	}
+	checkDetection(t, "DAMA_EXPECT_I8", "I8Native()", I8Native())
 }

@@ -94,6 +94,24 @@ func TestSgemm(t *testing.T) {
 	})
 }
 
+// convTaps calls f for each tap of the 3x3 convolution at output pixel
+// (b, y, x) of h x w NHWC images of cin channels that falls inside the
+// image, channel by channel: in indexes the input value, k = (ky*3+kx)*cin
+// + ci the row of the weights.
+func convTaps(b, y, x, h, w, cin int, f func(in, k int)) {
+	for ky := 0; ky < 3; ky++ {
+		for kx := 0; kx < 3; kx++ {
+			yy, xx := y+ky-1, x+kx-1
+			if yy < 0 || yy >= h || xx < 0 || xx >= w {
+				continue
+			}
+			for ci := 0; ci < cin; ci++ {
+				f(((b*h+yy)*w+xx)*cin+ci, (ky*3+kx)*cin+ci)
+			}
+		}
+	}
+}
+
 // refConv3x3 is the float64 reference convolution.
 func refConv3x3(src []float32, batch, h, w, cin, cout int, wt, bias, residual []float32, relu bool) (out, scale []float64) {
 	out = make([]float64, batch*h*w*cout)
@@ -107,19 +125,11 @@ func refConv3x3(src []float32, batch, h, w, cin, cout int, wt, bias, residual []
 					if bias != nil {
 						sum, sc = float64(bias[co]), math.Abs(float64(bias[co]))
 					}
-					for ky := 0; ky < 3; ky++ {
-						for kx := 0; kx < 3; kx++ {
-							yy, xx := y+ky-1, x+kx-1
-							if yy < 0 || yy >= h || xx < 0 || xx >= w {
-								continue
-							}
-							for ci := 0; ci < cin; ci++ {
-								v := float64(src[((b*h+yy)*w+xx)*cin+ci]) * float64(wt[((ky*3+kx)*cin+ci)*cout+co])
-								sum += v
-								sc += math.Abs(v)
-							}
-						}
-					}
+					convTaps(b, y, x, h, w, cin, func(in, k int) {
+						v := float64(src[in]) * float64(wt[k*cout+co])
+						sum += v
+						sc += math.Abs(v)
+					})
 					if residual != nil {
 						sum += float64(residual[o+co])
 						sc += math.Abs(float64(residual[o+co]))

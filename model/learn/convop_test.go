@@ -2,7 +2,6 @@ package learn
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"dama/internal/floatcmp"
 	"dama/model"
 )
 
@@ -99,16 +99,6 @@ func nchw(x []float32, batch, c int) []float32 {
 	return out
 }
 
-// maxRelDiff returns max |a-b| / max |b|.
-func maxRelDiff(a, b []float32) float64 {
-	var d, m float64
-	for i := range b {
-		d = math.Max(d, math.Abs(float64(a[i]-b[i])))
-		m = math.Max(m, math.Abs(float64(b[i])))
-	}
-	return d / math.Max(m, 1e-30)
-}
-
 // The kernel convolution op computes the same outputs and gradients as
 // Gorgonia's Conv2d (im2col, matrix product, col2im), in float32.
 func TestConvOpMatchesConv2d(t *testing.T) {
@@ -142,7 +132,7 @@ func TestConvOpMatchesConv2d(t *testing.T) {
 				if len(a) != len(b) {
 					t.Fatalf("%s: %d values, want %d", what, len(a), len(b))
 				}
-				if d := maxRelDiff(a, b); d > 1e-4 {
+				if d := floatcmp.RelErr(a, b); d > 1e-4 {
 					t.Errorf("%s differs from Conv2d by %.2g (relative)", what, d)
 				}
 			}
@@ -287,7 +277,7 @@ func TestAffineReLUMatchesGorgonia(t *testing.T) {
 			if len(got[i]) != len(want[i]) {
 				t.Fatalf("residual=%t: %s has %d values, want %d", residual, names[i], len(got[i]), len(want[i]))
 			}
-			if d := maxRelDiff(got[i], want[i]); d > 1e-4 {
+			if d := floatcmp.RelErr(got[i], want[i]); d > 1e-4 {
 				t.Errorf("residual=%t: %s differs from Gorgonia's by %.2g (relative)", residual, names[i], d)
 			}
 		}
