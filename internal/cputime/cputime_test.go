@@ -23,8 +23,12 @@ func TestCPUTimeGrowsWithWork(t *testing.T) {
 	if t1 <= t0 || p1 <= p0 {
 		t.Errorf("CPU time did not grow with work: thread %v -> %v, process %v -> %v (x=%g)", t0, t1, p0, p1, x)
 	}
-	if p1-p0 < t1-t0 {
-		t.Errorf("process CPU time %v below the thread's %v", p1-p0, t1-t0)
+	// getrusage splits each task's precise run time into user and system
+	// time by sampled ticks, separately for the thread and the process, so
+	// the two sums may disagree by a little: allow 5%, far less than a
+	// process clock that missed the thread's work would be off by.
+	if p1-p0 < (t1-t0)*95/100 {
+		t.Errorf("process CPU time %v well below the thread's %v", p1-p0, t1-t0)
 	}
 }
 
