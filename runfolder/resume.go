@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -32,12 +33,82 @@ func digestLine(data []byte) []byte {
 	return []byte(configDigestHeader + hex.EncodeToString(sum[:]) + "\n")
 }
 
-// WriteConfig archives the configuration (its YAML y) and its digest.
+// configPendingFile holds the digest of a config.yaml being archived.
+// WriteConfig writes it first, then config.yaml, then renames it to
+// config.sha256: a kill at any step leaves the old pair (and perhaps a
+// stale pending digest), or the new config.yaml with its digest pending,
+// which the trainer's next read completes (ReadArchivedConfig) and a
+// worker accepts (Config). Never a config.yaml that no digest vouches for.
+const configPendingFile = configDigestFile + ".pending"
+
+// configWriteStep, when set (by tests), is called after each step of
+// WriteConfig; an error stops the write there, as a kill would.
+var configWriteStep func(step int) error
+
+// WriteConfig archives the configuration (its YAML y) and its digest, so
+// that no kill leaves the two disagreeing (see configPendingFile).
 func (r *Run) WriteConfig(y []byte) error {
-	if err := WriteFileAtomic(r.Path(ConfigFile), y); err != nil {
-		return err
+	steps := []func() error{
+		func() error { return WriteFileAtomic(r.Path(configPendingFile), digestLine(y)) },
+		func() error { return WriteFileAtomic(r.Path(ConfigFile), y) },
+		func() error { return renameDurable(r.Path(configPendingFile), r.Path(configDigestFile)) },
 	}
-	return WriteFileAtomic(r.Path(configDigestFile), digestLine(y))
+	for i, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+		if configWriteStep != nil {
+			if err := configWriteStep(i + 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// renameDurable renames from to to and syncs the folder, so that the new
+// name survives a power loss (best effort where a folder cannot be synced).
+func renameDurable(from, to string) error {
+	if err := os.Rename(from, to); err != nil {
+		return fmt.Errorf("runfolder: %w", err)
+	}
+	if d, err := os.Open(filepath.Dir(to)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// readOptional returns the content of path, or nil when it does not exist.
+func readOptional(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// digestState compares data, the content of config.yaml, with the
+// archived digest and the pending one: match is "digest", "pending" or ""
+// (neither vouches for data); hasDigest reports whether config.sha256
+// exists.
+func (r *Run) digestState(data []byte) (match string, hasDigest, hasPending bool, err error) {
+	want := string(digestLine(data))
+	d, err := readOptional(r.Path(configDigestFile))
+	if err != nil {
+		return "", false, false, err
+	}
+	p, err := readOptional(r.Path(configPendingFile))
+	if err != nil {
+		return "", false, false, err
+	}
+	switch {
+	case d != nil && string(d) == want:
+		match = "digest"
+	case p != nil && string(p) == want:
+		match = "pending"
+	}
+	return match, d != nil, p != nil, nil
 }
 
 // Started reports whether the run folder holds the work of a run: the
@@ -53,19 +124,20 @@ func (r *Run) Started() bool {
 
 // ReadArchivedConfig checks data, the content of config.yaml, against its
 // digest and against what archiving it would write, and returns the
-// configuration. A run folder from before the digest gets one.
+// configuration. It is the trainer's read (under the run's lock): a write
+// a kill interrupted is completed (the pending digest vouches for data) or
+// dropped (the old pair stands), and a run folder from before the digest
+// gets one.
 func (r *Run) ReadArchivedConfig(data []byte) (*configs.Config, error) {
 	path := r.Path(ConfigFile)
 	refuse := func(why string) error {
 		return fmt.Errorf("runfolder: %s %s; resume refused: restore the archived file (or start a new --run)", path, why)
 	}
-	d, err := os.ReadFile(r.Path(configDigestFile))
-	hasDigest := err == nil
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
+	match, hasDigest, hasPending, err := r.digestState(data)
+	if err != nil {
 		return nil, err
-	case string(d) != string(digestLine(data)):
+	}
+	if match == "" && hasDigest {
 		return nil, refuse("was changed since the run archived it (its digest in " + configDigestFile + " differs)")
 	}
 	prev, err := configs.Load(path, nil, nil)
@@ -79,12 +151,66 @@ func (r *Run) ReadArchivedConfig(data []byte) (*configs.Config, error) {
 	if string(y) != string(data) && !olderArchive(data, y) {
 		return nil, refuse("is not the configuration as archived (edited or truncated)")
 	}
-	if !hasDigest {
+	switch {
+	case match == "pending":
+		// A kill after config.yaml was written, before its digest was
+		// renamed into place: complete the write.
+		if err := renameDurable(r.Path(configPendingFile), r.Path(configDigestFile)); err != nil {
+			return nil, err
+		}
+	case !hasDigest:
+		// An archive from before the digest.
 		if err := WriteFileAtomic(r.Path(configDigestFile), digestLine(data)); err != nil {
+			return nil, err
+		}
+		fallthrough
+	case hasPending:
+		// A kill before config.yaml was replaced: the old pair stands.
+		if err := os.Remove(r.Path(configPendingFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 	}
 	return prev, nil
+}
+
+// Config reads the archived configuration as a process other than the
+// trainer does (a self-play worker): config.yaml must agree with its
+// digest, or with the pending digest of a write in progress; an edited,
+// emptied or replaced file is refused with an error naming it. A run folder
+// with no config.yaml or no digest yet (its trainer has not archived the
+// configuration) gives an error wrapping os.ErrNotExist.
+func (r *Run) Config() (*configs.Config, error) {
+	path := r.Path(ConfigFile)
+	for attempt := 0; ; attempt++ {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("runfolder: %w", err)
+		}
+		match, hasDigest, _, err := r.digestState(data)
+		if err != nil {
+			return nil, fmt.Errorf("runfolder: %w", err)
+		}
+		switch {
+		case match != "":
+			cfg, err := configs.Load(path, nil, nil)
+			if err != nil {
+				return nil, fmt.Errorf("runfolder: %s: %w", path, err)
+			}
+			if again, err := os.ReadFile(path); err == nil && string(again) == string(data) {
+				return cfg, nil
+			}
+			// Replaced between the two reads: read again.
+		case !hasDigest:
+			return nil, fmt.Errorf("runfolder: %s has no digest (%s) yet: %w", path, configDigestFile, os.ErrNotExist)
+		case attempt >= 2:
+			return nil, fmt.Errorf("runfolder: %s does not match its digest in %s (edited, emptied or replaced since the trainer archived it); restore the archived file or restart the trainer", path, configDigestFile)
+		}
+		if attempt >= 4 {
+			return nil, fmt.Errorf("runfolder: %s keeps changing while it is read", path)
+		}
+		// A trainer may be archiving a new configuration at this moment.
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // ChangesFile records the configuration changes a resume made on purpose
