@@ -266,3 +266,30 @@ func TestWorkerStart(t *testing.T) {
 		t.Errorf("waiting worker logged %q, want one line saying what it waits for", log.String())
 	}
 }
+
+// A run-folder worker plays only with the configuration the trainer
+// archived: an emptied or edited config.yaml is refused with an error
+// naming it, before any game is played (issue 20, point 4).
+func TestWorkerChecksConfigDigest(t *testing.T) {
+	dir := newStartedRun(t)
+	path := filepath.Join(dir, runfolder.ConfigFile)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, content string }{
+		{"emptied", ""},
+		{"edited", strings.Replace(string(orig), "visits:", "visits: 2 #", 1)},
+	} {
+		if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := Worker(ctx, WorkerOptions{Dir: dir, Name: "w1", Games: 1, Poll: time.Millisecond})
+		cancel()
+		wantRefusal(t, tc.name+" config", err, "runfolder:", path, "config.sha256")
+		if chunks, _ := filepath.Glob(filepath.Join(dir, runfolder.GamesDir, "*")); len(chunks) > 0 {
+			t.Errorf("%s config: the worker wrote %v", tc.name, chunks)
+		}
+	}
+}
