@@ -371,11 +371,12 @@ func (r *Run) RemoveWorkerTemps(worker string) (int, error) {
 }
 
 // CheckRecords reads every record a resume builds on: each line of
-// metrics.jsonl and arena.jsonl, and each generation record, whose
-// generation and running totals must follow on.
+// metrics.jsonl and arena.jsonl, each generation record, whose generation and running
+// totals must follow on, and each plan (Plans), whose chunks and counts
+// must be those of its generation's record.
 func (r *Run) CheckRecords() error {
 	refuse := func(err error) error {
-		return fmt.Errorf("runfolder: resume refused, a run record is damaged: %v; fix or remove the damaged record", err)
+		return fmt.Errorf("runfolder: resume refused, a run record is damaged: %s; fix or remove the damaged record", strings.TrimPrefix(err.Error(), "runfolder: "))
 	}
 	if err := ReadJSONL(r, MetricsFile, func(MetricRecord) error { return nil }); err != nil {
 		return refuse(err)
@@ -383,11 +384,11 @@ func (r *Run) CheckRecords() error {
 	if err := ReadJSONL(r, ArenaFile, func(ArenaRecord) error { return nil }); err != nil {
 		return refuse(err)
 	}
-	var prev *GenerationRecord
+	var recs []*GenerationRecord
 	for gen := 1; ; gen++ {
 		path := r.Path(GenerationsDir, recordFile(gen))
 		if _, err := os.Stat(path); err != nil {
-			return nil
+			break
 		}
 		rec, err := r.ReadRecord(gen)
 		if err != nil {
@@ -396,11 +397,33 @@ func (r *Run) CheckRecords() error {
 		switch {
 		case rec.Gen != gen:
 			return refuse(fmt.Errorf("%s holds generation %d", path, rec.Gen))
-		case rec.Games < 0 || rec.TotalGames < rec.Games || (prev != nil && rec.TotalGames < prev.TotalGames+rec.Games):
+		case rec.Games < 0 || rec.TotalGames < rec.Games || (len(recs) > 0 && rec.TotalGames < recs[len(recs)-1].TotalGames+rec.Games):
 			return refuse(fmt.Errorf("%s: total games %d do not follow from the previous total and this generation's %d games", path, rec.TotalGames, rec.Games))
 		}
-		prev = rec
+		recs = append(recs, rec)
 	}
+	plans, err := r.Plans(len(recs) + 1)
+	if err != nil {
+		return refuse(err)
+	}
+	for _, p := range plans {
+		if p.Gen > len(recs) {
+			continue // the generation in progress
+		}
+		rec := recs[p.Gen-1]
+		games, positions := 0, 0
+		names := make([]string, len(p.Chunks))
+		for i, c := range p.Chunks {
+			games += c.Games
+			positions += c.Positions
+			names[i] = c.Name
+		}
+		if games != rec.Games || positions != rec.Positions || !slices.Equal(names, rec.Chunks) {
+			return refuse(fmt.Errorf("%s: %d chunks, %d games and %d positions, its record %s has %d, %d and %d",
+				r.Path(GenerationsDir, planFile(p.Gen)), len(names), games, positions, recordFile(p.Gen), len(rec.Chunks), rec.Games, rec.Positions))
+		}
+	}
+	return nil
 }
 
 // olderArchive reports whether data, an archived configuration that differs

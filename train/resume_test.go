@@ -293,3 +293,38 @@ func TestWorkerChecksConfigDigest(t *testing.T) {
 		}
 	}
 }
+
+// The trainer checks the plans at start and when it resumes a generation
+// whose plan exists: a plan consuming a chunk again is refused before any
+// training, and a chunk whose games or positions are not those its plan
+// counts is refused when the window reads it (issue 20, point 4).
+func TestResumeChecksPlans(t *testing.T) {
+	const chunk0, chunk1 = "chunk-main-000000.dgames", "chunk-main-000001.dgames"
+	plan := func(chunks ...runfolder.ChunkInfo) *runfolder.Plan { return &runfolder.Plan{Gen: 2, Chunks: chunks} }
+	for _, tc := range []struct {
+		name  string
+		plan  *runfolder.Plan
+		words []string
+	}{
+		{"consumed twice", plan(runfolder.ChunkInfo{Name: chunk0, Games: 4, Positions: 117}), []string{"0002.plan.json", chunk0, "consumed already"}},
+		{"wrong games", plan(runfolder.ChunkInfo{Name: chunk1, Games: 5, Positions: 117}), []string{chunk1, "4 games and 117 positions", "counts 5 and 117"}},
+		{"wrong positions", plan(runfolder.ChunkInfo{Name: chunk1, Games: 4, Positions: 100}), []string{chunk1, "counts 4 and 100"}},
+	} {
+		dir, run, cfg := copySampleRun(t, "run.generations=2")
+		b, err := os.ReadFile(run.Path(runfolder.GamesDir, chunk0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(run.Path(runfolder.GamesDir, chunk1), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := run.WritePlan(tc.plan); err != nil {
+			t.Fatal(err)
+		}
+		err = Loop(context.Background(), Options{Config: cfg, Dir: dir, SelfPlay: true, Revision: "test"})
+		wantRefusal(t, tc.name, err, tc.words...)
+		if c := run.FindCheckpoint(2); c != "" {
+			t.Errorf("%s: generation 2 was trained (%s)", tc.name, c)
+		}
+	}
+}
