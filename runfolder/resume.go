@@ -288,12 +288,20 @@ func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, a
 	}
 	if len(changed) > 0 {
 		// The record first: a kill before the archive is rewritten leaves
-		// a record the next resume (with the same request) repeats, never
+		// a record the next resume (with the same request) finds, never
 		// a changed archive without its record.
-		gen := r.NextGeneration()
-		rec := ConfigChange{Version: ConfigChangeVersion, Generation: gen, Time: time.Now().UTC(), Changes: changed}
-		if err := r.AppendJSONL(ChangesFile, rec); err != nil {
+		// A record a killed resume left (the same changes from the same
+		// generation) is not written twice.
+		past, err := r.ReadChanges()
+		if err != nil {
 			return err
+		}
+		gen := r.NextGeneration()
+		if n := len(past); n == 0 || past[n-1].Generation != gen || !slices.Equal(past[n-1].Changes, changed) {
+			rec := ConfigChange{Version: ConfigChangeVersion, Generation: gen, Time: time.Now().UTC(), Changes: changed}
+			if err := r.AppendJSONL(ChangesFile, rec); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(log, "resuming %s with %s from generation %d (recorded in %s)\n", r.Dir, strings.Join(safe, ", "), gen, ChangesFile)
 	} else {
@@ -303,13 +311,35 @@ func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, a
 }
 
 // ReadChanges returns the run's recorded configuration changes, oldest
-// first (none when the file does not exist); a line of another version is
-// refused.
+// first (none when the file does not exist), each line checked: this
+// format version, a generation from 1 up to the next one to run and none
+// before the line above's, and at least one change, each of a known key
+// that may change in a run (not model.*) to a valid value. A line that
+// fails is an error naming the file and the line.
 func (r *Run) ReadChanges() ([]ConfigChange, error) {
 	var out []ConfigChange
-	err := ReadJSONL(r, ChangesFile, func(c ConfigChange) error {
-		if c.Version != ConfigChangeVersion {
-			return fmt.Errorf("%s: a line of format version %d, this build reads %d", r.Path(ChangesFile), c.Version, ConfigChangeVersion)
+	next, known := r.NextGeneration(), configs.Keys()
+	err := readJSONLines(r, ChangesFile, func(_ int, c ConfigChange) error {
+		switch {
+		case c.Version != ConfigChangeVersion:
+			return fmt.Errorf("a line of format version %d, this build reads %d", c.Version, ConfigChangeVersion)
+		case c.Generation < 1 || c.Generation > next:
+			return fmt.Errorf("generation %d, want 1 to %d (the next generation to run)", c.Generation, next)
+		case len(out) > 0 && c.Generation < out[len(out)-1].Generation:
+			return fmt.Errorf("generation %d comes before generation %d of the line above", c.Generation, out[len(out)-1].Generation)
+		case len(c.Changes) == 0:
+			return errors.New("no changes")
+		}
+		for _, d := range c.Changes {
+			switch {
+			case !slices.Contains(known, d.Key):
+				return fmt.Errorf("unknown configuration key %q", d.Key)
+			case strings.HasPrefix(d.Key, "model."):
+				return fmt.Errorf("%s cannot change in a run (the model.* keys fix the network's shape)", d.Key)
+			}
+			if _, err := configs.Load("", nil, []string{d.Key + "=" + d.New}); err != nil {
+				return fmt.Errorf("%s: new value %q: %v", d.Key, d.New, err)
+			}
 		}
 		out = append(out, c)
 		return nil
@@ -371,17 +401,21 @@ func (r *Run) RemoveWorkerTemps(worker string) (int, error) {
 }
 
 // CheckRecords reads every record a resume builds on: each line of
-// metrics.jsonl and arena.jsonl, each generation record, whose generation and running
+// metrics.jsonl (ReadMetrics), arena.jsonl and config-changes.jsonl
+// (ReadChanges), each generation record, whose generation and running
 // totals must follow on, and each plan (Plans), whose chunks and counts
 // must be those of its generation's record.
 func (r *Run) CheckRecords() error {
 	refuse := func(err error) error {
 		return fmt.Errorf("runfolder: resume refused, a run record is damaged: %s; fix or remove the damaged record", strings.TrimPrefix(err.Error(), "runfolder: "))
 	}
-	if err := ReadJSONL(r, MetricsFile, func(MetricRecord) error { return nil }); err != nil {
+	if err := ReadMetrics(r, func(MetricRecord) error { return nil }); err != nil {
 		return refuse(err)
 	}
 	if err := ReadJSONL(r, ArenaFile, func(ArenaRecord) error { return nil }); err != nil {
+		return refuse(err)
+	}
+	if _, err := r.ReadChanges(); err != nil {
 		return refuse(err)
 	}
 	var recs []*GenerationRecord

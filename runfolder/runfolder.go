@@ -214,8 +214,15 @@ func repairJSONL(path string) error {
 }
 
 // ReadJSONL decodes every complete line of the run file name into a new T,
-// calling fn for each; a missing file has no lines.
+// calling fn for each; a missing file has no lines. An error names the
+// file and the line.
 func ReadJSONL[T any](r *Run, name string, fn func(T) error) error {
+	return readJSONLines(r, name, func(_ int, v T) error { return fn(v) })
+}
+
+// readJSONLines is ReadJSONL with each line's number given to fn; an error
+// fn returns is given the file and the line.
+func readJSONLines[T any](r *Run, name string, fn func(line int, v T) error) error {
 	f, err := os.Open(r.Path(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -235,12 +242,27 @@ func ReadJSONL[T any](r *Run, name string, fn func(T) error) error {
 		}
 		var v T
 		if err := json.Unmarshal(line, &v); err != nil {
-			return fmt.Errorf("%s line %d: %w", r.Path(name), lineNo, err)
+			return fmt.Errorf("runfolder: %s line %d: %w", r.Path(name), lineNo, err)
 		}
-		if err := fn(v); err != nil {
-			return err
+		if err := fn(lineNo, v); err != nil {
+			return fmt.Errorf("runfolder: %s line %d: %w", r.Path(name), lineNo, err)
 		}
 	}
+}
+
+// ReadMetrics reads metrics.jsonl as ReadJSONL does, and checks that the
+// training steps strictly increase: a line repeating or going back on a
+// step is an error naming the line (a resume drops the lines of the
+// generation it trains again before logging them anew).
+func ReadMetrics(r *Run, fn func(MetricRecord) error) error {
+	var prev int64
+	return readJSONLines(r, MetricsFile, func(line int, m MetricRecord) error {
+		if line > 1 && m.Step <= prev {
+			return fmt.Errorf("step %d does not follow step %d of the line before (steps strictly increase)", m.Step, prev)
+		}
+		prev = m.Step
+		return fn(m)
+	})
 }
 
 // LastJSONL decodes the last complete line of the run file name into v; it

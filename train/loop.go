@@ -414,7 +414,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	} else {
 		// A restart after training: the figures come from the metrics.
 		var sumP, sumV float64
-		err := runfolder.ReadJSONL(l.run, runfolder.MetricsFile, func(m runfolder.MetricRecord) error {
+		err := runfolder.ReadMetrics(l.run, func(m runfolder.MetricRecord) error {
 			if m.Gen == gen {
 				rec.Steps++
 				sumP += m.PolicyLoss

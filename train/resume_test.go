@@ -328,3 +328,34 @@ func TestResumeChecksPlans(t *testing.T) {
 		}
 	}
 }
+
+// The trainer reads config-changes.jsonl and the metrics at start: garbage
+// appended to the changes, or a metrics line repeating a step, refuses the
+// resume naming the file and the line (issue 20, point 4).
+func TestResumeChecksChangesAndMetrics(t *testing.T) {
+	dir := newStartedRun(t)
+	changes := filepath.Join(dir, runfolder.ChangesFile)
+	good := `{"version":1,"generation":1,"changes":[{"key":"selfplay.pass_forced","old":"false","new":"true"}]}` + "\n"
+	if err := os.WriteFile(changes, []byte(good+"garbage appended\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "garbage appended to the changes", startRun(t, dir), "runfolder:", runfolder.ChangesFile, "line 2")
+	if err := os.WriteFile(changes, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Errorf("resume with sound changes: %v", err)
+	}
+	metrics := filepath.Join(dir, runfolder.MetricsFile)
+	line := `{"gen":1,"step":7,"samples":16,"total":1.5}` + "\n"
+	if err := os.WriteFile(metrics, []byte(line+line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "a repeated metrics step", startRun(t, dir), "runfolder:", runfolder.MetricsFile, "line 2", "step 7")
+	if err := os.WriteFile(metrics, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Errorf("resume with sound records: %v", err)
+	}
+}
