@@ -86,9 +86,13 @@ func WriteFileAtomic(path string, data []byte) error { return atomicfile.WriteFi
 func CandidateName(gen int) string { return fmt.Sprintf("%04d.ckpt", gen) }
 
 // Best returns the current best model's path relative to the run folder, or
-// "" when none has been set.
+// "" when none has been set. The best file must name a checkpoint of
+// accepted/ (NNNN.ckpt, no other folder, no ".."), and neither that file
+// nor accepted/ may be a symbolic link (it could lead out of the run
+// folder); a best file that names a missing file is left to BestPath.
 func (r *Run) Best() (string, error) {
-	b, err := os.ReadFile(r.Path(BestFile))
+	path := r.Path(BestFile)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -96,9 +100,23 @@ func (r *Run) Best() (string, error) {
 		return "", err
 	}
 	name := strings.TrimSpace(string(b))
-	if name == "" || strings.IndexFunc(name, func(c rune) bool { return !unicode.IsPrint(c) }) >= 0 ||
-		filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
-		return "", fmt.Errorf("runfolder: %s: bad best model name %q", r.Path(BestFile), name)
+	if name == "" || strings.IndexFunc(name, func(c rune) bool { return !unicode.IsPrint(c) }) >= 0 {
+		return "", fmt.Errorf("runfolder: %s: bad best model name %q", path, name)
+	}
+	if _, ok := checkpointGen(name); !ok || filepath.Clean(name) != name || filepath.Dir(name) != AcceptedDir {
+		return "", fmt.Errorf("runfolder: %s: bad best model name %q: want a checkpoint of %s/ (e.g. %s)", path, name, AcceptedDir, filepath.Join(AcceptedDir, CandidateName(1)))
+	}
+	for _, p := range []string{AcceptedDir, name} {
+		st, err := os.Lstat(r.Path(p))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return "", fmt.Errorf("runfolder: %s: %w", path, err)
+		case st.Mode()&os.ModeSymlink != 0:
+			return "", fmt.Errorf("runfolder: %s names %s, and %s is a symbolic link; the best model must be a file inside the run folder", path, name, r.Path(p))
+		case p == name && !st.Mode().IsRegular():
+			return "", fmt.Errorf("runfolder: %s names %s, which is not a regular file", path, name)
+		}
 	}
 	return name, nil
 }

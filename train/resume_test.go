@@ -245,6 +245,34 @@ func TestResumeChecksBest(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRefusal(t, "best not a checkpoint", startRun(t, dir), runfolder.BestFile, "0005.ckpt")
+	// A checkpoint that loads but is not in accepted/, or is a link out of
+	// the run folder, is refused too (issue 20, point 4).
+	good, err := os.ReadFile(filepath.Join(dir, runfolder.AcceptedDir, "0000.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "0006.ckpt")
+	for _, f := range []string{filepath.Join(dir, runfolder.RejectedDir, "0006.ckpt"), outside} {
+		if err := os.WriteFile(f, good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(best, []byte("rejected/0006.ckpt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "best in rejected/", startRun(t, dir), runfolder.BestFile, "accepted/")
+	if err := os.Symlink(outside, filepath.Join(dir, runfolder.AcceptedDir, "0006.ckpt")); err == nil {
+		if err := os.WriteFile(best, []byte("accepted/0006.ckpt\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, "best a link out of the run", startRun(t, dir), runfolder.BestFile, "symbolic link")
+	}
+	if err := os.WriteFile(best, []byte("accepted/0000.ckpt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Errorf("resume with the best restored: %v", err)
+	}
 }
 
 // A worker refuses a folder that is not a run folder unless asked to wait,
