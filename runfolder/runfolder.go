@@ -21,9 +21,10 @@ import (
 // may be killed at any moment and the same command started again.
 //
 //	config.yaml      the effective configuration, archived at the start
+//	config.sha256    its digest (config.sha256.pending while it is rewritten)
 //	config-changes.jsonl  keys a resume changed on purpose, from which generation
 //	revision         the project revision that started the run
-//	best             one line: the current best model, relative to the run
+//	best             one line: the current best model, accepted/NNNN.ckpt
 //	candidates/      NNNN.ckpt, written by the trainer
 //	accepted/        candidates that passed the arena
 //	rejected/        candidates that failed it
