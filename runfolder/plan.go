@@ -52,7 +52,7 @@ func (r *Run) ReadPlan(gen int) (*Plan, error) {
 
 // check checks a plan read from path as generation gen's: its generation,
 // at least one chunk, each a chunk file name in games/ listed once, with
-// at least one game and no negative count.
+// no negative count and no positions without games.
 func (p *Plan) check(path string, gen int) error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("runfolder: %s: %s", path, fmt.Sprintf(format, a...))
@@ -70,7 +70,7 @@ func (p *Plan) check(path string, gen int) error {
 			return bad("chunk %d: %q is not a chunk file name in %s/", i+1, c.Name, GamesDir)
 		case seen[c.Name]:
 			return bad("chunk %d: %s is listed twice", i+1, c.Name)
-		case c.Games < 1 || c.Positions < 0:
+		case c.Games < 0 || c.Positions < 0 || (c.Games == 0 && c.Positions > 0):
 			return bad("chunk %d: %s counted as %d games and %d positions", i+1, c.Name, c.Games, c.Positions)
 		}
 		seen[c.Name] = true
@@ -81,8 +81,7 @@ func (p *Plan) check(path string, gen int) error {
 // chunkName reports whether name can be a chunk file of games/: a plain
 // file name, no folder, not hidden (temporary files are).
 func chunkName(name string) bool {
-	return name != "" && name != "." && name != ".." && !strings.HasPrefix(name, ".") &&
-		!strings.ContainsAny(name, `/\`) && filepath.Base(name) == name
+	return name != "" && !strings.HasPrefix(name, ".") && !strings.ContainsRune(name, '/') && filepath.Base(name) == name
 }
 
 // WritePlan writes p as its generation's plan, atomically.

@@ -42,7 +42,8 @@ func TestPlanChecks(t *testing.T) {
 	}{
 		{"wrong generation", Plan{Gen: 3, Chunks: []ChunkInfo{chunk("chunk-w1-000000.dgames", 4, 100)}}, []string{plan2, "generation 3, not 2"}},
 		{"empty list", Plan{Gen: 2}, []string{plan2, "no chunks"}},
-		{"no games", Plan{Gen: 2, Chunks: []ChunkInfo{chunk("chunk-w1-000000.dgames", 0, 100)}}, []string{plan2, "0 games"}},
+		{"positions without games", Plan{Gen: 2, Chunks: []ChunkInfo{chunk("chunk-w1-000000.dgames", 0, 100)}}, []string{plan2, "0 games and 100 positions"}},
+		{"negative games", Plan{Gen: 2, Chunks: []ChunkInfo{chunk("chunk-w1-000000.dgames", -4, 0)}}, []string{plan2, "-4 games"}},
 		{"negative positions", Plan{Gen: 2, Chunks: []ChunkInfo{chunk("chunk-w1-000000.dgames", 4, -1)}}, []string{plan2, "-1 positions"}},
 		{"listed twice", Plan{Gen: 2, Chunks: []ChunkInfo{chunk("chunk-w1-000000.dgames", 4, 100), chunk("chunk-w1-000000.dgames", 4, 100)}}, []string{plan2, "chunk 2", "twice"}},
 		{"outside games", Plan{Gen: 2, Chunks: []ChunkInfo{chunk("../best", 4, 100)}}, []string{plan2, `"../best"`}},
