@@ -43,7 +43,7 @@ func Load(r *runfolder.Run) (*Report, error) {
 	var ls lossSeries
 	var last runfolder.MetricRecord
 	var firstMetric time.Time
-	err = runfolder.ReadJSONL(r, runfolder.MetricsFile, func(m runfolder.MetricRecord) error {
+	err = runfolder.ReadMetrics(r, func(m runfolder.MetricRecord) error {
 		rep.MetricLines++
 		ls.add(m)
 		last = m

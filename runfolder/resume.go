@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -32,12 +33,82 @@ func digestLine(data []byte) []byte {
 	return []byte(configDigestHeader + hex.EncodeToString(sum[:]) + "\n")
 }
 
-// WriteConfig archives the configuration (its YAML y) and its digest.
+// configPendingFile holds the digest of a config.yaml being archived.
+// WriteConfig writes it first, then config.yaml, then renames it to
+// config.sha256: a kill at any step leaves the old pair (and perhaps a
+// stale pending digest), or the new config.yaml with its digest pending,
+// which the trainer's next read completes (ReadArchivedConfig) and a
+// worker accepts (Config). Never a config.yaml that no digest vouches for.
+const configPendingFile = configDigestFile + ".pending"
+
+// configWriteStep, when set (by tests), is called after each step of
+// WriteConfig; an error stops the write there, as a kill would.
+var configWriteStep func(step int) error
+
+// WriteConfig archives the configuration (its YAML y) and its digest, so
+// that no kill leaves the two disagreeing (see configPendingFile).
 func (r *Run) WriteConfig(y []byte) error {
-	if err := WriteFileAtomic(r.Path(ConfigFile), y); err != nil {
-		return err
+	steps := []func() error{
+		func() error { return WriteFileAtomic(r.Path(configPendingFile), digestLine(y)) },
+		func() error { return WriteFileAtomic(r.Path(ConfigFile), y) },
+		func() error { return renameDurable(r.Path(configPendingFile), r.Path(configDigestFile)) },
 	}
-	return WriteFileAtomic(r.Path(configDigestFile), digestLine(y))
+	for i, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+		if configWriteStep != nil {
+			if err := configWriteStep(i + 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// renameDurable renames from to to and syncs the folder, so that the new
+// name survives a power loss (best effort where a folder cannot be synced).
+func renameDurable(from, to string) error {
+	if err := os.Rename(from, to); err != nil {
+		return fmt.Errorf("runfolder: %w", err)
+	}
+	if d, err := os.Open(filepath.Dir(to)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// readOptional returns the content of path, or nil when it does not exist.
+func readOptional(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// digestState compares data, the content of config.yaml, with the
+// archived digest and the pending one: match is "digest", "pending" or ""
+// (neither vouches for data); hasDigest reports whether config.sha256
+// exists.
+func (r *Run) digestState(data []byte) (match string, hasDigest, hasPending bool, err error) {
+	want := string(digestLine(data))
+	d, err := readOptional(r.Path(configDigestFile))
+	if err != nil {
+		return "", false, false, err
+	}
+	p, err := readOptional(r.Path(configPendingFile))
+	if err != nil {
+		return "", false, false, err
+	}
+	switch {
+	case d != nil && string(d) == want:
+		match = "digest"
+	case p != nil && string(p) == want:
+		match = "pending"
+	}
+	return match, d != nil, p != nil, nil
 }
 
 // Started reports whether the run folder holds the work of a run: the
@@ -53,19 +124,20 @@ func (r *Run) Started() bool {
 
 // ReadArchivedConfig checks data, the content of config.yaml, against its
 // digest and against what archiving it would write, and returns the
-// configuration. A run folder from before the digest gets one.
+// configuration. It is the trainer's read (under the run's lock): a write
+// a kill interrupted is completed (the pending digest vouches for data) or
+// dropped (the old pair stands), and a run folder from before the digest
+// gets one.
 func (r *Run) ReadArchivedConfig(data []byte) (*configs.Config, error) {
 	path := r.Path(ConfigFile)
 	refuse := func(why string) error {
 		return fmt.Errorf("runfolder: %s %s; resume refused: restore the archived file (or start a new --run)", path, why)
 	}
-	d, err := os.ReadFile(r.Path(configDigestFile))
-	hasDigest := err == nil
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
+	match, hasDigest, hasPending, err := r.digestState(data)
+	if err != nil {
 		return nil, err
-	case string(d) != string(digestLine(data)):
+	}
+	if match == "" && hasDigest {
 		return nil, refuse("was changed since the run archived it (its digest in " + configDigestFile + " differs)")
 	}
 	prev, err := configs.Load(path, nil, nil)
@@ -79,12 +151,66 @@ func (r *Run) ReadArchivedConfig(data []byte) (*configs.Config, error) {
 	if string(y) != string(data) && !olderArchive(data, y) {
 		return nil, refuse("is not the configuration as archived (edited or truncated)")
 	}
-	if !hasDigest {
+	switch {
+	case match == "pending":
+		// A kill after config.yaml was written, before its digest was
+		// renamed into place: complete the write.
+		if err := renameDurable(r.Path(configPendingFile), r.Path(configDigestFile)); err != nil {
+			return nil, err
+		}
+	case !hasDigest:
+		// An archive from before the digest.
 		if err := WriteFileAtomic(r.Path(configDigestFile), digestLine(data)); err != nil {
+			return nil, err
+		}
+		fallthrough
+	case hasPending:
+		// A kill before config.yaml was replaced: the old pair stands.
+		if err := os.Remove(r.Path(configPendingFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 	}
 	return prev, nil
+}
+
+// Config reads the archived configuration as a process other than the
+// trainer does (a self-play worker): config.yaml must agree with its
+// digest, or with the pending digest of a write in progress; an edited,
+// emptied or replaced file is refused with an error naming it. A run folder
+// with no config.yaml or no digest yet (its trainer has not archived the
+// configuration) gives an error wrapping os.ErrNotExist.
+func (r *Run) Config() (*configs.Config, error) {
+	path := r.Path(ConfigFile)
+	for attempt := 0; ; attempt++ {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("runfolder: %w", err)
+		}
+		match, hasDigest, _, err := r.digestState(data)
+		if err != nil {
+			return nil, fmt.Errorf("runfolder: %w", err)
+		}
+		switch {
+		case match != "":
+			cfg, err := configs.Load(path, nil, nil)
+			if err != nil {
+				return nil, fmt.Errorf("runfolder: %s: %w", path, err)
+			}
+			if again, err := os.ReadFile(path); err == nil && string(again) == string(data) {
+				return cfg, nil
+			}
+			// Replaced between the two reads: read again.
+		case !hasDigest:
+			return nil, fmt.Errorf("runfolder: %s has no digest (%s) yet: %w", path, configDigestFile, os.ErrNotExist)
+		case attempt >= 2:
+			return nil, fmt.Errorf("runfolder: %s does not match its digest in %s (edited, emptied or replaced since the trainer archived it); restore the archived file or restart the trainer", path, configDigestFile)
+		}
+		if attempt >= 4 {
+			return nil, fmt.Errorf("runfolder: %s keeps changing while it is read", path)
+		}
+		// A trainer may be archiving a new configuration at this moment.
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // ChangesFile records the configuration changes a resume made on purpose
@@ -162,12 +288,20 @@ func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, a
 	}
 	if len(changed) > 0 {
 		// The record first: a kill before the archive is rewritten leaves
-		// a record the next resume (with the same request) repeats, never
+		// a record the next resume (with the same request) finds, never
 		// a changed archive without its record.
-		gen := r.NextGeneration()
-		rec := ConfigChange{Version: ConfigChangeVersion, Generation: gen, Time: time.Now().UTC(), Changes: changed}
-		if err := r.AppendJSONL(ChangesFile, rec); err != nil {
+		// A record a killed resume left (the same changes from the same
+		// generation) is not written twice.
+		past, err := r.ReadChanges()
+		if err != nil {
 			return err
+		}
+		gen := r.NextGeneration()
+		if n := len(past); n == 0 || past[n-1].Generation != gen || !slices.Equal(past[n-1].Changes, changed) {
+			rec := ConfigChange{Version: ConfigChangeVersion, Generation: gen, Time: time.Now().UTC(), Changes: changed}
+			if err := r.AppendJSONL(ChangesFile, rec); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(log, "resuming %s with %s from generation %d (recorded in %s)\n", r.Dir, strings.Join(safe, ", "), gen, ChangesFile)
 	} else {
@@ -177,13 +311,35 @@ func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, a
 }
 
 // ReadChanges returns the run's recorded configuration changes, oldest
-// first (none when the file does not exist); a line of another version is
-// refused.
+// first (none when the file does not exist), each line checked: this
+// format version, a generation from 1 up to the next one to run and none
+// before the line above's, and at least one change, each of a known key
+// that may change in a run (not model.*) to a valid value. A line that
+// fails is an error naming the file and the line.
 func (r *Run) ReadChanges() ([]ConfigChange, error) {
 	var out []ConfigChange
-	err := ReadJSONL(r, ChangesFile, func(c ConfigChange) error {
-		if c.Version != ConfigChangeVersion {
-			return fmt.Errorf("%s: a line of format version %d, this build reads %d", r.Path(ChangesFile), c.Version, ConfigChangeVersion)
+	next, known := r.NextGeneration(), configs.Keys()
+	err := readJSONLines(r, ChangesFile, func(_ int, c ConfigChange) error {
+		switch {
+		case c.Version != ConfigChangeVersion:
+			return fmt.Errorf("a line of format version %d, this build reads %d", c.Version, ConfigChangeVersion)
+		case c.Generation < 1 || c.Generation > next:
+			return fmt.Errorf("generation %d, want 1 to %d (the next generation to run)", c.Generation, next)
+		case len(out) > 0 && c.Generation < out[len(out)-1].Generation:
+			return fmt.Errorf("generation %d comes before generation %d of the line above", c.Generation, out[len(out)-1].Generation)
+		case len(c.Changes) == 0:
+			return errors.New("no changes")
+		}
+		for _, d := range c.Changes {
+			switch {
+			case !slices.Contains(known, d.Key):
+				return fmt.Errorf("unknown configuration key %q", d.Key)
+			case strings.HasPrefix(d.Key, "model."):
+				return fmt.Errorf("%s cannot change in a run (the model.* keys fix the network's shape)", d.Key)
+			}
+			if _, err := configs.Load("", nil, []string{d.Key + "=" + d.New}); err != nil {
+				return fmt.Errorf("%s: new value %q: %v", d.Key, d.New, err)
+			}
 		}
 		out = append(out, c)
 		return nil
@@ -245,23 +401,28 @@ func (r *Run) RemoveWorkerTemps(worker string) (int, error) {
 }
 
 // CheckRecords reads every record a resume builds on: each line of
-// metrics.jsonl and arena.jsonl, and each generation record, whose
-// generation and running totals must follow on.
+// metrics.jsonl (ReadMetrics), arena.jsonl and config-changes.jsonl
+// (ReadChanges), each generation record, whose generation and running
+// totals must follow on, and each plan (Plans), whose chunks and counts
+// must be those of its generation's record.
 func (r *Run) CheckRecords() error {
 	refuse := func(err error) error {
-		return fmt.Errorf("runfolder: resume refused, a run record is damaged: %v; fix or remove the damaged record", err)
+		return fmt.Errorf("runfolder: resume refused, a run record is damaged: %s; fix or remove the damaged record", strings.TrimPrefix(err.Error(), "runfolder: "))
 	}
-	if err := ReadJSONL(r, MetricsFile, func(MetricRecord) error { return nil }); err != nil {
+	if err := ReadMetrics(r, func(MetricRecord) error { return nil }); err != nil {
 		return refuse(err)
 	}
 	if err := ReadJSONL(r, ArenaFile, func(ArenaRecord) error { return nil }); err != nil {
 		return refuse(err)
 	}
-	var prev *GenerationRecord
+	if _, err := r.ReadChanges(); err != nil {
+		return refuse(err)
+	}
+	var recs []*GenerationRecord
 	for gen := 1; ; gen++ {
 		path := r.Path(GenerationsDir, recordFile(gen))
 		if _, err := os.Stat(path); err != nil {
-			return nil
+			break
 		}
 		rec, err := r.ReadRecord(gen)
 		if err != nil {
@@ -270,11 +431,33 @@ func (r *Run) CheckRecords() error {
 		switch {
 		case rec.Gen != gen:
 			return refuse(fmt.Errorf("%s holds generation %d", path, rec.Gen))
-		case rec.Games < 0 || rec.TotalGames < rec.Games || (prev != nil && rec.TotalGames < prev.TotalGames+rec.Games):
+		case rec.Games < 0 || rec.TotalGames < rec.Games || (len(recs) > 0 && rec.TotalGames < recs[len(recs)-1].TotalGames+rec.Games):
 			return refuse(fmt.Errorf("%s: total games %d do not follow from the previous total and this generation's %d games", path, rec.TotalGames, rec.Games))
 		}
-		prev = rec
+		recs = append(recs, rec)
 	}
+	plans, err := r.Plans(len(recs) + 1)
+	if err != nil {
+		return refuse(err)
+	}
+	for _, p := range plans {
+		if p.Gen > len(recs) {
+			continue // the generation in progress
+		}
+		rec := recs[p.Gen-1]
+		games, positions := 0, 0
+		names := make([]string, len(p.Chunks))
+		for i, c := range p.Chunks {
+			games += c.Games
+			positions += c.Positions
+			names[i] = c.Name
+		}
+		if games != rec.Games || positions != rec.Positions || !slices.Equal(names, rec.Chunks) {
+			return refuse(fmt.Errorf("%s: %d chunks, %d games and %d positions, its record %s has %d, %d and %d",
+				r.Path(GenerationsDir, planFile(p.Gen)), len(names), games, positions, recordFile(p.Gen), len(rec.Chunks), rec.Games, rec.Positions))
+		}
+	}
+	return nil
 }
 
 // olderArchive reports whether data, an archived configuration that differs

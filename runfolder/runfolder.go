@@ -21,9 +21,10 @@ import (
 // may be killed at any moment and the same command started again.
 //
 //	config.yaml      the effective configuration, archived at the start
+//	config.sha256    its digest (config.sha256.pending while it is rewritten)
 //	config-changes.jsonl  keys a resume changed on purpose, from which generation
 //	revision         the project revision that started the run
-//	best             one line: the current best model, relative to the run
+//	best             one line: the current best model, accepted/NNNN.ckpt
 //	candidates/      NNNN.ckpt, written by the trainer
 //	accepted/        candidates that passed the arena
 //	rejected/        candidates that failed it
@@ -86,9 +87,13 @@ func WriteFileAtomic(path string, data []byte) error { return atomicfile.WriteFi
 func CandidateName(gen int) string { return fmt.Sprintf("%04d.ckpt", gen) }
 
 // Best returns the current best model's path relative to the run folder, or
-// "" when none has been set.
+// "" when none has been set. The best file must name a checkpoint of
+// accepted/ (NNNN.ckpt, no other folder, no ".."), and neither that file
+// nor accepted/ may be a symbolic link (it could lead out of the run
+// folder); a best file that names a missing file is left to BestPath.
 func (r *Run) Best() (string, error) {
-	b, err := os.ReadFile(r.Path(BestFile))
+	path := r.Path(BestFile)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -96,9 +101,23 @@ func (r *Run) Best() (string, error) {
 		return "", err
 	}
 	name := strings.TrimSpace(string(b))
-	if name == "" || strings.IndexFunc(name, func(c rune) bool { return !unicode.IsPrint(c) }) >= 0 ||
-		filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
-		return "", fmt.Errorf("runfolder: %s: bad best model name %q", r.Path(BestFile), name)
+	if name == "" || strings.IndexFunc(name, func(c rune) bool { return !unicode.IsPrint(c) }) >= 0 {
+		return "", fmt.Errorf("runfolder: %s: bad best model name %q", path, name)
+	}
+	if _, ok := checkpointGen(name); !ok || filepath.Clean(name) != name || filepath.Dir(name) != AcceptedDir {
+		return "", fmt.Errorf("runfolder: %s: bad best model name %q: want a checkpoint of %s/ (e.g. %s)", path, name, AcceptedDir, filepath.Join(AcceptedDir, CandidateName(1)))
+	}
+	for _, p := range []string{AcceptedDir, name} {
+		st, err := os.Lstat(r.Path(p))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return "", fmt.Errorf("runfolder: %s: %w", path, err)
+		case st.Mode()&os.ModeSymlink != 0:
+			return "", fmt.Errorf("runfolder: %s names %s, and %s is a symbolic link; the best model must be a file inside the run folder", path, name, r.Path(p))
+		case p == name && !st.Mode().IsRegular():
+			return "", fmt.Errorf("runfolder: %s names %s, which is not a regular file", path, name)
+		}
 	}
 	return name, nil
 }
@@ -214,8 +233,15 @@ func repairJSONL(path string) error {
 }
 
 // ReadJSONL decodes every complete line of the run file name into a new T,
-// calling fn for each; a missing file has no lines.
+// calling fn for each; a missing file has no lines. An error names the
+// file and the line.
 func ReadJSONL[T any](r *Run, name string, fn func(T) error) error {
+	return readJSONLines(r, name, func(_ int, v T) error { return fn(v) })
+}
+
+// readJSONLines is ReadJSONL with each line's number given to fn; an error
+// fn returns is given the file and the line.
+func readJSONLines[T any](r *Run, name string, fn func(line int, v T) error) error {
 	f, err := os.Open(r.Path(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -235,12 +261,27 @@ func ReadJSONL[T any](r *Run, name string, fn func(T) error) error {
 		}
 		var v T
 		if err := json.Unmarshal(line, &v); err != nil {
-			return fmt.Errorf("%s line %d: %w", r.Path(name), lineNo, err)
+			return fmt.Errorf("runfolder: %s line %d: %w", r.Path(name), lineNo, err)
 		}
-		if err := fn(v); err != nil {
-			return err
+		if err := fn(lineNo, v); err != nil {
+			return fmt.Errorf("runfolder: %s line %d: %w", r.Path(name), lineNo, err)
 		}
 	}
+}
+
+// ReadMetrics reads metrics.jsonl as ReadJSONL does, and checks that the
+// training steps strictly increase: a line repeating or going back on a
+// step is an error naming the line (a resume drops the lines of the
+// generation it trains again before logging them anew).
+func ReadMetrics(r *Run, fn func(MetricRecord) error) error {
+	var prev int64
+	return readJSONLines(r, MetricsFile, func(line int, m MetricRecord) error {
+		if line > 1 && m.Step <= prev {
+			return fmt.Errorf("step %d does not follow step %d of the line before (steps strictly increase)", m.Step, prev)
+		}
+		prev = m.Step
+		return fn(m)
+	})
 }
 
 // LastJSONL decodes the last complete line of the run file name into v; it

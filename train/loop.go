@@ -340,9 +340,15 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 		l.opt.Progress(Event{Kind: GenerationStarted, Gen: gen})
 	}
 	rec := runfolder.GenerationRecord{Gen: gen}
-	earlier, err := l.run.Plans(gen - 1)
+	// The plans so far, checked: each chunk consumed by one plan only,
+	// this generation's (if a restart finds it) included.
+	earlier, err := l.run.Plans(gen)
 	if err != nil {
 		return err
+	}
+	var pl *runfolder.Plan
+	if n := len(earlier); n > 0 && earlier[n-1].Gen == gen {
+		pl, earlier = &earlier[n-1], earlier[:n-1]
 	}
 	done := consumed(earlier)
 	var total int64
@@ -354,10 +360,6 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	cpu0, _ := cputime.Process()
 	// 1. Self-play: gather the new games of this generation in a plan.
 	t0 := time.Now()
-	pl, err := l.run.ReadPlan(gen)
-	if err != nil {
-		return err
-	}
 	if pl == nil {
 		if err := l.gather(ctx, gen, done, total); err != nil {
 			return err
@@ -412,7 +414,7 @@ func (l *loop) generation(ctx context.Context, gen int) error {
 	} else {
 		// A restart after training: the figures come from the metrics.
 		var sumP, sumV float64
-		err := runfolder.ReadJSONL(l.run, runfolder.MetricsFile, func(m runfolder.MetricRecord) error {
+		err := runfolder.ReadMetrics(l.run, func(m runfolder.MetricRecord) error {
 			if m.Gen == gen {
 				rec.Steps++
 				sumP += m.PolicyLoss
@@ -552,11 +554,19 @@ func (l *loop) gather(ctx context.Context, gen int, done map[string]bool, total 
 // generations (after a restart) are read again. The scanned chunks left
 // out of the window (older than it) are dropped.
 func (l *loop) fillWindow(order []runfolder.ChunkInfo, size int) error {
+	planned := make(map[string]runfolder.ChunkInfo, len(order))
+	for _, c := range order {
+		planned[c.Name] = c
+	}
 	err := l.win.Update(order, size, func(name string) ([]learn.Sample, error) {
 		if s, ok := l.scanned[name]; ok {
 			return s, nil
 		}
-		s, _, err := readChunk(l.run, name, l.sampleOptions())
+		s, games, err := readChunk(l.run, name, l.sampleOptions())
+		if c := planned[name]; err == nil && (games != c.Games || len(s) != c.Positions) {
+			err = fmt.Errorf("train: %s holds %d games and %d positions, its generation's plan in %s counts %d and %d",
+				l.run.Path(runfolder.GamesDir, name), games, len(s), l.run.Path(runfolder.GenerationsDir), c.Games, c.Positions)
+		}
 		return s, err
 	})
 	clear(l.scanned)

@@ -242,6 +242,34 @@ func TestResumeChecksBest(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRefusal(t, "best not a checkpoint", startRun(t, dir), runfolder.BestFile, "0005.ckpt")
+	// A checkpoint that loads but is not in accepted/, or is a link out of
+	// the run folder, is refused too (issue 20, point 4).
+	good, err := os.ReadFile(filepath.Join(dir, runfolder.AcceptedDir, "0000.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "0006.ckpt")
+	for _, f := range []string{filepath.Join(dir, runfolder.RejectedDir, "0006.ckpt"), outside} {
+		if err := os.WriteFile(f, good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(best, []byte("rejected/0006.ckpt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "best in rejected/", startRun(t, dir), runfolder.BestFile, "accepted/")
+	if err := os.Symlink(outside, filepath.Join(dir, runfolder.AcceptedDir, "0006.ckpt")); err == nil {
+		if err := os.WriteFile(best, []byte("accepted/0006.ckpt\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, "best a link out of the run", startRun(t, dir), runfolder.BestFile, "symbolic link")
+	}
+	if err := os.WriteFile(best, []byte("accepted/0000.ckpt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Errorf("resume with the best restored: %v", err)
+	}
 }
 
 // A worker refuses a folder that is not a run folder unless asked to wait,
@@ -261,5 +289,98 @@ func TestWorkerStart(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "waiting for") || strings.Count(log.String(), "waiting") != 1 {
 		t.Errorf("waiting worker logged %q, want one line saying what it waits for", log.String())
+	}
+}
+
+// A run-folder worker plays only with the configuration the trainer
+// archived: an emptied or edited config.yaml is refused with an error
+// naming it, before any game is played (issue 20, point 4).
+func TestWorkerChecksConfigDigest(t *testing.T) {
+	dir := newStartedRun(t)
+	path := filepath.Join(dir, runfolder.ConfigFile)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, content string }{
+		{"emptied", ""},
+		{"edited", strings.Replace(string(orig), "visits:", "visits: 2 #", 1)},
+	} {
+		if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := Worker(ctx, WorkerOptions{Dir: dir, Name: "w1", Games: 1, Poll: time.Millisecond})
+		cancel()
+		wantRefusal(t, tc.name+" config", err, "runfolder:", path, "config.sha256")
+		if chunks, _ := filepath.Glob(filepath.Join(dir, runfolder.GamesDir, "*")); len(chunks) > 0 {
+			t.Errorf("%s config: the worker wrote %v", tc.name, chunks)
+		}
+	}
+}
+
+// The trainer checks the plans at start and when it resumes a generation
+// whose plan exists: a plan consuming a chunk again is refused before any
+// training, and a chunk whose games or positions are not those its plan
+// counts is refused when the window reads it (issue 20, point 4).
+func TestResumeChecksPlans(t *testing.T) {
+	const chunk0, chunk1 = "chunk-main-000000.dgames", "chunk-main-000001.dgames"
+	plan := func(chunks ...runfolder.ChunkInfo) *runfolder.Plan { return &runfolder.Plan{Gen: 2, Chunks: chunks} }
+	for _, tc := range []struct {
+		name  string
+		plan  *runfolder.Plan
+		words []string
+	}{
+		{"consumed twice", plan(runfolder.ChunkInfo{Name: chunk0, Games: 4, Positions: 117}), []string{"0002.plan.json", chunk0, "consumed already"}},
+		{"wrong games", plan(runfolder.ChunkInfo{Name: chunk1, Games: 5, Positions: 117}), []string{chunk1, "4 games and 117 positions", "counts 5 and 117"}},
+		{"wrong positions", plan(runfolder.ChunkInfo{Name: chunk1, Games: 4, Positions: 100}), []string{chunk1, "counts 4 and 100"}},
+	} {
+		dir, run, cfg := copySampleRun(t, "run.generations=2")
+		b, err := os.ReadFile(run.Path(runfolder.GamesDir, chunk0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(run.Path(runfolder.GamesDir, chunk1), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := run.WritePlan(tc.plan); err != nil {
+			t.Fatal(err)
+		}
+		err = Loop(context.Background(), Options{Config: cfg, Dir: dir, SelfPlay: true, Revision: "test"})
+		wantRefusal(t, tc.name, err, tc.words...)
+		if c := run.FindCheckpoint(2); c != "" {
+			t.Errorf("%s: generation 2 was trained (%s)", tc.name, c)
+		}
+	}
+}
+
+// The trainer reads config-changes.jsonl and the metrics at start: garbage
+// appended to the changes, or a metrics line repeating a step, refuses the
+// resume naming the file and the line (issue 20, point 4).
+func TestResumeChecksChangesAndMetrics(t *testing.T) {
+	dir := newStartedRun(t)
+	changes := filepath.Join(dir, runfolder.ChangesFile)
+	good := `{"version":1,"generation":1,"changes":[{"key":"selfplay.pass_forced","old":"false","new":"true"}]}` + "\n"
+	if err := os.WriteFile(changes, []byte(good+"garbage appended\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "garbage appended to the changes", startRun(t, dir), "runfolder:", runfolder.ChangesFile, "line 2")
+	if err := os.WriteFile(changes, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Errorf("resume with sound changes: %v", err)
+	}
+	metrics := filepath.Join(dir, runfolder.MetricsFile)
+	line := `{"gen":1,"step":7,"samples":16,"total":1.5}` + "\n"
+	if err := os.WriteFile(metrics, []byte(line+line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, "a repeated metrics step", startRun(t, dir), "runfolder:", runfolder.MetricsFile, "line 2", "step 7")
+	if err := os.WriteFile(metrics, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := startRun(t, dir); err != context.Canceled {
+		t.Errorf("resume with sound records: %v", err)
 	}
 }

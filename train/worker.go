@@ -31,7 +31,8 @@ type WorkerOptions struct {
 }
 
 // Worker plays self-play games for a run as a separate process would: it
-// reads the run's archived configuration, then plays chunk after chunk
+// reads the run's archived configuration (refused when its digest does
+// not vouch for it), then plays chunk after chunk
 // (a selfplay.Worker) with the current best model, writing each into the
 // run's games folder; it looks at the best model before each chunk and
 // loads it again only after a promotion. It returns when Games games are
@@ -68,10 +69,10 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 	for {
 		var err error
 		if cfg == nil {
-			if _, err = os.Stat(run.Path(runfolder.ConfigFile)); err == nil {
-				if cfg, err = configs.Load(run.Path(runfolder.ConfigFile), nil, nil); err != nil {
-					return err
-				}
+			// Only a configuration its digest vouches for: the trainer
+			// archives it with one; none yet means it has not started.
+			if cfg, err = run.Config(); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
 			}
 		}
 		if cfg != nil {

@@ -1,0 +1,119 @@
+package runfolder
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The steps of metrics.jsonl strictly increase: a line repeating or going
+// back on a step is refused on every read, naming the file and the line
+// (issue 20, point 4: a repeated step was accepted).
+func TestReadMetricsStepsIncrease(t *testing.T) {
+	line := func(gen, step int) string {
+		return fmt.Sprintf(`{"gen":%d,"step":%d,"samples":16,"total":1.5}`+"\n", gen, step)
+	}
+	for _, tc := range []struct {
+		name, content string
+		words         []string
+	}{
+		{"increasing", line(1, 1) + line(1, 2) + line(2, 5), nil},
+		{"repeated", line(1, 1) + line(1, 2) + line(1, 2), []string{MetricsFile + " line 3", "step 2"}},
+		{"back", line(1, 1) + line(1, 3) + line(2, 2), []string{MetricsFile + " line 3", "step 2 does not follow step 3"}},
+	} {
+		r := &Run{Dir: t.TempDir()}
+		if err := os.WriteFile(r.Path(MetricsFile), []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		err := ReadMetrics(r, func(MetricRecord) error { n++; return nil })
+		if tc.words == nil {
+			if err != nil || n != 3 {
+				t.Errorf("%s: %d lines, %v", tc.name, n, err)
+			}
+			continue
+		}
+		wantErr(t, tc.name+": ReadMetrics", err, tc.words...)
+		wantErr(t, tc.name+": CheckRecords", r.CheckRecords(), tc.words...)
+	}
+}
+
+// config-changes.jsonl is checked line by line on every read: format
+// version, generations from 1 to the next one and never going back, known
+// keys that may change in a run, valid new values; garbage is an error
+// naming the line (issue 20, point 4: the trainer never read the file).
+func TestReadChangesChecks(t *testing.T) {
+	good := `{"version":1,"generation":1,"changes":[{"key":"selfplay.pass_forced","old":"false","new":"true"}]}` + "\n"
+	for _, tc := range []struct {
+		name, line string
+		words      []string
+	}{
+		{"garbage", "garbage\n", []string{"line 2", "invalid"}},
+		{"version", `{"version":2,"generation":1,"changes":[{"key":"train.lr","old":"0.01","new":"0.02"}]}` + "\n", []string{"line 2", "version 2"}},
+		{"generation 0", `{"version":1,"generation":0,"changes":[{"key":"train.lr","old":"0.01","new":"0.02"}]}` + "\n", []string{"line 2", "generation 0"}},
+		{"future generation", `{"version":1,"generation":9,"changes":[{"key":"train.lr","old":"0.01","new":"0.02"}]}` + "\n", []string{"line 2", "generation 9, want 1 to 2"}},
+		{"no changes", `{"version":1,"generation":1,"changes":[]}` + "\n", []string{"line 2", "no changes"}},
+		{"unknown key", `{"version":1,"generation":1,"changes":[{"key":"train.colour","old":"a","new":"b"}]}` + "\n", []string{"line 2", `"train.colour"`}},
+		{"model key", `{"version":1,"generation":1,"changes":[{"key":"model.blocks","old":"2","new":"3"}]}` + "\n", []string{"line 2", "model.blocks"}},
+		{"bad value", `{"version":1,"generation":1,"changes":[{"key":"selfplay.visits","old":"64","new":"lots"}]}` + "\n", []string{"line 2", "selfplay.visits", `"lots"`}},
+		{"out of range", `{"version":1,"generation":1,"changes":[{"key":"selfplay.visits","old":"64","new":"-3"}]}` + "\n", []string{"line 2", "selfplay.visits", `"-3"`}},
+	} {
+		r := copySample(t) // generation 1 done: the next is 2
+		if err := os.WriteFile(r.Path(ChangesFile), []byte(good+tc.line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		words := append([]string{ChangesFile}, tc.words...)
+		_, err := r.ReadChanges()
+		wantErr(t, tc.name+": ReadChanges", err, words...)
+		wantErr(t, tc.name+": CheckRecords", r.CheckRecords(), words...)
+	}
+	// Generations never go back.
+	r := copySample(t)
+	later := strings.Replace(good, `"generation":1`, `"generation":2`, 1)
+	if err := os.WriteFile(r.Path(ChangesFile), []byte(later+good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.ReadChanges()
+	wantErr(t, "generation going back", err, ChangesFile+" line 2", "generation 1 comes before generation 2")
+	if err := os.WriteFile(r.Path(ChangesFile), []byte(good+later+later), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := r.ReadChanges(); err != nil || len(ch) != 3 {
+		t.Errorf("valid changes: %d, %v", len(ch), err)
+	}
+}
+
+// A resume killed after recording its change, before the archive took the
+// new value, is repeated without recording the change twice.
+func TestResumeChangeRecordedOnce(t *testing.T) {
+	old, y := loadQuick(t)
+	want, yNew := loadQuick(t, "selfplay.pass_forced=true")
+	r := &Run{Dir: t.TempDir()}
+	if err := r.WriteConfig(y); err != nil {
+		t.Fatal(err)
+	}
+	killed := errors.New("killed")
+	configWriteStep = func(int) error { return killed }
+	err := r.ResumeConfig(old, want, yNew, io.Discard, []string{"selfplay.pass_forced"})
+	configWriteStep = nil
+	if !errors.Is(err, killed) {
+		t.Fatalf("resume not stopped: %v", err)
+	}
+	data, err := os.ReadFile(r.Path(ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := r.ReadArchivedConfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ResumeConfig(prev, want, yNew, io.Discard, []string{"selfplay.pass_forced"}); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := r.ReadChanges(); err != nil || len(ch) != 1 {
+		t.Errorf("%d change records (%v), want 1", len(ch), err)
+	}
+}
