@@ -11,7 +11,7 @@ import (
 
 func init() {
 	var ef *engineFlags
-	var fen *string
+	var fen func() (rules.Position, error)
 	var top *int
 	register(&command{
 		name:    "analyze",
@@ -19,20 +19,14 @@ func init() {
 		usage:   "[--model CKPT|DIR|shipped|random] [--fen FEN] [--visits N] [--top N]",
 		flags: func(fs *flag.FlagSet) {
 			ef = addEngineFlags(fs, engine.DefaultVisits, false)
-			fen = fs.String("fen", rules.StartFEN, "position in PDN FEN form")
+			fen = fenFlag(fs, "position in PDN FEN form")
 			top = fs.Int("top", 10, "moves listed (0: all)")
 			limit(fs, "top", 0, 1000, "0: all")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
-			p, err := rules.ParseFEN(*fen)
+			p, err := fen()
 			if err != nil {
 				return err
-			}
-			if *top < 0 {
-				return fmt.Errorf("--top must not be negative")
 			}
 			es, err := ef.setup()
 			if err != nil {

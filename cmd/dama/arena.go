@@ -27,11 +27,12 @@ var playerFromSpec arena.PlayerFactory = arena.ParsePlayer
 
 func init() {
 	register(&command{
-		name:    "arena",
-		summary: "play a match between two players and judge it (Elo, LOS, SPRT)",
-		usage:   "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE]",
-		flags:   arenaFlags,
-		run:     runArena,
+		name:     "arena",
+		summary:  "play a match between two players and judge it (Elo, LOS, SPRT)",
+		usage:    "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE]",
+		argsNote: "players are given with --a and --b",
+		flags:    arenaFlags,
+		run:      runArena,
 	})
 }
 
@@ -97,9 +98,6 @@ func parseSPRT(s string) (*arena.SPRT, error) {
 
 func runArena(_ *flag.FlagSet, args []string) error {
 	o := arenaOpt
-	if len(args) > 0 {
-		return fmt.Errorf("unexpected argument %q (players are given with --a and --b)", args[0])
-	}
 	if o.a == "" || o.b == "" {
 		return errors.New("both --a and --b are required, e.g. --a alphabeta:4 --b random")
 	}

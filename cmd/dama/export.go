@@ -25,9 +25,6 @@ func init() {
 			out = fs.String("out", "", "output file")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
 			if *out == "" {
 				return fmt.Errorf("--out is required")
 			}

@@ -79,4 +79,11 @@ func checkFlagRanges(fs *flag.FlagSet) error {
 	return err
 }
 
-func fmtBound(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+// fmtBound writes a bound as people read it: whole numbers in full
+// (1000000, not 1e+06).
+func fmtBound(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}

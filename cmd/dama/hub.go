@@ -143,9 +143,6 @@ func init() {
 			ef = addEngineFlags(fs, engine.DefaultVisits, true)
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
 			es, err := ef.setup() // limits: the search size when the GUI's level sets none
 			if err != nil {
 				return err

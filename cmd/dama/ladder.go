@@ -53,14 +53,13 @@ func init() {
 			fs.StringVar(&o.out, "out", "", "with --calibrate: the ladder file to write")
 			fs.StringVar(&o.revision, "revision", "", "with --calibrate: the project revision to record (default: the build's)")
 			fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+			limit(fs, "visits", 1, 1e6, "")
+			limit(fs, "games", 2, 1e6, "")
+			limit(fs, "probe", 1, 1000, "")
+			limit(fs, "parallel", 1, 4096, "")
+			limit(fs, "span", 1, 10, "")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
-			if err := checkRange("--parallel", o.parallel, 1, 4096); err != nil {
-				return err
-			}
 			l, err := loadLadder(o.ladder)
 			if err != nil && !o.calibrate {
 				return err
@@ -72,14 +71,8 @@ func init() {
 				if o.out == "" {
 					return errors.New("--calibrate needs --out FILE (e.g. arena/ladder.json)")
 				}
-				if err := checkRange("--games", o.games, 2, 1_000_000); err != nil {
-					return err
-				}
 				if o.games%2 != 0 {
 					return fmt.Errorf("--games %d: want an even number (each opening is played with both colours)", o.games)
-				}
-				if err := checkRange("--span", o.span, 1, 10); err != nil {
-					return err
 				}
 				var players []string
 				if o.players != "" {
@@ -103,12 +96,6 @@ func init() {
 			}
 			if o.model == "" {
 				return errors.New("--model CKPT is required (or --show, or --calibrate)")
-			}
-			if err := checkRange("--visits", o.visits, 1, 1_000_000); err != nil {
-				return err
-			}
-			if err := checkRange("--probe", o.probe, 1, 1000); err != nil {
-				return err
 			}
 			if min := 2 * o.probe * len(l.Rungs); o.games < min || o.games%2 != 0 || o.games > 1_000_000 {
 				return fmt.Errorf("--games %d: want an even number in %d..1000000 (%d probe pairs against each of %d rungs first)", o.games, min, o.probe, len(l.Rungs))
@@ -152,14 +139,6 @@ func init() {
 			return nil
 		},
 	})
-}
-
-// checkRange returns an error naming the flag when v is outside lo..hi.
-func checkRange(name string, v, lo, hi int) error {
-	if v < lo || v > hi {
-		return fmt.Errorf("%s %d: want an integer in %d..%d", name, v, lo, hi)
-	}
-	return nil
 }
 
 func loadLadder(path string) (*arena.Ladder, error) {

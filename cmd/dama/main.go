@@ -15,6 +15,8 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+
+	"dama/rules"
 )
 
 // command is one subcommand of dama.
@@ -22,6 +24,11 @@ type command struct {
 	name    string
 	summary string // one line for the command list
 	usage   string // arguments, shown after "dama NAME"
+	// takesArgs says that run reads positional arguments itself; without
+	// it the dispatcher refuses any with "unexpected argument", adding
+	// argsNote in parentheses where it is set.
+	takesArgs bool
+	argsNote  string
 	// run parses args with fs (already holding the common flags) and does
 	// the work; it returns an error for a one-line message and exit 1.
 	run func(fs *flag.FlagSet, args []string) error
@@ -93,7 +100,7 @@ func run(args []string, out, errw io.Writer) int {
 		}
 		defer stop()
 	}
-	if err := c.run(fs, fs.Args()); err != nil {
+	if err := runCommand(c, fs); err != nil {
 		switch {
 		case errors.Is(err, flag.ErrHelp):
 			return 0
@@ -104,6 +111,19 @@ func run(args []string, out, errw io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// runCommand runs c on the arguments left after its flags, refusing
+// positional arguments where c takes none.
+func runCommand(c *command, fs *flag.FlagSet) error {
+	args := fs.Args()
+	if !c.takesArgs && len(args) > 0 {
+		if c.argsNote != "" {
+			return fmt.Errorf("unexpected argument %q (%s)", args[0], c.argsNote)
+		}
+		return fmt.Errorf("unexpected argument %q", args[0])
+	}
+	return c.run(fs, args)
 }
 
 func newFlagSet(c *command) *flag.FlagSet {
@@ -166,6 +186,13 @@ func parseMore(fs *flag.FlagSet, args []string) error {
 		return errUsage
 	}
 	return checkFlagRanges(fs)
+}
+
+// fenFlag declares --fen on fs, a position in PDN FEN form that defaults
+// to the start position; the function it returns parses the flag's value.
+func fenFlag(fs *flag.FlagSet, usage string) func() (rules.Position, error) {
+	s := fs.String("fen", rules.StartFEN, usage)
+	return func() (rules.Position, error) { return rules.ParseFEN(*s) }
 }
 
 // oneLine folds an error message onto a single line.

@@ -45,6 +45,8 @@ func TestBadInputIsOneLineError(t *testing.T) {
 		{"moves", "--fen", "W:W33:B1"},
 		{"perft", "--fen", "X:W1"},
 		{"perft", "--depth", "0"},
+		{"moves", "extra"},
+		{"arena", "random"},
 		{"nosuchcommand"},
 	} {
 		code, _, errs := runCmd(t, args...)
@@ -135,6 +137,8 @@ func TestNumericFlagRanges(t *testing.T) {
 		{[]string{"analyze", "--model", "random", "--top", "-2"}, "--top -2 out of range [0, "},
 		{[]string{"arena", "--a", "random", "--b", "random", "--threshold", "1.5"}, "--threshold 1.5 out of range [0, 1]"},
 		{[]string{"arena", "--a", "random", "--b", "random", "--parallel", "0"}, "--parallel 0 out of range [1, "},
+		{[]string{"ladder", "--model", "random", "--visits", "0"}, "--visits 0 out of range [1, 1000000]"},
+		{[]string{"ship", "--run", dir, "--parallel", "5000"}, "--parallel 5000 out of range [1, 4096]"},
 	} {
 		code, _, errs := runCmd(t, tc.args...)
 		if code == 0 || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {

@@ -42,9 +42,10 @@ func init() {
 	var backend, against, games *string
 	var par *int
 	register(&command{
-		name:    "model",
-		summary: "create a network checkpoint (new), describe one (info), or compare two backends on it (compare)",
-		usage:   "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE | compare --games DIR [--backend B] [--against B] FILE",
+		name:      "model",
+		summary:   "create a network checkpoint (new), describe one (info), or compare two backends on it (compare)",
+		usage:     "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE | compare --games DIR [--backend B] [--against B] FILE",
+		takesArgs: true,
 		flags: func(fs *flag.FlagSet) {
 			preset = fs.String("preset", "", "network size for new: "+strings.Join(model.PresetNames(), ", "))
 			out = fs.String("out", "", "checkpoint file to write (new)")
@@ -54,6 +55,7 @@ func init() {
 			against = fs.String("against", infer.BackendFP32, "compare: the reference backend")
 			games = fs.String("games", "", "compare: folder of self-play game chunks whose positions are evaluated")
 			par = fs.Int("parallel", 32, "compare: positions evaluated at once (the batch), 1..4096")
+			limit(fs, "parallel", 1, 4096, "")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
@@ -82,9 +84,6 @@ func init() {
 				}
 				if *games == "" {
 					return fmt.Errorf("compare: --games DIR is required (a folder of self-play chunks)")
-				}
-				if err := checkRange("--parallel", *par, 1, 4096); err != nil {
-					return err
 				}
 				return modelCompare(rest[0], *games, *backend, *against, *par)
 			}

@@ -8,19 +8,16 @@ import (
 )
 
 func init() {
-	var fen *string
+	var fen func() (rules.Position, error)
 	register(&command{
 		name:    "moves",
 		summary: "list the legal moves of a position in full FID notation",
 		usage:   "[--fen FEN]",
 		flags: func(fs *flag.FlagSet) {
-			fen = fs.String("fen", rules.StartFEN, "position in PDN FEN form")
+			fen = fenFlag(fs, "position in PDN FEN form")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
-			p, err := rules.ParseFEN(*fen)
+			p, err := fen()
 			if err != nil {
 				return err
 			}

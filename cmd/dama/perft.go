@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	var fen *string
+	var fen func() (rules.Position, error)
 	var depth *int
 	var divide, full *bool
 	register(&command{
@@ -17,22 +17,16 @@ func init() {
 		summary: "count the move sequences of each depth (checks the move generator)",
 		usage:   "[--fen FEN] [--depth N] [--divide] [--full]",
 		flags: func(fs *flag.FlagSet) {
-			fen = fs.String("fen", rules.StartFEN, "position in PDN FEN form")
+			fen = fenFlag(fs, "position in PDN FEN form")
 			depth = fs.Int("depth", 7, "deepest depth to count (1..20)")
 			limit(fs, "depth", 1, 20, "")
 			divide = fs.Bool("divide", false, "print the count under each root move at the deepest depth")
 			full = fs.Bool("full", false, "play every move of the last ply instead of counting them (slower)")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
-			p, err := rules.ParseFEN(*fen)
+			p, err := fen()
 			if err != nil {
 				return err
-			}
-			if *depth < 1 || *depth > 20 {
-				return fmt.Errorf("--depth %d out of range 1..20", *depth)
 			}
 			if *divide {
 				moves, counts := rules.Divide(p, *depth)

@@ -14,7 +14,8 @@ import (
 
 func init() {
 	var ef *engineFlags
-	var as, fen, pdn *string
+	var as, pdn *string
+	var fen func() (rules.Position, error)
 	register(&command{
 		name:    "play",
 		summary: "play a game against the network in the terminal (moves in FID notation)",
@@ -22,13 +23,10 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			ef = addEngineFlags(fs, engine.DefaultVisits, false)
 			as = fs.String("as", "white", "the side you play: white or black")
-			fen = fs.String("fen", rules.StartFEN, "start position in PDN FEN form")
+			fen = fenFlag(fs, "start position in PDN FEN form")
 			pdn = fs.String("pdn", "", "file to save the game to as PDN (default: print it at the end)")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
 			var human rules.Color
 			switch *as {
 			case "white", "w":
@@ -38,7 +36,7 @@ func init() {
 			default:
 				return fmt.Errorf("--as %q: want white or black", *as)
 			}
-			start, err := rules.ParseFEN(*fen)
+			start, err := fen()
 			if err != nil {
 				return err
 			}

@@ -13,9 +13,10 @@ func init() {
 	var plots *string
 	var noPlots *bool
 	register(&command{
-		name:    "report",
-		summary: "print the generations table of a training run and write its PNG plots",
-		usage:   "RUN [--plots DIR] [--no-plots]",
+		name:      "report",
+		summary:   "print the generations table of a training run and write its PNG plots",
+		usage:     "RUN [--plots DIR] [--no-plots]",
+		takesArgs: true,
 		flags: func(fs *flag.FlagSet) {
 			plots = fs.String("plots", "", "folder for the PNG plots (default RUN/plots)")
 			noPlots = fs.Bool("no-plots", false, "print the table only")

@@ -132,9 +132,6 @@ func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, err
 
 func runSelfplay(fs *flag.FlagSet, args []string) error {
 	o := selfplayOpt
-	if len(args) > 0 {
-		return fmt.Errorf("unexpected argument %q", args[0])
-	}
 	if o.chunk < 1 {
 		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.chunk)
 	}

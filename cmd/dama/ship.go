@@ -92,19 +92,12 @@ func init() {
 			fs.IntVar(&o.matchGames, "match-games", 100, "games of the direct match, even, 2..10^6")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
 			fs.StringVar(&o.revision, "revision", "", "the project revision the card names (default: the binary's, see dama version)")
+			limit(fs, "visits", 1, 1e6, "")
+			limit(fs, "parallel", 1, 4096, "")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
 			if o.run == "" {
 				return errors.New("--run DIR is required: the card's games, positions and CPU time come from the run's records")
-			}
-			if err := checkRange("--visits", o.visits, 1, 1_000_000); err != nil {
-				return err
-			}
-			if err := checkRange("--parallel", o.parallel, 1, 4096); err != nil {
-				return err
 			}
 			if o.games < 0 || o.games%2 != 0 {
 				return fmt.Errorf("--ladder-games %d: want an even number >= 0", o.games)

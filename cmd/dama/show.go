@@ -24,9 +24,6 @@ func init() {
 			limit(fs, "ply", -1, 1e9, "-1: the end")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
 			if *fen != "" && *pdn != "" {
 				return fmt.Errorf("give --fen or --pdn, not both")
 			}

@@ -48,9 +48,6 @@ func init() {
 			bo.register(fs, true)
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
 			if *maxCPU < 0 {
 				return fmt.Errorf("--max-cpu %s: want a duration >= 0", *maxCPU)
 			}

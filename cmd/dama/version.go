@@ -12,9 +12,6 @@ func init() {
 		summary: "print the version of dama (also: dama --version)",
 		usage:   "",
 		run: func(_ *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
 			fmt.Fprintf(stdout, "dama %s\n", buildVersion())
 			return nil
 		},
