@@ -40,8 +40,8 @@ import (
 // Termination says how a game ended.
 type Termination uint8
 
-// Ways a game ends. The first three are rules of the game; LengthCap and
-// Resigned are adjudications.
+// Ways a game ends. The first three are rules of the game, with the
+// numbers of rules.Reason; LengthCap and Resigned are adjudications.
 const (
 	NoMoves    Termination = iota + 1 // the side to move had no legal move and lost
 	Repetition                        // threefold repetition, a draw
@@ -53,12 +53,8 @@ const (
 // String names the termination.
 func (t Termination) String() string {
 	switch t {
-	case NoMoves:
-		return "no moves"
-	case Repetition:
-		return "threefold repetition"
-	case FortyMoves:
-		return "40-move rule"
+	case NoMoves, Repetition, FortyMoves:
+		return rules.Reason(t).String()
 	case LengthCap:
 		return "length cap"
 	case Resigned:
@@ -170,12 +166,8 @@ func (pl *Player) Play(ctx context.Context, seed uint64) (*Game, error) {
 		if o := g.Outcome(); o.Over() {
 			game.Result = o.Result
 			switch o.Reason {
-			case rules.NoMoves:
-				game.End = NoMoves
-			case rules.Repetition:
-				game.End = Repetition
-			case rules.FortyMoves:
-				game.End = FortyMoves
+			case rules.NoMoves, rules.Repetition, rules.FortyMoves:
+				game.End = Termination(o.Reason)
 			default:
 				return nil, fmt.Errorf("selfplay: game ended by %v", o.Reason)
 			}

@@ -337,3 +337,19 @@ func TestDigestGolden(t *testing.T) {
 		}
 	}
 }
+
+// The rules' terminations keep rules.Reason's numbers (game files store
+// them) and names.
+func TestTerminationIsRulesReason(t *testing.T) {
+	for _, tc := range []struct {
+		r    rules.Reason
+		want Termination
+	}{{rules.NoMoves, NoMoves}, {rules.Repetition, Repetition}, {rules.FortyMoves, FortyMoves}} {
+		if got := Termination(tc.r); got != tc.want || got.String() != tc.r.String() {
+			t.Errorf("Termination(%v) = %d %q, want %d %q", tc.r, got, got, tc.want, tc.r)
+		}
+	}
+	if LengthCap.String() != "length cap" || Resigned.String() != "resignation" {
+		t.Errorf("adjudications named %q, %q", LengthCap, Resigned)
+	}
+}
