@@ -50,21 +50,7 @@ func copySampleRun(t *testing.T, sets ...string) (string, *runfolder.Run, *confi
 	t.Helper()
 	const sample = "../runfolder/testdata/run-2026-12-01"
 	dir := filepath.Join(t.TempDir(), "run")
-	err := filepath.WalkDir(sample, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(sample, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dir, os.DirFS(sample)); err != nil {
 		t.Fatal(err)
 	}
 	run, err := runfolder.Open(dir)
