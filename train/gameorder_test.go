@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"dama/configs"
 	"dama/runfolder"
 )
 
@@ -17,15 +16,12 @@ func TestRunReproducible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny network twice")
 	}
-	cfg, err := configs.Load("quick", nil, []string{
+	cfg := loadConfig(t, "quick",
 		"run.generations=2", "model.preset=tiny",
 		"selfplay.games_per_generation=8", "selfplay.parallel=4", "selfplay.visits=8", "selfplay.max_plies=60",
 		"train.batch=16", "train.window_min=100", "train.window_max=300", "train.steps_per_generation=10",
 		"arena.games=4", "arena.parallel=2", "arena.visits=4", "arena.max_plies=40", "ladder.every=0",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	)
 	type summary struct {
 		Chunks                   []string
 		Games, Positions, Window int

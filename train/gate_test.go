@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"dama/arena"
-	"dama/configs"
 	"dama/internal/evaltest"
 )
 
@@ -14,10 +13,7 @@ import (
 // model that knows material is rejected, early; the other way round the
 // candidate is accepted.
 func TestWorkstationGateRejectsWeakCandidate(t *testing.T) {
-	cfg, err := configs.Load("workstation", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, "workstation")
 	ac := cfg.Arena
 	ac.Parallel = 4 // the verdict does not depend on it
 	if ac.Gating != "threshold" {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"dama/arena"
-	"dama/configs"
 	"dama/runfolder"
 )
 
@@ -88,16 +87,13 @@ func TestProgressEvents(t *testing.T) {
 	if err := os.WriteFile(ladder, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := configs.Load("quick", nil, []string{
+	cfg := loadConfig(t, "quick",
 		"run.generations=1", "model.preset=tiny",
 		"selfplay.games_per_generation=4", "selfplay.parallel=4", "selfplay.visits=4", "selfplay.max_plies=40", "selfplay.eval_batch=4",
 		"train.batch=8", "train.window_min=1", "train.window_max=2000", "train.steps_per_generation=5",
 		"arena.games=4", "arena.parallel=2", "arena.visits=2", "arena.max_plies=40", "arena.gating=threshold",
-		"ladder.every=1", "ladder.games=4", "ladder.visits=2", "ladder.parallel=2", "ladder.file=" + ladder,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+		"ladder.every=1", "ladder.games=4", "ladder.visits=2", "ladder.parallel=2", "ladder.file="+ladder,
+	)
 	sink := &fakeSink{t: t}
 	var log strings.Builder
 	dir := filepath.Join(t.TempDir(), "run")

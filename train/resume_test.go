@@ -23,10 +23,7 @@ func startRun(t *testing.T, dir string, sets ...string) error {
 // startRunAllowing is startRun with Options.AllowChange.
 func startRunAllowing(t *testing.T, dir string, allow []string, sets ...string) error {
 	t.Helper()
-	cfg, err := configs.Load("quick", nil, append([]string{"model.preset=tiny"}, sets...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, "quick", append([]string{"model.preset=tiny"}, sets...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	return Loop(ctx, Options{Config: cfg, Dir: dir, Revision: "test", AllowChange: allow})

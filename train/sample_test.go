@@ -57,10 +57,7 @@ func copySampleRun(t *testing.T, sets ...string) (string, *runfolder.Run, *confi
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := configs.Load(run.Path(runfolder.ConfigFile), nil, sets)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, run.Path(runfolder.ConfigFile), sets...)
 	mc, err := ModelConfig(cfg.Model)
 	if err != nil {
 		t.Fatal(err)

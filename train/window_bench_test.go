@@ -5,7 +5,6 @@ import (
 	"math"
 	"testing"
 
-	"dama/configs"
 	"dama/internal/cputime"
 	"dama/internal/evaltest"
 	"dama/runfolder"
@@ -19,14 +18,8 @@ import (
 //
 //	go test ./train/ -run XXX -bench WindowLoad -count 3
 func BenchmarkWindowLoad(b *testing.B) {
-	cfg, err := configs.Load("quick", nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	run, err := runfolder.Open(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := loadConfig(b, "quick")
+	run := tempRun(b)
 	sc := selfplay.Config{SelfPlay: cfg.SelfPlay, Seed: 1}
 	sc.Visits = 16
 	cw, err := selfplay.NewChunkWriter(run.Path(runfolder.GamesDir), "bench", 16, selfplay.Header{}, false)

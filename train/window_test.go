@@ -5,7 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"dama/configs"
 	"dama/runfolder"
 )
 
@@ -15,14 +14,8 @@ import (
 // (an earlier generation's, after a restart) is read from its file
 // (issue 11, point 5).
 func TestWindowDecodesChunkOnce(t *testing.T) {
-	cfg, err := configs.Load("quick", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := runfolder.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, "quick")
+	run := tempRun(t)
 	sample, err := os.ReadFile("../selfplay/testdata/games-v1.dgames")
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"dama/configs"
 	"dama/model"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -39,10 +38,7 @@ func TestWorkerLoadsOncePerModel(t *testing.T) {
 		t.Errorf("3 chunks with one best model: want 1 load; log:\n%s", log.String())
 	}
 
-	cfg, err := configs.Load(run.Path(runfolder.ConfigFile), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, run.Path(runfolder.ConfigFile))
 	mc, err := model.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
