@@ -3,7 +3,6 @@ package selfplay
 import (
 	"bytes"
 	"compress/flate"
-	"context"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -28,15 +27,7 @@ var update = flag.Bool("update", false, "rewrite the fuzz seed corpus in testdat
 // playGames plays n games of cfg with the material evaluator.
 func playGames(t testing.TB, cfg Config, n int) []*Game {
 	t.Helper()
-	var games []*Game
-	err := Run(context.Background(), evaltest.Material{}, cfg, 0, n, func(g *Game) error {
-		games = append(games, g)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return games
+	return runGames(t, evaltest.Material{}, cfg, 0, n)
 }
 
 // testGames plays a few short games and sets the fields play leaves at

@@ -92,14 +92,7 @@ func TestPlayGame(t *testing.T) {
 func TestRunReproducible(t *testing.T) {
 	cfg := testConfig(42, func(c *Config) { c.Visits, c.MaxPlies, c.Parallel, c.LeavesInFlight, c.CheapVisits = 16, 60, 3, 2, 4 })
 	play := func() []*Game {
-		var games []*Game
-		err := Run(context.Background(), evaltest.Material{}, cfg, 10, 5, func(g *Game) error {
-			games = append(games, g)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		games := runGames(t, evaltest.Material{}, cfg, 10, 5)
 		sort.Slice(games, func(i, j int) bool { return games[i].Seed < games[j].Seed })
 		return games
 	}
@@ -139,14 +132,7 @@ func TestResignation(t *testing.T) {
 	cfg := testConfig(3, func(c *Config) {
 		c.Visits, c.MaxPlies, c.ResignThreshold, c.ResignMoves, c.NoResignShare, c.Parallel = 16, 150, 0.2, 2, 0.5, 4
 	})
-	var games []*Game
-	err := Run(context.Background(), evaltest.Material{Steep: 3}, cfg, 0, 12, func(g *Game) error {
-		games = append(games, g)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	games := runGames(t, evaltest.Material{Steep: 3}, cfg, 0, 12)
 	resigned, checked, noResign := 0, 0, 0
 	for _, g := range games {
 		checkGame(t, g, cfg)
@@ -352,4 +338,18 @@ func TestTerminationIsRulesReason(t *testing.T) {
 	if LengthCap.String() != "length cap" || Resigned.String() != "resignation" {
 		t.Errorf("adjudications named %q, %q", LengthCap, Resigned)
 	}
+}
+
+// runGames plays n games from game number first with Run and returns
+// them in the order Run hands them over; an error fails tb.
+func runGames(tb testing.TB, ev mcts.Evaluator, cfg Config, first, n int) []*Game {
+	tb.Helper()
+	var games []*Game
+	if err := Run(context.Background(), ev, cfg, first, n, func(g *Game) error {
+		games = append(games, g)
+		return nil
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	return games
 }
