@@ -28,7 +28,7 @@ func benchConfig() selfplay.Config {
 func benchChunk(b *testing.B) []byte {
 	b.Helper()
 	var games []*selfplay.Game
-	err := selfplay.Run(context.Background(), uniform{}, benchConfig(), 0, 16, func(g *selfplay.Game) error {
+	err := selfplay.Run(context.Background(), uniform, benchConfig(), 0, 16, func(g *selfplay.Game) error {
 		games = append(games, g)
 		return nil
 	})

@@ -20,7 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"dama/configs"
-	"dama/mcts"
+	"dama/internal/evaltest"
 	"dama/model"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -245,22 +245,14 @@ func jsClient(t testing.TB, s *Server, tok string) jetstream.JetStream {
 }
 
 // uniform is an evaluator with uniform priors and a drawn value.
-type uniform struct{}
-
-func (uniform) Evaluate(_ context.Context, q mcts.Query, out *mcts.Evaluation) error {
-	for i := range out.Priors {
-		out.Priors[i] = 1 / float32(len(q.Legal))
-	}
-	out.WDL = [3]float32{0.3, 0.4, 0.3}
-	return nil
-}
+var uniform = evaltest.Constant{0.3, 0.4, 0.3}
 
 func playGames(t testing.TB, n int, seed uint64) []*selfplay.Game {
 	t.Helper()
 	var games []*selfplay.Game
 	cfg := selfplay.Config{SelfPlay: configs.Default().SelfPlay, Seed: seed}
 	cfg.Visits, cfg.MaxPlies, cfg.Parallel = 4, 40, 4
-	err := selfplay.Run(context.Background(), uniform{}, cfg, 0, n, func(g *selfplay.Game) error {
+	err := selfplay.Run(context.Background(), uniform, cfg, 0, n, func(g *selfplay.Game) error {
 		games = append(games, g)
 		return nil
 	})
