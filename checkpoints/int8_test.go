@@ -17,7 +17,7 @@ import (
 // 12 with a little room for the small sample: top move agrees in >= 98%
 // of positions, mean |dE| <= 0.01, max <= 0.05. (On 13,487 positions of
 // its self-play games, `dama model compare` measures 99.31%, 0.0038 and
-// 0.027: README, Inference backends.)
+// 0.027: docs/performance.md, Inference backends.)
 func TestShippedInt8MatchesFP32(t *testing.T) {
 	if _, err := infer.ResolveBackend("int8"); err != nil {
 		t.Skip("this CPU has neither AVX2 nor FEAT_DotProd: int8 is refused here (its portable kernel is tested in dama/model/infer)")

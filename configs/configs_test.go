@@ -214,7 +214,7 @@ func TestTechniqueKeys(t *testing.T) {
 	if c.SelfPlay.RootSearch != "gumbel" || c.SelfPlay.GumbelM != 8 || c.SelfPlay.GumbelCVisit != 50 {
 		t.Errorf("root_search %q gumbel_m %d c_visit %v", c.SelfPlay.RootSearch, c.SelfPlay.GumbelM, c.SelfPlay.GumbelCVisit)
 	}
-	// A technique goes into a preset only after an A/B (README): so far
+	// A technique goes into a preset only after an A/B (docs/experiments.md): so far
 	// the value target mix, in the workstation preset; the rest stay off.
 	for _, name := range Presets {
 		c, err := Load(name, nil, nil)

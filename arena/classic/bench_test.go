@@ -56,7 +56,7 @@ func BenchmarkSearch(b *testing.B) {
 // BenchmarkDepth measures one move's search at each odd depth from the
 // start and from a middle-game position (fresh table each time), reporting
 // milliseconds of thread CPU time per move and nodes per CPU second: the
-// figures behind the README's depth table. The CPU time includes clearing
+// figures behind the depth table in docs/rating.md. The CPU time includes clearing
 // the 16 MiB table before each search (about a millisecond); run it with
 // -benchtime 20x or more so that the thread clock's coarse ticks average
 // out at low depths.

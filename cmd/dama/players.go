@@ -77,7 +77,7 @@ func (p *modelPlayer) passForced(on bool) {
 }
 
 // passForcedUsage is the help text of the --pass-forced flags.
-const passForcedUsage = "search past positions with one legal move (mostly forced captures) without evaluating them, so tactical lines reach deeper (mcts.Options.PassForced; +76 Elo at 800 visits, see the README)"
+const passForcedUsage = "search past positions with one legal move (mostly forced captures) without evaluating them, so tactical lines reach deeper (mcts.Options.PassForced; +76 Elo at 800 visits, see docs/experiments.md)"
 
 // passSuffix after a checkpoint player's visits turns on
 // mcts.Options.PassForced.

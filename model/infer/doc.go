@@ -22,7 +22,7 @@
 // bf16 runs BFDOT where the CPU has FEAT_BF16 but is not chosen by "auto"
 // (not yet measured on an arm machine); it never chooses int8 (it meets the
 // positions criteria with less margin, and its arena match against fp32 is
-// not complete: README). Inference is plain Go: the forward pass agrees
+// not complete: docs/performance.md). Inference is plain Go: the forward pass agrees
 // with the Gorgonia graph of package dama/model/learn in eval mode to 1e-4
 // (see forward_test.go there).
 //

@@ -10,7 +10,7 @@ import (
 // bfloat16 as it is read; products accumulate in float32 (VDPBF16PS), and
 // biases, residuals and outputs stay float32. It is available on CPUs with
 // AVX512_BF16 (golang.org/x/sys/cpu X86.HasAVX512BF16), where "auto"
-// chooses it: it meets the accuracy criteria of issue 12 (README, Speed:
+// chooses it: it meets the accuracy criteria of issue 12 (docs/performance.md:
 // agreement with fp32 on positions of a trained model's self-play games,
 // `dama model compare`, and an arena match against fp32 at equal visits).
 // On arm64 CPUs with FEAT_BF16 it is available too (BFDOT) but "auto"

@@ -38,7 +38,7 @@ import (
 // refused elsewhere with a one-line error; the portable kernel of the same
 // arithmetic runs in the tests on any CPU.
 // "auto" does not choose it: it meets issue 12's accuracy bar on the
-// shipped model's positions with a thin margin (README, Inference
+// shipped model's positions with a thin margin (docs/performance.md, Inference
 // backends).
 
 // int8Name is the name of the int8 backend.

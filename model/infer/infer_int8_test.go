@@ -14,7 +14,7 @@ import (
 // differences measured are 0.015 (priors), 0.021 (WDL) and a mean |dE| of
 // 0.0044 (workstation); the tolerances leave room for other seeds. (The
 // trained shipped model on its own games: checkpoints/int8_test.go and the
-// README's accuracy table.)
+// accuracy table in docs/performance.md.)
 const (
 	int8PriorTol = 0.05 // largest |prior difference| of a legal move
 	int8WDLTol   = 0.05 // largest |W, D or L difference|
