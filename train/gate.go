@@ -96,14 +96,14 @@ func gateMatch(ctx context.Context, ac configs.Arena, sc configs.SelfPlay, candN
 	return arena.Match(ctx, a, b, mo)
 }
 
-// MaxElo bounds the Elo figures written to the logs: a match won or lost
+// maxElo bounds the Elo figures written to the logs: a match won or lost
 // without a single point for the other side has an infinite estimate,
 // which JSON cannot hold.
-const MaxElo = 1000
+const maxElo = 1000
 
 func clampElo(e float64) float64 {
 	if math.IsNaN(e) {
 		return 0
 	}
-	return math.Max(-MaxElo, math.Min(MaxElo, e))
+	return math.Max(-maxElo, math.Min(maxElo, e))
 }

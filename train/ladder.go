@@ -19,10 +19,10 @@ import (
 	"dama/selfplay"
 )
 
-// RateCheckpoint rates the model in the checkpoint at path on the ladder l
+// rateCheckpoint rates the model in the checkpoint at path on the ladder l
 // with the settings of lc, searching with the self-play search constants of
 // sc (without noise). onGame, if set, is called after each game.
-func RateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc configs.Ladder, sc configs.SelfPlay, onGame func()) (arena.LadderResult, error) {
+func rateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc configs.Ladder, sc configs.SelfPlay, onGame func()) (arena.LadderResult, error) {
 	ck, err := model.Load(path)
 	if err != nil {
 		return arena.LadderResult{}, err
@@ -82,7 +82,7 @@ func (l *loop) rate(ctx context.Context, gen int) error {
 	}
 	start := time.Now()
 	st := startStage(l.opt.Progress, Event{Gen: gen, Stage: StageLadder, Total: lc.Games})
-	res, err := RateCheckpoint(ctx, l.run.Path(best), lad, lc, l.cfg.SelfPlay, func() { st.add(1) })
+	res, err := rateCheckpoint(ctx, l.run.Path(best), lad, lc, l.cfg.SelfPlay, func() { st.add(1) })
 	st.finish()
 	if err != nil {
 		return err

@@ -67,7 +67,7 @@ type loop struct {
 	cfg    *configs.Config
 	run    *runfolder.Run
 	log    io.Writer
-	win    Window
+	win    window
 	counts map[string]runfolder.ChunkInfo // games and samples of chunk files seen
 	// scanned holds the samples of the chunks unconsumed decoded to count
 	// them, until fillWindow hands them to the window: each chunk is
@@ -218,9 +218,9 @@ func (l *loop) archive() error {
 	return l.run.WriteConfig(y)
 }
 
-// ModelConfig returns the network configuration a run configuration asks
+// modelConfig returns the network configuration a run configuration asks
 // for: the preset with any size fields set.
-func ModelConfig(c configs.Model) (model.Config, error) {
+func modelConfig(c configs.Model) (model.Config, error) {
 	mc, err := model.Preset(c.Preset)
 	if err != nil {
 		return mc, err
@@ -251,7 +251,7 @@ func (l *loop) initialModel() error {
 		return err
 	}
 	if l.run.FindCheckpoint(0) == "" {
-		mc, err := ModelConfig(l.cfg.Model)
+		mc, err := modelConfig(l.cfg.Model)
 		if err != nil {
 			return err
 		}
@@ -564,8 +564,8 @@ func (l *loop) fillWindow(order []runfolder.ChunkInfo, size int) error {
 }
 
 // sampleOptions are the training targets the run asks for.
-func (l *loop) sampleOptions() SampleOptions {
-	return SampleOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix, AuxReply: l.cfg.Model.AuxReply}
+func (l *loop) sampleOptions() targetOptions {
+	return targetOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix, AuxReply: l.cfg.Model.AuxReply}
 }
 
 // selfPlay plays need games in this process with the best model, loaded
@@ -599,7 +599,7 @@ func checkBest(r *runfolder.Run) error {
 	return nil
 }
 
-// windowSpan is the number of samples Window.Update keeps for order and
+// windowSpan is the number of samples window.Update keeps for order and
 // size: size, or all the samples when there are fewer.
 func windowSpan(order []runfolder.ChunkInfo, size int) int {
 	n := 0

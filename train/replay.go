@@ -8,14 +8,14 @@ import (
 	"dama/runfolder"
 )
 
-// Window holds the newest self-play positions in memory: the newest size
+// window holds the newest self-play positions in memory: the newest size
 // samples (Update's size, the train.window_max cap included), taken from
 // the newest chunks and, of the oldest of those, only its newest samples.
 // Older chunks are dropped from memory (they stay on disk), so memory is
 // bounded by the window whatever the length of the run. The window is a
 // function of the chunks consumed and size alone, so a resumed run holds
 // what an uninterrupted one would.
-type Window struct {
+type window struct {
 	names  []string                  // chunks held, oldest first
 	data   map[string][]learn.Sample // all the samples of each chunk held
 	views  [][]learn.Sample          // views[i]: the samples of names[i] in the window
@@ -27,7 +27,7 @@ type Window struct {
 // chunks consumed so far, oldest first, with their sample counts), loading
 // the chunks not yet held with load and dropping the rest. With fewer
 // samples than size, it holds them all.
-func (w *Window) Update(order []runfolder.ChunkInfo, size int, load func(name string) ([]learn.Sample, error)) error {
+func (w *window) Update(order []runfolder.ChunkInfo, size int, load func(name string) ([]learn.Sample, error)) error {
 	first := len(order)
 	for n := 0; first > 0 && n < size; {
 		first--
@@ -65,14 +65,14 @@ func (w *Window) Update(order []runfolder.ChunkInfo, size int, load func(name st
 }
 
 // Len returns the number of samples held.
-func (w *Window) Len() int { return w.n }
+func (w *window) Len() int { return w.n }
 
 // Chunks returns the number of chunks held.
-func (w *Window) Chunks() int { return len(w.names) }
+func (w *window) Chunks() int { return len(w.names) }
 
 // Sample fills dst with samples drawn uniformly, with replacement, from the
 // whole window. The window must not be empty.
-func (w *Window) Sample(rng *rand.Rand, dst []learn.Sample) {
+func (w *window) Sample(rng *rand.Rand, dst []learn.Sample) {
 	for i := range dst {
 		k := rng.IntN(w.n)
 		c := sort.Search(len(w.starts), func(j int) bool { return w.starts[j] > k }) - 1

@@ -41,7 +41,7 @@ func TestWindowKeepsNewestChunks(t *testing.T) {
 		}
 		return nil, errors.New("no chunk " + name)
 	}
-	var w Window
+	var w window
 	if err := w.Update(order, 60, load); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestGameSamplesTargets(t *testing.T) {
 			{Pos: q, Legal: qlegal, Visits: append([]uint32{2}, make([]uint32, len(qlegal)-1)...), Move: 0, Full: false},
 		},
 	}
-	s := GameSamples(g, nil)
+	s := gameSamples(g, nil)
 	if len(s) != 1 {
 		t.Fatalf("got %d samples, want 1 (the full search with visits)", len(s))
 	}
@@ -115,11 +115,11 @@ func TestGameSamplesTargets(t *testing.T) {
 	}
 	// The same ply seen from Black's side of a White win is a loss; a draw is a draw.
 	g.Plies = []selfplay.Ply{{Pos: q, Legal: qlegal, Visits: append([]uint32{1}, make([]uint32, len(qlegal)-1)...), Full: true}}
-	if s := GameSamples(g, nil); s[0].WDL != [3]float32{0, 0, 1} {
+	if s := gameSamples(g, nil); s[0].WDL != [3]float32{0, 0, 1} {
 		t.Errorf("Black to move in a White win: WDL target %v, want a loss", s[0].WDL)
 	}
 	g.Result = rules.Draw
-	if s := GameSamples(g, nil); s[0].WDL != [3]float32{0, 1, 0} {
+	if s := gameSamples(g, nil); s[0].WDL != [3]float32{0, 1, 0} {
 		t.Errorf("draw: WDL target %v, want a draw", s[0].WDL)
 	}
 }

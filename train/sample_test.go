@@ -58,7 +58,7 @@ func copySampleRun(t *testing.T, sets ...string) (string, *runfolder.Run, *confi
 		t.Fatal(err)
 	}
 	cfg := loadConfig(t, run.Path(runfolder.ConfigFile), sets...)
-	mc, err := ModelConfig(cfg.Model)
+	mc, err := modelConfig(cfg.Model)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,14 @@ import (
 	"dama/selfplay"
 )
 
-// GameSamples turns a self-play game into training samples with the value
-// target the game's result alone: SampleOptions{}.Samples.
-func GameSamples(g *selfplay.Game, dst []learn.Sample) []learn.Sample {
-	return SampleOptions{}.Samples(g, dst)
+// gameSamples turns a self-play game into training samples with the value
+// target the game's result alone: targetOptions{}.Samples.
+func gameSamples(g *selfplay.Game, dst []learn.Sample) []learn.Sample {
+	return targetOptions{}.Samples(g, dst)
 }
 
-// SampleOptions choose how training targets are made from games.
-type SampleOptions struct {
+// targetOptions choose how training targets are made from games.
+type targetOptions struct {
 	// ValueTargetMix m in [0,1] mixes the root search's WDL of each
 	// position (selfplay.Ply.WDL) into its value target:
 	// (1-m) * result + m * WDL. 0: the result alone.
@@ -38,7 +38,7 @@ type SampleOptions struct {
 // resignation a loss for the side that resigned), mixed with the root
 // search's WDL by ValueTargetMix. With AuxReply, a sample whose next ply
 // has a policy target gets it as its reply target (sharing its slices).
-func (o SampleOptions) Samples(g *selfplay.Game, dst []learn.Sample) []learn.Sample {
+func (o targetOptions) Samples(g *selfplay.Game, dst []learn.Sample) []learn.Sample {
 	winner, decided := g.Result.Winner()
 	m := float32(o.ValueTargetMix)
 	// target returns ply i's policy target, nil when it has none.
@@ -123,7 +123,7 @@ func policyTarget(p *selfplay.Ply) []float32 {
 }
 
 // readChunk decodes the games file name of run r into samples.
-func readChunk(r *runfolder.Run, name string, opt SampleOptions) ([]learn.Sample, int, error) {
+func readChunk(r *runfolder.Run, name string, opt targetOptions) ([]learn.Sample, int, error) {
 	_, games, err := selfplay.ReadFile(filepath.Join(r.Path(runfolder.GamesDir), name))
 	if err != nil {
 		return nil, 0, err

@@ -11,8 +11,8 @@ import (
 	"dama/selfplay"
 )
 
-// samplesBefore is GameSamples as it was before the value target mix and
-// stored policy targets, kept to hold SampleOptions{} to it.
+// samplesBefore is gameSamples as it was before the value target mix and
+// stored policy targets, kept to hold targetOptions{} to it.
 func samplesBefore(g *selfplay.Game, dst []learn.Sample) []learn.Sample {
 	winner, decided := g.Result.Winner()
 	for i := range g.Plies {
@@ -56,11 +56,11 @@ func TestSamplesMixOffUnchanged(t *testing.T) {
 	n := 0
 	for _, g := range games {
 		want := samplesBefore(g, nil)
-		if got := (SampleOptions{}).Samples(g, nil); !reflect.DeepEqual(got, want) {
+		if got := (targetOptions{}).Samples(g, nil); !reflect.DeepEqual(got, want) {
 			t.Errorf("game %d: samples with mix 0 differ from before", g.Seed)
 		}
-		if got := GameSamples(g, nil); !reflect.DeepEqual(got, want) {
-			t.Errorf("game %d: GameSamples differs from before", g.Seed)
+		if got := gameSamples(g, nil); !reflect.DeepEqual(got, want) {
+			t.Errorf("game %d: gameSamples differs from before", g.Seed)
 		}
 		n += len(want)
 	}
@@ -94,7 +94,7 @@ func TestValueTargetMix(t *testing.T) {
 		{0.25, [3]float32{0.75 + 0.25*0.2, 0.25 * 0.5, 0.25 * 0.3}},
 		{1, [3]float32{0.2, 0.5, 0.3}},
 	} {
-		s := SampleOptions{ValueTargetMix: tc.m}.Samples(g, nil)
+		s := targetOptions{ValueTargetMix: tc.m}.Samples(g, nil)
 		if len(s) != 1 || !near(s[0].WDL, tc.want) {
 			t.Errorf("mix %v: WDL %v, want %v", tc.m, s[0].WDL, tc.want)
 		}
@@ -102,11 +102,11 @@ func TestValueTargetMix(t *testing.T) {
 	// A WDL that does not sum to 1 is normalised; none at all leaves the
 	// result alone.
 	g.Plies[0].WDL = [3]float32{0.4, 1, 0.6}
-	if s := (SampleOptions{ValueTargetMix: 0.5}).Samples(g, nil); !near(s[0].WDL, [3]float32{0.6, 0.25, 0.15}) {
+	if s := (targetOptions{ValueTargetMix: 0.5}).Samples(g, nil); !near(s[0].WDL, [3]float32{0.6, 0.25, 0.15}) {
 		t.Errorf("unnormalised WDL: %v", s[0].WDL)
 	}
 	g.Plies[0].WDL = [3]float32{}
-	if s := (SampleOptions{ValueTargetMix: 0.5}).Samples(g, nil); s[0].WDL != [3]float32{1, 0, 0} {
+	if s := (targetOptions{ValueTargetMix: 0.5}).Samples(g, nil); s[0].WDL != [3]float32{1, 0, 0} {
 		t.Errorf("no search WDL: %v, want the result", s[0].WDL)
 	}
 }
@@ -122,7 +122,7 @@ func TestStoredPolicyTarget(t *testing.T) {
 		Start: p, Result: rules.Draw,
 		Plies: []selfplay.Ply{{Pos: p, Legal: legal, Visits: visits, Policy: pol, Full: true}},
 	}
-	s := GameSamples(g, nil)
+	s := gameSamples(g, nil)
 	if len(s) != 1 || s[0].Policy[0] != 0 || s[0].Policy[1] != 0.75 || s[0].Policy[2] != 0.25 {
 		t.Errorf("policy target %v, want the stored one normalised (0, 0.75, 0.25, ...)", s[0].Policy)
 	}
@@ -144,7 +144,7 @@ func TestTargetsNormalisedOnceForTrainer(t *testing.T) {
 		Start: p, Result: rules.Draw,
 		Plies: []selfplay.Ply{{Pos: p, Legal: legal, Visits: visits, Full: true}, {Pos: p, Legal: legal, Visits: visits, Policy: stored, Full: true}},
 	}
-	s := GameSamples(g, nil)
+	s := gameSamples(g, nil)
 	if len(s) != 2 || s[1].Policy[0] != 0.25 || s[1].Policy[1] != 0.75 {
 		t.Fatalf("samples %+v, want two, the second's target 0.25, 0.75, 0, ...", s)
 	}
@@ -201,7 +201,7 @@ func TestReplyTargets(t *testing.T) {
 		g.Plies = append(g.Plies, p)
 		pos = pos.Play(p.Played())
 	}
-	s := SampleOptions{AuxReply: true}.Samples(g, nil)
+	s := targetOptions{AuxReply: true}.Samples(g, nil)
 	// Samples come from plies 0, 1, 3 and 5.
 	if len(s) != 4 {
 		t.Fatalf("%d samples, want 4", len(s))
@@ -216,7 +216,7 @@ func TestReplyTargets(t *testing.T) {
 			t.Errorf("sample %d (%s) has a reply target", k, why)
 		}
 	}
-	for i, x := range (SampleOptions{}).Samples(g, nil) {
+	for i, x := range (targetOptions{}).Samples(g, nil) {
 		if x.Reply != nil {
 			t.Errorf("sample %d has a reply target without AuxReply", i)
 		}
@@ -228,7 +228,7 @@ func TestReplyTargets(t *testing.T) {
 	}
 	with, total := 0, 0
 	for _, g := range games {
-		for _, x := range (SampleOptions{AuxReply: true}).Samples(g, nil) {
+		for _, x := range (targetOptions{AuxReply: true}).Samples(g, nil) {
 			total++
 			if x.Reply == nil {
 				continue
@@ -249,12 +249,12 @@ func TestReplyTargets(t *testing.T) {
 // trainer; the preset keeps its name (the head is not an inference shape).
 func TestAuxReplyConfig(t *testing.T) {
 	c := configs.Default()
-	mc, err := ModelConfig(c.Model)
+	mc, err := modelConfig(c.Model)
 	if err != nil || mc.AuxReply {
 		t.Fatalf("default model %v (%v): reply head on", mc, err)
 	}
 	c.Model.Preset, c.Model.AuxReply = "tiny", true
-	if mc, err = ModelConfig(c.Model); err != nil || !mc.AuxReply || mc.Name != "tiny" {
+	if mc, err = modelConfig(c.Model); err != nil || !mc.AuxReply || mc.Name != "tiny" {
 		t.Errorf("aux_reply: model %v (%v)", mc, err)
 	}
 	c.Train.AuxReplyWeight = 0.4
