@@ -121,11 +121,11 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 		return nil, err
 	}
 	cons, err := st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable: TrainerName, Description: "dama trainer: acknowledges a chunk once a generation plan takes it",
+		Durable: trainerName, Description: "dama trainer: acknowledges a chunk once a generation plan takes it",
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: opt.AckWait, MaxDeliver: -1, MaxAckPending: 1 << 20,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("broker: consumer %s: %w", TrainerName, err)
+		return nil, fmt.Errorf("broker: consumer %s: %w", trainerName, err)
 	}
 	b.cc, err = cons.Consume(b.handle, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		if !errors.Is(err, jetstream.ErrNoHeartbeat) {
@@ -183,8 +183,8 @@ func (b *Bridge) handle(m jetstream.Msg) {
 	}
 	name := m.Headers().Get(hdrChunk)
 	data := m.Data()
-	if v := m.Headers().Get(hdrVersion); v != strconv.Itoa(Version) {
-		b.quarantine(m, seq, name, data, fmt.Sprintf("broker protocol version %q, this trainer speaks %d", v, Version))
+	if v := m.Headers().Get(hdrVersion); v != strconv.Itoa(protocolVersion) {
+		b.quarantine(m, seq, name, data, fmt.Sprintf("broker protocol version %q, this trainer speaks %d", v, protocolVersion))
 		return
 	}
 	if !chunkName.MatchString(name) {
@@ -392,8 +392,8 @@ func (b *Bridge) putBest(ctx context.Context, rel string) error {
 	if err != nil {
 		return err
 	}
-	if e, err := b.kv.Get(ctx, ConfigKey); err != nil || !bytes.Equal(e.Value(), cfg) {
-		if _, err := b.kv.Put(ctx, ConfigKey, cfg); err != nil {
+	if e, err := b.kv.Get(ctx, configKey); err != nil || !bytes.Equal(e.Value(), cfg) {
+		if _, err := b.kv.Put(ctx, configKey, cfg); err != nil {
 			return err
 		}
 	}
@@ -409,7 +409,7 @@ func (b *Bridge) putBest(ctx context.Context, rel string) error {
 			return err
 		}
 	}
-	ptr, _ := json.Marshal(BestPointer{Version: Version, Name: name, Digest: digest(data), Size: len(data)})
-	_, err = b.kv.Put(ctx, BestKey, ptr)
+	ptr, _ := json.Marshal(bestPointer{Version: protocolVersion, Name: name, Digest: digest(data), Size: len(data)})
+	_, err = b.kv.Put(ctx, bestKey, ptr)
 	return err
 }

@@ -273,7 +273,7 @@ func encodeChunk(t testing.TB, games []*selfplay.Game) []byte {
 
 func publishChunk(t testing.TB, js jetstream.JetStream, name string, data []byte) {
 	t.Helper()
-	msg := &nats.Msg{Subject: ChunkSubject, Data: data, Header: nats.Header{}}
+	msg := &nats.Msg{Subject: chunkSubject, Data: data, Header: nats.Header{}}
 	msg.Header.Set(hdrVersion, "1")
 	msg.Header.Set(hdrChunk, name)
 	msg.Header.Set(nats.MsgIdHdr, msgID(name, data))
@@ -340,12 +340,12 @@ func TestDamagedModel(t *testing.T) {
 	js := jsClient(t, s, tok)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	kv, err := js.KeyValue(ctx, RunBucket)
+	kv, err := js.KeyValue(ctx, runBucket)
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the best pointer", func() bool { _, err := kv.Get(ctx, BestKey); return err == nil })
-	obs, err := js.ObjectStore(ctx, ModelBucket)
+	waitFor(t, "the best pointer", func() bool { _, err := kv.Get(ctx, bestKey); return err == nil })
+	obs, err := js.ObjectStore(ctx, modelBucket)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestDamagedModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		ptr := fmt.Sprintf(`{"version":1,"name":%q,"digest":%q,"size":%d}`, name, ptrDigest, len(obj))
-		if _, err := kv.Put(ctx, BestKey, []byte(ptr)); err != nil {
+		if _, err := kv.Put(ctx, bestKey, []byte(ptr)); err != nil {
 			t.Fatal(err)
 		}
 	}

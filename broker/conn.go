@@ -14,29 +14,29 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Version is the version of the broker protocol: the names, headers and
+// protocolVersion is the version of the broker protocol: the names, headers and
 // the JSON of the best pointer described in the package comment.
-const Version = 1
+const protocolVersion = 1
 
 // Names on the broker.
 const (
-	RunBucket    = "dama_run"
-	ModelBucket  = "dama_models"
+	runBucket    = "dama_run"
+	modelBucket  = "dama_models"
 	ChunkStream  = "DAMA_CHUNKS"
-	ChunkSubject = "dama.chunks"
-	TrainerName  = "trainer" // the trainer's durable consumer
+	chunkSubject = "dama.chunks"
+	trainerName  = "trainer" // the trainer's durable consumer
 
-	ConfigKey = "config"
-	BestKey   = "best"
+	configKey = "config"
+	bestKey   = "best"
 	seqPrefix = "seq."
 
 	hdrVersion = "Dama-Version"
 	hdrChunk   = "Dama-Chunk"
 )
 
-// BestPointer is the value of the "best" key: the best model's object name
+// bestPointer is the value of the "best" key: the best model's object name
 // and the SHA-256 of its bytes.
-type BestPointer struct {
+type bestPointer struct {
 	Version int    `json:"version"`
 	Name    string `json:"name"`   // object name, e.g. "accepted/0003.ckpt"
 	Digest  string `json:"digest"` // "sha256:" and hex
@@ -142,21 +142,21 @@ func msgID(name string, data []byte) string { return name + "/" + digest(data)[7
 // setup creates (or finds) the run's buckets and stream.
 func setup(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, jetstream.ObjectStore, jetstream.Stream, error) {
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: RunBucket, Description: "dama training run: config, best model pointer, worker chunk numbers",
+		Bucket: runBucket, Description: "dama training run: config, best model pointer, worker chunk numbers",
 		History: 1, Storage: jetstream.FileStorage,
 	})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("broker: key-value bucket %s: %w", RunBucket, err)
+		return nil, nil, nil, fmt.Errorf("broker: key-value bucket %s: %w", runBucket, err)
 	}
 	obs, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-		Bucket: ModelBucket, Description: "dama training run: accepted models", Storage: jetstream.FileStorage,
+		Bucket: modelBucket, Description: "dama training run: accepted models", Storage: jetstream.FileStorage,
 	})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("broker: object store %s: %w", ModelBucket, err)
+		return nil, nil, nil, fmt.Errorf("broker: object store %s: %w", modelBucket, err)
 	}
 	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: ChunkStream, Description: "dama training run: chunks of self-play games, until the trainer's plan takes them",
-		Subjects: []string{ChunkSubject}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+		Subjects: []string{chunkSubject}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 		Duplicates: 10 * time.Minute,
 	})
 	if err != nil {

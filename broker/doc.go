@@ -3,10 +3,10 @@
 // self-play workers on other machines need nothing but the broker's URL and
 // a credential.
 //
-// What lives on the broker (protocol version 1, see Version):
+// What lives on the broker (protocol version 1, see protocolVersion):
 //
 //	KV bucket "dama_run"       key "config": the run's archived config.yaml
-//	                           key "best":   JSON BestPointer, the best model
+//	                           key "best":   JSON bestPointer, the best model
 //	                           keys "seq.<worker>": the worker's last chunk number
 //	object store "dama_models" accepted checkpoints, named as in the run folder
 //	                           (e.g. "accepted/0003.ckpt")

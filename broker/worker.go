@@ -46,7 +46,7 @@ type worker struct {
 	obs  jetstream.ObjectStore
 	cfg  *configs.Config
 	mu   sync.Mutex
-	best *BestPointer  // newest pointer seen
+	best *bestPointer  // newest pointer seen
 	sig  chan struct{} // a new pointer was seen
 
 	reconnected chan struct{} // the connection came back (watches are renewed)
@@ -85,7 +85,7 @@ func (w *worker) request(ctx context.Context, timeout time.Duration) (context.Co
 
 // key identifies a pointer: the same bytes under another name are another
 // model to the worker (its chunks name the model).
-func (p *BestPointer) key() string { return p.Name + "@" + p.Digest }
+func (p *bestPointer) key() string { return p.Name + "@" + p.Digest }
 
 // Work plays self-play games for a run on the broker at opt.URL: it fetches
 // the run's configuration, then plays chunks of games with the newest best
@@ -184,13 +184,13 @@ const callTimeout = 30 * time.Second
 func (w *worker) attach(ctx context.Context, js jetstream.JetStream) error {
 	err := w.retry(ctx, "waiting for the trainer's run", func(ctx context.Context) error {
 		var err error
-		if w.kv, err = js.KeyValue(ctx, RunBucket); err != nil {
+		if w.kv, err = js.KeyValue(ctx, runBucket); err != nil {
 			return err
 		}
-		if w.obs, err = js.ObjectStore(ctx, ModelBucket); err != nil {
+		if w.obs, err = js.ObjectStore(ctx, modelBucket); err != nil {
 			return err
 		}
-		e, err := w.kv.Get(ctx, ConfigKey)
+		e, err := w.kv.Get(ctx, configKey)
 		if err != nil {
 			return err
 		}
@@ -241,7 +241,7 @@ func (w *worker) watch(ctx context.Context) {
 	defer tick.Stop()
 	for {
 		if kw == nil {
-			if k, err := w.kv.Watch(ctx, BestKey); err == nil {
+			if k, err := w.kv.Watch(ctx, bestKey); err == nil {
 				kw, updates = k, k.Updates()
 			}
 		}
@@ -265,13 +265,13 @@ func (w *worker) watch(ctx context.Context) {
 				kw, updates = nil, nil
 			}
 			gctx, cancel := w.request(ctx, 5*time.Second)
-			if e, err := w.kv.Get(gctx, BestKey); err == nil {
+			if e, err := w.kv.Get(gctx, bestKey); err == nil {
 				w.see(e.Value())
 			}
 			cancel()
 		case <-tick.C:
 			gctx, cancel := w.request(ctx, 5*time.Second)
-			if e, err := w.kv.Get(gctx, BestKey); err == nil {
+			if e, err := w.kv.Get(gctx, bestKey); err == nil {
 				w.see(e.Value())
 			}
 			cancel()
@@ -281,8 +281,8 @@ func (w *worker) watch(ctx context.Context) {
 
 // see records a best pointer and signals a change.
 func (w *worker) see(v []byte) {
-	var p BestPointer
-	if err := json.Unmarshal(v, &p); err != nil || p.Version != Version {
+	var p bestPointer
+	if err := json.Unmarshal(v, &p); err != nil || p.Version != protocolVersion {
 		w.logf("ignoring a best-model pointer this worker cannot read (%q)", v)
 		return
 	}
@@ -401,8 +401,8 @@ func (w *worker) Write(ctx context.Context, seq int, h selfplay.Header, games []
 	}
 	name := selfplay.ChunkName(w.opt.Name, seq)
 	data := buf.Bytes()
-	msg := &nats.Msg{Subject: ChunkSubject, Data: data, Header: nats.Header{}}
-	msg.Header.Set(hdrVersion, strconv.Itoa(Version))
+	msg := &nats.Msg{Subject: chunkSubject, Data: data, Header: nats.Header{}}
+	msg.Header.Set(hdrVersion, strconv.Itoa(protocolVersion))
 	msg.Header.Set(hdrChunk, name)
 	msg.Header.Set(nats.MsgIdHdr, msgID(name, data))
 	js, err := jetstream.New(w.nc)
