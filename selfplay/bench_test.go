@@ -11,7 +11,7 @@ import (
 // with an evaluator that costs next to nothing: the cost of search and
 // recording alone.
 func BenchmarkPlay(b *testing.B) {
-	pl, err := NewPlayer(evaltest.Material{}, testConfig(0, nil))
+	pl, err := newPlayer(evaltest.Material{}, testConfig(0, nil))
 	if err != nil {
 		b.Fatal(err)
 	}

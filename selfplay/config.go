@@ -12,7 +12,7 @@ import (
 // configuration, used as it is (its keys, ranges, defaults and the meaning
 // of each zero are configs.SelfPlay's: 0 turns an optional technique off),
 // and the base seed. Start from configs.Default().SelfPlay or a loaded
-// configuration; NewPlayer and Run refuse settings out of range.
+// configuration; newPlayer and Run refuse settings out of range.
 type Config struct {
 	configs.SelfPlay
 	// Seed is the base seed; each game's seed is derived from it and the

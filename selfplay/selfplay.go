@@ -134,23 +134,23 @@ func GameSeed(base uint64, index int) uint64 {
 	return z ^ (z >> 31)
 }
 
-// Player plays self-play games one after another with one search tree. It
-// is not safe for concurrent use; Run uses one Player per goroutine.
-type Player struct {
+// player plays self-play games one after another with one search tree. It
+// is not safe for concurrent use; Run uses one player per goroutine.
+type player struct {
 	cfg    Config
 	search *mcts.Search
 }
 
-// NewPlayer returns a Player for cfg that asks ev for evaluations.
-func NewPlayer(ev mcts.Evaluator, cfg Config) (*Player, error) {
+// newPlayer returns a player for cfg that asks ev for evaluations.
+func newPlayer(ev mcts.Evaluator, cfg Config) (*player, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Player{cfg: cfg, search: mcts.New(ev, SearchOptions(cfg.SelfPlay))}, nil
+	return &player{cfg: cfg, search: mcts.New(ev, SearchOptions(cfg.SelfPlay))}, nil
 }
 
 // Play plays one game from the start position with the given seed.
-func (pl *Player) Play(ctx context.Context, seed uint64) (*Game, error) {
+func (pl *player) Play(ctx context.Context, seed uint64) (*Game, error) {
 	cfg := pl.cfg
 	rng := rand.New(rand.NewPCG(seed, seed^0x5DEECE66D))
 	start := rules.Start()
@@ -253,9 +253,9 @@ func Run(ctx context.Context, ev mcts.Evaluator, cfg Config, first, games int, d
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	players := make([]*Player, max(0, min(cfg.Parallel, games)))
+	players := make([]*player, max(0, min(cfg.Parallel, games)))
 	for w := range players {
-		pl, err := NewPlayer(ev, cfg)
+		pl, err := newPlayer(ev, cfg)
 		if err != nil {
 			return err
 		}

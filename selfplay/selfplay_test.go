@@ -73,7 +73,7 @@ func checkGame(t *testing.T, g *Game, cfg Config) {
 
 func TestPlayGame(t *testing.T) {
 	cfg := testConfig(1, func(c *Config) { c.Visits, c.MaxPlies, c.TemperaturePlies = 24, 80, 10 })
-	pl, err := NewPlayer(evaltest.Material{}, cfg)
+	pl, err := newPlayer(evaltest.Material{}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,8 +258,8 @@ func TestConfig(t *testing.T) {
 		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error naming it", tc.want, err)
 		}
-		if _, err := NewPlayer(evaltest.Material{}, bad); err == nil {
-			t.Errorf("%s: NewPlayer took it", tc.want)
+		if _, err := newPlayer(evaltest.Material{}, bad); err == nil {
+			t.Errorf("%s: newPlayer took it", tc.want)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 func playAll(t *testing.T, cfg Config, n int) []*Game {
 	t.Helper()
 	games := make([]*Game, n)
-	pl, err := NewPlayer(evaltest.Material{}, cfg)
+	pl, err := newPlayer(evaltest.Material{}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
