@@ -641,3 +641,14 @@ func TestDocsCheckerFinds(t *testing.T) {
 		t.Errorf("checker found %d problems, want 10:\n%s", len(got), strings.Join(got, "\n"))
 	}
 }
+
+// The docs checker's table of positional arguments names exactly the
+// commands that take them (command.takesArgs), model included.
+func TestPositionalArgsTable(t *testing.T) {
+	for name, c := range commands {
+		_, listed := positionalArgs[name]
+		if want := listed || name == "model"; c.takesArgs != want {
+			t.Errorf("dama %s: takesArgs %v, but the docs checker's table says %v", name, c.takesArgs, want)
+		}
+	}
+}

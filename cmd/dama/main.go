@@ -24,9 +24,9 @@ type command struct {
 	name    string
 	summary string // one line for the command list
 	usage   string // arguments, shown after "dama NAME"
-	// takesArgs says that run reads positional arguments itself; without
-	// it the dispatcher refuses any with "unexpected argument", adding
-	// argsNote in parentheses where it is set.
+	// takesArgs says that run takes positional arguments, which flags may
+	// follow and separate; without it the dispatcher refuses any with
+	// "unexpected argument", adding argsNote in parentheses where it is set.
 	takesArgs bool
 	argsNote  string
 	// run parses args with fs (already holding the common flags) and does
@@ -113,15 +113,26 @@ func run(args []string, out, errw io.Writer) int {
 	return 0
 }
 
-// runCommand runs c on the arguments left after its flags, refusing
-// positional arguments where c takes none.
+// runCommand runs c on its positional arguments: those left after its
+// flags, the flags that follow each parsed in turn; it refuses them where c
+// takes none.
 func runCommand(c *command, fs *flag.FlagSet) error {
-	args := fs.Args()
-	if !c.takesArgs && len(args) > 0 {
-		if c.argsNote != "" {
-			return fmt.Errorf("unexpected argument %q (%s)", args[0], c.argsNote)
+	rest := fs.Args()
+	if !c.takesArgs {
+		if len(rest) == 0 {
+			return c.run(fs, nil)
 		}
-		return fmt.Errorf("unexpected argument %q", args[0])
+		if c.argsNote != "" {
+			return fmt.Errorf("unexpected argument %q (%s)", rest[0], c.argsNote)
+		}
+		return fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	var args []string
+	for ; len(rest) > 0; rest = fs.Args() {
+		args = append(args, rest[0])
+		if err := parseMore(fs, rest[1:]); err != nil {
+			return err
+		}
 	}
 	return c.run(fs, args)
 }

@@ -61,12 +61,7 @@ func init() {
 			if len(args) == 0 {
 				return fmt.Errorf("missing verb: new, info or compare (usage: dama model new --preset NAME --out FILE | dama model info FILE | dama model compare --games DIR FILE)")
 			}
-			verb := args[0]
-			// Flags may follow the verb: parse them again.
-			if err := parseMore(fs, args[1:]); err != nil {
-				return err
-			}
-			rest := fs.Args()
+			verb, rest := args[0], args[1:]
 			switch verb {
 			case "new":
 				if len(rest) > 0 {

@@ -25,14 +25,10 @@ func init() {
 			if len(args) == 0 {
 				return fmt.Errorf("missing run folder (usage: dama report RUN [--plots DIR] [--no-plots])")
 			}
+			if len(args) > 1 {
+				return fmt.Errorf("unexpected argument %q (one run folder at a time)", args[1])
+			}
 			dir := args[0]
-			// Flags may follow the run folder: parse them again.
-			if err := parseMore(fs, args[1:]); err != nil {
-				return err
-			}
-			if rest := fs.Args(); len(rest) > 0 {
-				return fmt.Errorf("unexpected argument %q (one run folder at a time)", rest[0])
-			}
 			st, err := os.Stat(dir)
 			if err != nil {
 				return fmt.Errorf("run folder %s: %w", dir, err)
