@@ -13,10 +13,7 @@ import (
 
 func TestSelfplayCommand(t *testing.T) {
 	dir := t.TempDir()
-	cfgFile := filepath.Join(dir, "sp.yaml")
-	if err := os.WriteFile(cfgFile, []byte("selfplay:\n  visits: 50\n  max_plies: 60\n  cheap_visits: 4\nrun:\n  seed: 9\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfgFile := writeText(t, filepath.Join(dir, "sp.yaml"), "selfplay:\n  visits: 50\n  max_plies: 60\n  cheap_visits: 4\nrun:\n  seed: 9\n")
 	out := filepath.Join(dir, "games")
 	code, stdout, errs := runCmd(t, "selfplay", "--model", "random", "--games", "5", "--out", out,
 		"--config", cfgFile, "--visits", "12", "--parallel", "2", "--chunk", "2", "--pdn", "--quiet", "--worker", "t")
@@ -83,10 +80,7 @@ func TestSelfplayCommand(t *testing.T) {
 // package configs.
 func TestSelfplayConfigOff(t *testing.T) {
 	dir := t.TempDir()
-	cfgFile := filepath.Join(dir, "sp.yaml")
-	if err := os.WriteFile(cfgFile, []byte("selfplay:\n  fpu_reduction: 0\n  max_plies: 20\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfgFile := writeText(t, filepath.Join(dir, "sp.yaml"), "selfplay:\n  fpu_reduction: 0\n  max_plies: 20\n")
 	out := filepath.Join(dir, "games")
 	code, _, errs := runCmd(t, "selfplay", "--model", "random", "--games", "1", "--out", out,
 		"--config", cfgFile, "--visits", "8", "--parallel", "1", "--seed", "3", "--quiet")
@@ -121,4 +115,13 @@ func TestSelfplayConfigOff(t *testing.T) {
 	if code, _, errs := runCmd(t, "selfplay", "--model", "random", "--games", "1", "--out", out, "--config", bad); code != 1 || !strings.Contains(errs, "selfplay.fpu_reduction") {
 		t.Errorf("fpu_reduction out of range: exit %d, stderr %q", code, errs)
 	}
+}
+
+// writeText writes text to the file path and returns path; an error fails t.
+func writeText(t *testing.T, path, text string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
