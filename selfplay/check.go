@@ -16,6 +16,7 @@ import (
 
 	"dama/configs"
 	"dama/internal/atomicfile"
+	"dama/internal/envelope"
 	"dama/model"
 	"dama/rules"
 )
@@ -44,14 +45,20 @@ import (
 //     setting's rules; with Models, the header's model digest names one of
 //     the run's models.
 //
-// The zero Checker checks format, legality and results only. A Checker is
-// safe for concurrent use.
+// The zero Checker, and a nil *Checker, check format, legality and results
+// only. A Checker is safe for concurrent use.
 type Checker struct {
 	// Settings are the self-play sections the run plays by; empty: the
 	// header is not checked and adjudications only for their form.
 	Settings []configs.SelfPlay
 	// Models, if set, are the models the run played with.
 	Models *ModelSet
+}
+
+// RunChecker returns the trainer's validation of a run's chunks: against
+// the run's self-play settings and the models in its accepted folder.
+func RunChecker(settings configs.SelfPlay, acceptedDir string) *Checker {
+	return &Checker{Settings: []configs.SelfPlay{settings}, Models: NewModelSet(acceptedDir)}
 }
 
 // maxGameIndex bounds the index of a chunk's first game (the games of a
@@ -84,6 +91,15 @@ func (e *CheckError) Error() string {
 	return b.String()
 }
 
+// Refused reports whether err, from CheckFile, CheckData or Check, refuses
+// the chunk itself (its content, *CheckError, or its file,
+// *envelope.Error), rather than failing to read it or the run's models.
+func Refused(err error) bool {
+	var ce *CheckError
+	var fe *envelope.Error
+	return errors.As(err, &ce) || errors.As(err, &fe)
+}
+
 // CheckData decodes the chunk file held in data and checks it; name names
 // it in errors.
 func (c *Checker) CheckData(name string, data []byte) (Header, []*Game, error) {
@@ -112,6 +128,9 @@ func (c *Checker) Check(name string, h Header, games []*Game) error {
 	if len(games) == 0 {
 		return fail(-1, -1, "no games")
 	}
+	if c == nil {
+		c = &Checker{}
+	}
 	var set *configs.SelfPlay
 	if len(c.Settings) > 0 {
 		var err error
@@ -122,7 +141,7 @@ func (c *Checker) Check(name string, h Header, games []*Game) error {
 	if c.Models != nil {
 		ok, err := c.Models.Known(h.ModelDigest)
 		if err != nil {
-			return fail(-1, -1, "reading the run's models: %v", err)
+			return fmt.Errorf("selfplay: chunk %s: reading the run's models: %w", name, err)
 		}
 		if !ok {
 			return fail(-1, -1, "model digest %q (model %q) is not one of the run's models", h.ModelDigest, h.Model)
@@ -296,7 +315,7 @@ func (c *Checker) settingsOf(h Header, games []*Game) (*configs.SelfPlay, error)
 		for j := range forms {
 			if forms[j].digest(base) == h.ConfigDigest {
 				if k := seedsFrom(base, games); k >= 0 {
-					return nil, fmt.Errorf("game %d's seed %d is not of the chunk's run (base seed %d, games in increasing order)", k, games[k].Seed, base)
+					return nil, fmt.Errorf("game %d's seed %d is not of the chunk's run (base seed %d) or repeats another's", k, games[k].Seed, base)
 				}
 				return &c.Settings[j], nil
 			}
@@ -306,15 +325,16 @@ func (c *Checker) settingsOf(h Header, games []*Game) (*configs.SelfPlay, error)
 }
 
 // seedsFrom returns the first game whose seed is not GameSeed(base, i)
-// for an index i above the previous game's, or -1.
+// for an index i of its own below the bound, or -1. (Chunks written before
+// the games were ordered hold them in the order they finished.)
 func seedsFrom(base uint64, games []*Game) int {
-	prev := int64(-1)
+	seen := make(map[uint64]bool, len(games))
 	for k, g := range games {
 		i := (unmixSeed(g.Seed)-base)*goldenInverse - 1
-		if i >= maxGameIndex+uint64(len(games)) || int64(i) <= prev {
+		if i >= maxGameIndex+uint64(len(games)) || seen[i] {
 			return k
 		}
-		prev = int64(i)
+		seen[i] = true
 	}
 	return -1
 }

@@ -252,7 +252,7 @@ func TestCheckHeader(t *testing.T) {
 	other := h
 	other.ConfigDigest = testConfig(17, func(c *Config) { c.Visits = 2; c.MaxPlies = 12 }).Digest()
 	mustRefuse(t, c, other, games, -1, "config digest")
-	mustRefuse(t, c, h, []*Game{games[2], games[1]}, -1, "game 1's seed")
+	mustRefuse(t, c, h, []*Game{games[2], games[1], games[2]}, -1, "game 2's seed")
 
 	dir := t.TempDir()
 	tiny, err := model.Preset("tiny")
