@@ -132,7 +132,7 @@ func readChunk(r *runfolder.Run, name string, opt targetOptions) ([]learn.Sample
 }
 
 // samplesOf returns the samples of games.
-func samplesOf(games []*selfplay.Game, opt SampleOptions) []learn.Sample {
+func samplesOf(games []*selfplay.Game, opt targetOptions) []learn.Sample {
 	var out []learn.Sample
 	for _, g := range games {
 		out = opt.Samples(g, out)

@@ -13,9 +13,10 @@ import (
 func init() {
 	var runDir *string
 	register(&command{
-		name:    "games",
-		summary: "check self-play game chunks as the trainer does (check)",
-		usage:   "check FILE|DIR [--run DIR]",
+		name:      "games",
+		summary:   "check self-play game chunks as the trainer does (check)",
+		usage:     "check FILE|DIR [--run DIR]",
+		takesArgs: true,
 		flags: func(fs *flag.FlagSet) {
 			runDir = fs.String("run", "", "check against this run folder's configuration and accepted models (without: format, legality and results only)")
 		},
@@ -23,22 +24,10 @@ func init() {
 			if len(args) == 0 || args[0] != "check" {
 				return fmt.Errorf("want the verb check (usage: dama games check FILE|DIR [--run DIR])")
 			}
-			if err := parseMore(fs, args[1:]); err != nil {
-				return err
+			if len(args) != 2 {
+				return fmt.Errorf("check: want one chunk file or folder, got %d arguments", len(args)-1)
 			}
-			rest := fs.Args()
-			if len(rest) == 0 {
-				return fmt.Errorf("check: want a chunk file or folder")
-			}
-			path := rest[0]
-			// Flags may follow the path too.
-			if err := parseMore(fs, rest[1:]); err != nil {
-				return err
-			}
-			if len(fs.Args()) > 0 {
-				return fmt.Errorf("check: want one chunk file or folder, got also %q", fs.Args()[0])
-			}
-			return gamesCheck(path, *runDir)
+			return gamesCheck(args[1], *runDir)
 		},
 	})
 }

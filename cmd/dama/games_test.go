@@ -11,33 +11,23 @@ import (
 	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
-	"dama/train"
 )
 
-// sampleRun copies the committed sample run's configuration and games
-// into a temporary run folder with the generation 0 checkpoint its games
-// name (written again, seeded) in accepted/.
+// sampleRun copies the committed sample run into a temporary folder with
+// the generation 0 checkpoint its games name (written again, seeded) in
+// accepted/.
 func sampleRun(t *testing.T) string {
 	t.Helper()
 	const sample = "../../runfolder/testdata/run-2026-12-01"
-	dir := t.TempDir()
-	for _, f := range []string{runfolder.ConfigFile, "config.sha256", filepath.Join(runfolder.GamesDir, "chunk-main-000000.dgames")} {
-		b, err := os.ReadFile(filepath.Join(sample, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(dir, os.DirFS(sample)); err != nil {
+		t.Fatal(err)
 	}
 	cfg, err := configs.Load(filepath.Join(dir, runfolder.ConfigFile), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc, err := train.ModelConfig(cfg.Model)
+	mc, err := model.Preset(cfg.Model.Preset)
 	if err != nil {
 		t.Fatal(err)
 	}
