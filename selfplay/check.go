@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -180,6 +181,10 @@ func validateGame(g *Game, set *configs.SelfPlay, version int) (int, error) {
 		}
 		if set != nil && set.MaxPlies > 0 && k >= set.MaxPlies {
 			return k, fmt.Errorf("past the ply cap (selfplay.max_plies %d)", set.MaxPlies)
+		}
+		// The decoder guarantees these; games built in memory may not.
+		if p.Pos != rg.Position() || p.Move < 0 || p.Move >= len(p.Legal) || !slices.Contains(p.Pos.Legal(nil), p.Played()) {
+			return k, fmt.Errorf("position %s, move index %d of %d listed moves: not the position the moves lead to, or not a legal move", p.Pos.FEN(), p.Move, len(p.Legal))
 		}
 		if p.Repetitions != rg.Repetitions() || p.QuietPlies != rg.QuietPlies() {
 			return k, fmt.Errorf("records repetitions %d, 40-move counter %d; the moves give %d, %d", p.Repetitions, p.QuietPlies, rg.Repetitions(), rg.QuietPlies())
