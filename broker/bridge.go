@@ -24,8 +24,9 @@ import (
 )
 
 // QuarantineDir is the run subfolder that keeps refused chunks, named
-// <stream sequence>-<chunk name>, for inspection; nothing reads them.
-const QuarantineDir = "quarantine"
+// <stream sequence>-<chunk name>, each with its reason beside it (the
+// name and ".why"), for inspection; nothing reads them.
+const QuarantineDir = runfolder.QuarantineDir
 
 // chunkName matches the file name of a worker's chunk (selfplay.ChunkName).
 var chunkName = regexp.MustCompile(`^chunk-[A-Za-z0-9_.-]+-[0-9]{6,}\` + selfplay.FileExt + `$`)
@@ -39,6 +40,9 @@ type BridgeOptions struct {
 	Local *Server
 	Run   *runfolder.Run // the run folder, the trainer's own record
 	Log   io.Writer      // one line per refused chunk, model published, connection change (nil: none)
+	// Check is the trainer's validation of chunks (selfplay.RunChecker);
+	// nil: format, legality and results only.
+	Check *selfplay.Checker
 	// AckWait is how long the server waits for a word on a delivered
 	// chunk before delivering it again (default 15s); the bridge keeps
 	// held chunks alive well within it.
@@ -194,11 +198,12 @@ func (b *Bridge) handle(m jetstream.Msg) {
 	if b.holdOrAck(name, m, false) {
 		return
 	}
-	_, games, err := selfplay.Decode(data)
-	if err == nil && len(games) == 0 {
-		err = errors.New("no games")
-	}
-	if err != nil {
+	if _, _, err := b.opt.Check.CheckData(name, data); err != nil {
+		if !selfplay.Refused(err) {
+			b.logf("broker: checking %s: %v (the broker will deliver it again)", name, err)
+			m.NakWithDelay(5 * time.Second)
+			return
+		}
 		b.quarantine(m, seq, name, data, err.Error())
 		return
 	}
@@ -277,7 +282,7 @@ func (b *Bridge) quarantine(m jetstream.Msg, seq uint64, name string, data []byt
 		safe = "unnamed" + selfplay.FileExt
 	}
 	file := fmt.Sprintf("%d-%s", seq, safe)
-	if err := atomicfile.WriteFile(b.opt.Run.Path(QuarantineDir, file), data); err != nil {
+	if _, err := selfplay.QuarantineData(b.opt.Run.Path(QuarantineDir), file, data, errors.New(why)); err != nil {
 		b.logf("broker: writing %s: %v", file, err)
 	}
 	b.logf("broker: quarantined chunk %q (stream message %d, %d bytes) as %s: %s", name, seq, len(data), filepath.Join(QuarantineDir, file), why)

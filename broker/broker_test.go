@@ -22,6 +22,7 @@ import (
 	"dama/configs"
 	"dama/internal/evaltest"
 	"dama/model"
+	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
 )
@@ -286,8 +287,9 @@ func publishChunk(t testing.TB, js jetstream.JetStream, name string, data []byte
 
 // TestForgedChunks sends chunks no worker would: an illegal move under a
 // valid checksum, a cut-off file, garbage, a path for a name, and another
-// chunk under a taken name. Each is quarantined and logged; only the good
-// one reaches games/.
+// chunk under a taken name, and one whose result was flipped (checksum
+// recomputed, every move legal). Each is quarantined with its reason and
+// logged; only the good one reaches games/.
 func TestForgedChunks(t *testing.T) {
 	run := testRun(t)
 	s, tok := testServer(t, t.TempDir())
@@ -303,6 +305,9 @@ func TestForgedChunks(t *testing.T) {
 	g.Plies[2].Pos = g.Plies[4].Pos // a move that does not lead there
 	illegal := encodeChunk(t, []*selfplay.Game{&g})
 	other := encodeChunk(t, playGames(t, 1, 2))
+	f := *games[1]
+	f.Result = map[rules.Result]rules.Result{rules.WhiteWins: rules.BlackWins, rules.BlackWins: rules.WhiteWins, rules.Draw: rules.WhiteWins}[f.Result]
+	flipped := encodeChunk(t, []*selfplay.Game{&f}) // checksum recomputed, every move legal
 
 	publishChunk(t, js, "chunk-x-000000.dgames", good)
 	publishChunk(t, js, "chunk-x-000001.dgames", illegal)
@@ -310,18 +315,20 @@ func TestForgedChunks(t *testing.T) {
 	publishChunk(t, js, "chunk-x-000003.dgames", []byte("not a chunk at all"))
 	publishChunk(t, js, "../../best", good)
 	publishChunk(t, js, "chunk-x-000000.dgames", other)
-	waitFor(t, "five refusals", func() bool { return b.Stats().Quarantined == 5 })
+	publishChunk(t, js, "chunk-x-000004.dgames", flipped)
+	waitFor(t, "six refusals", func() bool { return b.Stats().Quarantined == 6 })
 	if got := gamesOnDisk(t, run); !slices.Equal(got, []string{"chunk-x-000000.dgames"}) {
 		t.Errorf("games/ holds %v, want only the good chunk", got)
 	}
 	if data, _ := os.ReadFile(run.Path(runfolder.GamesDir, "chunk-x-000000.dgames")); !bytes.Equal(data, good) {
 		t.Errorf("the good chunk was replaced")
 	}
-	q, _ := os.ReadDir(run.Path(QuarantineDir))
-	if len(q) != 5 {
-		t.Errorf("quarantine holds %d files, want 5", len(q))
+	q, _ := filepath.Glob(run.Path(QuarantineDir, "*"+selfplay.FileExt))
+	why, _ := filepath.Glob(run.Path(QuarantineDir, "*"+selfplay.FileExt+".why"))
+	if len(q) != 6 || len(why) != 6 {
+		t.Errorf("quarantine holds %d chunks and %d reasons, want 6 of each", len(q), len(why))
 	}
-	for _, want := range []string{"chunk-x-000001.dgames", "ply 2", "truncated", "bad magic", `bad chunk name "../../best"`, "different chunk of that name"} {
+	for _, want := range []string{"chunk-x-000001.dgames", "ply 2", "truncated", "bad magic", `bad chunk name "../../best"`, "different chunk of that name", "chunk-x-000004.dgames: game 0"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
 		}

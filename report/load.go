@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,6 +97,10 @@ func Load(r *runfolder.Run) (*Report, error) {
 		return nil, err
 	}
 
+	if rep.Waiting, rep.Quarantined, err = countChunks(r); err != nil {
+		return nil, err
+	}
+
 	gens, err := readGenerations(r)
 	if err != nil {
 		return nil, err
@@ -135,6 +140,26 @@ func Load(r *runfolder.Run) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// countChunks counts the chunk files of games/ that no plan takes and those
+// of quarantine/.
+func countChunks(r *runfolder.Run) (waiting, quarantined int, err error) {
+	consumed, err := r.ConsumedChunks()
+	if err != nil {
+		return 0, 0, err
+	}
+	games, err := filepath.Glob(r.Path(runfolder.GamesDir, "chunk-*.dgames"))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, g := range games {
+		if !consumed[filepath.Base(g)] {
+			waiting++
+		}
+	}
+	q, err := filepath.Glob(r.Path(runfolder.QuarantineDir, "*.dgames"))
+	return waiting, len(q), err
 }
 
 // readGenerations reads generations/NNNN.json in order of generation,

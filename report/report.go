@@ -28,6 +28,9 @@ type Report struct {
 	Ladder      []runfolder.LadderRecord // ladder ratings of the best model, by increasing Gen
 	Changes     []runfolder.ConfigChange // configuration changes made on resume (dama train --allow-change), oldest first
 
+	Waiting     int // chunk files in games/ that no generation plan takes yet
+	Quarantined int // chunk files the trainer refused, in quarantine/
+
 	MetricLines int                     // lines of metrics.jsonl read
 	ArenaLines  int                     // lines of arena.jsonl read
 	LastMetric  *runfolder.MetricRecord // the newest training step, nil if none

@@ -415,3 +415,41 @@ func TestReportSampleRun(t *testing.T) {
 		t.Errorf("plots %v, %v", paths, err)
 	}
 }
+
+// TestReportCountsChunks: the report counts the chunks in games/ that no
+// plan takes and the chunks in quarantine/ (not their .why files).
+func TestReportCountsChunks(t *testing.T) {
+	run, err := runfolder.Open(filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(run.Path(runfolder.QuarantineDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{
+		filepath.Join(runfolder.GamesDir, "chunk-a-000000.dgames"),
+		filepath.Join(runfolder.GamesDir, "chunk-b-000000.dgames"),
+		filepath.Join(runfolder.QuarantineDir, "chunk-c-000000.dgames"),
+		filepath.Join(runfolder.QuarantineDir, "chunk-c-000000.dgames.why"),
+		filepath.Join(runfolder.QuarantineDir, "7-chunk-d-000000.dgames"),
+		filepath.Join(runfolder.QuarantineDir, "7-chunk-d-000000.dgames.why"),
+	} {
+		if err := os.WriteFile(run.Path(f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run.WritePlan(&runfolder.Plan{Gen: 1, Chunks: []runfolder.ChunkInfo{{Name: "chunk-b-000000.dgames", Games: 1, Positions: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Load(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Waiting != 1 || rep.Quarantined != 2 {
+		t.Errorf("waiting %d, quarantined %d; want 1 and 2", rep.Waiting, rep.Quarantined)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "chunks: 1 waiting for a plan in games/, 2 quarantined in quarantine/") {
+		t.Errorf("table: %v\n%s", err, buf.String())
+	}
+}

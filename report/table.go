@@ -17,6 +17,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if rep.Empty() {
 		fmt.Fprintf(ew, "run %s: nothing to report yet (no %s/NNNN.json, %s or %s records)\n",
 			rep.Dir, runfolder.GenerationsDir, runfolder.MetricsFile, runfolder.ArenaFile)
+		if rep.Waiting+rep.Quarantined > 0 {
+			rep.writeChunks(ew)
+		}
 		return ew.err
 	}
 	promoted := 0
@@ -59,9 +62,16 @@ func (rep *Report) WriteTable(w io.Writer) error {
 			m.Gen, m.Step, m.PolicyLoss, m.ValueLoss, m.SamplesPerSec)
 	}
 	rep.writeTotals(ew)
+	rep.writeChunks(ew)
 	rep.writeChanges(ew)
 	rep.writeLadder(ew)
 	return ew.err
+}
+
+// writeChunks counts the chunks waiting for a plan and those refused.
+func (rep *Report) writeChunks(w io.Writer) {
+	fmt.Fprintf(w, "chunks: %d waiting for a plan in %s/, %d quarantined in %s/ (each with its reason in a .why file)\n",
+		rep.Waiting, runfolder.GamesDir, rep.Quarantined, runfolder.QuarantineDir)
 }
 
 // writeChanges lists the configuration changes made on resume: the

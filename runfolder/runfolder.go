@@ -47,6 +47,9 @@ const (
 	GamesDir       = "games"
 	GenerationsDir = "generations"
 	PlotsDir       = "plots"
+	// QuarantineDir keeps the chunks the trainer refused, each with a
+	// text file beside it (the chunk's name and ".why") saying why.
+	QuarantineDir = "quarantine"
 )
 
 // Files of a run.

@@ -28,6 +28,16 @@ func (c Config) Validate() error { return c.SelfPlay.Validate() }
 // (the search and game settings and the seed, not the evaluator's), so
 // that the games of equal settings carry equal digests (Header).
 func (c Config) Digest() string {
+	b, err := json.Marshal(c.digestForm())
+	if err != nil {
+		panic(err) // a struct of numbers always marshals
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// digestForm returns what Digest hashes.
+func (c Config) digestForm() digestForm {
 	d := digestForm{
 		Visits: c.Visits, CPuct: c.CPuct, FPUReduction: c.FPUReduction,
 		DirichletAlpha: c.DirichletAlpha, DirichletFraction: c.DirichletFraction,
@@ -42,12 +52,7 @@ func (c Config) Digest() string {
 	if c.Gumbel() {
 		d.RootSearch, d.GumbelM, d.GumbelCVisit, d.GumbelCScale = c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale
 	}
-	b, err := json.Marshal(d)
-	if err != nil {
-		panic(err) // a struct of numbers always marshals
-	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	return d
 }
 
 // digestForm is what Digest hashes, as JSON: the form in which earlier

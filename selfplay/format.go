@@ -62,6 +62,8 @@ import (
 //	  end         uint8    Termination: 1 no moves, 2 repetition,
 //	                       3 40-move rule, 4 length cap, 5 resignation
 //	  wouldResign uvarint  Game.WouldResign+1 (0: never)
+//	  resignWDL   3 float32 Game.ResignWDL, only when end is 5
+//	                       (resignation; version 4 on)
 //	  start       position Game.Start
 //	  plies       uvarint  number of plies, then each ply:
 //	    pos       position Ply.Pos; the first is start, each next one is
@@ -88,6 +90,8 @@ import (
 //	          those bytes uint32, magic "DEND"
 //
 // and version 1 has no policy targets (ply flag bit 1 is always clear).
+// Versions before 4 do not record the values of a resignation (resignWDL):
+// Game.ResignWDL reads as zeros.
 // The envelope's uint32 version starts with the same uint16, so Decode
 // tells the layouts apart by it: 1 and 2 are the old frame, any other
 // value the envelope. Header.Version says which version was read.
@@ -97,13 +101,16 @@ import (
 // every position is possible, every move legal, every list complete and
 // the plies chain from the start position through the moves played
 // (ErrMalformed).
-const FormatVersion = 3
+const FormatVersion = 4
 
 // minVersion is the oldest format version the reader reads; versions up to
 // lastLegacy are in the frame before the envelope.
 const (
 	minVersion = 1
 	lastLegacy = 2
+	// resignValuesVersion is the first version that records the values
+	// of a resignation (Game.ResignWDL).
+	resignValuesVersion = 4
 )
 
 // fileFormat is the games file's envelope. Open sees only versions past
@@ -147,6 +154,12 @@ type Header struct {
 
 // Encode writes a games file holding games to w.
 func Encode(w io.Writer, h Header, games []*Game) error {
+	return encodeVersion(w, h, games, FormatVersion)
+}
+
+// encodeVersion writes a games file of the given version past lastLegacy
+// (tests write the payloads of older versions with it).
+func encodeVersion(w io.Writer, h Header, games []*Game, version uint32) error {
 	for _, s := range []struct{ name, v string }{{"model", h.Model}, {"model digest", h.ModelDigest}, {"config digest", h.ConfigDigest}} {
 		if len(s.v) > maxString {
 			return fmt.Errorf("selfplay: header %s is %d bytes, more than %d", s.name, len(s.v), maxString)
@@ -155,7 +168,7 @@ func Encode(w io.Writer, h Header, games []*Game) error {
 	if h.Created.IsZero() {
 		h.Created = time.Now()
 	}
-	buf := bytes.NewBuffer(fileFormat.Begin(nil, FormatVersion))
+	buf := bytes.NewBuffer(fileFormat.Begin(nil, version))
 	for _, s := range []string{h.Model, h.ModelDigest} {
 		putString(buf, s)
 	}
@@ -170,7 +183,7 @@ func Encode(w io.Writer, h Header, games []*Game) error {
 	bw := bufio.NewWriter(fw)
 	var scratch []byte
 	for i, g := range games {
-		scratch, err = appendGame(scratch[:0], g)
+		scratch, err = appendGame(scratch[:0], g, version)
 		if err != nil {
 			return fmt.Errorf("selfplay: game %d: %w", i, err)
 		}
@@ -198,7 +211,7 @@ func appendPos(b []byte, p rules.Position) []byte {
 	return append(b, byte(p.Side()))
 }
 
-func appendGame(b []byte, g *Game) ([]byte, error) {
+func appendGame(b []byte, g *Game, version uint32) ([]byte, error) {
 	if g.Result < rules.WhiteWins || g.Result > rules.Draw {
 		return nil, fmt.Errorf("result %v is not a finished game's", g.Result)
 	}
@@ -215,6 +228,11 @@ func appendGame(b []byte, g *Game) ([]byte, error) {
 	}
 	b = append(b, flags, byte(g.Result), byte(g.End))
 	b = binary.AppendUvarint(b, uint64(g.WouldResign+1))
+	if g.End == Resigned && version >= resignValuesVersion {
+		for _, x := range g.ResignWDL {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+		}
+	}
 	b = appendPos(b, g.Start)
 	b = binary.AppendUvarint(b, uint64(len(g.Plies)))
 	for i := range g.Plies {
@@ -422,6 +440,11 @@ func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
 	g.Result = rules.Result(r.U8("result"))
 	g.End = Termination(r.U8("termination"))
 	wr := r.Uvarint("would-resign ply", math.MaxInt32)
+	if g.End == Resigned && version >= resignValuesVersion {
+		for j := range g.ResignWDL {
+			g.ResignWDL[j] = math.Float32frombits(r.U32("resignation W/D/L"))
+		}
+	}
 	g.Start = r.pos("start position")
 	n := r.Uvarint("ply count", math.MaxInt32)
 	if r.Err != nil {
@@ -436,6 +459,8 @@ func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
 		return nil, fmt.Errorf("unknown termination %d", g.End)
 	case wr > n:
 		return nil, fmt.Errorf("would-resign ply %d outside the game's %d plies", int(wr)-1, n)
+	case !validWDL(g.ResignWDL):
+		return nil, fmt.Errorf("resignation W/D/L %v out of range (each in [0,1], summing to at most 1)", g.ResignWDL)
 	}
 	g.NoResign = flags&1 != 0
 	g.WouldResign = int(wr) - 1

@@ -104,7 +104,15 @@ func fixLegacyCRC(data []byte) []byte {
 // legacyFile frames a version 3 file's payload as a file of version 1 or 2.
 func legacyFile(t testing.TB, version uint16, data []byte) []byte {
 	t.Helper()
-	_, payload, err := fileFormat.Open(data)
+	h, games, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v3 bytes.Buffer // versions 1 to 3 hold the same payload
+	if err := encodeVersion(&v3, h, games, 3); err != nil {
+		t.Fatal(err)
+	}
+	_, payload, err := fileFormat.Open(v3.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +155,7 @@ func TestReaderErrors(t *testing.T) {
 		{"magic only", []byte("DAMAG"), envelope.ErrTruncated, ""},
 		{"wrong magic", mod(func(b []byte) []byte { b[0] = 'X'; return b }), envelope.ErrMagic, "XAMAGAME"},
 		{"text file", []byte("[GameType \"22\"]\n1. 22-18 *\n"), envelope.ErrMagic, "not a games file"},
-		{"wrong version", mod(func(b []byte) []byte { b[8] = 9; return b }), envelope.ErrVersion, "version 9, this program reads versions 1 to 3"},
+		{"wrong version", mod(func(b []byte) []byte { b[8] = 9; return b }), envelope.ErrVersion, "version 9, this program reads versions 1 to 4"},
 		{"cut in the body", data[:len(data)/2], envelope.ErrTruncated, "payload bytes"},
 		{"cut in the checksum", data[:len(data)-3], envelope.ErrTruncated, ""},
 		{"extra bytes", append(slices.Clone(data), 0), envelope.ErrLength, "after the checksum"},
@@ -337,7 +345,7 @@ func TestWriteSeedCorpus(t *testing.T) {
 		"truncated": data[:len(data)/2],
 		"magic":     []byte(fileMagic),
 	}
-	body, err := appendGame([]byte{1}, games[1])
+	body, err := appendGame([]byte{1}, games[1], FormatVersion)
 	if err != nil {
 		t.Fatal(err)
 	}

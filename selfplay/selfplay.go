@@ -104,6 +104,10 @@ type Game struct {
 	// WouldResign is, in a NoResign game, the first ply at which the side
 	// to move would have resigned; -1 if none.
 	WouldResign int
+	// ResignWDL is, in a game ended by resignation, the root win/draw/loss
+	// of the search at which the side to move resigned (the resigning
+	// position is not a Ply); zeros in files before format version 4.
+	ResignWDL [3]float32
 }
 
 // Moves returns the moves played.
@@ -196,6 +200,7 @@ func (pl *player) Play(ctx context.Context, seed uint64) (*Game, error) {
 			if low[side] >= cfg.ResignMoves {
 				if !game.NoResign {
 					game.Result, game.End = rules.WinFor(side.Opponent()), Resigned
+					game.ResignWDL = res.WDL
 					break
 				}
 				if game.WouldResign < 0 {

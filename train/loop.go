@@ -74,8 +74,9 @@ type loop struct {
 	// decoded once.
 	scanned map[string][]learn.Sample
 	tr      *learn.Trainer
-	trGen   int              // generation whose checkpoint tr holds
-	sp      *selfplay.Worker // the self-play in this process (nil until it plays)
+	trGen   int               // generation whose checkpoint tr holds
+	sp      *selfplay.Worker  // the self-play in this process (nil until it plays)
+	check   *selfplay.Checker // the validation of new chunks
 }
 
 // Loop runs generations of self-play, training and gating in the run folder
@@ -105,7 +106,8 @@ func Loop(ctx context.Context, opt Options) error {
 		return err
 	}
 	defer unlock()
-	l := &loop{opt: opt, cfg: opt.Config, run: run, log: opt.Log, counts: map[string]runfolder.ChunkInfo{}, trGen: -1}
+	l := &loop{opt: opt, cfg: opt.Config, run: run, log: opt.Log, counts: map[string]runfolder.ChunkInfo{}, trGen: -1,
+		check: selfplay.RunChecker(opt.Config.SelfPlay, run.Path(runfolder.AcceptedDir))}
 	if l.log == nil {
 		l.log = io.Discard
 	}
@@ -310,9 +312,12 @@ func (l *loop) unconsumed(done map[string]bool) ([]runfolder.ChunkInfo, error) {
 		}
 		ci, ok := l.counts[name]
 		if !ok {
-			s, games, err := readChunk(l.run, name, l.sampleOptions())
+			s, games, ok, err := l.intake(name)
 			if err != nil {
 				return nil, err
+			}
+			if !ok {
+				continue // quarantined
 			}
 			ci = runfolder.ChunkInfo{Name: name, Games: games, Positions: len(s)}
 			l.counts[name] = ci
@@ -324,6 +329,26 @@ func (l *loop) unconsumed(done map[string]bool) ([]runfolder.ChunkInfo, error) {
 		out = append(out, ci)
 	}
 	return out, nil
+}
+
+// intake checks a new chunk of the games folder (selfplay.Checker) and
+// returns its samples and games; a chunk the check refuses goes to the
+// quarantine folder with its reason and one log line (ok false).
+func (l *loop) intake(name string) (s []learn.Sample, games int, ok bool, err error) {
+	path := l.run.Path(runfolder.GamesDir, name)
+	_, gs, err := l.check.CheckFile(path)
+	if err != nil {
+		if !selfplay.Refused(err) {
+			return nil, 0, false, err
+		}
+		dst, qerr := selfplay.Quarantine(path, l.run.Path(runfolder.QuarantineDir), err)
+		if qerr != nil {
+			return nil, 0, false, fmt.Errorf("train: quarantining %s: %w (refused: %v)", name, qerr, err)
+		}
+		fmt.Fprintf(l.log, "train: quarantined %s as %s: %v\n", name, dst, err)
+		return nil, 0, false, nil
+	}
+	return samplesOf(gs, l.sampleOptions()), len(gs), true, nil
 }
 
 func sumChunks(cs []runfolder.ChunkInfo) (games, positions int) {

@@ -128,9 +128,14 @@ func readChunk(r *runfolder.Run, name string, opt targetOptions) ([]learn.Sample
 	if err != nil {
 		return nil, 0, err
 	}
+	return samplesOf(games, opt), len(games), nil
+}
+
+// samplesOf returns the samples of games.
+func samplesOf(games []*selfplay.Game, opt targetOptions) []learn.Sample {
 	var out []learn.Sample
 	for _, g := range games {
 		out = opt.Samples(g, out)
 	}
-	return out, len(games), nil
+	return out
 }

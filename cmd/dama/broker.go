@@ -11,6 +11,7 @@ import (
 
 	"dama/broker"
 	"dama/runfolder"
+	"dama/selfplay"
 	"dama/train"
 )
 
@@ -103,7 +104,8 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 			return nil, err
 		}
 	}
-	br, err := broker.NewBridge(ctx, broker.BridgeOptions{URL: url, Auth: auth, Local: srv, Run: run, Log: stdout})
+	br, err := broker.NewBridge(ctx, broker.BridgeOptions{URL: url, Auth: auth, Local: srv, Run: run, Log: stdout,
+		Check: selfplay.RunChecker(opt.Config.SelfPlay, run.Path(runfolder.AcceptedDir))})
 	if err != nil {
 		if srv != nil {
 			srv.Shutdown()

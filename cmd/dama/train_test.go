@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"dama/arena"
+	"dama/configs"
 	"dama/model"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -245,13 +246,22 @@ func checkRun(t *testing.T, dir string, gens int) map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every one passes the trainer's check, and none was quarantined.
+	cfg, err := configs.Load(run.Path(runfolder.ConfigFile), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := selfplay.RunChecker(cfg.SelfPlay, run.Path(runfolder.AcceptedDir))
 	onDisk := map[string]int{}
 	for _, f := range files {
-		_, games, err := selfplay.ReadFile(f)
+		_, games, err := check.CheckFile(f)
 		if err != nil {
 			t.Errorf("games file: %v", err)
 		}
 		onDisk[filepath.Base(f)] = len(games)
+	}
+	if q, _ := filepath.Glob(run.Path(runfolder.QuarantineDir, "*")); len(q) > 0 {
+		t.Errorf("an honest run quarantined %v", q)
 	}
 	used := map[string]int{}
 	for g := 1; g <= gens; g++ {

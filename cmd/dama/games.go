@@ -1,0 +1,80 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"dama/runfolder"
+	"dama/selfplay"
+)
+
+func init() {
+	var runDir *string
+	register(&command{
+		name:      "games",
+		summary:   "check self-play game chunks as the trainer does (check)",
+		usage:     "check FILE|DIR [--run DIR]",
+		takesArgs: true,
+		flags: func(fs *flag.FlagSet) {
+			runDir = fs.String("run", "", "check against this run folder's configuration and accepted models (without: format, legality and results only)")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if len(args) == 0 || args[0] != "check" {
+				return fmt.Errorf("want the verb check (usage: dama games check FILE|DIR [--run DIR])")
+			}
+			if len(args) != 2 {
+				return fmt.Errorf("check: want one chunk file or folder, got %d arguments", len(args)-1)
+			}
+			return gamesCheck(args[1], *runDir)
+		},
+	})
+}
+
+// gamesCheck runs the trainer's validation (selfplay.Checker) on the chunk
+// file path, or on every games file of the folder path (in name order), and prints one
+// line; the first problem is the error.
+func gamesCheck(path, runDir string) error {
+	check := &selfplay.Checker{}
+	against := "format, legality and results"
+	if runDir != "" {
+		run := &runfolder.Run{Dir: runDir} // read, never created
+		data, err := os.ReadFile(run.Path(runfolder.ConfigFile))
+		if err != nil {
+			return fmt.Errorf("--run %s: %w", runDir, err)
+		}
+		cfg, err := run.ReadArchivedConfig(data)
+		if err != nil {
+			return err
+		}
+		check = selfplay.RunChecker(cfg.SelfPlay, run.Path(runfolder.AcceptedDir))
+		against = "run " + runDir
+	}
+	files := []string{path}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		if files, err = filepath.Glob(filepath.Join(path, "*"+selfplay.FileExt)); err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			return fmt.Errorf("check: no game files (*%s) in %s", selfplay.FileExt, path)
+		}
+	}
+	games, plies := 0, 0
+	for _, f := range files {
+		_, gs, err := check.CheckFile(f)
+		if err != nil {
+			return err
+		}
+		games += len(gs)
+		for _, g := range gs {
+			plies += len(g.Plies)
+		}
+	}
+	fmt.Fprintf(stdout, "%d chunks, %d games, %d positions: all pass the trainer's check (%s)\n", len(files), games, plies, against)
+	return nil
+}

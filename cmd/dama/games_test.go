@@ -1,0 +1,101 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dama/configs"
+	"dama/model"
+	"dama/rules"
+	"dama/runfolder"
+	"dama/selfplay"
+)
+
+// sampleRun copies the committed sample run into a temporary folder with
+// the generation 0 checkpoint its games name (written again, seeded) in
+// accepted/.
+func sampleRun(t *testing.T) string {
+	t.Helper()
+	const sample = "../../runfolder/testdata/run-2026-12-01"
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(dir, os.DirFS(sample)); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := configs.Load(filepath.Join(dir, runfolder.ConfigFile), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := model.Preset(cfg.Model.Preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := &model.Checkpoint{Net: model.NewSeededNetwork(mc, 1)}
+	if err := os.MkdirAll(filepath.Join(dir, runfolder.AcceptedDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := ck.Save(filepath.Join(dir, runfolder.AcceptedDir, runfolder.CandidateName(0))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestGamesCheck: dama games check passes the committed samples with a
+// one-line summary (exit 0), and names the first problem of a chunk with
+// a flipped result or of another run's settings (exit 1).
+func TestGamesCheck(t *testing.T) {
+	code, out, errs := runCmd(t, "games", "check", "../../selfplay/testdata")
+	if code != 0 || out != "3 chunks, 9 games, 360 positions: all pass the trainer's check (format, legality and results)\n" {
+		t.Errorf("the committed samples: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	run := sampleRun(t)
+	chunk := filepath.Join(run, runfolder.GamesDir, "chunk-main-000000.dgames")
+	code, out, errs = runCmd(t, "games", "check", filepath.Join(run, runfolder.GamesDir), "--run", run)
+	if code != 0 || !strings.HasPrefix(out, "1 chunks, 4 games") || !strings.Contains(out, "(run "+run+")") {
+		t.Errorf("the sample run's chunk with --run: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+
+	h, games, err := selfplay.ReadFile(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "chunk-other-000000.dgames")
+	h.ConfigDigest = selfplay.Config{SelfPlay: configs.Default().SelfPlay}.Digest()
+	if err := selfplay.WriteFile(other, h, games); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCmd(t, "games", "check", "--run", run, other)
+	if code != 1 || !strings.Contains(errs, "chunk chunk-other-000000.dgames: config digest") {
+		t.Errorf("another run's settings: exit %d, stderr %q", code, errs)
+	}
+	// Without --run the header is not checked.
+	if code, _, errs = runCmd(t, "games", "check", other); code != 0 {
+		t.Errorf("another run's settings without --run: exit %d, stderr %q", code, errs)
+	}
+
+	evil := filepath.Join(t.TempDir(), "chunk-evil-000000.dgames")
+	i := -1
+	for j, g := range games {
+		if w, ok := g.Result.Winner(); ok {
+			g.Result, i = rules.WinFor(w.Opponent()), j
+			break
+		}
+	}
+	if i < 0 {
+		t.Fatal("no won game in the sample")
+	}
+	if err := selfplay.WriteFile(evil, h, games); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCmd(t, "games", "check", evil)
+	want := "dama games: selfplay: chunk chunk-evil-000000.dgames: game " + string(rune('0'+i)) + ", ply "
+	if code != 1 || out != "" || !strings.HasPrefix(errs, want) || !strings.Contains(errs, "records") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("a flipped result: exit %d, stdout %q, stderr %q, want one line starting %q", code, out, errs, want)
+	}
+	for _, args := range [][]string{{"games"}, {"games", "list"}, {"games", "check"}, {"games", "check", evil, evil}, {"games", "check", filepath.Join(run, "nothing")}} {
+		if code, _, errs := runCmd(t, args...); code == 0 || errs == "" {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}

@@ -1,0 +1,316 @@
+package selfplay
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dama/configs"
+	"dama/internal/evaltest"
+	"dama/model"
+	"dama/rules"
+)
+
+// checkConfig is a setting with resignation, a no-resign share and a short
+// ply cap, so that its games end in every way.
+func checkConfig() Config {
+	return testConfig(17, func(c *Config) {
+		c.Visits, c.MaxPlies, c.CheapVisits, c.Parallel = 8, 150, 3, 4
+		c.ResignThreshold, c.ResignMoves, c.NoResignShare = 0.1, 2, 0.3
+	})
+}
+
+// checkGames plays n games of checkConfig, game i with seed
+// GameSeed(cfg.Seed, i), and returns them with the chunk header.
+func checkGames(t testing.TB, n int) (Config, Header, []*Game) {
+	t.Helper()
+	cfg := checkConfig()
+	var games []*Game
+	order := newGameOrder(cfg.Seed, 0, n, func(g *Game) error { games = append(games, g); return nil })
+	if err := Run(context.Background(), evaltest.Material{}, cfg, 0, n, order.add); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, Header{Version: FormatVersion, Model: "m", ModelDigest: "d", ConfigDigest: cfg.Digest()}, games
+}
+
+// gameBy returns the first game that ended by end.
+func gameBy(t *testing.T, games []*Game, end Termination) (int, *Game) {
+	t.Helper()
+	for i, g := range games {
+		if g.End == end {
+			return i, g
+		}
+	}
+	t.Fatalf("no game ended by %s", end)
+	return 0, nil
+}
+
+// mustRefuse checks that c refuses the chunk with an error naming the game
+// and containing msg.
+func mustRefuse(t *testing.T, c *Checker, h Header, games []*Game, game int, msg string) {
+	t.Helper()
+	err := c.Check("chunk-x-000000.dgames", h, games)
+	var ce *CheckError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err %v, want a *CheckError mentioning %q", err, msg)
+	}
+	if ce.Game != game || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "chunk-x-000000.dgames") {
+		t.Errorf("err %q (game %d), want game %d and %q", err, ce.Game, game, msg)
+	}
+}
+
+// clone copies a game deeply enough to change its result and plies.
+func clone(g *Game) *Game {
+	c := *g
+	c.Plies = append([]Ply(nil), g.Plies...)
+	return &c
+}
+
+// TestCheckAcceptsPlayedGames: the games self-play plays, ending by the
+// rules, the ply cap and resignation, pass the check with their settings,
+// also after a round trip through the file format.
+func TestCheckAcceptsPlayedGames(t *testing.T) {
+	cfg, h, games := checkGames(t, 24)
+	ends := map[Termination]int{}
+	for _, g := range games {
+		ends[g.End]++
+	}
+	if ends[Resigned] == 0 || ends[LengthCap] == 0 {
+		t.Fatalf("ends %v: want resignations and ply caps among the games", ends)
+	}
+	c := &Checker{Settings: []configs.SelfPlay{testConfig(0, nil).SelfPlay, cfg.SelfPlay}}
+	if err := c.Check("c", h, games); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.CheckData("c", encode(t, h, games)); err != nil {
+		t.Fatal(err)
+	}
+	// A chunk holding a later stretch of the run's games.
+	if err := c.Check("c", h, games[5:9]); err != nil {
+		t.Errorf("games 5-8: %v", err)
+	}
+	if err := (&Checker{}).Check("c", h, games); err != nil {
+		t.Errorf("without settings: %v", err)
+	}
+}
+
+// TestCheckRefusesFlippedResult: a result flipped, with every move legal
+// and the checksum right, is refused, whatever the termination says.
+func TestCheckRefusesFlippedResult(t *testing.T) {
+	cfg, h, games := checkGames(t, 24)
+	c := &Checker{Settings: []configs.SelfPlay{cfg.SelfPlay}}
+	for _, end := range []Termination{NoMoves, LengthCap, Resigned} {
+		i, g := gameBy(t, games, end)
+		bad := clone(g)
+		switch g.Result {
+		case rules.WhiteWins:
+			bad.Result = rules.BlackWins
+		case rules.BlackWins:
+			bad.Result = rules.WhiteWins
+		default:
+			bad.Result = rules.WhiteWins
+		}
+		chunk := append([]*Game(nil), games...)
+		chunk[i] = bad
+		// Through the file format: the checksum is recomputed.
+		h2, decoded, err := Decode(encode(t, h, chunk))
+		if err != nil {
+			t.Fatalf("%s: the flipped chunk does not decode: %v", end, err)
+		}
+		mustRefuse(t, c, h2, decoded, i, "records "+bad.Result.String())
+		mustRefuse(t, &Checker{}, h2, decoded, i, "records "+bad.Result.String())
+	}
+}
+
+// TestCheckRefusesWinWithMovesLeft: a game whose final position has moves
+// left, recorded as a win by the rules, is refused.
+func TestCheckRefusesWinWithMovesLeft(t *testing.T) {
+	cfg, h, games := checkGames(t, 24)
+	i, g := gameBy(t, games, LengthCap)
+	bad := clone(g)
+	bad.Result, bad.End = rules.WhiteWins, NoMoves
+	games[i] = bad
+	mustRefuse(t, &Checker{Settings: []configs.SelfPlay{cfg.SelfPlay}}, h, games, i, "is not over")
+	// Cut short and called a ply-cap draw.
+	short := clone(g)
+	short.Plies = short.Plies[:len(short.Plies)-1]
+	games[i] = short
+	mustRefuse(t, &Checker{Settings: []configs.SelfPlay{cfg.SelfPlay}}, h, games, i, "selfplay.max_plies is 150")
+}
+
+// TestCheckRefusesResignationAgainstValues: a resignation whose recorded
+// values are not below the threshold, or too few searches below it, or in
+// a run without resignation, is refused; the values of files before
+// version 4 are not recorded, the earlier searches still count.
+func TestCheckRefusesResignationAgainstValues(t *testing.T) {
+	cfg, h, games := checkGames(t, 24)
+	c := &Checker{Settings: []configs.SelfPlay{cfg.SelfPlay}}
+	i, g := gameBy(t, games, Resigned)
+	bad := clone(g)
+	bad.ResignWDL = [3]float32{0.6, 0.2, 0.2}
+	games[i] = bad
+	mustRefuse(t, c, h, games, i, "not below resign_threshold")
+	// Read as version 3, the last values are unknown: accepted.
+	h3 := h
+	h3.Version = 3
+	if err := c.Check("c", h3, games); err != nil {
+		t.Errorf("a version 3 resignation: %v", err)
+	}
+	// A game cut where the side to move had no low search before.
+	var capped *Game
+	for _, g := range games {
+		if g.End == LengthCap && !g.NoResign {
+			capped = g
+			break
+		}
+	}
+	if capped == nil {
+		t.Fatal("no ply-cap game that resigns")
+	}
+	cut := false
+	for k := 2; k < len(capped.Plies) && !cut; k++ {
+		// Resigning at ply k: the side to move's last search is ply k-2.
+		if last := &capped.Plies[k-2]; len(last.Legal) < 2 || lowSearch(last, cfg) || len(capped.Plies[k].Legal) < 2 {
+			continue
+		}
+		early := clone(capped)
+		early.Plies = early.Plies[:k]
+		early.Result, early.End = rules.WinFor(capped.Plies[k].Pos.Side().Opponent()), Resigned
+		early.ResignWDL = [3]float32{0, 0, 1}
+		early.Seed = g.Seed // in the place of g
+		games[i] = early
+		mustRefuse(t, c, h3, games, i, "resign_moves is 2")
+		cut = true
+	}
+	if !cut {
+		t.Fatal("no place to cut a game")
+	}
+	// No resignation in a run without it.
+	off := cfg
+	off.ResignThreshold = 0
+	games[i] = g
+	h.ConfigDigest = off.Digest()
+	first := -1
+	for j, g := range games {
+		if g.NoResign || g.End == Resigned {
+			first = j
+			break
+		}
+	}
+	mustRefuse(t, &Checker{Settings: []configs.SelfPlay{off.SelfPlay}}, h, games, first, "resign_threshold is 0")
+}
+
+// lowSearch reports whether the ply's search is below cfg's threshold.
+func lowSearch(p *Ply, cfg Config) bool {
+	return float64(p.WDL[0]+p.WDL[1]/2) < cfg.ResignThreshold
+}
+
+// TestCheckTargets: search targets out of form are refused with the ply.
+func TestCheckTargets(t *testing.T) {
+	_, h, games := checkGames(t, 4)
+	g := games[1]
+	k := -1
+	for j := range g.Plies {
+		if g.Plies[j].Full {
+			k = j
+			break
+		}
+	}
+	if k < 0 {
+		t.Fatal("no full search")
+	}
+	for _, tc := range []struct {
+		name string
+		set  func(p *Ply)
+		msg  string
+	}{
+		{"W/D/L sum", func(p *Ply) { p.WDL = [3]float32{0.2, 0.2, 0.2} }, "not 1"},
+		{"W/D/L negative", func(p *Ply) { p.WDL = [3]float32{1.2, 0, -0.2} }, "each must be in [0,1]"},
+		{"no visits", func(p *Ply) { p.Visits = make([]uint32, len(p.Legal)) }, "without visits"},
+		{"policy sum", func(p *Ply) { p.Policy = make([]float32, len(p.Legal)); p.Policy[0] = 0.5 }, "policy target sums to 0.5"},
+		{"repetitions", func(p *Ply) { p.Repetitions = 1 }, "records repetitions 1"},
+	} {
+		bad := clone(g)
+		tc.set(&bad.Plies[k])
+		chunk := []*Game{games[0], bad}
+		err := (&Checker{}).Check("c", h, chunk)
+		var ce *CheckError
+		if !errors.As(err, &ce) || ce.Game != 1 || ce.Ply != k || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: err %v, want game 1, ply %d, %q", tc.name, err, k, tc.msg)
+		}
+	}
+}
+
+// TestCheckHeader: a config digest not of the run's settings, games not of
+// the digest's seed, or a model digest not of the run's models is refused.
+func TestCheckHeader(t *testing.T) {
+	cfg, h, games := checkGames(t, 4)
+	c := &Checker{Settings: []configs.SelfPlay{cfg.SelfPlay}}
+	other := h
+	other.ConfigDigest = testConfig(17, func(c *Config) { c.Visits = 2; c.MaxPlies = 12 }).Digest()
+	mustRefuse(t, c, other, games, -1, "config digest")
+	mustRefuse(t, c, h, []*Game{games[2], games[1], games[2]}, -1, "game 2's seed")
+
+	dir := t.TempDir()
+	tiny, err := model.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := &model.Checkpoint{Net: model.NewSeededNetwork(tiny, 1), Step: 7}
+	if err := ck.Save(filepath.Join(dir, "0000.ckpt")); err != nil {
+		t.Fatal(err)
+	}
+	c.Models = NewModelSet(dir)
+	mustRefuse(t, c, h, games, -1, "not one of the run's models")
+	h.ModelDigest = ck.Net.Config.Digest() + "/7"
+	if err := c.Check("c", h, games); err != nil {
+		t.Errorf("a model of the run: %v", err)
+	}
+}
+
+// TestCheckCommittedSamples: the committed files of versions 1 to 3 pass
+// the check of format, legality and results.
+func TestCheckCommittedSamples(t *testing.T) {
+	for _, name := range []string{"games-v1.dgames", "games-v2.dgames", "games-v3.dgames"} {
+		if _, _, err := (&Checker{}).CheckFile(filepath.Join("testdata", name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestUnmixSeed: unmixSeed undoes GameSeed's mixing.
+func TestUnmixSeed(t *testing.T) {
+	for _, base := range []uint64{0, 1, 17, 1 << 63, ^uint64(0)} {
+		for _, i := range []int{0, 1, 63, 100000} {
+			if got, want := unmixSeed(GameSeed(base, i)), base+uint64(i+1)*golden; got != want {
+				t.Errorf("base %d index %d: %x, want %x", base, i, got, want)
+			}
+		}
+	}
+}
+
+// TestQuarantine: a refused chunk moves into the folder with its reason.
+func TestQuarantine(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "chunk-a-000000.dgames")
+	if err := os.WriteFile(src, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := Quarantine(src, filepath.Join(dir, "quarantine"), errors.New("bad result"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(src); !os.IsNotExist(err) {
+		t.Errorf("the chunk is still in place: %v", err)
+	}
+	why, err := os.ReadFile(dst + ".why")
+	if err != nil || string(why) != "bad result\n" {
+		t.Errorf("why file %q, err %v", why, err)
+	}
+	if b, err := os.ReadFile(dst); err != nil || string(b) != "x" {
+		t.Errorf("quarantined chunk %q, err %v", b, err)
+	}
+}
