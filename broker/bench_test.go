@@ -61,7 +61,7 @@ func BenchmarkChunkThroughput(b *testing.B) {
 		b.ResetTimer()
 		start := time.Now()
 		for i := 0; i < b.N; i++ {
-			publishChunk(b, js, selfplay.ChunkName("bench", i), data)
+			publishChunk(b, js, "bench", selfplay.ChunkName("bench", i), data)
 		}
 		for br.Stats().Written < b.N {
 			time.Sleep(time.Millisecond)
@@ -108,7 +108,7 @@ func BenchmarkPromotionDelay(b *testing.B) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- Work(ctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "bench", PerChunk: 4, Seed: 1,
+		done <- Work(ctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, TrainerKey: testKey, Name: "bench", PerChunk: 4, Seed: 1,
 			OnGame: func(m string) {
 				mu.Lock()
 				if first[m].IsZero() {

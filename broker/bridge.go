@@ -3,6 +3,7 @@ package broker
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +41,9 @@ type BridgeOptions struct {
 	// without the network (and without TLS), still with Auth.
 	Local *Server
 	Run   *runfolder.Run // the run folder, the trainer's own record
+	// Signer is the trainer's key (EnsureSigner): the bridge signs each
+	// best model and the configuration it publishes with it.
+	Signer ed25519.PrivateKey
 	Log   io.Writer      // one line per refused chunk, model published, connection change (nil: none)
 	// Check is the trainer's validation of chunks (selfplay.RunChecker);
 	// nil: format, legality and results only.
@@ -86,6 +91,9 @@ type Bridge struct {
 func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 	if opt.Run == nil {
 		return nil, errors.New("broker: the bridge needs a run folder")
+	}
+	if len(opt.Signer) != ed25519.PrivateKeySize {
+		return nil, errors.New("broker: the bridge needs the trainer's signing key")
 	}
 	if opt.AckWait <= 0 {
 		opt.AckWait = 15 * time.Second
@@ -195,6 +203,10 @@ func (b *Bridge) handle(m jetstream.Msg) {
 		b.quarantine(m, seq, name, data, fmt.Sprintf("bad chunk name %q", name))
 		return
 	}
+	if why := checkPublisher(m.Subject(), name); why != "" {
+		b.quarantine(m, seq, name, data, why)
+		return
+	}
 	if b.holdOrAck(name, m, false) {
 		return
 	}
@@ -232,6 +244,26 @@ func (b *Bridge) handle(m jetstream.Msg) {
 	b.stats.Written++
 	b.mu.Unlock()
 }
+
+// checkPublisher reports why a chunk called name may not come on subject,
+// or "" if it may: a worker publishes on chunkSubject.<its name> (the
+// server lets it publish on no other) and only chunks of its own name.
+// Chunks on chunkSubject itself were stored before workers had names on
+// the broker.
+func checkPublisher(subject, name string) string {
+	if subject == chunkSubject {
+		return ""
+	}
+	worker, ok := strings.CutPrefix(subject, chunkSubject+".")
+	rest, own := strings.CutPrefix(name, "chunk-"+worker+"-")
+	if !ok || !own || !chunkSeq.MatchString(rest) {
+		return fmt.Sprintf("chunk %q came on %s: not a name of that worker's", name, subject)
+	}
+	return ""
+}
+
+// chunkSeq is what follows "chunk-<worker>-" in a chunk's name.
+var chunkSeq = regexp.MustCompile(`^[0-9]{6,}\` + selfplay.FileExt + `$`)
 
 // holdOrAck acknowledges m when a plan already took name and reports true.
 // Otherwise, with hold, it keeps m with the chunk's other deliveries until a
@@ -397,6 +429,14 @@ func (b *Bridge) putBest(ctx context.Context, rel string) error {
 	if err != nil {
 		return err
 	}
+	// The signature first: a worker that reads the new configuration
+	// with the old signature waits and reads both again.
+	sig := signConfig(b.opt.Signer, cfg)
+	if e, err := b.kv.Get(ctx, ConfigSigKey); err != nil || !bytes.Equal(e.Value(), sig) {
+		if _, err := b.kv.Put(ctx, ConfigSigKey, sig); err != nil {
+			return err
+		}
+	}
 	if e, err := b.kv.Get(ctx, configKey); err != nil || !bytes.Equal(e.Value(), cfg) {
 		if _, err := b.kv.Put(ctx, configKey, cfg); err != nil {
 			return err
@@ -414,7 +454,7 @@ func (b *Bridge) putBest(ctx context.Context, rel string) error {
 			return err
 		}
 	}
-	ptr, _ := json.Marshal(bestPointer{Version: protocolVersion, Name: name, Digest: digest(data), Size: len(data)})
+	ptr, _ := json.Marshal(signBest(b.opt.Signer, name, data))
 	_, err = b.kv.Put(ctx, bestKey, ptr)
 	return err
 }

@@ -3,6 +3,7 @@ package broker
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"maps"
@@ -25,6 +26,12 @@ import (
 	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
+)
+
+// testSigner is the trainer's key in tests, testKey its public half.
+var (
+	testSigner = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+	testKey    = testSigner.Public().(ed25519.PublicKey)
 )
 
 // testServer starts an embedded server with a token on a free loopback
@@ -111,7 +118,7 @@ func newBridge(t testing.TB, s *Server, tok string, run *runfolder.Run, log *syn
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	opt := BridgeOptions{URL: s.URL(), Auth: Auth{Token: tok}, Run: run, AckWait: 4 * time.Second}
+	opt := BridgeOptions{URL: s.URL(), Auth: Auth{Token: tok}, Run: run, Signer: testSigner, AckWait: 4 * time.Second}
 	if log != nil {
 		opt.Log = log
 	}
@@ -158,7 +165,7 @@ func TestWorkerBridge(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := Work(ctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "w1", Games: 6, PerChunk: 2, Seed: 5, Log: &log}); err != nil {
+	if err := Work(ctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, TrainerKey: testKey, Name: "w1", Games: 6, PerChunk: 2, Seed: 5, Log: &log}); err != nil {
 		t.Fatalf("worker: %v\n%s", err, log.String())
 	}
 	want := []string{"chunk-w1-000000.dgames", "chunk-w1-000001.dgames", "chunk-w1-000002.dgames"}
@@ -272,9 +279,10 @@ func encodeChunk(t testing.TB, games []*selfplay.Game) []byte {
 	return buf.Bytes()
 }
 
-func publishChunk(t testing.TB, js jetstream.JetStream, name string, data []byte) {
+// publishChunk publishes a chunk as worker would.
+func publishChunk(t testing.TB, js jetstream.JetStream, worker, name string, data []byte) {
 	t.Helper()
-	msg := &nats.Msg{Subject: chunkSubject, Data: data, Header: nats.Header{}}
+	msg := &nats.Msg{Subject: chunkSubject + "." + worker, Data: data, Header: nats.Header{}}
 	msg.Header.Set(hdrVersion, "1")
 	msg.Header.Set(hdrChunk, name)
 	msg.Header.Set(nats.MsgIdHdr, msgID(name, data))
@@ -309,13 +317,13 @@ func TestForgedChunks(t *testing.T) {
 	f.Result = map[rules.Result]rules.Result{rules.WhiteWins: rules.BlackWins, rules.BlackWins: rules.WhiteWins, rules.Draw: rules.WhiteWins}[f.Result]
 	flipped := encodeChunk(t, []*selfplay.Game{&f}) // checksum recomputed, every move legal
 
-	publishChunk(t, js, "chunk-x-000000.dgames", good)
-	publishChunk(t, js, "chunk-x-000001.dgames", illegal)
-	publishChunk(t, js, "chunk-x-000002.dgames", good[:len(good)-5])
-	publishChunk(t, js, "chunk-x-000003.dgames", []byte("not a chunk at all"))
-	publishChunk(t, js, "../../best", good)
-	publishChunk(t, js, "chunk-x-000000.dgames", other)
-	publishChunk(t, js, "chunk-x-000004.dgames", flipped)
+	publishChunk(t, js, "x", "chunk-x-000000.dgames", good)
+	publishChunk(t, js, "x", "chunk-x-000001.dgames", illegal)
+	publishChunk(t, js, "x", "chunk-x-000002.dgames", good[:len(good)-5])
+	publishChunk(t, js, "x", "chunk-x-000003.dgames", []byte("not a chunk at all"))
+	publishChunk(t, js, "x", "../../best", good)
+	publishChunk(t, js, "x", "chunk-x-000000.dgames", other)
+	publishChunk(t, js, "x", "chunk-x-000004.dgames", flipped)
 	waitFor(t, "six refusals", func() bool { return b.Stats().Quarantined == 6 })
 	if got := gamesOnDisk(t, run); !slices.Equal(got, []string{"chunk-x-000000.dgames"}) {
 		t.Errorf("games/ holds %v, want only the good chunk", got)
@@ -369,7 +377,9 @@ func TestDamagedModel(t *testing.T) {
 		if _, err := obs.PutBytes(ctx, name, obj); err != nil {
 			t.Fatal(err)
 		}
-		ptr := fmt.Sprintf(`{"version":1,"name":%q,"digest":%q,"size":%d}`, name, ptrDigest, len(obj))
+		// Signed, as the trainer would: the checks after the signature's.
+		ptr := fmt.Sprintf(`{"version":1,"name":%q,"digest":%q,"size":%d,"signature":%q}`, name, ptrDigest, len(obj),
+			sign(testSigner, modelMessage(name, ptrDigest)))
 		if _, err := kv.Put(ctx, bestKey, []byte(ptr)); err != nil {
 			t.Fatal(err)
 		}
@@ -414,7 +424,7 @@ func startWorker(ctx context.Context, s *Server, tok string, log *syncBuffer) (p
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- Work(wctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "w1", PerChunk: 1, Seed: 5, Log: log,
+		done <- Work(wctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, TrainerKey: testKey, Name: "w1", PerChunk: 1, Seed: 5, Log: log,
 			OnGame: func(m string) { mu.Lock(); counts[m]++; mu.Unlock() }})
 	}()
 	played = func(m string) int { mu.Lock(); defer mu.Unlock(); return counts[m] }
@@ -449,7 +459,7 @@ func TestWrongCredential(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for _, tok := range []string{"wrong", ""} {
-		err := Work(ctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, Name: "w1"})
+		err := Work(ctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, TrainerKey: testKey, Name: "w1"})
 		if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), "refused the credential") {
 			t.Errorf("token %q: err %v, want a refusal", tok, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ const (
 	runBucket    = "dama_run"
 	modelBucket  = "dama_models"
 	ChunkStream  = "DAMA_CHUNKS"
-	chunkSubject = "dama.chunks"
+	chunkSubject = "dama.chunks" // a worker publishes on chunkSubject.<its name>
 	trainerName  = "trainer" // the trainer's durable consumer
 
 	configKey = "config"
@@ -41,11 +42,18 @@ type bestPointer struct {
 	Name    string `json:"name"`   // object name, e.g. "accepted/0003.ckpt"
 	Digest  string `json:"digest"` // "sha256:" and hex
 	Size    int    `json:"size"`
+	// Signature is the trainer's ed25519 signature of the name and
+	// digest (base64); a worker plays no model whose pointer's signature
+	// does not verify with the key its credential carries.
+	Signature string `json:"signature,omitempty"`
 }
 
 // Auth is how a client proves who it is, and how it checks the server.
 type Auth struct {
 	Token string // a token the server was started with
+	// User and Password are a user of a served broker's roster (a
+	// worker's come in its Credential).
+	User, Password string
 	Creds string // a NATS credentials file (JWT and NKey seed)
 	CA    string // PEM file of the CA that signed the server's TLS certificate
 	Cert  string // PEM client certificate and key, for servers that verify clients
@@ -94,8 +102,16 @@ func Connect(ctx context.Context, url, name string, auth Auth, log func(string, 
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log("broker: reconnected to %s", nc.ConnectedUrlRedacted()) }),
 	}
+	for one := range strings.SplitSeq(url, ",") {
+		if u, err := neturl.Parse(strings.TrimSpace(one)); err == nil && u.User != nil {
+			return nil, fmt.Errorf("broker %s: a user or token in the URL bypasses the credential-file checks; give it with --token-file, --creds or --credential", u.Redacted())
+		}
+	}
 	if auth.Token != "" {
 		opts = append(opts, nats.Token(auth.Token))
+	}
+	if auth.User != "" {
+		opts = append(opts, nats.UserInfo(auth.User, auth.Password))
 	}
 	if auth.Creds != "" {
 		opts = append(opts, nats.UserCredentials(auth.Creds))
@@ -112,8 +128,7 @@ func Connect(ctx context.Context, url, name string, auth Auth, log func(string, 
 		if err == nil {
 			return nc, nil
 		}
-		if errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked) ||
-			strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		if isAuthError(err) {
 			return nil, fmt.Errorf("broker %s: %w (check --token, --token-file or --creds): %v", url, ErrAuth, err)
 		}
 		if strings.Contains(err.Error(), "tls") || strings.Contains(err.Error(), "x509") {
@@ -128,6 +143,12 @@ func Connect(ctx context.Context, url, name string, auth Auth, log func(string, 
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// isAuthError reports whether err is the server refusing the credential.
+func isAuthError(err error) bool {
+	return errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked) ||
+		strings.Contains(strings.ToLower(err.Error()), "authorization")
 }
 
 // digest returns "sha256:" and the hex SHA-256 of data.
@@ -156,7 +177,7 @@ func setup(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, jet
 	}
 	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: ChunkStream, Description: "dama training run: chunks of self-play games, until the trainer's plan takes them",
-		Subjects: []string{chunkSubject}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+		Subjects: []string{chunkSubject + ".>"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 		Duplicates: 10 * time.Minute,
 	})
 	if err != nil {

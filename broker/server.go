@@ -1,20 +1,15 @@
 package broker
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"path/filepath"
+	"reflect"
 	"strconv"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
-
-	"dama/internal/atomicfile"
 )
 
 // ServerOptions configures an embedded NATS server.
@@ -22,8 +17,14 @@ type ServerOptions struct {
 	Addr     string // listen address HOST:PORT (":PORT" is every interface); default "127.0.0.1:4222"
 	StoreDir string // JetStream storage (required), e.g. <run>/broker/jetstream
 	// Token is required of every client. It may be empty only when Addr
-	// is a loopback address.
+	// is a loopback address or Roster is set.
 	Token string
+	// Roster, if set, is a broker folder holding a Roster (RosterFile):
+	// the server's users are its trainer and workers, with the workers'
+	// permissions, instead of a token. The server reads the file again
+	// when it changes, so an added worker is let in and a revoked one is
+	// disconnected and refused within about a second.
+	Roster string
 	// TLSCert and TLSKey (PEM files) make the server speak TLS; with
 	// TLSCA it also requires and checks client certificates.
 	TLSCert, TLSKey, TLSCA string
@@ -33,8 +34,11 @@ type ServerOptions struct {
 
 // Server is a NATS server with JetStream running in this process.
 type Server struct {
-	s   *server.Server
-	url string
+	s    *server.Server
+	url  string
+	opts server.Options // as started, for reloading the roster
+	stop chan struct{}  // ends the roster follower
+	done chan struct{}
 }
 
 // IsLoopback reports whether a listen address only accepts connections from
@@ -68,7 +72,16 @@ func StartServer(opt ServerOptions) (*Server, error) {
 	if err != nil || port < 0 || port > 65535 {
 		return nil, fmt.Errorf("broker: listen address %q: bad port", opt.Addr)
 	}
-	if opt.Token == "" && !IsLoopback(opt.Addr) {
+	if opt.Token != "" && opt.Roster != "" {
+		return nil, errors.New("broker: a server has a token or a roster, not both")
+	}
+	var roster *Roster
+	if opt.Roster != "" {
+		if roster, err = LoadRoster(opt.Roster); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Token == "" && roster == nil && !IsLoopback(opt.Addr) {
 		return nil, fmt.Errorf("broker: listen address %q is not loopback: a token is required", opt.Addr)
 	}
 	if host == "" {
@@ -88,6 +101,9 @@ func StartServer(opt ServerOptions) (*Server, error) {
 		JetStream: true, StoreDir: opt.StoreDir,
 		Authorization: opt.Token, MaxPayload: opt.MaxPayload,
 		NoSigs: true, NoLog: true, HTTPPort: 0,
+	}
+	if roster != nil {
+		so.Users = roster.users()
 	}
 	scheme := "nats"
 	if opt.TLSCert != "" || opt.TLSKey != "" {
@@ -112,7 +128,55 @@ func StartServer(opt ServerOptions) (*Server, error) {
 	if h == "0.0.0.0" || h == "::" {
 		h = "127.0.0.1"
 	}
-	return &Server{s: s, url: fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(h, strconv.Itoa(a.Port)))}, nil
+	srv := &Server{s: s, url: fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(h, strconv.Itoa(a.Port))),
+		opts: *so, stop: make(chan struct{}), done: make(chan struct{})}
+	if roster != nil {
+		go srv.followRoster(opt.Roster, roster)
+	} else {
+		close(srv.done)
+	}
+	return srv, nil
+}
+
+// followRoster reloads the server's users when the roster in dir changes.
+// A roster that cannot be read keeps the users as they are.
+func (s *Server) followRoster(dir string, cur *Roster) {
+	defer close(s.done)
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	warned := ""
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		r, err := LoadRoster(dir)
+		if err != nil {
+			if err.Error() != warned {
+				s.s.Warnf("dama: %v (keeping the users as they are)", err)
+				warned = err.Error()
+			}
+			continue
+		}
+		if reflect.DeepEqual(r, cur) {
+			continue
+		}
+		if err := s.SetRoster(r); err == nil {
+			cur = r
+		}
+	}
+}
+
+// SetRoster replaces the server's users with r's; clients whose user is
+// gone, or whose password changed, are disconnected.
+func (s *Server) SetRoster(r *Roster) error {
+	o := s.opts.Clone()
+	o.Users = r.users()
+	if err := s.s.ReloadOptions(o); err != nil {
+		return fmt.Errorf("broker: reloading the users: %w", err)
+	}
+	return nil
 }
 
 // URL is where a client on this machine reaches the server.
@@ -120,6 +184,12 @@ func (s *Server) URL() string { return s.url }
 
 // Shutdown stops the server; its JetStream state stays in the store folder.
 func (s *Server) Shutdown() {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	<-s.done
 	s.s.Shutdown()
 	s.s.WaitForShutdown()
 }
@@ -132,27 +202,11 @@ func EnsureToken(path string) (string, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
-	b := make([]byte, 24)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	tok := hex.EncodeToString(b)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", err
-	}
-	// The temporary file is made private before the token goes in.
-	err := atomicfile.Write(path, func(w io.Writer) error {
-		f, ok := w.(*os.File)
-		if !ok {
-			return errors.New("broker: token file: not a file")
-		}
-		if err := f.Chmod(0o600); err != nil {
-			return err
-		}
-		_, err := io.WriteString(f, tok+"\n")
-		return err
-	})
+	tok, err := randomSecret()
 	if err != nil {
+		return "", err
+	}
+	if err := writePrivate(path, []byte(tok+"\n")); err != nil {
 		return "", err
 	}
 	return tok, nil

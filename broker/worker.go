@@ -3,6 +3,7 @@ package broker
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +28,9 @@ type WorkerOptions struct {
 	URL      string
 	Auth     Auth
 	Name     string // unique among the run's workers: letters, digits, '_', '.', '-'
+	// TrainerKey is the trainer's public key (Credential.PublicKey): the
+	// worker plays only models and a configuration signed with it.
+	TrainerKey ed25519.PublicKey
 	Games    int    // stop after this many games (0: until cancelled)
 	PerChunk int    // games per chunk (default 16)
 	Seed     uint64 // base seed; give each worker its own
@@ -38,6 +42,17 @@ type WorkerOptions struct {
 
 var workerName = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9_.-]*[A-Za-z0-9_-]$|^[A-Za-z0-9_-]$`)
 
+// checkWorkerName refuses a name a worker cannot have.
+func checkWorkerName(name string) error {
+	if !workerName.MatchString(name) {
+		return fmt.Errorf("broker: worker name %q: use letters, digits, '_', '.' and '-', not starting or ending with '.'", name)
+	}
+	if name == "main" || name == TrainerUser {
+		return fmt.Errorf("broker: worker name %q is the trainer's own; choose another", name)
+	}
+	return nil
+}
+
 // worker is the state of one Work call.
 type worker struct {
 	opt  WorkerOptions
@@ -46,8 +61,10 @@ type worker struct {
 	obs  jetstream.ObjectStore
 	cfg  *configs.Config
 	mu   sync.Mutex
-	best *bestPointer  // newest pointer seen
+	best *bestPointer  // newest pointer seen whose signature verifies
 	sig  chan struct{} // a new pointer was seen
+
+	refused string // the last pointer refused, logged once
 
 	reconnected chan struct{} // the connection came back (watches are renewed)
 
@@ -96,11 +113,11 @@ func (p *bestPointer) key() string { return p.Name + "@" + p.Digest }
 // returns nil when Games games are published or ctx is cancelled (after
 // publishing the finished games); a refused credential is an error at once.
 func Work(ctx context.Context, opt WorkerOptions) error {
-	if !workerName.MatchString(opt.Name) {
-		return fmt.Errorf("broker: worker name %q: use letters, digits, '_', '.' and '-', not starting or ending with '.'", opt.Name)
+	if err := checkWorkerName(opt.Name); err != nil {
+		return err
 	}
-	if opt.Name == "main" {
-		return errors.New(`broker: worker name "main" is the trainer's own; choose another`)
+	if len(opt.TrainerKey) != ed25519.PublicKeySize {
+		return errors.New("broker: a worker needs the trainer's public key (its credential file, from dama broker add-worker)")
 	}
 	if opt.PerChunk <= 0 {
 		opt.PerChunk = 16
@@ -110,8 +127,19 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	}
 	w := &worker{opt: opt, sig: make(chan struct{}, 1), reconnected: make(chan struct{}, 1)}
 	w.interrupt()
+	// A credential refused on reconnecting (the worker was revoked) ends
+	// the work with that error: the client gives up after the second
+	// refusal.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	var err error
 	w.nc, err = Connect(ctx, opt.URL, "dama worker "+opt.Name, opt.Auth, w.logf,
+		nats.CustomInboxPrefix(InboxPrefix(opt.Name)),
+		nats.ClosedHandler(func(nc *nats.Conn) {
+			if err := nc.LastError(); err != nil && isAuthError(err) {
+				cancel(fmt.Errorf("broker %s: %w: %v", opt.URL, ErrAuth, err))
+			}
+		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			w.logf("broker: reconnected to %s", nc.ConnectedUrlRedacted())
 			w.interrupt()
@@ -146,7 +174,11 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 		sw.OnGame = func(m selfplay.ModelRef, _ *selfplay.Game) { opt.OnGame(m.Name) }
 	}
 	defer sw.Close()
-	return sw.Run(ctx)
+	err = sw.Run(ctx)
+	if cause := context.Cause(ctx); errors.Is(cause, ErrAuth) {
+		return cause
+	}
+	return err
 }
 
 func (w *worker) logf(format string, args ...any) {
@@ -193,6 +225,13 @@ func (w *worker) attach(ctx context.Context, js jetstream.JetStream) error {
 		e, err := w.kv.Get(ctx, configKey)
 		if err != nil {
 			return err
+		}
+		s, err := w.kv.Get(ctx, ConfigSigKey)
+		if err != nil {
+			return fmt.Errorf("the configuration's signature: %w", err)
+		}
+		if err := verifyConfig(w.opt.TrainerKey, e.Value(), s.Value()); err != nil {
+			return err // the trainer may be putting a new one: wait
 		}
 		w.cfg, err = parseConfig(e.Value())
 		if err != nil {
@@ -284,6 +323,16 @@ func (w *worker) see(v []byte) {
 	var p bestPointer
 	if err := json.Unmarshal(v, &p); err != nil || p.Version != protocolVersion {
 		w.logf("ignoring a best-model pointer this worker cannot read (%q)", v)
+		return
+	}
+	if err := verifyBest(w.opt.TrainerKey, &p); err != nil {
+		w.mu.Lock()
+		first := w.refused != p.key()
+		w.refused = p.key()
+		w.mu.Unlock()
+		if first {
+			w.logf("not playing model %s (%s): %v; keeping the current model", p.Name, p.Digest, err)
+		}
 		return
 	}
 	w.mu.Lock()
@@ -401,7 +450,7 @@ func (w *worker) Write(ctx context.Context, seq int, h selfplay.Header, games []
 	}
 	name := selfplay.ChunkName(w.opt.Name, seq)
 	data := buf.Bytes()
-	msg := &nats.Msg{Subject: chunkSubject, Data: data, Header: nats.Header{}}
+	msg := &nats.Msg{Subject: chunkSubject + "." + w.opt.Name, Data: data, Header: nats.Header{}}
 	msg.Header.Set(hdrVersion, strconv.Itoa(protocolVersion))
 	msg.Header.Set(hdrChunk, name)
 	msg.Header.Set(nats.MsgIdHdr, msgID(name, data))
