@@ -44,7 +44,7 @@ type BridgeOptions struct {
 	// Signer is the trainer's key (EnsureSigner): the bridge signs each
 	// best model and the configuration it publishes with it.
 	Signer ed25519.PrivateKey
-	Log   io.Writer      // one line per refused chunk, model published, connection change (nil: none)
+	Log    io.Writer // one line per refused chunk, model published, connection change (nil: none)
 	// Check is the trainer's validation of chunks (selfplay.RunChecker);
 	// nil: format, legality and results only.
 	Check *selfplay.Checker

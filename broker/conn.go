@@ -25,7 +25,7 @@ const (
 	modelBucket  = "dama_models"
 	ChunkStream  = "DAMA_CHUNKS"
 	chunkSubject = "dama.chunks" // a worker publishes on chunkSubject.<its name>
-	trainerName  = "trainer" // the trainer's durable consumer
+	trainerName  = "trainer"     // the trainer's durable consumer
 
 	configKey = "config"
 	bestKey   = "best"
@@ -54,10 +54,10 @@ type Auth struct {
 	// User and Password are a user of a served broker's roster (a
 	// worker's come in its Credential).
 	User, Password string
-	Creds string // a NATS credentials file (JWT and NKey seed)
-	CA    string // PEM file of the CA that signed the server's TLS certificate
-	Cert  string // PEM client certificate and key, for servers that verify clients
-	Key   string
+	Creds          string // a NATS credentials file (JWT and NKey seed)
+	CA             string // PEM file of the CA that signed the server's TLS certificate
+	Cert           string // PEM client certificate and key, for servers that verify clients
+	Key            string
 }
 
 // ErrAuth is returned (wrapped) when the server refuses the credential.

@@ -25,16 +25,16 @@ import (
 // WorkerOptions configures a self-play worker that talks only to the
 // broker.
 type WorkerOptions struct {
-	URL      string
-	Auth     Auth
-	Name     string // unique among the run's workers: letters, digits, '_', '.', '-'
+	URL  string
+	Auth Auth
+	Name string // unique among the run's workers: letters, digits, '_', '.', '-'
 	// TrainerKey is the trainer's public key (Credential.PublicKey): the
 	// worker plays only models and a configuration signed with it.
 	TrainerKey ed25519.PublicKey
-	Games    int    // stop after this many games (0: until cancelled)
-	PerChunk int    // games per chunk (default 16)
-	Seed     uint64 // base seed; give each worker its own
-	Log      io.Writer
+	Games      int    // stop after this many games (0: until cancelled)
+	PerChunk   int    // games per chunk (default 16)
+	Seed       uint64 // base seed; give each worker its own
+	Log        io.Writer
 	// OnGame, if set, is called after each finished game with the name of
 	// the model that played it.
 	OnGame func(model string)
