@@ -9,6 +9,7 @@ import (
 	neturl "net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -101,6 +102,7 @@ func Connect(ctx context.Context, url, name string, auth Auth, log func(string, 
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log("broker: reconnected to %s", nc.ConnectedUrlRedacted()) }),
+		nats.ErrorHandler(asyncErrors(log)),
 	}
 	for one := range strings.SplitSeq(url, ",") {
 		if u, err := neturl.Parse(strings.TrimSpace(one)); err == nil && u.User != nil {
@@ -141,6 +143,21 @@ func Connect(ctx context.Context, url, name string, auth Auth, log func(string, 
 		case <-ctx.Done():
 			return nil, fmt.Errorf("broker %s: %v", url, err)
 		case <-time.After(time.Second):
+		}
+	}
+}
+
+// asyncErrors logs the errors the server reports on its own (a permission
+// refused), each once in a row.
+func asyncErrors(log func(string, ...any)) nats.ErrHandler {
+	var mu sync.Mutex
+	last := ""
+	return func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err.Error() != last {
+			last = err.Error()
+			log("broker: %v", err)
 		}
 	}
 }

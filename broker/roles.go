@@ -277,6 +277,10 @@ func WorkerPermissions(worker string) (publish, subscribe []string) {
 		"$JS.API.CONSUMER.CREATE.KV_" + runBucket + ".*." + kv + bestKey,
 		"$JS.API.DIRECT.GET.OBJ_" + modelBucket + ".$O." + modelBucket + ".M.*",
 		"$JS.API.CONSUMER.CREATE.OBJ_" + modelBucket + ".*.$O." + modelBucket + ".C.*",
+		// Only ephemeral consumers live on these two streams; the
+		// trainer's durable one is on the chunk stream.
+		"$JS.API.CONSUMER.DELETE.KV_" + runBucket + ".*",
+		"$JS.API.CONSUMER.DELETE.OBJ_" + modelBucket + ".*",
 		"$JS.FC.KV_" + runBucket + ".>",
 		"$JS.FC.OBJ_" + modelBucket + ".>",
 	}

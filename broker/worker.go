@@ -64,7 +64,7 @@ type worker struct {
 	best *bestPointer  // newest pointer seen whose signature verifies
 	sig  chan struct{} // a new pointer was seen
 
-	refused string // the last pointer refused, logged once
+	refused string // the last pointer refused (its bytes), logged once
 
 	reconnected chan struct{} // the connection came back (watches are renewed)
 
@@ -195,6 +195,9 @@ func (w *worker) retry(ctx context.Context, what string, f func(ctx context.Cont
 		cancel()
 		if err == nil {
 			return nil
+		}
+		if w.nc.IsClosed() { // the credential was refused
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		if attempt == 0 {
 			w.logf("%s: %v; trying again every second", what, err)
@@ -327,8 +330,8 @@ func (w *worker) see(v []byte) {
 	}
 	if err := verifyBest(w.opt.TrainerKey, &p); err != nil {
 		w.mu.Lock()
-		first := w.refused != p.key()
-		w.refused = p.key()
+		first := w.refused != string(v)
+		w.refused = string(v)
 		w.mu.Unlock()
 		if first {
 			w.logf("not playing model %s (%s): %v; keeping the current model", p.Name, p.Digest, err)
@@ -465,6 +468,9 @@ func (w *worker) Write(ctx context.Context, seq int, h selfplay.Header, games []
 		cancel()
 		if err == nil {
 			break
+		}
+		if w.nc.IsClosed() { // the credential was refused
+			return "", fmt.Errorf("broker: %s (%d games) could not be published: %v", name, len(games), err)
 		}
 		if attempt == 0 {
 			w.logf("publishing %s: %v; trying again every second", name, err)
