@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	neturl "net/url"
 	"os"
 	"strings"
 
@@ -20,6 +21,7 @@ import (
 type brokerFlags struct {
 	serve, url              string
 	token, tokenFile, creds string
+	credential              string // a worker's credential file (dama broker add-worker)
 	tlsCert, tlsKey, tlsCA  string
 	trainer                 bool
 }
@@ -27,11 +29,13 @@ type brokerFlags struct {
 func (b *brokerFlags) register(fs *flag.FlagSet, trainer bool) {
 	*b = brokerFlags{trainer: trainer}
 	if trainer {
-		fs.StringVar(&b.serve, "serve", "", "run an embedded NATS JetStream broker on HOST:PORT (e.g. 127.0.0.1:4222, or :4222 for every interface) with its storage and token in the run folder; workers connect with dama selfplay --broker")
+		fs.StringVar(&b.serve, "serve", "", "run an embedded NATS JetStream broker on HOST:PORT (e.g. 127.0.0.1:4222, or :4222 for every interface) with its storage and users in RUN/broker; add workers with dama broker add-worker, and they connect with dama selfplay --broker")
+	} else {
+		fs.StringVar(&b.credential, "credential", "", "this worker's credential file (mode 0600) from dama broker add-worker: its name, its user on a --serve broker, and the trainer's key models and settings are checked against")
 	}
 	fs.StringVar(&b.url, "broker", "", "URL of a NATS JetStream server or cluster to carry the run (e.g. nats://host:4222)")
 	fs.StringVar(&b.token, "token", "", "broker token (visible to other users in the process list: prefer --token-file)")
-	fs.StringVar(&b.tokenFile, "token-file", "", "file holding the broker token (mode 0600); dama train --serve writes RUN/broker/token")
+	fs.StringVar(&b.tokenFile, "token-file", "", "file holding the token of a NATS server given by --broker (mode 0600)")
 	fs.StringVar(&b.creds, "creds", "", "NATS credentials file (JWT and NKey seed) for --broker")
 	fs.StringVar(&b.tlsCert, "tls-cert", "", "PEM certificate: the served broker's (--serve), or this client's (--broker)")
 	fs.StringVar(&b.tlsKey, "tls-key", "", "PEM key of --tls-cert")
@@ -54,6 +58,30 @@ func (b *brokerFlags) auth() (broker.Auth, error) {
 	return a, nil
 }
 
+// workerAuth returns a worker's credential file and the client credential
+// it connects with: the file's user on a served broker, or the token or
+// NATS credentials the flags give for another server.
+func (b *brokerFlags) workerAuth() (*broker.Credential, broker.Auth, error) {
+	if u, err := neturl.Parse(b.url); err == nil && u.User != nil {
+		return nil, broker.Auth{}, fmt.Errorf("--broker %s: a user or token in the URL bypasses the credential-file checks; give it with --credential, --token-file or --creds", u.Redacted())
+	}
+	if b.credential == "" {
+		return nil, broker.Auth{}, errors.New("--broker needs --credential FILE, written on the trainer's machine by dama broker add-worker NAME --run DIR: it carries the trainer's key that models and settings are checked against")
+	}
+	c, err := broker.ReadCredential(b.credential)
+	if err != nil {
+		return nil, broker.Auth{}, err
+	}
+	a, err := b.auth()
+	if err != nil {
+		return nil, a, err
+	}
+	if a.Token == "" && a.Creds == "" {
+		a.User, a.Password = c.User, c.Password
+	}
+	return c, a, nil
+}
+
 // startBroker serves or connects to the broker for dama train and hooks
 // the bridge into opt; the returned function stops both.
 func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Options) (func(), error) {
@@ -66,22 +94,21 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 	var auth broker.Auth
 	if b.serve != "" {
 		if b.token != "" || b.tokenFile != "" || b.creds != "" {
-			return nil, errors.New("--token, --token-file and --creds go with --broker: --serve keeps its own token in RUN/broker/token")
+			return nil, errors.New("--token, --token-file and --creds go with --broker: --serve keeps its own users in RUN/broker (dama broker add-worker)")
 		}
-		tokenPath := run.Path("broker", "token")
-		tok, err := broker.EnsureToken(tokenPath)
+		roster, err := broker.EnsureRoster(run.Path("broker"))
 		if err != nil {
 			return nil, err
 		}
 		srv, err = broker.StartServer(broker.ServerOptions{
-			Addr: b.serve, StoreDir: run.Path("broker", "jetstream"), Token: tok,
+			Addr: b.serve, StoreDir: run.Path("broker", "jetstream"), Roster: run.Path("broker"),
 			TLSCert: b.tlsCert, TLSKey: b.tlsKey, TLSCA: b.tlsCA,
 		})
 		if err != nil {
 			return nil, err
 		}
 		url = srv.URL()
-		auth = broker.Auth{Token: tok}
+		auth = roster.TrainerAuth()
 		host, _, _ := net.SplitHostPort(b.serve)
 		_, port, _ := net.SplitHostPort(strings.TrimPrefix(strings.TrimPrefix(url, "nats://"), "tls://"))
 		if host == "" || host == "0.0.0.0" || host == "::" {
@@ -94,17 +121,24 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 			scheme = "tls"
 		}
 		fmt.Fprintf(stdout, "broker: serving %s://%s (JetStream storage %s)\n", scheme, net.JoinHostPort(host, port), run.Path("broker", "jetstream"))
-		fmt.Fprintf(stdout, "broker: workers: copy %s (keep it mode 0600) and run  dama selfplay --broker %s://%s --token-file TOKENFILE --worker NAME\n",
-			tokenPath, scheme, net.JoinHostPort(host, port))
+		fmt.Fprintf(stdout, "broker: workers: dama broker add-worker NAME --run %s, copy the credential file it writes (keep it mode 0600) and run  dama selfplay --broker %s://%s --credential FILE\n",
+			dir, scheme, net.JoinHostPort(host, port))
 		if !broker.IsLoopback(b.serve) && b.tlsCert == "" {
-			fmt.Fprintln(stdout, "broker: note: without --tls-cert the token and games cross the network in clear; use TLS outside a trusted network")
+			fmt.Fprintln(stdout, "broker: note: without --tls-cert the passwords and games cross the network in clear; use TLS outside a trusted network")
 		}
 	} else {
 		if auth, err = b.auth(); err != nil {
 			return nil, err
 		}
 	}
-	br, err := broker.NewBridge(ctx, broker.BridgeOptions{URL: url, Auth: auth, Local: srv, Run: run, Log: stdout,
+	signer, err := broker.EnsureSigner(run.Path("broker"))
+	if err != nil {
+		if srv != nil {
+			srv.Shutdown()
+		}
+		return nil, err
+	}
+	br, err := broker.NewBridge(ctx, broker.BridgeOptions{URL: url, Auth: auth, Local: srv, Run: run, Signer: signer, Log: stdout,
 		Check: selfplay.RunChecker(opt.Config.SelfPlay, run.Path(runfolder.AcceptedDir))})
 	if err != nil {
 		if srv != nil {

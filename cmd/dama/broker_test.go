@@ -144,35 +144,42 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	url := "nats://" + addr
 	trainerArgs := []string{"train", "--run", dir, "--serve", addr}
-	tokenFile := filepath.Join(dir, "broker", "token")
+	// The token of the external server; with --serve, of the server that
+	// reads the stream at the end.
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if _, err := broker.EnsureToken(tokenFile); err != nil {
+		t.Fatal(err)
+	}
 	var server *proc
 	store := filepath.Join(dir, "broker", "jetstream")
 	if external {
-		tokenFile = filepath.Join(t.TempDir(), "token")
-		if _, err := broker.EnsureToken(tokenFile); err != nil {
-			t.Fatal(err)
-		}
 		store = filepath.Join(t.TempDir(), "jetstream")
 		server = &proc{env: "DAMA_TEST_AS_BROKER=" + store + "|" + addr + "|" + tokenFile}
 		server.start(t)
 		defer server.kill()
 		trainerArgs = []string{"train", "--run", dir, "--broker", url, "--token-file", tokenFile}
 	}
+	// Each worker's credential, issued before the trainer starts.
+	var workerArgs [][]string
+	for i := 1; i <= 3; i++ {
+		name := fmt.Sprintf("w%d", i)
+		cred := filepath.Join(t.TempDir(), name+".cred")
+		if code, _, errs := runCmd(t, "broker", "add-worker", name, "--run", dir, "--out", cred); code != 0 {
+			t.Fatalf("dama broker add-worker %s: %s", name, errs)
+		}
+		args := []string{"selfplay", "--broker", url, "--credential", cred, "--worker", name, "--chunk", "2"}
+		if external {
+			args = append(args, "--token-file", tokenFile)
+		}
+		workerArgs = append(workerArgs, args)
+	}
 	trainer := &proc{args: append(append(trainerArgs, fastRun...),
 		"--set", "run.generations="+strconv.Itoa(gens), "--set", "arena.gating=none", "--set", "selfplay.games_per_generation=12")}
 	trainer.start(t)
 	defer trainer.kill()
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(tokenFile); err == nil {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("no token file:\n%s", trainer.out.String())
-		}
-	}
 	var workers []*proc
-	for i := 1; i <= 3; i++ {
-		w := &proc{args: []string{"selfplay", "--broker", url, "--token-file", tokenFile, "--worker", fmt.Sprintf("w%d", i), "--chunk", "2"}}
+	for _, args := range workerArgs {
+		w := &proc{args: args}
 		w.start(t)
 		defer w.kill()
 		workers = append(workers, w)
@@ -225,11 +232,8 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 	// and the workers reconnect to it by themselves.
 	var follow *broker.Server
 	if !external {
-		tok, err := broker.ReadToken(tokenFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if follow, err = broker.StartServer(broker.ServerOptions{Addr: addr, StoreDir: store, Token: tok}); err != nil {
+		var err error
+		if follow, err = broker.StartServer(broker.ServerOptions{Addr: addr, StoreDir: store, Roster: filepath.Join(dir, "broker")}); err != nil {
 			t.Fatal(err)
 		}
 		defer follow.Shutdown()
@@ -390,18 +394,29 @@ func TestBrokerFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Shutdown()
+	cred := filepath.Join(dir, "w1.cred")
+	if code, _, errs := runCmd(t, "broker", "add-worker", "w1", "--run", dir, "--out", cred); code != 0 {
+		t.Fatalf("dama broker add-worker: %s", errs)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"selfplay", "--broker", s.URL(), "--token", "wrong", "--worker", "w1"}, "the broker refused the credential"},
-		{[]string{"selfplay", "--broker", s.URL(), "--worker", "w1"}, "the broker refused the credential"},
-		{[]string{"selfplay", "--broker", s.URL(), "--token-file", filepath.Join(dir, "none"), "--worker", "w1"}, "token file"},
+		{[]string{"selfplay", "--broker", s.URL(), "--credential", cred, "--token", "wrong", "--worker", "w1"}, "the broker refused the credential"},
+		{[]string{"selfplay", "--broker", s.URL(), "--credential", cred, "--worker", "w1"}, "the broker refused the credential"},
+		{[]string{"selfplay", "--broker", s.URL(), "--credential", cred, "--token-file", filepath.Join(dir, "none"), "--worker", "w1"}, "token file"},
 		{[]string{"selfplay", "--broker", s.URL(), "--run", dir}, "--run and --broker do not go together"},
-		{[]string{"selfplay", "--broker", s.URL(), "--model", "x.ckpt"}, "--model does not go with --broker"},
+		{[]string{"selfplay", "--broker", s.URL(), "--credential", cred, "--model", "x.ckpt"}, "--model does not go with --broker"},
+		{[]string{"selfplay", "--broker", s.URL(), "--worker", "w1"}, "--broker needs --credential FILE"},
+		{[]string{"selfplay", "--broker", s.URL(), "--credential", cred, "--worker", "w2"}, "is worker w1's"},
+		{[]string{"selfplay", "--broker", strings.Replace(s.URL(), "://", "://"+tok+"@", 1), "--credential", cred}, "bypasses the credential-file checks"},
+		{[]string{"selfplay", "--broker", s.URL(), "--credential", filepath.Join(dir, "token")}, "credential file"},
+		{[]string{"broker", "revoke", "w9", "--run", dir}, `no worker "w9"`},
+		{[]string{"broker", "add-worker", "main", "--run", dir}, "the trainer's own"},
+		{[]string{"broker", "add-worker", "w2", "--run", filepath.Join(dir, "none")}, "not a folder"},
 		{[]string{"selfplay", "--run", dir, "--token", "x"}, "--token goes with --broker"},
 		{[]string{"train", "--run", dir, "--serve", "127.0.0.1:0", "--broker", s.URL()}, "--serve and --broker do not go together"},
-		{[]string{"train", "--run", dir, "--serve", "127.0.0.1:0", "--token", "x", "--config", "quick"}, "--serve keeps its own token"},
+		{[]string{"train", "--run", dir, "--serve", "127.0.0.1:0", "--token", "x", "--config", "quick"}, "--serve keeps its own users"},
 	} {
 		code, _, errs := runCmd(t, c.args...)
 		if code != 1 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {

@@ -31,7 +31,7 @@ func init() {
 	register(&command{
 		name:    "selfplay",
 		summary: "play games of a model against itself and write them as training data",
-		usage:   "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--pdn]\n       dama selfplay --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay --broker URL [--worker NAME] [--token-file FILE|--token T|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
+		usage:   "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--pdn]\n       dama selfplay --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay --broker URL --credential FILE [--worker NAME] [--token-file FILE|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
 		flags:   selfplayFlags,
 		run:     runSelfplay,
 	})
@@ -144,7 +144,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	bad := ""
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "token", "token-file", "creds", "tls-ca", "tls-cert", "tls-key":
+		case "token", "token-file", "creds", "credential", "tls-ca", "tls-cert", "tls-key":
 			bad = f.Name
 		}
 	})
@@ -374,17 +374,27 @@ func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
 // runSelfplayBrokerWorker is dama selfplay --broker: a worker of a training
 // run that reaches it only through the broker.
 func runSelfplayBrokerWorker(fs *flag.FlagSet, o selfplayOptions, bf *brokerFlags) error {
+	cred, auth, err := bf.workerAuth()
+	if err != nil {
+		return err
+	}
+	if o.worker == "" {
+		o.worker = cred.Worker
+	}
 	worker, seed, chunk, log, err := workerSettings(fs, o, "broker")
 	if err != nil {
 		return err
 	}
-	auth, err := bf.auth()
+	if worker != cred.Worker {
+		return fmt.Errorf("--worker %s: the credential %s is worker %s's", worker, bf.credential, cred.Worker)
+	}
+	key, err := cred.PublicKey()
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return broker.Work(ctx, broker.WorkerOptions{URL: bf.url, Auth: auth, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log})
+	return broker.Work(ctx, broker.WorkerOptions{URL: bf.url, Auth: auth, TrainerKey: key, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log})
 }
 
 func isFlagSet(fs *flag.FlagSet, name string) bool {
