@@ -40,7 +40,7 @@ import (
 
 // positionalArgs is how many arguments each subcommand takes besides flags,
 // for those that take any; the others take none. model takes a verb first.
-var positionalArgs = map[string]int{"report": 1, "games": 2} // games: the verb check and a path
+var positionalArgs = map[string]int{"report": 1, "games": 2, "broker": 2} // games: the verb check and a path; broker: the verb and a worker
 
 var modelVerbArgs = map[string]int{"new": 0, "info": 1, "compare": 1}
 
