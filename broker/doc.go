@@ -1,22 +1,35 @@
 // Package broker carries a training run across machines over NATS
 // JetStream: the trainer keeps its run folder as its own record, and
 // self-play workers on other machines need nothing but the broker's URL and
-// a credential.
+// a credential file of their own (Credential, from AddWorker).
 //
 // What lives on the broker (protocol version 1, see protocolVersion):
 //
 //	KV bucket "dama_run"       key "config": the run's archived config.yaml
+//	                           key "config.sig": JSON ConfigSignature, the
+//	                           trainer's signature of it
 //	                           key "best":   JSON bestPointer, the best model
+//	                           and the trainer's signature
 //	                           keys "seq.<worker>": the worker's last chunk number
 //	object store "dama_models" accepted checkpoints, named as in the run folder
 //	                           (e.g. "accepted/0003.ckpt")
-//	stream "DAMA_CHUNKS"       subject "dama.chunks": one message per chunk of
+//	stream "DAMA_CHUNKS"       subjects "dama.chunks.<worker>": one message per chunk of
 //	                           games, the payload a selfplay games file, headers
 //	                           Dama-Version, Dama-Chunk (its file name) and
 //	                           Nats-Msg-Id (name and digest, so a publish retried
 //	                           within the stream's duplicate window is stored
 //	                           once); work-queue retention, read by the durable
 //	                           consumer "trainer"
+//
+// Roles: a served broker (ServerOptions.Roster) has one user for the
+// trainer, which may do anything, and one per worker, which may publish
+// only on its own chunk subject and counter and read the configuration,
+// the best pointer and the models (WorkerPermissions); the trainer
+// quarantines a chunk whose name is not its publisher's. The roster file
+// is read again when it changes, so AddWorker and RevokeWorker take effect
+// on a running server. The trainer signs the configuration and each best
+// pointer with its ed25519 key (EnsureSigner); a worker plays only what
+// verifies with the public key its credential carries.
 //
 // Chunks travel as stream messages, not objects: a chunk of 16 games is
 // about 25 KB and even 100 long games stay well under NATS's default 1 MB
@@ -34,7 +47,8 @@
 // games folder is held again.
 //
 // Workers (Work) watch the "best" key, fetch and verify each new model
-// (SHA-256 against the pointer, then the checkpoint's own checksum), play
+// (the pointer's signature, SHA-256 against the pointer, then the
+// checkpoint's own checksum), play
 // chunks with the newest best model, publish them, and reconnect by
 // themselves.
 package broker
