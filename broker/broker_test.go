@@ -240,7 +240,15 @@ func writePlan(t testing.TB, run *runfolder.Run, gen int, names []string) {
 
 func jsClient(t testing.TB, s *Server, tok string) jetstream.JetStream {
 	t.Helper()
-	nc, err := nats.Connect(s.URL(), nats.Token(tok))
+	js, _ := rawClient(t, s, nats.Token(tok))
+	return js
+}
+
+// rawClient connects to s with opts as a plain NATS client, closed when
+// the test ends.
+func rawClient(t testing.TB, s *Server, opts ...nats.Option) (jetstream.JetStream, *nats.Conn) {
+	t.Helper()
+	nc, err := nats.Connect(s.URL(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +257,7 @@ func jsClient(t testing.TB, s *Server, tok string) jetstream.JetStream {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return js
+	return js, nc
 }
 
 // uniform is an evaluator with uniform priors and a drawn value.
