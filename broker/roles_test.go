@@ -424,3 +424,31 @@ func TestCredentialFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyChunkSubject: a stream made before workers had subjects of
+// their own (subject "dama.chunks") is updated by the bridge, and the
+// chunks already on it are still taken.
+func TestLegacyChunkSubject(t *testing.T) {
+	run := testRun(t)
+	s, tok := testServer(t, t.TempDir())
+	js := jsClient(t, s, tok)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: ChunkStream, Subjects: []string{chunkSubject},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	data := encodeChunk(t, playGames(t, 1, 4))
+	msg := &nats.Msg{Subject: chunkSubject, Data: data, Header: nats.Header{}}
+	msg.Header.Set(hdrVersion, "1")
+	msg.Header.Set(hdrChunk, "chunk-old-000000"+selfplay.FileExt)
+	if _, err := js.PublishMsg(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+	b := newBridge(t, s, tok, run, nil)
+	defer b.Close()
+	waitFor(t, "the old chunk in games/", func() bool { return slices.Contains(gamesOnDisk(t, run), "chunk-old-000000"+selfplay.FileExt) })
+	if _, err := js.PublishMsg(ctx, msg); err == nil {
+		t.Errorf("the stream still takes chunks on %s", chunkSubject)
+	}
+}

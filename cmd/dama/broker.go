@@ -109,6 +109,9 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 		}
 		url = srv.URL()
 		auth = roster.TrainerAuth()
+		if _, err := os.Stat(run.Path("broker", "token")); err == nil {
+			fmt.Fprintf(stdout, "broker: note: %s is no longer used: each worker needs its own credential (dama broker add-worker NAME --run %s)\n", run.Path("broker", "token"), dir)
+		}
 		host, _, _ := net.SplitHostPort(b.serve)
 		_, port, _ := net.SplitHostPort(strings.TrimPrefix(strings.TrimPrefix(url, "nats://"), "tls://"))
 		if host == "" || host == "0.0.0.0" || host == "::" {
