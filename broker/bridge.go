@@ -432,8 +432,8 @@ func (b *Bridge) putBest(ctx context.Context, rel string) error {
 	// The signature first: a worker that reads the new configuration
 	// with the old signature waits and reads both again.
 	sig := signConfig(b.opt.Signer, cfg)
-	if e, err := b.kv.Get(ctx, ConfigSigKey); err != nil || !bytes.Equal(e.Value(), sig) {
-		if _, err := b.kv.Put(ctx, ConfigSigKey, sig); err != nil {
+	if e, err := b.kv.Get(ctx, configSigKey); err != nil || !bytes.Equal(e.Value(), sig) {
+		if _, err := b.kv.Put(ctx, configSigKey, sig); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,7 @@
 // What lives on the broker (protocol version 1, see protocolVersion):
 //
 //	KV bucket "dama_run"       key "config": the run's archived config.yaml
-//	                           key "config.sig": JSON ConfigSignature, the
+//	                           key "config.sig": JSON configSignature, the
 //	                           trainer's signature of it
 //	                           key "best":   JSON bestPointer, the best model
 //	                           and the trainer's signature

@@ -273,7 +273,7 @@ func WorkerPermissions(worker string) (publish, subscribe []string) {
 		kv + seqPrefix + worker,
 		"$JS.API.STREAM.INFO.KV_" + runBucket,
 		"$JS.API.STREAM.INFO.OBJ_" + modelBucket,
-		direct + configKey, direct + ConfigSigKey, direct + bestKey, direct + seqPrefix + worker,
+		direct + configKey, direct + configSigKey, direct + bestKey, direct + seqPrefix + worker,
 		"$JS.API.CONSUMER.CREATE.KV_" + runBucket + ".*." + kv + bestKey,
 		"$JS.API.DIRECT.GET.OBJ_" + modelBucket + ".$O." + modelBucket + ".M.*",
 		"$JS.API.CONSUMER.CREATE.OBJ_" + modelBucket + ".*.$O." + modelBucket + ".C.*",

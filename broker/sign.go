@@ -8,12 +8,12 @@ import (
 	"fmt"
 )
 
-// ConfigSigKey is the key, next to configKey, of the trainer's signature of
-// the run's configuration: JSON ConfigSignature.
-const ConfigSigKey = "config.sig"
+// configSigKey is the key, next to configKey, of the trainer's signature of
+// the run's configuration: JSON configSignature.
+const configSigKey = "config.sig"
 
-// ConfigSignature is the value of ConfigSigKey.
-type ConfigSignature struct {
+// configSignature is the value of configSigKey.
+type configSignature struct {
 	Version   int    `json:"version"`
 	Digest    string `json:"digest"`    // of the configuration's bytes, "sha256:" and hex
 	Signature string `json:"signature"` // base64 ed25519 of configMessage
@@ -53,16 +53,16 @@ func verifyBest(pub ed25519.PublicKey, p *bestPointer) error {
 	return verify(pub, modelMessage(p.Name, p.Digest), p.Signature)
 }
 
-// signConfig returns the value of ConfigSigKey for the configuration cfg.
+// signConfig returns the value of configSigKey for the configuration cfg.
 func signConfig(key ed25519.PrivateKey, cfg []byte) []byte {
 	d := digest(cfg)
-	b, _ := json.Marshal(ConfigSignature{Version: protocolVersion, Digest: d, Signature: sign(key, configMessage(d))})
+	b, _ := json.Marshal(configSignature{Version: protocolVersion, Digest: d, Signature: sign(key, configMessage(d))})
 	return b
 }
 
-// verifyConfig checks cfg against the value of ConfigSigKey.
+// verifyConfig checks cfg against the value of configSigKey.
 func verifyConfig(pub ed25519.PublicKey, cfg, sigValue []byte) error {
-	var s ConfigSignature
+	var s configSignature
 	if err := json.Unmarshal(sigValue, &s); err != nil {
 		return fmt.Errorf("the configuration's signature is unreadable: %v", err)
 	}

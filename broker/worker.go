@@ -229,7 +229,7 @@ func (w *worker) attach(ctx context.Context, js jetstream.JetStream) error {
 		if err != nil {
 			return err
 		}
-		s, err := w.kv.Get(ctx, ConfigSigKey)
+		s, err := w.kv.Get(ctx, configSigKey)
 		if err != nil {
 			return fmt.Errorf("the configuration's signature: %w", err)
 		}

@@ -13,24 +13,19 @@ import (
 func init() {
 	var runDir, out *string
 	register(&command{
-		name:    "broker",
-		summary: "the workers of a run's broker: add one (writing its credential file) or revoke one",
-		usage:   "add-worker NAME --run DIR [--out FILE]\n       dama broker revoke NAME --run DIR",
+		name:      "broker",
+		summary:   "the workers of a run's broker: add one (writing its credential file) or revoke one",
+		usage:     "add-worker NAME --run DIR [--out FILE]\n       dama broker revoke NAME --run DIR",
+		takesArgs: true,
 		flags: func(fs *flag.FlagSet) {
 			runDir = fs.String("run", "", "the run folder (its broker folder RUN/broker holds the users and the trainer's key)")
 			out = fs.String("out", "", "add-worker: where to write the credential (default RUN/broker/workers/NAME.cred), mode 0600")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if len(args) < 2 {
-				return errors.New("want add-worker NAME or revoke NAME")
+			if len(args) != 2 {
+				return fmt.Errorf("%d arguments %q: want add-worker NAME or revoke NAME", len(args), args)
 			}
 			verb, name := args[0], args[1]
-			if err := parseMore(fs, args[2:]); err != nil {
-				return err
-			}
-			if fs.NArg() > 0 {
-				return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-			}
 			if *runDir == "" {
 				return errors.New("--run DIR is required")
 			}
