@@ -136,8 +136,8 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	w.nc, err = Connect(ctx, opt.URL, "dama worker "+opt.Name, opt.Auth, w.logf,
 		nats.CustomInboxPrefix(InboxPrefix(opt.Name)),
 		nats.ClosedHandler(func(nc *nats.Conn) {
-			if err := nc.LastError(); err != nil && isAuthError(err) {
-				cancel(fmt.Errorf("broker %s: %w: %v", opt.URL, ErrAuth, err))
+			if err := refusal(nc, opt.URL); err != nil {
+				cancel(err)
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
@@ -175,10 +175,23 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	}
 	defer sw.Close()
 	err = sw.Run(ctx)
-	if cause := context.Cause(ctx); errors.Is(cause, ErrAuth) {
-		return cause
+	// The refusal may end the work before the closed handler has run.
+	if r := refusal(w.nc, opt.URL); r != nil {
+		return r
 	}
 	return err
+}
+
+// refusal is the error of a connection the server closed because it
+// refused the credential, or nil.
+func refusal(nc *nats.Conn, url string) error {
+	if !nc.IsClosed() {
+		return nil
+	}
+	if err := nc.LastError(); err != nil && isAuthError(err) {
+		return fmt.Errorf("broker %s: %w: %v", url, ErrAuth, err)
+	}
+	return nil
 }
 
 func (w *worker) logf(format string, args ...any) {
