@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"dama/configs"
 )
 
 // The steps of metrics.jsonl strictly increase: a line repeating or going
@@ -116,4 +118,48 @@ func TestResumeChangeRecordedOnce(t *testing.T) {
 	if ch, err := r.ReadChanges(); err != nil || len(ch) != 1 {
 		t.Errorf("%d change records (%v), want 1", len(ch), err)
 	}
+}
+
+// SelfPlayHistory rebuilds every self-play section a run has had from the
+// archive and the old values of the recorded changes, newest first: a key
+// changed twice takes, before each change, the value it had then (issue
+// 20, point 3: chunks from before a change were quarantined).
+func TestSelfPlayHistory(t *testing.T) {
+	first, y := loadQuick(t, "selfplay.resign_threshold=0.05")
+	second, y2 := loadQuick(t, "selfplay.resign_threshold=0.1", "selfplay.pass_forced=true")
+	third, y3 := loadQuick(t, "selfplay.resign_threshold=0.2", "selfplay.pass_forced=true", "train.lr=0.005")
+	r := &Run{Dir: t.TempDir()}
+	if err := r.WriteConfig(y); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := r.SelfPlayHistory(); err != nil || len(h) != 1 || h[0] != first.SelfPlay {
+		t.Fatalf("history of an unchanged run: %+v, %v", h, err)
+	}
+	allow := []string{"selfplay.resign_threshold", "selfplay.pass_forced", "train.lr"}
+	if err := r.ResumeConfig(first, second, y2, io.Discard, allow); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ResumeConfig(second, third, y3, io.Discard, allow); err != nil {
+		t.Fatal(err)
+	}
+	h, err := r.SelfPlayHistory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []configs.SelfPlay{third.SelfPlay, second.SelfPlay, first.SelfPlay}
+	if len(h) != len(want) {
+		t.Fatalf("%d sections, want %d", len(h), len(want))
+	}
+	for i := range want {
+		if h[i] != want[i] {
+			t.Errorf("section %d: resign_threshold %g, pass_forced %v; want %g, %v", i, h[i].ResignThreshold, h[i].PassForced, want[i].ResignThreshold, want[i].PassForced)
+		}
+	}
+	// An old value that no longer loads is an error naming the file.
+	bad := `{"version":1,"generation":1,"changes":[{"key":"selfplay.visits","old":"-3","new":"64"}]}` + "\n"
+	if err := os.WriteFile(r.Path(ChangesFile), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.SelfPlayHistory()
+	wantErr(t, "a bad old value", err, ChangesFile, "before generation 1", "selfplay.visits")
 }

@@ -1,6 +1,7 @@
 package runfolder
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -345,6 +346,50 @@ func (r *Run) ReadChanges() ([]ConfigChange, error) {
 		return nil
 	})
 	return out, err
+}
+
+// SelfPlayHistory returns every self-play section the run has played by,
+// newest first: the archived configuration's (read as Config reads it),
+// then, for each change recorded in ChangesFile from the newest back, the
+// section before it, rebuilt from the archive with the old values of that
+// change and of every change after it. Chunks written before a change, or
+// by workers still on an older configuration, were played by one of them.
+func (r *Run) SelfPlayHistory() ([]configs.SelfPlay, error) {
+	path := r.Path(ConfigFile)
+	for attempt := 0; ; attempt++ {
+		before, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("runfolder: %w", err)
+		}
+		cur, err := r.Config()
+		if err != nil {
+			return nil, err
+		}
+		changes, err := r.ReadChanges()
+		if err != nil {
+			return nil, err
+		}
+		out := []configs.SelfPlay{cur.SelfPlay}
+		var undo []string
+		for i := len(changes) - 1; i >= 0; i-- {
+			for _, d := range changes[i].Changes {
+				undo = append(undo, d.Key+"="+d.Old)
+			}
+			past, err := configs.Load(path, nil, undo)
+			if err != nil {
+				return nil, fmt.Errorf("runfolder: %s: the configuration before generation %d (%s with the old values of the changes since): %w", r.Path(ChangesFile), changes[i].Generation, path, err)
+			}
+			out = append(out, past.SelfPlay)
+		}
+		if after, err := os.ReadFile(path); err == nil && bytes.Equal(before, after) {
+			return out, nil
+		}
+		if attempt >= 4 {
+			return nil, fmt.Errorf("runfolder: %s keeps changing while it is read", path)
+		}
+		// A trainer may be archiving a new configuration at this moment.
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // removeTemps removes the temporary files (atomicfile's ".NAME.tmp*") in

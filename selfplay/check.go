@@ -40,26 +40,37 @@ import (
 //   - the search targets are well formed: W/D/L each in [0,1] summing to
 //     1 (or all zero, a ply without search), a policy target summing to 1,
 //     a full search with a visit distribution;
-//   - with Settings, the header's config digest is that of one of them
-//     (with the base seed its games' seeds derive from), every game starts
-//     from the initial position, and the adjudications follow that
+//   - with Settings (or Past), the header's config digest is that of one
+//     of them (with the base seed its games' seeds derive from), every game
+//     starts from the initial position, and the adjudications follow that
 //     setting's rules; with Models, the header's model digest names one of
 //     the run's models.
 //
 // The zero Checker, and a nil *Checker, check format, legality and results
 // only. A Checker is safe for concurrent use.
 type Checker struct {
-	// Settings are the self-play sections the run plays by; empty: the
-	// header is not checked and adjudications only for their form.
+	// Settings are the self-play sections the run plays by; empty (and no
+	// Past): the header is not checked and adjudications only for their
+	// form.
 	Settings []configs.SelfPlay
+	// Past, if set, returns the self-play sections the run has had
+	// (runfolder's SelfPlayHistory: a resume with --allow-change records
+	// one at any time). It is called, each time, for a chunk whose config
+	// digest is none of Settings': chunks waiting from before a change, or
+	// from a worker still on the old configuration, are checked by the
+	// rules of the section they were played by. It must be safe for
+	// concurrent use.
+	Past func() ([]configs.SelfPlay, error)
 	// Models, if set, are the models the run played with.
 	Models *ModelSet
 }
 
 // RunChecker returns the trainer's validation of a run's chunks: against
-// the run's self-play settings and the models in its accepted folder.
-func RunChecker(settings configs.SelfPlay, acceptedDir string) *Checker {
-	return &Checker{Settings: []configs.SelfPlay{settings}, Models: NewModelSet(acceptedDir)}
+// the run's self-play settings, those it had before (past, e.g. a
+// runfolder.Run's SelfPlayHistory; nil: none) and the models in its
+// accepted folder.
+func RunChecker(settings configs.SelfPlay, past func() ([]configs.SelfPlay, error), acceptedDir string) *Checker {
+	return &Checker{Settings: []configs.SelfPlay{settings}, Past: past, Models: NewModelSet(acceptedDir)}
 }
 
 // maxGameIndex bounds the index of a chunk's first game (the games of a
@@ -133,9 +144,13 @@ func (c *Checker) Check(name string, h Header, games []*Game) error {
 		c = &Checker{}
 	}
 	var set *configs.SelfPlay
-	if len(c.Settings) > 0 {
+	if len(c.Settings) > 0 || c.Past != nil {
 		var err error
 		if set, err = c.settingsOf(h, games); err != nil {
+			var pe pastError
+			if errors.As(err, &pe) {
+				return fmt.Errorf("selfplay: chunk %s: reading the run's past settings: %w", name, pe.err)
+			}
 			return fail(-1, -1, "%v", err)
 		}
 	}
@@ -307,26 +322,76 @@ func checkTargets(p *Ply) error {
 	return nil
 }
 
-// settingsOf returns the one of c.Settings whose digest, with the base
-// seed the games' seeds derive from, is the header's config digest.
+// settingsOf returns the one of c.Settings, or else of c.Past's, whose
+// digest, with the base seed the games' seeds derive from, is the header's
+// config digest. An error from c.Past is a pastError.
 func (c *Checker) settingsOf(h Header, games []*Game) (*configs.SelfPlay, error) {
-	forms := make([]digestSplice, len(c.Settings))
-	for i := range c.Settings {
-		forms[i] = newDigestSplice(c.Settings[i])
+	sets := c.Settings
+	set, base, ok := findSettings(sets, nil, h.ConfigDigest, games[0].Seed)
+	if !ok && c.Past != nil {
+		past, err := c.Past()
+		if err != nil {
+			return nil, pastError{err}
+		}
+		sets = append(slices.Clip(sets), past...)
+		set, base, ok = findSettings(past, c.Settings, h.ConfigDigest, games[0].Seed)
 	}
-	u0 := unmixSeed(games[0].Seed)
+	if !ok {
+		return nil, fmt.Errorf("config digest %q is not the digest of the run's self-play settings (%d known) with the base seed of its games", h.ConfigDigest, len(distinctSettings(sets, nil)))
+	}
+	if k := seedsFrom(base, games); k >= 0 {
+		return nil, fmt.Errorf("game %d's seed %d is not of the chunk's run (base seed %d) or repeats another's", k, games[k].Seed, base)
+	}
+	return set, nil
+}
+
+// pastError is an error of Checker.Past: the chunk is not at fault.
+type pastError struct{ err error }
+
+func (e pastError) Error() string { return e.err.Error() }
+
+// findSettings looks, among the sets whose digest form is none of the
+// tried ones', for the one whose digest with some base seed is digest,
+// where the first game's seed is seed and its index below maxGameIndex;
+// it returns that set and base seed.
+func findSettings(sets, tried []configs.SelfPlay, digest string, seed uint64) (*configs.SelfPlay, uint64, bool) {
+	idx := distinctSettings(sets, tried)
+	if len(idx) == 0 {
+		return nil, 0, false
+	}
+	forms := make([]digestSplice, len(idx))
+	for j, i := range idx {
+		forms[j] = newDigestSplice(sets[i])
+	}
+	u0 := unmixSeed(seed)
 	for i := uint64(0); i < maxGameIndex; i++ {
 		base := u0 - (i+1)*golden
 		for j := range forms {
-			if forms[j].digest(base) == h.ConfigDigest {
-				if k := seedsFrom(base, games); k >= 0 {
-					return nil, fmt.Errorf("game %d's seed %d is not of the chunk's run (base seed %d) or repeats another's", k, games[k].Seed, base)
-				}
-				return &c.Settings[j], nil
+			if forms[j].digest(base) == digest {
+				return &sets[idx[j]], base, true
 			}
 		}
 	}
-	return nil, fmt.Errorf("config digest %q is not the digest of the run's self-play settings (%d known) with the base seed of its games", h.ConfigDigest, len(c.Settings))
+	return nil, 0, false
+}
+
+// distinctSettings returns the indices of the sets of distinct digest
+// forms (the first of each) that are none of the tried ones': sets with
+// the same digest play by the same rules.
+func distinctSettings(sets, tried []configs.SelfPlay) []int {
+	var seen []digestSplice
+	for _, s := range tried {
+		seen = append(seen, newDigestSplice(s))
+	}
+	var idx []int
+	for i, s := range sets {
+		d := newDigestSplice(s)
+		if !slices.ContainsFunc(seen, d.equal) {
+			seen = append(seen, d)
+			idx = append(idx, i)
+		}
+	}
+	return idx
 }
 
 // seedsFrom returns the first game whose seed is not GameSeed(base, i)
@@ -383,6 +448,10 @@ func newDigestSplice(s configs.SelfPlay) digestSplice {
 	const key = `"seed":0`
 	i := bytes.Index(b, []byte(key)) + len(key) - 1
 	return digestSplice{before: b[:i], after: b[i+1:]}
+}
+
+func (d digestSplice) equal(e digestSplice) bool {
+	return bytes.Equal(d.before, e.before) && bytes.Equal(d.after, e.after)
 }
 
 func (d digestSplice) digest(seed uint64) string {

@@ -271,6 +271,79 @@ func TestCheckHeader(t *testing.T) {
 	}
 }
 
+// TestCheckPastSettings: a run whose selfplay.pass_forced, resign_threshold
+// or max_plies changed (dama train --allow-change) still accepts a chunk
+// played under the old setting, through Past, and checks its games by that
+// setting's rules; a chunk claiming a setting the run never had is still
+// refused, and an error of Past is not the chunk's fault (issue 20, point 3:
+// chunks waiting from before a change were quarantined).
+func TestCheckPastSettings(t *testing.T) {
+	old, h, games := checkGames(t, 24)
+	for _, tc := range []struct {
+		name string
+		set  func(*configs.SelfPlay)
+	}{
+		{"pass_forced", func(s *configs.SelfPlay) { s.PassForced = true }},
+		{"resign_threshold", func(s *configs.SelfPlay) { s.ResignThreshold = 0.2 }},
+		{"max_plies", func(s *configs.SelfPlay) { s.MaxPlies = 200 }},
+	} {
+		cur := old.SelfPlay
+		tc.set(&cur)
+		calls := 0
+		past := func() ([]configs.SelfPlay, error) { calls++; return []configs.SelfPlay{cur, old.SelfPlay}, nil }
+		now := &Checker{Settings: []configs.SelfPlay{cur}}
+		mustRefuse(t, now, h, games, -1, "config digest")
+		c := &Checker{Settings: []configs.SelfPlay{cur}, Past: past}
+		if err := c.Check("c", h, games); err != nil {
+			t.Errorf("%s: a chunk of the old setting: %v", tc.name, err)
+		}
+		if calls != 1 {
+			t.Errorf("%s: Past called %d times, want once", tc.name, calls)
+		}
+		// A chunk of the current setting does not read the past (whatever
+		// its games give under the current rules).
+		mine := h
+		mine.ConfigDigest = Config{SelfPlay: cur, Seed: old.Seed}.Digest()
+		_ = c.Check("c", mine, games)
+		if calls != 1 {
+			t.Errorf("%s: Past called for a chunk of the current setting", tc.name)
+		}
+		// Forged: the digest of a setting the run never had, with the
+		// games' own base seed.
+		never := old.SelfPlay
+		never.Visits++
+		forged := h
+		forged.ConfigDigest = Config{SelfPlay: never, Seed: old.Seed}.Digest()
+		mustRefuse(t, c, forged, games, -1, "config digest")
+		// A flipped result under the old setting is refused as before.
+		i, g := gameBy(t, games, NoMoves)
+		bad := clone(g)
+		bad.Result = rules.WhiteWins
+		if g.Result == rules.WhiteWins {
+			bad.Result = rules.BlackWins
+		}
+		flipped := append([]*Game(nil), games...)
+		flipped[i] = bad
+		mustRefuse(t, c, h, flipped, i, "records")
+	}
+	// Each game is checked by the rules of its chunk's setting: the old
+	// games, ended at the old ply cap, are refused under the new one.
+	_, capped := gameBy(t, games, LengthCap)
+	cur := old.SelfPlay
+	cur.MaxPlies = 200
+	c := &Checker{Settings: []configs.SelfPlay{cur}, Past: func() ([]configs.SelfPlay, error) { return []configs.SelfPlay{old.SelfPlay}, nil }}
+	relabelled := h
+	relabelled.ConfigDigest = Config{SelfPlay: cur, Seed: old.Seed}.Digest()
+	mustRefuse(t, c, relabelled, []*Game{capped}, 0, "selfplay.max_plies is 200")
+	if err := c.Check("c", h, []*Game{capped}); err != nil {
+		t.Errorf("the capped game under its own setting: %v", err)
+	}
+	failing := &Checker{Settings: []configs.SelfPlay{cur}, Past: func() ([]configs.SelfPlay, error) { return nil, errors.New("disk on fire") }}
+	if err := failing.Check("c", h, games); err == nil || Refused(err) || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("Past failing: err %v (refused %v), want an error that does not refuse the chunk", err, Refused(err))
+	}
+}
+
 // TestCheckCommittedSamples: the committed files of versions 1 to 3 pass
 // the check of format, legality and results.
 func TestCheckCommittedSamples(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"dama/configs"
 	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -17,7 +18,7 @@ import (
 // passes the same check with that run's settings.
 func TestIntakeQuarantinesFlippedResult(t *testing.T) {
 	_, run, cfg := copySampleRun(t)
-	check := selfplay.RunChecker(cfg.SelfPlay, run.Path(runfolder.AcceptedDir))
+	check := selfplay.RunChecker(cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
 	sample := run.Path(runfolder.GamesDir, "chunk-main-000000.dgames")
 	h, games, err := check.CheckFile(sample)
 	if err != nil {
@@ -70,5 +71,76 @@ func TestIntakeQuarantinesFlippedResult(t *testing.T) {
 	h.ModelDigest = "sha256:0123"
 	if err := check.Check("c", h, games); err == nil || !strings.Contains(err.Error(), "not one of the run's models") {
 		t.Errorf("a chunk of a model not in accepted/: err %v", err)
+	}
+}
+
+// TestIntakeAcceptsChunksOfPastConfig: a run resumed with a new
+// selfplay.pass_forced or resign_threshold (--allow-change, recorded in
+// config-changes.jsonl) still takes a chunk written under the old setting
+// (the committed sample's, waiting in games/ or from a worker still on the
+// old configuration) and still quarantines a forged one: a result flipped
+// under the old setting, or a config digest the run never had (issue 20,
+// point 3: such honest chunks were quarantined).
+func TestIntakeAcceptsChunksOfPastConfig(t *testing.T) {
+	for _, change := range []string{"selfplay.pass_forced=true", "selfplay.resign_threshold=0.05"} {
+		key, _, _ := strings.Cut(change, "=")
+		_, run, old := copySampleRun(t)
+		cfg := loadConfig(t, run.Path(runfolder.ConfigFile), change)
+		var log strings.Builder
+		l := &loop{opt: Options{AllowChange: []string{key}}, cfg: cfg, run: run, log: &log, counts: map[string]runfolder.ChunkInfo{},
+			check: selfplay.RunChecker(cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))}
+		if err := l.archive(); err != nil {
+			t.Fatal(err)
+		}
+		if ch, err := run.ReadChanges(); err != nil || len(ch) != 1 || ch[0].Generation != 2 {
+			t.Fatalf("%s: changes %+v, %v; want one from generation 2", key, ch, err)
+		}
+		h, games, err := selfplay.ReadFile(run.Path(runfolder.GamesDir, "chunk-main-000000.dgames"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := (&selfplay.Checker{Settings: []configs.SelfPlay{cfg.SelfPlay}}).Check("c", h, games); err == nil {
+			t.Fatalf("%s: the old chunk passes the new setting alone; the test shows nothing", key)
+		}
+		if err := selfplay.WriteFile(run.Path(runfolder.GamesDir, "chunk-old-000000.dgames"), h, games); err != nil {
+			t.Fatal(err)
+		}
+		never := old.SelfPlay
+		never.Visits++
+		forged := h
+		forged.ConfigDigest = selfplay.Config{SelfPlay: never, Seed: 1}.Digest()
+		if err := selfplay.WriteFile(run.Path(runfolder.GamesDir, "chunk-forged-000000.dgames"), forged, games); err != nil {
+			t.Fatal(err)
+		}
+		flipped := append([]*selfplay.Game(nil), games...)
+		for i, g := range games {
+			if g.Result == rules.WhiteWins || g.Result == rules.BlackWins {
+				bad := *g
+				bad.Result = rules.WhiteWins
+				if g.Result == rules.WhiteWins {
+					bad.Result = rules.BlackWins
+				}
+				flipped[i] = &bad
+				break
+			}
+		}
+		if err := selfplay.WriteFile(run.Path(runfolder.GamesDir, "chunk-flipped-000000.dgames"), h, flipped); err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := l.unconsumed(map[string]bool{"chunk-main-000000.dgames": true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fresh) != 1 || fresh[0].Name != "chunk-old-000000.dgames" {
+			t.Errorf("%s: taken %+v, want the chunk of the old setting only", key, fresh)
+		}
+		for _, name := range []string{"chunk-forged-000000.dgames", "chunk-flipped-000000.dgames"} {
+			if _, err := os.Stat(run.Path(runfolder.QuarantineDir, name)); err != nil {
+				t.Errorf("%s: %s is not in quarantine/: %v", key, name, err)
+			}
+		}
+		if !strings.Contains(log.String(), "config digest") || !strings.Contains(log.String(), "records") {
+			t.Errorf("%s: log %q, want the reasons of both", key, log.String())
+		}
 	}
 }

@@ -107,7 +107,7 @@ func Loop(ctx context.Context, opt Options) error {
 	}
 	defer unlock()
 	l := &loop{opt: opt, cfg: opt.Config, run: run, log: opt.Log, counts: map[string]runfolder.ChunkInfo{}, trGen: -1,
-		check: selfplay.RunChecker(opt.Config.SelfPlay, run.Path(runfolder.AcceptedDir))}
+		check: selfplay.RunChecker(opt.Config.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))}
 	if l.log == nil {
 		l.log = io.Discard
 	}

@@ -142,7 +142,7 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 		return nil, err
 	}
 	br, err := broker.NewBridge(ctx, broker.BridgeOptions{URL: url, Auth: auth, Local: srv, Run: run, Signer: signer, Log: stdout,
-		Check: selfplay.RunChecker(opt.Config.SelfPlay, run.Path(runfolder.AcceptedDir))})
+		Check: selfplay.RunChecker(opt.Config.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))})
 	if err != nil {
 		if srv != nil {
 			srv.Shutdown()

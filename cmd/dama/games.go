@@ -48,7 +48,7 @@ func gamesCheck(path, runDir string) error {
 		if err != nil {
 			return err
 		}
-		check = selfplay.RunChecker(cfg.SelfPlay, run.Path(runfolder.AcceptedDir))
+		check = selfplay.RunChecker(cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
 		against = "run " + runDir
 	}
 	files := []string{path}

@@ -251,7 +251,7 @@ func checkRun(t *testing.T, dir string, gens int) map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := selfplay.RunChecker(cfg.SelfPlay, run.Path(runfolder.AcceptedDir))
+	check := selfplay.RunChecker(cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
 	onDisk := map[string]int{}
 	for _, f := range files {
 		_, games, err := check.CheckFile(f)
