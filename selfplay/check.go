@@ -44,7 +44,11 @@ import (
 //     of them (with the base seed its games' seeds derive from), every game
 //     starts from the initial position, and the adjudications follow that
 //     setting's rules; with Models, the header's model digest names one of
-//     the run's models.
+//     the run's models: by the SHA-256 of its checkpoint file (ModelDigest),
+//     or, in a file of a format version before 5 only, by the form
+//     run-folder workers recorded then, the network's config digest "/"
+//     the training step (so the chunks of older run folders still pass;
+//     that form names any checkpoint of the same shape and step).
 //
 // The zero Checker, and a nil *Checker, check format, legality and results
 // only. A Checker is safe for concurrent use.
@@ -155,6 +159,9 @@ func (c *Checker) Check(name string, h Header, games []*Game) error {
 		}
 	}
 	if c.Models != nil {
+		if !strings.HasPrefix(h.ModelDigest, modelDigestPrefix) && (h.Version < minVersion || h.Version >= modelFileVersion) {
+			return fail(-1, -1, "model digest %q (model %q): a chunk of format version %d names its model by the SHA-256 of the checkpoint file (%s<hex>)", h.ModelDigest, h.Model, h.Version, modelDigestPrefix)
+		}
 		ok, err := c.Models.Known(h.ModelDigest)
 		if err != nil {
 			return fmt.Errorf("selfplay: chunk %s: reading the run's models: %w", name, err)
@@ -463,10 +470,11 @@ func (d digestSplice) digest(seed uint64) string {
 }
 
 // ModelSet is the set of a run's models, known by the digests chunks
-// record of them: "sha256:" and the hex SHA-256 of the checkpoint file
-// (the broker's), and the network's config digest "/" the training step
-// (the run folder's workers'). It reads the folder again when asked about
-// a digest it does not know; files once read are not read again.
+// record of them: ModelDigest of the checkpoint file, and the network's
+// config digest "/" the training step (the run folder's workers' before
+// format version 5; Check accepts it only in such files). It reads the
+// folder again when asked about a digest it does not know; files once
+// read are not read again.
 type ModelSet struct {
 	dir   string
 	mu    sync.Mutex
@@ -504,8 +512,7 @@ func (m *ModelSet) Known(digest string) (bool, error) {
 		if err != nil {
 			continue // not a checkpoint: it names no model
 		}
-		sum := sha256.Sum256(data)
-		m.known["sha256:"+hex.EncodeToString(sum[:])] = true
+		m.known[ModelDigest(data)] = true
 		m.known[ck.Net.Config.Digest()+"/"+strconv.FormatInt(ck.Step, 10)] = true
 		m.read[name] = true
 	}

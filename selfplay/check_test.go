@@ -263,11 +263,81 @@ func TestCheckHeader(t *testing.T) {
 	if err := ck.Save(filepath.Join(dir, "0000.ckpt")); err != nil {
 		t.Fatal(err)
 	}
+	data, err := os.ReadFile(filepath.Join(dir, "0000.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	c.Models = NewModelSet(dir)
+	h.ModelDigest = "sha256:0123"
 	mustRefuse(t, c, h, games, -1, "not one of the run's models")
-	h.ModelDigest = ck.Net.Config.Digest() + "/7"
+	h.ModelDigest = ModelDigest(data)
 	if err := c.Check("c", h, games); err != nil {
 		t.Errorf("a model of the run: %v", err)
+	}
+}
+
+// TestCheckModelDigest: a chunk names its model by the SHA-256 of the
+// checkpoint file: one of a checkpoint not in the run's folder, though of
+// the same shape and step as one that is, is refused, and so is the form
+// run-folder workers wrote before format version 5 (the network's config
+// digest "/" the step, which names any such checkpoint) in a file of
+// version 5; in a file of an earlier version that form still passes, so
+// the chunks of older run folders do (issue 20, point 3).
+func TestCheckModelDigest(t *testing.T) {
+	cfg, h, games := checkGames(t, 2)
+	dir, other := t.TempDir(), t.TempDir()
+	tiny, err := model.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	digestOf := func(dir string, seed int64) string {
+		t.Helper()
+		path := filepath.Join(dir, "0003.ckpt")
+		if err := (&model.Checkpoint{Net: model.NewSeededNetwork(tiny, seed), Step: 40}).Save(path); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ModelDigest(data)
+	}
+	accepted, impostor := digestOf(dir, 1), digestOf(other, 2)
+	legacy := tiny.Digest() + "/40"
+	c := &Checker{Settings: []configs.SelfPlay{cfg.SelfPlay}, Models: NewModelSet(dir)}
+	for _, tc := range []struct {
+		version int
+		digest  string
+		msg     string // "": accepted
+	}{
+		{FormatVersion, accepted, ""},
+		{FormatVersion, impostor, "not one of the run's models"},
+		{FormatVersion, legacy, "SHA-256 of the checkpoint file"},
+		{FormatVersion, tiny.Digest() + "/41", "SHA-256 of the checkpoint file"},
+		{0, legacy, "SHA-256 of the checkpoint file"},
+		{4, legacy, ""},
+		{2, legacy, ""},
+		{4, accepted, ""},
+		{4, impostor, "not one of the run's models"},
+		{4, tiny.Digest() + "/41", "not one of the run's models"},
+	} {
+		hv := h
+		hv.Version, hv.ModelDigest = tc.version, tc.digest
+		err := c.Check("chunk-x-000000.dgames", hv, games)
+		if tc.msg == "" {
+			if err != nil {
+				t.Errorf("version %d, digest %s: %v", tc.version, tc.digest, err)
+			}
+			continue
+		}
+		if err == nil || !Refused(err) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("version %d, digest %s: err %v, want a refusal mentioning %q", tc.version, tc.digest, err, tc.msg)
+		}
+	}
+	// What a file of this version says: the digest as written.
+	h.ModelDigest = impostor
+	if _, _, err := c.CheckData("c", encode(t, h, games)); err == nil || !strings.Contains(err.Error(), "not one of the run's models") {
+		t.Errorf("a written chunk of an impostor model: %v", err)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"compress/flate"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -50,7 +52,10 @@ import (
 //
 //	payload header (uncompressed)
 //	  model     string   name of the model that played (e.g. its file name)
-//	  digest    string   the model's digest (e.g. a hash of its weights)
+//	  digest    string   the model's digest: from version 5, "sha256:" and
+//	                       the hex SHA-256 of the checkpoint file (ModelDigest);
+//	                       before, run-folder workers wrote the network's
+//	                       config digest, "/", the training step
 //	  created   int64    creation time, Unix nanoseconds
 //	  config    string   the self-play Config.Digest
 //	  games     uint32   number of games in the body
@@ -91,7 +96,8 @@ import (
 //
 // and version 1 has no policy targets (ply flag bit 1 is always clear).
 // Versions before 4 do not record the values of a resignation (resignWDL):
-// Game.ResignWDL reads as zeros.
+// Game.ResignWDL reads as zeros. Version 5 has the layout of version 4; it
+// says that the model digest is the checkpoint file's SHA-256.
 // The envelope's uint32 version starts with the same uint16, so Decode
 // tells the layouts apart by it: 1 and 2 are the old frame, any other
 // value the envelope. Header.Version says which version was read.
@@ -101,7 +107,7 @@ import (
 // every position is possible, every move legal, every list complete and
 // the plies chain from the start position through the moves played
 // (ErrMalformed).
-const FormatVersion = 4
+const FormatVersion = 5
 
 // minVersion is the oldest format version the reader reads; versions up to
 // lastLegacy are in the frame before the envelope.
@@ -111,7 +117,19 @@ const (
 	// resignValuesVersion is the first version that records the values
 	// of a resignation (Game.ResignWDL).
 	resignValuesVersion = 4
+	// modelFileVersion is the first version whose model digest is always
+	// ModelDigest of the checkpoint file (Checker refuses another form).
+	modelFileVersion = 5
 )
+
+// ModelDigest returns the digest chunks record of the model whose
+// checkpoint file holds data: "sha256:" and the hex SHA-256 of the bytes.
+func ModelDigest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return modelDigestPrefix + hex.EncodeToString(sum[:])
+}
+
+const modelDigestPrefix = "sha256:"
 
 // fileFormat is the games file's envelope. Open sees only versions past
 // lastLegacy: Decode sends older files to decodeLegacy first.

@@ -2,10 +2,12 @@ package train
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"dama/configs"
+	"dama/model"
 	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -24,6 +26,7 @@ func TestIntakeQuarantinesFlippedResult(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the committed sample chunk: %v", err)
 	}
+	h.ModelDigest = fileDigest(t, run.Path(runfolder.AcceptedDir, runfolder.CandidateName(0))) // as this version writes it
 	if err := selfplay.WriteFile(run.Path(runfolder.GamesDir, "chunk-good-000000.dgames"), h, games); err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +102,7 @@ func TestIntakeAcceptsChunksOfPastConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		h.ModelDigest = fileDigest(t, run.Path(runfolder.AcceptedDir, runfolder.CandidateName(0)))
 		if err := (&selfplay.Checker{Settings: []configs.SelfPlay{cfg.SelfPlay}}).Check("c", h, games); err == nil {
 			t.Fatalf("%s: the old chunk passes the new setting alone; the test shows nothing", key)
 		}
@@ -141,6 +145,78 @@ func TestIntakeAcceptsChunksOfPastConfig(t *testing.T) {
 		}
 		if !strings.Contains(log.String(), "config digest") || !strings.Contains(log.String(), "records") {
 			t.Errorf("%s: log %q, want the reasons of both", key, log.String())
+		}
+	}
+}
+
+// fileDigest returns selfplay.ModelDigest of the file at path.
+func fileDigest(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return selfplay.ModelDigest(data)
+}
+
+// TestIntakeRefusesModelNotAccepted: a chunk naming its model by the
+// SHA-256 of a checkpoint that is not in accepted/ (the sample run's
+// rejected/0001.ckpt, of the same network shape and step as
+// accepted/0000.ckpt) is quarantined, and so is one of this format version
+// naming its model by the network's config digest and step, which both
+// checkpoints share; the committed sample chunk, of an older version in
+// that form, still passes, so older run folders resume (issue 20, point 3).
+func TestIntakeRefusesModelNotAccepted(t *testing.T) {
+	_, run, cfg := copySampleRun(t)
+	check := selfplay.RunChecker(cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
+	h, games, err := check.CheckFile(run.Path(runfolder.GamesDir, "chunk-main-000000.dgames"))
+	if err != nil {
+		t.Fatalf("the committed sample chunk (version %d, model digest %q): %v", h.Version, h.ModelDigest, err)
+	}
+	accepted, rejected := run.Path(runfolder.AcceptedDir, runfolder.CandidateName(0)), run.Path(runfolder.RejectedDir, runfolder.CandidateName(1))
+	a, err := model.Load(accepted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Load(rejected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := a.Net.Config.Digest() + "/0"
+	if r.Net.Config.Digest() != a.Net.Config.Digest() || r.Step != a.Step || h.ModelDigest != legacy {
+		t.Fatalf("the rejected checkpoint is not of the accepted one's shape and step, or the sample's digest %q is not %q", h.ModelDigest, legacy)
+	}
+	for name, digest := range map[string]string{
+		"chunk-honest-000000.dgames":   fileDigest(t, accepted),
+		"chunk-rejected-000000.dgames": fileDigest(t, rejected),
+		"chunk-shape-000000.dgames":    legacy,
+	} {
+		hd := h
+		hd.ModelDigest = digest
+		if err := selfplay.WriteFile(run.Path(runfolder.GamesDir, name), hd, games); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log strings.Builder
+	l := &loop{cfg: cfg, run: run, log: &log, counts: map[string]runfolder.ChunkInfo{}, check: check}
+	fresh, err := l.unconsumed(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var taken []string
+	for _, c := range fresh {
+		taken = append(taken, c.Name)
+	}
+	if want := []string{"chunk-honest-000000.dgames", "chunk-main-000000.dgames"}; !slices.Equal(taken, want) {
+		t.Errorf("taken %v, want %v", taken, want)
+	}
+	for name, msg := range map[string]string{
+		"chunk-rejected-000000.dgames": "not one of the run's models",
+		"chunk-shape-000000.dgames":    "SHA-256 of the checkpoint file",
+	} {
+		why, err := os.ReadFile(run.Path(runfolder.QuarantineDir, name+".why"))
+		if err != nil || !strings.Contains(string(why), msg) {
+			t.Errorf("%s: quarantine reason %q (%v), want %q", name, why, err, msg)
 		}
 	}
 }

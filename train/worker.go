@@ -133,13 +133,24 @@ func (s runSource) Best(context.Context) (selfplay.ModelRef, bool, error) {
 	return selfplay.ModelRef{Name: best, Digest: "sha256:" + hex.EncodeToString(h.Sum(nil))}, true, nil
 }
 
-// Load loads the checkpoint; its chunks name it by its path and its
-// network's digest and training step.
+// Load loads the checkpoint; its chunks name it by its path and the
+// SHA-256 of the bytes loaded (selfplay.ModelDigest), which the trainer's
+// check finds among its accepted models. Bytes that are not those Best
+// saw (the file was replaced in between) refuse this ref: the worker
+// looks at the best pointer again.
 func (s runSource) Load(_ context.Context, ref selfplay.ModelRef) (*model.Checkpoint, selfplay.Header, error) {
 	path := s.run.Path(ref.Name)
-	ck, err := model.Load(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, selfplay.Header{}, err
 	}
-	return ck, selfplay.Header{Model: path, ModelDigest: ck.Net.Config.Digest() + "/" + fmt.Sprint(ck.Step)}, nil
+	digest := selfplay.ModelDigest(data)
+	if digest != ref.Digest {
+		return nil, selfplay.Header{}, selfplay.BadModel(fmt.Errorf("train: %s changed while it was read (digest %s, then %s)", path, ref.Digest, digest))
+	}
+	ck, err := model.Unmarshal(data)
+	if err != nil {
+		return nil, selfplay.Header{}, fmt.Errorf("train: %s: %w", path, err)
+	}
+	return ck, selfplay.Header{Model: path, ModelDigest: digest}, nil
 }

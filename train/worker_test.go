@@ -67,10 +67,17 @@ func TestWorkerLoadsOncePerModel(t *testing.T) {
 	if st := w.Stats(); st.Loads != 2 || st.Chunks != 4 {
 		t.Errorf("4 chunks, a promotion after the second: %+v, want 2 loads", st)
 	}
+	// Each chunk names its model by the SHA-256 of the checkpoint file
+	// (issue 20, point 3: the network's config digest and step named any
+	// checkpoint of that shape and step), and passes the trainer's check.
+	check := selfplay.RunChecker(cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
 	for seq, want := range []string{"0000.ckpt", "0000.ckpt", "0001.ckpt", "0001.ckpt"} {
-		h, _, err := selfplay.ReadFile(run.Path(runfolder.GamesDir, selfplay.ChunkName("w2", seq)))
+		h, _, err := check.CheckFile(run.Path(runfolder.GamesDir, selfplay.ChunkName("w2", seq)))
 		if err != nil || !strings.HasSuffix(h.Model, want) {
 			t.Errorf("chunk %d: model %q, %v; want %s", seq, h.Model, err, want)
+		}
+		if d := fileDigest(t, run.Path(runfolder.AcceptedDir, want)); h.ModelDigest != d || h.Version != selfplay.FormatVersion {
+			t.Errorf("chunk %d: version %d, model digest %q; want version %d, %q", seq, h.Version, h.ModelDigest, selfplay.FormatVersion, d)
 		}
 	}
 }
