@@ -377,28 +377,36 @@ func (h *Hub) setPosition(l HubLine) {
 	h.game = g
 }
 
+// maxLevelSeconds is the most seconds a level's move-time, time or inc
+// may give, as dama hub's --time allows.
+const maxLevelSeconds = 1e6
+
+// setLevel takes the GUI's level. A bad value (not a number, negative,
+// NaN, infinite or over maxLevelSeconds) gets one error answer naming the
+// argument, and the level stays as it was.
 func (h *Hub) setLevel(l HubLine) {
 	var lv level
+	var bad error
 	seconds := func(name string) time.Duration {
 		v, ok := l.Get(name)
-		if !ok {
+		if !ok || bad != nil {
 			return 0
 		}
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
-			h.sendError("level %s: %q is not a number of seconds", name, v)
+		if err != nil || !(f >= 0 && f <= maxLevelSeconds) { // NaN fails both
+			bad = fmt.Errorf("level %s: %q is not a number of seconds in [0, %.0f]", name, v, float64(maxLevelSeconds))
 			return 0
 		}
 		return time.Duration(f * float64(time.Second))
 	}
 	count := func(name string) int {
 		v, ok := l.Get(name)
-		if !ok {
+		if !ok || bad != nil {
 			return 0
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			h.sendError("level %s: %q is not a count", name, v)
+			bad = fmt.Errorf("level %s: %q is not a count", name, v)
 			return 0
 		}
 		return n
@@ -409,6 +417,10 @@ func (h *Hub) setLevel(l HubLine) {
 	lv.moveTime = seconds("move-time")
 	lv.time = seconds("time")
 	lv.inc = seconds("inc")
+	if bad != nil {
+		h.sendError("%v", bad)
+		return
+	}
 	_, lv.clocked = l.Get("time")
 	_, lv.infinite = l.Get("infinite")
 	h.level = lv

@@ -397,3 +397,48 @@ func TestHubHugeLine(t *testing.T) {
 		t.Errorf("Run returned %v after quit", err)
 	}
 }
+
+// A level with a time that is NaN, infinite, negative or beyond any clock
+// gets one error naming the argument, and the level set before stays
+// (issue 20, item 6: time=NaN and time=1e300 became a negative duration,
+// so the engine played in 10 ms).
+func TestHubLevelBadSeconds(t *testing.T) {
+	var out strings.Builder
+	h := NewHub(Uniform{}, HubOptions{})
+	h.out = &out
+	good, _ := ParseHubLine("level move-time=2")
+	h.setLevel(good)
+	want := h.level
+	for _, tc := range []struct{ line, arg string }{
+		{"level time=NaN", "time"},
+		{"level time=1e300", "time"},
+		{"level time=+Inf", "time"},
+		{"level moves=40 time=-1", "time"},
+		{"level move-time=NaN", "move-time"},
+		{"level move-time=1e7", "move-time"},
+		{"level time=60 inc=NaN", "inc"},
+		{"level nodes=many time=NaN", "nodes"},
+	} {
+		out.Reset()
+		l, err := ParseHubLine(tc.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.setLevel(l)
+		answer := strings.TrimSpace(out.String())
+		e, _ := ParseHubLine(answer)
+		msg, _ := e.Get("message")
+		if e.Command != "error" || strings.Count(answer, "\n") != 0 || !strings.HasPrefix(msg, "level "+tc.arg+": ") {
+			t.Errorf("%q: answered %q, want one error about %s", tc.line, answer, tc.arg)
+		}
+		if h.level != want {
+			t.Errorf("%q: level became %+v, want %+v kept", tc.line, h.level, want)
+		}
+	}
+	ok, _ := ParseHubLine("level time=1e6")
+	out.Reset()
+	h.setLevel(ok)
+	if out.Len() != 0 || h.level.time != 1e6*time.Second {
+		t.Errorf("level time=1e6: answered %q, time %v", out.String(), h.level.time)
+	}
+}
