@@ -151,15 +151,16 @@ type SPRT struct {
 // DefaultSPRT tests 0 against +30 Elo at 5% error each way.
 var DefaultSPRT = SPRT{Elo0: 0, Elo1: 30, Alpha: 0.05, Beta: 0.05}
 
-// Validate checks the bounds of the test.
+// Validate checks the bounds of the test: error rates in (0,0.5], as
+// configs allows arena.alpha and arena.beta (above one half the test
+// accepts on less evidence than it rejects with, or the reverse, and at
+// alpha + beta >= 1 its bounds cross).
 func (s SPRT) Validate() error {
 	switch {
-	case !(s.Alpha > 0 && s.Alpha < 1):
-		return fmt.Errorf("arena: SPRT alpha = %v: want a value in (0,1)", s.Alpha)
-	case !(s.Beta > 0 && s.Beta < 1):
-		return fmt.Errorf("arena: SPRT beta = %v: want a value in (0,1)", s.Beta)
-	case s.Alpha+s.Beta >= 1:
-		return fmt.Errorf("arena: SPRT alpha + beta = %v: want less than 1", s.Alpha+s.Beta)
+	case !(s.Alpha > 0 && s.Alpha <= 0.5):
+		return fmt.Errorf("arena: SPRT alpha = %v: want a value in (0,0.5]", s.Alpha)
+	case !(s.Beta > 0 && s.Beta <= 0.5):
+		return fmt.Errorf("arena: SPRT beta = %v: want a value in (0,0.5]", s.Beta)
 	case math.IsNaN(s.Elo0) || math.IsInf(s.Elo0, 0) || math.IsNaN(s.Elo1) || math.IsInf(s.Elo1, 0):
 		return fmt.Errorf("arena: SPRT elo0 = %v, elo1 = %v: want finite values", s.Elo0, s.Elo1)
 	case s.Elo0 >= s.Elo1:

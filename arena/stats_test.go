@@ -74,6 +74,9 @@ func TestSPRTBounds(t *testing.T) {
 		{Elo0: 0, Elo1: 10, Alpha: 0.05, Beta: 1},
 		{Elo0: 10, Elo1: 10, Alpha: 0.05, Beta: 0.05},
 		{Elo0: math.NaN(), Elo1: 10, Alpha: 0.05, Beta: 0.05},
+		{Elo0: 0, Elo1: 10, Alpha: 0.9, Beta: 0.05}, // issue 20, item 6: accepted on almost no evidence
+		{Elo0: 0, Elo1: 10, Alpha: 0.05, Beta: 0.6},
+		{Elo0: 0, Elo1: 10, Alpha: math.NaN(), Beta: 0.05},
 	}
 	for _, s := range bad {
 		if s.Validate() == nil {
@@ -82,6 +85,9 @@ func TestSPRTBounds(t *testing.T) {
 	}
 	if err := DefaultSPRT.Validate(); err != nil {
 		t.Errorf("DefaultSPRT: %v", err)
+	}
+	if err := (SPRT{Elo0: 0, Elo1: 10, Alpha: 0.5, Beta: 0.5}).Validate(); err != nil {
+		t.Errorf("alpha = beta = 0.5, the largest allowed: %v", err)
 	}
 }
 

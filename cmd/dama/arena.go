@@ -58,7 +58,7 @@ func arenaFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the openings and the players' randomness")
 	fs.IntVar(&o.openingPlies, "openings-plies", arena.DefaultOpeningPlies, "random plies from the start that make each opening")
 	fs.IntVar(&o.maxPlies, "max-plies", arena.DefaultMaxPlies, "length cap of a game, adjudicated a draw")
-	fs.StringVar(&o.sprt, "sprt", "", "stop early with an SPRT of ELO0 against ELO1 (alpha and beta default to 0.05), e.g. 0,30")
+	fs.StringVar(&o.sprt, "sprt", "", "stop early with an SPRT of ELO0 against ELO1 (alpha and beta, each in (0,0.5], default to 0.05), e.g. 0,30")
 	fs.Float64Var(&o.threshold, "threshold", 0, "accept A when its score over all games is at least this (0..1); 0 for none")
 	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")

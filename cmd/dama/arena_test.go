@@ -49,6 +49,8 @@ func TestArenaCommand(t *testing.T) {
 		{[]string{"arena", "--a", "random", "--b", "random", "--games", "5"}, "games = 5"},
 		{[]string{"arena", "--a", "random", "--b", "random", "--sprt", "30,0"}, "--sprt"},
 		{[]string{"arena", "--a", "random", "--b", "random", "--sprt", "x,1"}, `"x" is not a number`},
+		{[]string{"arena", "--a", "random", "--b", "random", "--sprt", "0,30,0.9,0.05"}, "alpha = 0.9: want a value in (0,0.5]"},
+		{[]string{"arena", "--a", "random", "--b", "random", "--sprt", "0,30,0.05,0"}, "beta = 0: want a value in (0,0.5]"},
 	} {
 		out.Reset()
 		errw.Reset()
