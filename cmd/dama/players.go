@@ -17,6 +17,10 @@ import (
 // "@N".
 const defaultMCTSVisits = 200
 
+// maxPlayerVisits caps the "@N" of a checkpoint player, as --visits of
+// ladder and ship and the arena.visits key of configs are capped.
+const maxPlayerVisits = 1_000_000
+
 func init() {
 	playerFromSpec = parsePlayerSpec
 }
@@ -50,8 +54,8 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 			v, pass = w, true
 		}
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("player %q: visits after @ must be a positive integer (optionally followed by %s)", spec, passSuffix)
+		if err != nil || n < 1 || n > maxPlayerVisits {
+			return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d (optionally followed by %s)", spec, maxPlayerVisits, passSuffix)
 		}
 		path, visits = spec[:i], n
 	}
