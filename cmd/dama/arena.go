@@ -98,6 +98,9 @@ func parseSPRT(s string) (*arena.SPRT, error) {
 
 func runArena(_ *flag.FlagSet, args []string) error {
 	o := arenaOpt
+	if err := checkBackendFlag(checkpointBackend); err != nil {
+		return err
+	}
 	if o.a == "" || o.b == "" {
 		return errors.New("both --a and --b are required, e.g. --a alphabeta:4 --b random")
 	}

@@ -60,6 +60,9 @@ func init() {
 			limit(fs, "span", 1, 10, "")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
+			if err := checkBackendFlag(checkpointBackend); err != nil {
+				return err
+			}
 			l, err := loadLadder(o.ladder)
 			if err != nil && !o.calibrate {
 				return err

@@ -127,6 +127,16 @@ func backendUsage() string {
 	return "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else fp32), fp32, bf16 (needs AVX512_BF16) or int8 (needs AVX2 or AVX-VNNI/AVX512_VNNI; never chosen by auto); one of " + strings.Join(infer.BackendNames(), ", ")
 }
 
+// checkBackendFlag checks the name given to --backend before any work: an
+// unknown name, or one this CPU cannot run, is an error naming the valid
+// ones.
+func checkBackendFlag(name string) error {
+	if _, err := infer.ResolveBackend(name); err != nil {
+		return fmt.Errorf("--backend: %w", err)
+	}
+	return nil
+}
+
 // Close stops the evaluator.
 func (p *modelPlayer) Close() error {
 	p.ev.Close()

@@ -132,6 +132,9 @@ func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, err
 
 func runSelfplay(fs *flag.FlagSet, args []string) error {
 	o := selfplayOpt
+	if err := checkBackendFlag(o.backend); err != nil {
+		return err
+	}
 	if o.chunk < 1 {
 		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.chunk)
 	}

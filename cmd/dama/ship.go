@@ -96,6 +96,9 @@ func init() {
 			limit(fs, "parallel", 1, 4096, "")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
+			if err := checkBackendFlag(checkpointBackend); err != nil {
+				return err
+			}
 			if o.run == "" {
 				return errors.New("--run DIR is required: the card's games, positions and CPU time come from the run's records")
 			}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"dama/arena"
@@ -34,5 +37,55 @@ func TestPlainStrength(t *testing.T) {
 	lose := arena.LadderResult{Rungs: []arena.RungResult{rung("random", arena.Pentanomial{4, 0, 0, 0, 0})}}
 	if got := plainStrength(lose, &shipLadder{Visits: 800}); got != "" {
 		t.Errorf("no rung scored at least even, yet %q", got)
+	}
+}
+
+// shipTestRun returns a run folder to ship from without training: the
+// committed sample run (one generation record) with a tiny network as its
+// best model, accepted/0000.ckpt.
+func shipTestRun(t *testing.T) string {
+	t.Helper()
+	run := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(run, os.DirFS("../../runfolder/testdata/run-2026-12-01")); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(tinyCheckpoint(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(run, "accepted"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, "accepted", "0000.ckpt"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// shipArgs are the flags of a quick dama ship: no ladder, no match.
+func shipArgs(run, out string, extra ...string) []string {
+	return append([]string{"ship", "--run", run, "--out", out, "--ladder-games", "0", "--revision", "test"}, extra...)
+}
+
+// A bad --backend fails before any work, naming the valid backends (issue
+// 20, item 6: ship without a ladder or match shipped anyway, selfplay with
+// --model random played its games).
+func TestBackendCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	run := shipTestRun(t)
+	for _, args := range [][]string{
+		shipArgs(run, filepath.Join(dir, "shipped"), "--backend", "bogus"),
+		shipArgs(run, filepath.Join(dir, "shipped"), "--backend", "bogus", "--match", "random", "--match-games", "2"),
+		{"selfplay", "--model", "random", "--games", "1", "--out", filepath.Join(dir, "games"), "--backend", "bogus"},
+		{"arena", "--a", "random", "--b", "random", "--games", "2", "--backend", "bogus"},
+		{"ladder", "--show", "--backend", "bogus"},
+	} {
+		code, out, errs := runCmd(t, args...)
+		if code != 1 || !strings.Contains(errs, `--backend: infer: unknown backend "bogus" (valid: auto, `) || strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "" {
+			t.Errorf("dama %s: exit %d, stdout %q, stderr %q; want a one-line error naming the valid backends, nothing done", strings.Join(args, " "), code, out, errs)
+		}
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 0 {
+		t.Errorf("the failed commands wrote %v", names)
 	}
 }
