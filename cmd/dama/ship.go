@@ -81,7 +81,7 @@ func init() {
 		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--pass-forced] [--ladder-games N] [--match SPEC --match-games N] [--revision REV]",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
-			fs.StringVar(&o.model, "model", "", "checkpoint to ship (default: the run's best)")
+			fs.StringVar(&o.model, "model", "", "checkpoint to ship, one the run trained (default: the run's best)")
 			checkpointBackend = ""
 			fs.StringVar(&checkpointBackend, "backend", "auto", "in the ladder and the match, "+backendUsage())
 			fs.BoolVar(&o.pass, "pass-forced", false, "in the ladder and the match: "+passForcedUsage)
@@ -115,6 +115,11 @@ func init() {
 			path, err := runfolder.ResolveModel(src)
 			if err != nil {
 				return err
+			}
+			if o.model != "" {
+				if err := checkModelOfRun(path, o.run); err != nil {
+					return fmt.Errorf("--model %s: %w", o.model, err)
+				}
 			}
 			rev := o.revision
 			if rev == "" {
@@ -275,6 +280,31 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 	}
 	fmt.Fprintf(stdout, "wrote %s and model.json\n", filepath.Join(out, checkpoints.CardFile))
 	return nil
+}
+
+// checkModelOfRun checks that the checkpoint file path was trained in the
+// run folder runDir: a checkpoint in its candidates/, accepted/ or
+// rejected/ has the same content. The card's games, positions and CPU
+// time come from the run's records, so they must be the model's.
+func checkModelOfRun(path, runDir string) error {
+	sum := func(p string) ([sha256.Size]byte, error) {
+		b, err := os.ReadFile(p)
+		return sha256.Sum256(b), err
+	}
+	want, err := sum(path)
+	if err != nil {
+		return err
+	}
+	dirs := []string{runfolder.CandidatesDir, runfolder.AcceptedDir, runfolder.RejectedDir}
+	for _, d := range dirs {
+		files, _ := filepath.Glob(filepath.Join(runDir, d, "*.ckpt"))
+		for _, f := range files {
+			if got, err := sum(f); err == nil && got == want {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("not a model of run %s: no checkpoint in its %s/, %s/ or %s/ has the same content (ship a model with the run that trained it)", runDir, dirs[0], dirs[1], dirs[2])
 }
 
 // runPiece sums a run folder's generation records.

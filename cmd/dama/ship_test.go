@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"dama/arena"
+	"dama/model"
 )
 
 // TestPlainStrength: the card's sentence names the strongest rung scored
@@ -87,5 +88,41 @@ func TestBackendCheckedFirst(t *testing.T) {
 	}
 	if names, _ := os.ReadDir(dir); len(names) != 0 {
 		t.Errorf("the failed commands wrote %v", names)
+	}
+}
+
+// dama ship --model takes only a model the run trained: the card's totals
+// come from the run's records (issue 20, item 6: any network was shipped
+// with another run's games and CPU time).
+func TestShipModelOfRun(t *testing.T) {
+	run := shipTestRun(t)
+	dir := t.TempDir()
+	cfg, err := model.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := filepath.Join(dir, "stranger.ckpt")
+	if err := (&model.Checkpoint{Net: model.NewSeededNetwork(cfg, 2), Step: 42}).Save(stranger); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "shipped")
+	code, so, errs := runCmd(t, shipArgs(run, out, "--model", stranger)...)
+	if code != 1 || !strings.Contains(errs, "--model "+stranger+": not a model of run "+run) || strings.Count(strings.TrimSpace(errs), "\n") != 0 || so != "" {
+		t.Errorf("ship --model of another network: exit %d, stdout %q, stderr %q; want a one-line refusal", code, so, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused ship created %s (%v)", out, err)
+	}
+	// A copy of the run's model elsewhere is the run's model.
+	data, err := os.ReadFile(filepath.Join(run, "accepted", "0000.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(dir, "copy.ckpt")
+	if err := os.WriteFile(copied, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, so, errs := runCmd(t, shipArgs(run, out, "--model", copied)...); code != 0 {
+		t.Errorf("ship --model of a copy of the run's best: exit %d, stdout %q, stderr %q", code, so, errs)
 	}
 }
