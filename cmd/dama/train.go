@@ -54,9 +54,10 @@ func init() {
 			var allowKeys []string
 			for _, a := range allow {
 				for k := range strings.SplitSeq(a, ",") {
-					if k = strings.TrimSpace(k); k != "" {
-						allowKeys = append(allowKeys, k)
+					if k = strings.TrimSpace(k); k == "" {
+						return fmt.Errorf("--allow-change %q: want configuration keys, e.g. selfplay.visits or selfplay.visits,arena.games", a)
 					}
+					allowKeys = append(allowKeys, k)
 				}
 			}
 			if bo.serve != "" && bo.url != "" {

@@ -451,6 +451,19 @@ func TestTrainMaxCPU(t *testing.T) {
 	}
 }
 
+// An empty key given to --allow-change is an error, not silently dropped
+// (issue 20, item 6: --allow-change "" resumed as if it were not given).
+// The bad --set makes a run that took the empty key fail fast too.
+func TestTrainAllowChangeEmpty(t *testing.T) {
+	dir := t.TempDir()
+	for _, v := range []string{"", " ", "selfplay.visits,", "selfplay.visits,,arena.games"} {
+		code, _, errs := runCmd(t, "train", "--run", dir, "--allow-change", v, "--set", "no.such.key=1")
+		if code != 1 || !strings.Contains(errs, fmt.Sprintf("--allow-change %q: want configuration keys", v)) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("--allow-change %q: exit %d, stderr %q; want a one-line error naming the flag", v, code, errs)
+		}
+	}
+}
+
 // TestShipLineage trains, ships, trains a second piece from the shipped
 // model and ships again: the card adds both pieces up.
 func TestShipLineage(t *testing.T) {
