@@ -423,6 +423,21 @@ func Calibrate(ctx context.Context, players []string, factory PlayerFactory, opt
 	if anchor < 0 {
 		return nil, fmt.Errorf("arena: calibrate: anchor %q is not one of the players", opt.Anchor)
 	}
+	// Every player is made once before any game: a bad one, or one listed
+	// twice (under any spelling of its spec), fails now, not hours in.
+	seen := map[string]int{}
+	for i, spec := range players {
+		p, err := factory(spec)
+		if err != nil {
+			return nil, fmt.Errorf("arena: calibrate: %w", err)
+		}
+		name := p.Name()
+		closeIf(p)
+		if j, ok := seen[name]; ok {
+			return nil, fmt.Errorf("arena: calibrate: players %d (%s) and %d (%s) are both %s: list each player once", j+1, players[j], i+1, spec, name)
+		}
+		seen[name] = i
+	}
 	openings, err := randomOpenings(opt.Games/2, opt.OpeningPlies, seededRNG(opt.Seed, 0x63616c6962))
 	if err != nil {
 		return nil, err

@@ -244,3 +244,25 @@ func TestMatchThresholdStopsEarly(t *testing.T) {
 		t.Errorf("random vs alphabeta:2 at threshold 0.5: %v; want reject after about 20 games", res)
 	}
 }
+
+// Calibrate makes every player before the first game: a player listed
+// twice, under any spelling, or a bad spec late in the list fails before
+// any game (issue 20, item 6).
+func TestCalibrateChecksPlayersFirst(t *testing.T) {
+	for _, tc := range []struct {
+		players []string
+		want    string
+	}{
+		{[]string{"random", "alphabeta:1", "ab:1"}, "players 2 (alphabeta:1) and 3 (ab:1) are both alphabeta:1"},
+		{[]string{"random", "alphabeta:1", "random"}, "players 1 (random) and 3 (random) are both random"},
+		{[]string{"random", "alphabeta:1", "alphabeta:99"}, `"alphabeta:99"`},
+	} {
+		games := 0
+		_, err := Calibrate(context.Background(), tc.players, ParsePlayer, CalibrateOptions{
+			Games: 2, OnGame: func(GameResult) { games++ },
+		})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || games != 0 {
+			t.Errorf("%v: %v after %d games, want an error with %q before any game", tc.players, err, games, tc.want)
+		}
+	}
+}

@@ -125,6 +125,11 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		}
 		opts.SPRT = t
 	}
+	if o.pdn != "" {
+		if err := atomicfile.CheckWritable(o.pdn); err != nil {
+			return fmt.Errorf("--pdn: %w", err)
+		}
+	}
 	a, err := playerFromSpec(o.a)
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)

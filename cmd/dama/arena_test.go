@@ -86,3 +86,29 @@ func TestPlayerVisitsCap(t *testing.T) {
 		t.Errorf("arena --a %s@2000000: exit %d, stderr %q; want a one-line error", ck, code, errs)
 	}
 }
+
+// Where the games' results go is checked before the first game: an
+// unwritable --pdn of arena or --out of ladder --calibrate, and players
+// listed twice (issue 20, item 6: the error came after every game).
+func TestResultFileCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no", "games.pdn")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"arena", "--a", "alphabeta:1", "--b", "random", "--games", "4", "--pdn", missing}, "--pdn: writing " + missing},
+		{[]string{"arena", "--a", "alphabeta:1", "--b", "random", "--games", "4", "--pdn", dir}, "--pdn: writing " + dir + ": it is a folder"},
+		{[]string{"ladder", "--calibrate", "--players", "random,alphabeta:1", "--games", "4", "--out", missing}, "--out: writing " + missing},
+		{[]string{"ladder", "--calibrate", "--players", "random,alphabeta:1,ab:1", "--games", "4", "--out", filepath.Join(dir, "ladder.json")}, "are both alphabeta:1"},
+	} {
+		// Without --quiet a game played would show on stderr.
+		code, out, errs := runCmd(t, tc.args...)
+		if code != 1 || out != "" || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("dama %s: exit %d, stdout %q, stderr %q; want only a one-line error with %q", strings.Join(tc.args, " "), code, out, errs, tc.want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("the refused commands left %v", ents)
+	}
+}

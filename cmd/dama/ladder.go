@@ -74,6 +74,9 @@ func init() {
 				if o.out == "" {
 					return errors.New("--calibrate needs --out FILE (e.g. arena/ladder.json)")
 				}
+				if err := atomicfile.CheckWritable(o.out); err != nil {
+					return fmt.Errorf("--out: %w", err)
+				}
 				if o.games%2 != 0 {
 					return fmt.Errorf("--games %d: want an even number (each opening is played with both colours)", o.games)
 				}

@@ -14,15 +14,43 @@ import (
 	"path/filepath"
 )
 
-// Write writes path with what write produces.
-func Write(path string, write func(w io.Writer) error) (err error) {
+// createTemp creates a temporary file for path in path's folder, and
+// returns it with that folder.
+func createTemp(path string) (*os.File, string, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
+		return nil, dir, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f, dir, nil
+}
+
+// CheckWritable checks, before a long computation whose result goes to
+// path, that Write could write path now: path is not a folder and its
+// folder takes a new file. It leaves nothing behind.
+func CheckWritable(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("writing %s: it is a folder", path)
+	}
+	f, _, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if err := os.Remove(f.Name()); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// Write writes path with what write produces.
+func Write(path string, write func(w io.Writer) error) (err error) {
+	f, dir, err := createTemp(path)
+	if err != nil {
+		return err
 	}
 	tmp := f.Name()
 	defer func() {

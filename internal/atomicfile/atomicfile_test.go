@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,31 @@ func TestFailedWriteKeepsOldContent(t *testing.T) {
 func TestWriteIntoMissingFolder(t *testing.T) {
 	if err := WriteFile(filepath.Join(t.TempDir(), "no", "f"), nil); err == nil {
 		t.Error("writing into a missing folder succeeded")
+	}
+}
+
+// CheckWritable finds, without writing, what would make Write fail: a
+// missing folder, a folder at the path.
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckWritable(filepath.Join(dir, "f")); err != nil {
+		t.Errorf("a new file in a folder: %v", err)
+	}
+	if err := WriteFile(filepath.Join(dir, "old"), []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckWritable(filepath.Join(dir, "old")); err != nil {
+		t.Errorf("an existing file: %v", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{filepath.Join(dir, "no", "f"), filepath.Join(dir, "sub"), filepath.Join(dir, "old", "f")} {
+		if err := CheckWritable(bad); err == nil || !strings.Contains(err.Error(), "writing "+bad) {
+			t.Errorf("CheckWritable(%s) = %v, want an error naming it", bad, err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("folder holds %d entries, want 2 (nothing left behind)", len(ents))
 	}
 }
