@@ -61,9 +61,23 @@ func init() {
 // exportModel writes ck as an ONNX model or a JSON file (format) to out,
 // naming source in the metadata.
 func exportModel(ck *model.Checkpoint, source, format, out string) error {
-	net, err := export.Fold(ck.Net)
+	net, meta, err := foldForExport(ck, source)
 	if err != nil {
 		return err
+	}
+	if format == "onnx" {
+		return export.SaveONNX(out, net, export.Options{Producer: buildVersion(), Metadata: meta})
+	}
+	return export.SaveJSON(out, net, meta)
+}
+
+// foldForExport folds ck's network for export and returns it with the
+// metadata that names source (the checkpoint's file name), step, parent
+// and creation time.
+func foldForExport(ck *model.Checkpoint, source string) (*export.Net, []export.KV, error) {
+	net, err := export.Fold(ck.Net)
+	if err != nil {
+		return nil, nil, err
 	}
 	meta := []export.KV{
 		{Key: "dama.source", Value: source},
@@ -75,8 +89,5 @@ func exportModel(ck *model.Checkpoint, source, format, out string) error {
 	if !ck.Meta.Created.IsZero() {
 		meta = append(meta, export.KV{Key: "dama.created", Value: ck.Meta.Created.UTC().Format(time.RFC3339)})
 	}
-	if format == "onnx" {
-		return export.SaveONNX(out, net, export.Options{Producer: buildVersion(), Metadata: meta})
-	}
-	return export.SaveJSON(out, net, meta)
+	return net, meta, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,6 +22,7 @@ import (
 	"dama/configs"
 	"dama/internal/atomicfile"
 	"dama/model"
+	"dama/model/export"
 	"dama/report"
 	"dama/runfolder"
 )
@@ -215,18 +217,33 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 	rec.Network = ck.Net.Config.String()
 	rec.Parameters = ck.Net.NumParams()
 	rec.Step = ck.Step
+	onnx, err := onnxBytes(&slim)
+	if err != nil {
+		return err
+	}
+	if len(onnx) > maxShippedBytes {
+		return fmt.Errorf("the ONNX export is %d bytes, over the %d allowed in the repository", len(onnx), maxShippedBytes)
+	}
+	// The four files are written together, after the ladder and the
+	// match: staged under temporary names now (so that a folder that
+	// takes no file fails before any game), renamed into place at the end.
+	// If one write fails, none of the shipped files is replaced.
+	var files atomicfile.Batch
+	defer files.Abort()
 	modelPath := filepath.Join(out, checkpoints.ModelFile)
-	if err := atomicfile.WriteFile(modelPath, data); err != nil {
-		return err
-	}
 	onnxPath := filepath.Join(out, checkpoints.ONNXFile)
-	if err := exportModel(&slim, checkpoints.ModelFile, "onnx", onnxPath); err != nil {
+	recPath, cardPath := filepath.Join(out, "model.json"), filepath.Join(out, checkpoints.CardFile)
+	if err := files.AddFile(modelPath, data); err != nil {
 		return err
 	}
-	if st, err := os.Stat(onnxPath); err == nil && st.Size() > maxShippedBytes {
-		return fmt.Errorf("%s is %d bytes, over the %d allowed in the repository", onnxPath, st.Size(), maxShippedBytes)
+	if err := files.AddFile(onnxPath, onnx); err != nil {
+		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d bytes) and %s\n", modelPath, len(data), onnxPath)
+	for _, p := range []string{recPath, cardPath} {
+		if err := atomicfile.CheckWritable(p); err != nil {
+			return err
+		}
+	}
 
 	// player is the shipped model as the ladder and the match play it.
 	player := func() (*modelPlayer, error) {
@@ -271,15 +288,30 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 		fmt.Fprintln(stdout, rec.Match)
 	}
 	js, _ := json.MarshalIndent(rec, "", "  ")
-	if err := atomicfile.WriteFile(filepath.Join(out, "model.json"), append(js, '\n')); err != nil {
+	if err := files.AddFile(recPath, append(js, '\n')); err != nil {
 		return err
 	}
-	card := modelCard(rec)
-	if err := atomicfile.WriteFile(filepath.Join(out, checkpoints.CardFile), []byte(card)); err != nil {
+	if err := files.AddFile(cardPath, []byte(modelCard(rec))); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s and model.json\n", filepath.Join(out, checkpoints.CardFile))
+	if err := files.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d bytes), %s, %s and model.json\n", modelPath, len(data), onnxPath, cardPath)
 	return nil
+}
+
+// onnxBytes returns the ONNX export of the shipped checkpoint.
+func onnxBytes(ck *model.Checkpoint) ([]byte, error) {
+	net, meta, err := foldForExport(ck, checkpoints.ModelFile)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := export.WriteONNX(&b, net, export.Options{Producer: buildVersion(), Metadata: meta}); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // checkModelOfRun checks that the checkpoint file path was trained in the

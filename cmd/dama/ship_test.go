@@ -126,3 +126,63 @@ func TestShipModelOfRun(t *testing.T) {
 		t.Errorf("ship --model of a copy of the run's best: exit %d, stdout %q, stderr %q", code, so, errs)
 	}
 }
+
+// dama ship writes its four files all or nothing: a second ship whose card
+// cannot be written (a folder stands at MODEL.md) fails before any game and
+// leaves the first ship's files as they were, with no temporary file
+// behind (issue 20, item 6: dama.ckpt, dama.onnx and model.json were
+// replaced, then MODEL.md failed).
+func TestShipAllOrNothing(t *testing.T) {
+	run := shipTestRun(t)
+	cfg, err := model.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(run, "rejected", "0001.ckpt")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&model.Checkpoint{Net: model.NewSeededNetwork(cfg, 3), Step: 43}).Save(other); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "shipped")
+	if code, so, errs := runCmd(t, shipArgs(run, out)...); code != 0 {
+		t.Fatalf("first ship: exit %d, stdout %q, stderr %q", code, so, errs)
+	}
+	card := filepath.Join(out, "MODEL.md")
+	if err := os.Remove(card); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(card, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before := dirContents(t, out)
+	code, so, errs := runCmd(t, shipArgs(run, out, "--model", other, "--revision", "second", "--match", "random", "--match-games", "2", "--visits", "2")...)
+	if code != 1 || !strings.Contains(errs, "writing "+card+": it is a folder") || strings.Count(strings.TrimSpace(errs), "\n") != 0 || so != "" {
+		t.Errorf("ship with a folder at MODEL.md: exit %d, stdout %q, stderr %q; want a one-line error before any game", code, so, errs)
+	}
+	after := dirContents(t, out)
+	for name, b := range before {
+		if after[name] != b {
+			t.Errorf("%s was replaced by the failed ship", name)
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("the failed ship left %d files in %s, want the %d there before", len(after), out, len(before))
+	}
+}
+
+// dirContents returns the contents of the files in dir by name.
+func dirContents(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		m[e.Name()] = string(b)
+	}
+	return m
+}

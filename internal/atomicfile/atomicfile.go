@@ -47,16 +47,29 @@ func CheckWritable(path string) error {
 }
 
 // Write writes path with what write produces.
-func Write(path string, write func(w io.Writer) error) (err error) {
+func Write(path string, write func(w io.Writer) error) error {
 	f, dir, err := createTemp(path)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
+	if err := finish(f, path, write); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// finish writes what write produces to f, the temporary file of path, and
+// syncs and closes it; on an error it removes f.
+func finish(f *os.File, path string, write func(w io.Writer) error) (err error) {
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			os.Remove(f.Name())
 		}
 	}()
 	if err = f.Chmod(0o644); err != nil {
@@ -71,16 +84,16 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	// Make the rename itself durable (best effort: some systems cannot
-	// sync a folder).
-	if d, derr := os.Open(dir); derr == nil {
+	return nil
+}
+
+// syncDir makes renames in dir durable (best effort: some systems cannot
+// sync a folder).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return nil
 }
 
 // WriteFile writes data to path.

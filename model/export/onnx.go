@@ -132,6 +132,10 @@ func SaveONNX(path string, n *Net, opt Options) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return writeONNX(w, n, opt) })
 }
 
+// WriteONNX writes n as an ONNX model to w, as SaveONNX writes it to a
+// file (for a writer that stages several files together).
+func WriteONNX(w io.Writer, n *Net, opt Options) error { return writeONNX(w, n, opt) }
+
 // writeONNX writes n as an ONNX model (IR version 7, opset 13) to w. The
 // batch dimension is symbolic ("N"). The graph is built from the layers of
 // the spec: a convolution is Conv (then Add of its residual, then Relu), a
