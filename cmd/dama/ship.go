@@ -152,6 +152,14 @@ type shipSearch struct {
 
 func ship(ctx context.Context, path, runDir, revision string, o shipSearch) error {
 	out, visits, games, match, matchGames, parallel := o.out, o.visits, o.games, o.match, o.matchGames, o.parallel
+	var opponent arena.Player
+	if match != "" {
+		b, err := arena.ParsePlayer(match)
+		if err != nil {
+			return fmt.Errorf("--match: %w", err)
+		}
+		opponent = b
+	}
 	ck, err := model.Load(path)
 	if err != nil {
 		return err
@@ -271,15 +279,11 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 		rec.Ladder = &shipLadder{Checksum: l.Checksum[:12], Visits: visits, PassForced: o.pass, Result: res}
 	}
 	if match != "" {
-		b, err := arena.ParsePlayer(match)
-		if err != nil {
-			return fmt.Errorf("--match: %w", err)
-		}
 		p, err := player()
 		if err != nil {
 			return err
 		}
-		res, err := arena.Match(ctx, p, b, arena.MatchOptions{Games: matchGames, Parallel: parallel, Seed: 1})
+		res, err := arena.Match(ctx, p, opponent, arena.MatchOptions{Games: matchGames, Parallel: parallel, Seed: 1})
 		p.Close()
 		if err != nil {
 			return err

@@ -186,3 +186,16 @@ func dirContents(t *testing.T, dir string) map[string]string {
 	}
 	return m
 }
+
+// A bad --match player fails before any work (it was parsed after the
+// ladder, with dama.ckpt and dama.onnx written).
+func TestShipMatchCheckedFirst(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "shipped")
+	code, so, errs := runCmd(t, shipArgs(shipTestRun(t), out, "--match", "minimax:3")...)
+	if code != 1 || !strings.Contains(errs, `--match: arena: unknown player "minimax:3"`) || strings.Count(strings.TrimSpace(errs), "\n") != 0 || so != "" {
+		t.Errorf("ship --match minimax:3: exit %d, stdout %q, stderr %q; want a one-line error", code, so, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused ship created %s (%v)", out, err)
+	}
+}
