@@ -40,7 +40,8 @@ const playHelp = `Commands:
 // Play runs a game between a human, typing on in, and the engine searching
 // with ev, printing to out. It returns the game as a PDN record when the
 // game ends, the human resigns or quits, or in ends (a quit). An error is
-// returned only for a failing search or output.
+// returned for a failing search, output or input (a line over 64 KiB
+// included).
 func Play(ctx context.Context, ev mcts.Evaluator, in io.Reader, out io.Writer, opt PlayOptions) (rules.Record, error) {
 	start := rules.Start()
 	if opt.Start != nil {
@@ -95,6 +96,11 @@ loop:
 		}
 		w.printf("%s> ", p.Side())
 		if !sc.Scan() {
+			if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+				return rules.Record{}, fmt.Errorf("engine: play: an input line is over %d KiB, more than any command", bufio.MaxScanTokenSize/1024)
+			} else if err != nil {
+				return rules.Record{}, fmt.Errorf("engine: play: reading input: %w", err)
+			}
 			w.printf("\n")
 			note = "quit"
 			break

@@ -98,3 +98,14 @@ func TestPlayToTheEnd(t *testing.T) {
 		t.Errorf("result %v, output:\n%s", rec.Result, out)
 	}
 }
+
+// An input line over bufio.Scanner's 64 KiB is an error naming the limit,
+// not a quiet quit (issue 20, item 6).
+func TestPlayLongLine(t *testing.T) {
+	var out bytes.Buffer
+	script := "22-18\n" + strings.Repeat("x", 70_000) + "\n21-17\n"
+	_, err := Play(context.Background(), Uniform{}, strings.NewReader(script), &out, PlayOptions{Limits: Limits{Visits: 2}})
+	if err == nil || !strings.Contains(err.Error(), "an input line is over 64 KiB") {
+		t.Errorf("Play of a 70,000-byte line: %v, want an error naming the limit", err)
+	}
+}

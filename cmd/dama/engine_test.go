@@ -154,6 +154,13 @@ func TestPlayCommand(t *testing.T) {
 	if code, _, _ := runCmd(t, "play", "--model", "random", "--as", "red"); code == 0 {
 		t.Error("--as red accepted")
 	}
+	// A line over 64 KiB is a one-line error, not a quiet quit.
+	withStdin(t, "22-18\n"+strings.Repeat("x", 70_000)+"\n", func() {
+		code, _, errs = runCmd(t, "play", "--model", "random", "--visits", "2", "--pdn", pdn)
+	})
+	if code != 1 || !strings.Contains(errs, "over 64 KiB") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("play with a 70,000-byte line: exit %d, stderr %q; want a one-line error", code, errs)
+	}
 }
 
 func TestAnalyzeCommand(t *testing.T) {
