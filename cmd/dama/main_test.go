@@ -196,6 +196,17 @@ func TestShowPDNNothingRead(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "0 read, 1 failed") || !strings.Contains(errs, "none of its 1 games could be read") {
 		t.Errorf("show of a file with no good game: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+	// A file with no game at all (issue 20, item 6).
+	for _, text := range []string{"", "{only a comment}\n\n"} {
+		none := filepath.Join(dir, "none.pdn")
+		if err := os.WriteFile(none, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs = runCmd(t, "show", "--pdn", none)
+		if code != 1 || out != "" || errs != "dama show: "+none+": no game in the file\n" {
+			t.Errorf("show of a file of %q: exit %d, stdout %q, stderr %q; want one error line", text, code, out, errs)
+		}
+	}
 }
 
 // dama version and --version print the build's version, the one the Hub id
