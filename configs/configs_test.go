@@ -131,6 +131,31 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
+// A bad key that bounds another's range gets one error, its own: the key
+// it bounds is checked against its widest range, not blamed with a range
+// such as [0,NaN] (issue 20, item 6: train.lr=NaN also said "train.lr_min
+// = 1e-05: want a number in [0,NaN]").
+func TestBadBoundBlamesItselfOnly(t *testing.T) {
+	for _, tc := range []struct {
+		overrides []string
+		want      string
+	}{
+		{[]string{"train.lr=NaN"}, "configs: train.lr = NaN: want a number in (0,10]"},
+		{[]string{"train.lr=0"}, "configs: train.lr = 0: want a number in (0,10]"},
+		{[]string{"arena.elo0=NaN"}, "configs: arena.elo0 = NaN: want a number in [-1000,1000)"},
+		{[]string{"selfplay.visits=0", "selfplay.cheap_visits=5"}, "configs: selfplay.visits = 0: want an integer in 1..1000000"},
+	} {
+		_, err := Load("quick", nil, tc.overrides)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%v: error %q, want only %q", tc.overrides, err, tc.want)
+		}
+	}
+	// The bound still holds for a valid value.
+	if _, err := Load("quick", nil, []string{"train.lr=0.001", "train.lr_min=0.01"}); err == nil || !strings.Contains(err.Error(), "train.lr_min = 0.01: want a number in [0,0.001]") {
+		t.Errorf("lr_min above lr: %v", err)
+	}
+}
+
 func TestBadValues(t *testing.T) {
 	cases := []struct {
 		name      string

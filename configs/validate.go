@@ -73,10 +73,10 @@ func (c *Config) validate(v *validator) {
 	v.int64In("train.lr_warmup_steps", t.LRWarmupSteps, 0, 1e9)
 	v.int64In("train.lr_decay_steps", t.LRDecaySteps, 1, 1e12)
 	v.floatIn("train.lr_decay_factor", t.LRDecayFactor, 0, false, 1, true)
-	v.floatIn("train.lr_min", t.LRMin, 0, true, t.LR, true)
+	v.floatIn("train.lr_min", t.LRMin, 0, true, bound(t.LR > 0 && t.LR <= 10, t.LR, 10), true)
 	v.floatIn("train.weight_decay", t.WeightDecay, 0, true, 1, true)
 	v.int64In("train.window_min", t.WindowMin, 1, 1e9)
-	v.int64In("train.window_max", t.WindowMax, max(t.WindowMin, 1), 1e10)
+	v.int64In("train.window_max", t.WindowMax, int64(bound(t.WindowMin >= 1 && t.WindowMin <= 1e9, float64(t.WindowMin), 1)), 1e10)
 	v.floatIn("train.window_growth", t.WindowGrowth, 0, true, 1, true)
 	v.floatIn("train.samples_per_new_sample", t.SamplesPerNewSample, 0, false, 1000, true)
 	v.intIn("train.steps_per_generation", t.StepsPerGeneration, 0, 1e9)
@@ -92,8 +92,9 @@ func (c *Config) validate(v *validator) {
 	v.intIn("arena.max_plies", a.MaxPlies, 1, 10000)
 	v.oneOf("arena.gating", a.Gating, gatingModes)
 	v.floatIn("arena.elo0", a.Elo0, -1000, true, 1000, false)
-	v.check("arena.elo1", a.Elo1, a.Elo1 > a.Elo0 && a.Elo1 <= 1000,
-		fmt.Sprintf("a value in (%v,1000] (above arena.elo0)", a.Elo0))
+	elo0 := bound(a.Elo0 >= -1000 && a.Elo0 < 1000, a.Elo0, -1000)
+	v.check("arena.elo1", a.Elo1, a.Elo1 > elo0 && a.Elo1 <= 1000,
+		fmt.Sprintf("a value in (%v,1000] (above arena.elo0)", elo0))
 	v.floatIn("arena.alpha", a.Alpha, 0, false, 0.5, true)
 	v.floatIn("arena.beta", a.Beta, 0, false, 0.5, true)
 	v.floatIn("arena.threshold", a.Threshold, 0, false, 1, true)
@@ -125,8 +126,9 @@ func (s SelfPlay) validate(v *validator) {
 	v.floatIn("selfplay.dirichlet_fraction", s.DirichletFraction, 0, true, 1, false)
 	v.intIn("selfplay.temperature_plies", s.TemperaturePlies, 0, 1000)
 	v.intIn("selfplay.max_plies", s.MaxPlies, 1, 10000)
-	v.check("selfplay.cheap_visits", s.CheapVisits, s.CheapVisits == 0 || s.CheapVisits >= 1 && s.CheapVisits < s.Visits,
-		fmt.Sprintf("0 (off) or an integer in 1..%d (below selfplay.visits)", s.Visits-1))
+	visits := int(bound(s.Visits >= 1 && s.Visits <= 1e6, float64(s.Visits), 1e6))
+	v.check("selfplay.cheap_visits", s.CheapVisits, s.CheapVisits == 0 || s.CheapVisits >= 1 && s.CheapVisits < visits,
+		fmt.Sprintf("0 (off) or an integer in 1..%d (below selfplay.visits)", visits-1))
 	v.floatIn("selfplay.full_search_prob", s.FullSearchProb, 0, false, 1, true)
 	v.floatIn("selfplay.resign_threshold", s.ResignThreshold, 0, true, 0.5, false)
 	v.intIn("selfplay.resign_moves", s.ResignMoves, 1, 100)
@@ -146,6 +148,17 @@ func (s SelfPlay) validate(v *validator) {
 	v.intIn("selfplay.gumbel_m", s.GumbelM, 1, 128)
 	v.floatIn("selfplay.gumbel_c_visit", s.GumbelCVisit, 0, false, 10000, true)
 	v.floatIn("selfplay.gumbel_c_scale", s.GumbelCScale, 0, false, 100, true)
+}
+
+// bound returns x, another key's value that bounds a key's range, when
+// that value is valid (ok), and else fallback, the widest range: the bad
+// key has its own error, and the key it bounds is not blamed for it
+// (train.lr = NaN made "train.lr_min = 1e-05: want a number in [0,NaN]").
+func bound(ok bool, x, fallback float64) float64 {
+	if ok {
+		return x
+	}
+	return fallback
 }
 
 // validator collects the errors of a validation and, when want is not
