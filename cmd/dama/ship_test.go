@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,35 +157,25 @@ func TestShipAllOrNothing(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(card, "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	before := dirContents(t, out)
+	shipped := []string{"dama.ckpt", "dama.onnx", "model.json"}
+	before := map[string][]byte{}
+	for _, name := range shipped {
+		if before[name], err = os.ReadFile(filepath.Join(out, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	code, so, errs := runCmd(t, shipArgs(run, out, "--model", other, "--revision", "second", "--match", "random", "--match-games", "2", "--visits", "2")...)
 	if code != 1 || !strings.Contains(errs, "writing "+card+": it is a folder") || strings.Count(strings.TrimSpace(errs), "\n") != 0 || so != "" {
 		t.Errorf("ship with a folder at MODEL.md: exit %d, stdout %q, stderr %q; want a one-line error before any game", code, so, errs)
 	}
-	after := dirContents(t, out)
-	for name, b := range before {
-		if after[name] != b {
-			t.Errorf("%s was replaced by the failed ship", name)
+	for _, name := range shipped {
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || !bytes.Equal(b, before[name]) {
+			t.Errorf("%s was replaced by the failed ship (%v)", name, err)
 		}
 	}
-	if len(after) != len(before) {
-		t.Errorf("the failed ship left %d files in %s, want the %d there before", len(after), out, len(before))
+	if ents, _ := os.ReadDir(out); len(ents) != len(shipped)+1 {
+		t.Errorf("the failed ship left %d entries in %s, want the %d there before", len(ents), out, len(shipped)+1)
 	}
-}
-
-// dirContents returns the contents of the files in dir by name.
-func dirContents(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]string{}
-	for _, e := range ents {
-		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-		m[e.Name()] = string(b)
-	}
-	return m
 }
 
 // A bad --match player fails before any work (it was parsed after the
