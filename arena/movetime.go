@@ -42,8 +42,18 @@ func ParseMoveTime(s string) (time.Duration, error) {
 	case !unit && !strings.Contains(num, "."):
 		return 0, fmt.Errorf("time %q needs a decimal point or a unit (%s)", s, MoveTimeSyntax)
 	}
-	if sec := x * scale; sec < minMoveTime.Seconds() || sec > maxMoveTime.Seconds() {
+	d, err := MoveTime(x * scale)
+	if err != nil {
 		return 0, fmt.Errorf("time %q is out of range (%s)", s, MoveTimeSyntax)
 	}
-	return time.Duration(math.Round(x * scale * float64(time.Second))), nil
+	return d, nil
+}
+
+// MoveTime checks a time per move given in seconds (a flag's value): it
+// must be finite and within 0.001..3600 seconds.
+func MoveTime(sec float64) (time.Duration, error) {
+	if math.IsNaN(sec) || sec < minMoveTime.Seconds() || sec > maxMoveTime.Seconds() {
+		return 0, fmt.Errorf("time %v s per move is out of range 0.001..3600 s", sec)
+	}
+	return time.Duration(math.Round(sec * float64(time.Second))), nil
 }

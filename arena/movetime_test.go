@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,17 @@ func TestParseMoveTime(t *testing.T) {
 		_, err := ParseMoveTime(s)
 		if err == nil || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "0.001..3600") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("ParseMoveTime(%q): err %v, want one line saying %q and the range", s, err, why)
+		}
+	}
+}
+
+func TestMoveTime(t *testing.T) {
+	if d, err := MoveTime(0.25); err != nil || d != 250*time.Millisecond {
+		t.Errorf("MoveTime(0.25) = %v, %v", d, err)
+	}
+	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1), math.Inf(-1), 3600.5, 1e-4} {
+		if _, err := MoveTime(bad); err == nil || !strings.Contains(err.Error(), "0.001..3600") {
+			t.Errorf("MoveTime(%v): err %v, want the range", bad, err)
 		}
 	}
 }
