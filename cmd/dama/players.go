@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"dama/arena"
 	"dama/mcts"
@@ -30,14 +31,18 @@ var checkpointBackend string
 // with N visits per move (default 200); "PATH@N:BACKEND" runs the network
 // on that backend (default: --backend), e.g. to play bf16 against fp32;
 // "PATH@N+pass" (before any ":BACKEND") searches with forced moves passed
-// without evaluation (mcts.Options.PassForced).
+// without evaluation (mcts.Options.PassForced). "PATH@tSECONDS" in place of
+// "PATH@N" searches each move for that wall-clock time instead of a visit
+// count (arena.ParseMoveTime: "shipped@t0.25", "shipped@t0.05+pass").
 func parsePlayerSpec(spec string) (arena.Player, error) {
 	if p, err := arena.ParsePlayer(spec); err == nil {
 		return p, nil
 	} else if !looksLikeCheckpoint(spec) {
-		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS[:BACKEND]])", err)
+		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[:BACKEND]])", err)
 	}
 	path, visits, backend, label, pass := spec, defaultMCTSVisits, checkpointBackend, "", false
+	var moveTime time.Duration // with timeText, its spelling in the spec
+	var timeText string
 	if i := strings.LastIndexByte(spec, '@'); i >= 0 {
 		v := spec[i+1:]
 		if j := strings.IndexByte(v, ':'); j >= 0 {
@@ -49,11 +54,19 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		if w, ok := strings.CutSuffix(v, passSuffix); ok {
 			v, pass = w, true
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("player %q: visits after @ must be a positive integer (optionally followed by %s)", spec, passSuffix)
+		if t, ok := strings.CutPrefix(v, "t"); ok {
+			d, err := arena.ParseMoveTime(t)
+			if err != nil {
+				return nil, fmt.Errorf("player %q: %w", spec, err)
+			}
+			path, moveTime, timeText = spec[:i], d, v
+		} else {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("player %q: visits after @ must be a positive integer or t and a time (%s), optionally followed by %s", spec, arena.MoveTimeSyntax, passSuffix)
+			}
+			path, visits = spec[:i], n
 		}
-		path, visits = spec[:i], n
 	}
 	ck, err := loadModel(path)
 	if err != nil {
@@ -63,9 +76,19 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	if err != nil {
 		return nil, fmt.Errorf("player %q: %w", spec, err)
 	}
+	if moveTime > 0 {
+		p.timed(filepath.Base(path), moveTime, timeText)
+	}
 	p.passForced(pass)
 	p.Label += label
 	return p, nil
+}
+
+// timed makes the player search each move for d instead of a visit count
+// and names it label@TEXT (text: d as the user spelt it, e.g. "t0.25").
+func (p *modelPlayer) timed(label string, d time.Duration, text string) {
+	p.Visits, p.Time = 0, d
+	p.Label = label + "@" + text
 }
 
 // passForced sets mcts.Options.PassForced and marks the label.
