@@ -113,7 +113,11 @@ func init() {
 			if err != nil {
 				return err
 			}
-			p, err := newModelPlayer(o.model, ck, o.visits, o.parallel, checkpointBackend)
+			visits := o.visits
+			if moveTime > 0 {
+				visits = 0
+			}
+			p, err := newModelPlayer(o.model, ck, visits, o.parallel, checkpointBackend)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +60,7 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 			if err != nil {
 				return nil, fmt.Errorf("player %q: %w", spec, err)
 			}
-			path, moveTime, timeText = spec[:i], d, v
+			path, visits, moveTime, timeText = spec[:i], 0, d, v
 		} else {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
@@ -84,7 +85,7 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	return p, nil
 }
 
-// timed makes the player search each move for d instead of a visit count
+// timed makes the player, opened with visits 0, search each move for d
 // and names it label@TEXT (text: d as the user spelt it, e.g. "t0.25").
 func (p *modelPlayer) timed(label string, d time.Duration, text string) {
 	p.Visits, p.Time = 0, d
@@ -122,9 +123,17 @@ type modelPlayer struct {
 }
 
 // newModelPlayer opens the network on backend ("" or "auto": the
-// default one) and reports the backend on stderr.
+// default one) and reports the backend on stderr. Visits 0 makes a player
+// to be given a time per move (timed): its evaluator runs a forward-pass
+// goroutine per core, so that games played at once each have one, as a
+// classic player's games each have their own goroutine; otherwise one
+// goroutine batches the positions of all its games.
 func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backend string) (*modelPlayer, error) {
-	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: 1 << 16, Backend: backend})
+	workers := 1
+	if visits == 0 {
+		workers = runtime.NumCPU()
+	}
+	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: 1 << 16, Backend: backend, Workers: workers})
 	if err != nil {
 		return nil, err
 	}
