@@ -17,16 +17,24 @@ import (
 // limit names it (ParsePlayer reads these names; a player given several
 // limits programmatically is named classic:dD,nN,tMS):
 //
-//	classic:D    fixed depth D (1..classic.MaxDepth) per move
-//	classic:nN   fixed N nodes per move (1..maxClassicNodes)
-//	classic:tMS  MS milliseconds per move (1..maxClassicMillis)
+//	classic:D        fixed depth D (1..classic.MaxDepth) per move
+//	classic:nN       fixed N nodes per move (1..maxClassicNodes)
+//	classic:tSECONDS seconds per move, with a decimal point or a unit
+//	                 (classic:t0.25, classic:t2s, classic:t250ms; ParseMoveTime)
+//	classic:tMS      MS milliseconds per move (1..maxClassicMillis), the
+//	                 older spelling of classic:tMSms
 //
-// With a depth or a node count a game repeats exactly for the same seed;
-// with time it depends on the machine.
+// A time per move is wall-clock time on the one goroutine that searches:
+// iterative deepening until the time is spent, playing the best move of the
+// last completed depth. With a depth or a node count a game repeats exactly
+// for the same seed; with time it depends on the machine.
 type classicPlayer struct {
 	Limits classic.Limits
 	// Options configure each game's engine (the zero value: the defaults).
 	Options classic.Options
+	// label is the name as the spec spelt it (lower case); empty: made
+	// from Limits.
+	label string
 }
 
 // Bounds of the classic:nN and classic:tMS specs.
@@ -38,7 +46,7 @@ const (
 // parseClassic reads the argument of a classic spec: "D", "nN" or "tMS".
 func parseClassic(spec, arg string) (classicPlayer, error) {
 	bad := func(what string, lo, hi int64) (classicPlayer, error) {
-		return classicPlayer{}, fmt.Errorf("arena: player %q: %s must be an integer in %d..%d (classic:D, classic:nNODES or classic:tMILLISECONDS)", spec, what, lo, hi)
+		return classicPlayer{}, fmt.Errorf("arena: player %q: %s must be an integer in %d..%d (classic:D, classic:nNODES, classic:tSECONDS or classic:tMILLISECONDS)", spec, what, lo, hi)
 	}
 	switch {
 	case strings.HasPrefix(arg, "n"):
@@ -47,12 +55,18 @@ func parseClassic(spec, arg string) (classicPlayer, error) {
 			return bad("node count "+strconv.Quote(arg[1:]), 1, maxClassicNodes)
 		}
 		return classicPlayer{Limits: classic.Limits{Nodes: n}}, nil
-	case strings.HasPrefix(arg, "t"):
+	case strings.HasPrefix(arg, "t") && isDigits(arg[1:]):
 		ms, err := strconv.ParseInt(arg[1:], 10, 64)
 		if err != nil || ms < 1 || ms > maxClassicMillis {
 			return bad("milliseconds "+strconv.Quote(arg[1:]), 1, maxClassicMillis)
 		}
-		return classicPlayer{Limits: classic.Limits{Time: time.Duration(ms) * time.Millisecond}}, nil
+		return classicPlayer{Limits: classic.Limits{Time: time.Duration(ms) * time.Millisecond}, label: "classic:" + arg}, nil
+	case strings.HasPrefix(arg, "t"):
+		t, err := ParseMoveTime(arg[1:])
+		if err != nil {
+			return classicPlayer{}, fmt.Errorf("arena: player %q: %w", spec, err)
+		}
+		return classicPlayer{Limits: classic.Limits{Time: t}, label: "classic:" + arg}, nil
 	}
 	d, err := strconv.Atoi(arg)
 	if err != nil || d < 1 || d > classic.MaxDepth {
@@ -61,8 +75,17 @@ func parseClassic(spec, arg string) (classicPlayer, error) {
 	return classicPlayer{Limits: classic.Limits{Depth: d}}, nil
 }
 
-// Name returns "classic:D", "classic:nN" or "classic:tMS".
+// isDigits reports whether s is a non-empty run of ASCII digits.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// Name returns the spec's spelling, or "classic:D", "classic:nN" or
+// "classic:tMS" for a player made from Limits.
 func (c classicPlayer) Name() string {
+	if c.label != "" {
+		return c.label
+	}
 	switch l := c.Limits; {
 	case l.Nodes > 0 && l.Depth == 0 && l.Time == 0:
 		return fmt.Sprintf("classic:n%d", l.Nodes)

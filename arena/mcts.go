@@ -4,19 +4,29 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"time"
 
+	"dama/engine"
 	"dama/mcts"
 	"dama/rules"
 )
 
 // MCTSPlayer plays with a PUCT search over an evaluator, usually a network.
 // It plays the most visited move, without root noise, reusing its tree
-// between moves of a game.
+// between moves of a game. A player with a Time searches with the Hub
+// engine's searcher (engine.Searcher), which keeps its time limit.
 type MCTSPlayer struct {
 	Label     string         // Name of the player
 	Evaluator mcts.Evaluator // shared by all its games; must be safe for concurrent use
-	Visits    int            // root visits per move (> 0)
-	Options   mcts.Options   // search options (zero: plain PUCT, no FPU reduction); a nil Temperature plays the most visited move
+	Visits    int            // root visits per move (> 0 unless Time is set)
+	// Time is the wall-clock time per move (0: none), kept as the Hub
+	// engine keeps move-time (engine.Limits.Time) but spent whole, without
+	// the Hub's safety margin (WholeTime), as the classic engine spends
+	// its time; with Visits too, the first limit reached ends the search.
+	// A timed player always plays the most visited move (Temperature is
+	// ignored).
+	Time    time.Duration
+	Options mcts.Options // search options (zero: plain PUCT, no FPU reduction); a nil Temperature plays the most visited move
 }
 
 // Name returns the player's label.
@@ -27,11 +37,14 @@ func (p *MCTSPlayer) Start(ctx context.Context, g *rules.Game, rng *rand.Rand) (
 	if p.Evaluator == nil {
 		return nil, errors.New("arena: MCTS player " + p.Label + " has no evaluator")
 	}
-	if p.Visits <= 0 {
-		return nil, errors.New("arena: MCTS player " + p.Label + " needs a positive visit count")
+	if p.Visits <= 0 && p.Time <= 0 {
+		return nil, errors.New("arena: MCTS player " + p.Label + " needs a positive visit count or time per move")
 	}
 	if err := p.Options.Validate(); err != nil {
 		return nil, errors.New("arena: MCTS player " + p.Label + ": " + err.Error())
+	}
+	if p.Time > 0 {
+		return &timeLimitedGame{s: engine.NewSearcher(p.Evaluator, p.Options), lim: engine.Limits{Visits: max(p.Visits, 0), Time: p.Time, WholeTime: true}}, nil
 	}
 	opt := p.Options
 	if opt.Temperature == nil {
@@ -55,3 +68,19 @@ func (m *mctsGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) 
 }
 
 func (m *mctsGame) Close() {}
+
+// timeLimitedGame searches each move within a time limit (MCTSPlayer.Time).
+type timeLimitedGame struct {
+	s   *engine.Searcher
+	lim engine.Limits
+}
+
+func (m *timeLimitedGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
+	res, err := m.s.Think(ctx, g, m.lim, nil)
+	if err != nil {
+		return rules.Move{}, err
+	}
+	return res.Move, nil
+}
+
+func (m *timeLimitedGame) Close() {}

@@ -43,8 +43,9 @@ const maxAlphaBetaDepth = 20
 // ParsePlayer is the PlayerFactory for the built-in baselines: "random",
 // "alphabeta" (depth 4) and "alphabeta:D" with D in 1..maxAlphaBetaDepth (the simple
 // bottom rung), and the reference engine of package classic: "classic:D" (fixed depth
-// D in 1..classic.MaxDepth), "classic:nN" (N nodes per move) and
-// "classic:tMS" (MS milliseconds per move).
+// D in 1..classic.MaxDepth), "classic:nN" (N nodes per move),
+// "classic:tSECONDS" (seconds per move: "classic:t0.25", see ParseMoveTime)
+// and "classic:tMS" (MS milliseconds per move, the older spelling).
 func ParsePlayer(spec string) (Player, error) {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
 	switch strings.ToLower(name) {
@@ -65,11 +66,11 @@ func ParsePlayer(spec string) (Player, error) {
 		return alphaBeta{Depth: d}, nil
 	case "classic":
 		if !hasArg {
-			return nil, fmt.Errorf("arena: player %q: want classic:DEPTH, classic:nNODES or classic:tMILLISECONDS", spec)
+			return nil, fmt.Errorf("arena: player %q: want classic:DEPTH, classic:nNODES, classic:tSECONDS or classic:tMILLISECONDS", spec)
 		}
 		return parseClassic(spec, strings.ToLower(arg))
 	}
-	return nil, fmt.Errorf("arena: unknown player %q (want random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES or classic:tMILLISECONDS)", spec)
+	return nil, fmt.Errorf("arena: unknown player %q (want random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tSECONDS or classic:tMILLISECONDS)", spec)
 }
 
 // randomPlayer plays a uniformly random legal move.

@@ -24,6 +24,9 @@ type Limits struct {
 	// depth: 25·2^(Depth/2) root visits (depthVisits).
 	Depth    int
 	Infinite bool // no limit: search until the context is cancelled
+	// WholeTime spends all of Time, keeping no margin: for matches at
+	// equal time (arena), where a late answer loses nothing.
+	WholeTime bool
 	// Start is when the clock started (default: when Think starts); the
 	// Hub engine sets it when the go command arrives.
 	Start time.Time
@@ -170,7 +173,11 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	sctx := ctx
 	if lim.Time > 0 {
 		var cancel context.CancelFunc
-		sctx, cancel = context.WithDeadline(ctx, start.Add(lim.Time-timeMargin(lim.Time)))
+		end := lim.Time
+		if !lim.WholeTime {
+			end -= timeMargin(lim.Time)
+		}
+		sctx, cancel = context.WithDeadline(ctx, start.Add(end))
 		defer cancel()
 	}
 	every := s.InfoEvery

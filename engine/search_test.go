@@ -137,6 +137,25 @@ func TestThinkTimeMargin(t *testing.T) {
 	}
 }
 
+// WholeTime spends the whole time: the deadline is the start plus the time,
+// no margin kept (arena players at equal time).
+func TestThinkWholeTime(t *testing.T) {
+	budget := 200 * time.Millisecond
+	ev := &deadlineEval{}
+	s := NewSearcher(ev, mcts.Options{})
+	start := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	s.InfoEvery = time.Nanosecond
+	_, err := s.Think(ctx, rules.NewGame(rules.Start()), Limits{Time: budget, Start: start, WholeTime: true}, func(Info) { cancel() })
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := start.Add(budget); !ev.deadline.Equal(want) {
+		t.Errorf("search deadline %v after start, want %v", ev.deadline.Sub(start), budget)
+	}
+}
+
 // wdlEval answers a fixed W/D/L.
 type wdlEval struct{ wdl [3]float32 }
 

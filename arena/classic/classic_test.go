@@ -363,3 +363,41 @@ func TestSearchDoesNotAllocatePerNode(t *testing.T) {
 		t.Errorf("a depth-8 search allocates %.0f times, want a few per iteration", allocs)
 	}
 }
+
+// fakeClock advances by step at each reading, so that a time-limited
+// search stops after a fixed number of readings, whatever the machine.
+type fakeClock struct {
+	t    time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) now() time.Time {
+	c.t = c.t.Add(c.step)
+	return c.t
+}
+
+func TestTimeLimitStopsAtTheClock(t *testing.T) {
+	run := func(limit time.Duration) Result {
+		c := &fakeClock{t: time.Unix(0, 0), step: time.Millisecond}
+		e := New(Options{Now: c.now})
+		return search(t, e, rules.NewGame(rules.Start()), Limits{Time: limit}, 1)
+	}
+	short, long := run(10*time.Millisecond), run(200*time.Millisecond)
+	t.Logf("10 fake ms: depth %d, %d nodes; 200 fake ms: depth %d, %d nodes", short.Depth, short.Nodes, long.Depth, long.Nodes)
+	// The clock is read every 1024 nodes and once after each depth; at a
+	// millisecond a reading, 10ms allow about ten readings past depth 1.
+	if short.Depth < 1 || short.Nodes > 16*1024 {
+		t.Errorf("10 fake ms: depth %d, %d nodes; want depth >= 1 and at most %d nodes", short.Depth, short.Nodes, 16*1024)
+	}
+	if long.Depth < short.Depth || long.Nodes <= short.Nodes {
+		t.Errorf("200 fake ms searched depth %d (%d nodes), 10 fake ms depth %d (%d nodes): more time must search at least as deep", long.Depth, long.Nodes, short.Depth, short.Nodes)
+	}
+	if long.Depth >= MaxDepth {
+		t.Errorf("200 fake ms reached depth %d: the limit did not stop the search", long.Depth)
+	}
+	// The move played is the first move of the last completed depth's
+	// principal variation.
+	if len(long.PV) == 0 || long.PV[0] != long.Move {
+		t.Errorf("move %v, principal variation %v: want the move to lead it", long.Move, long.PV)
+	}
+}

@@ -39,6 +39,9 @@ type Options struct {
 	// NoThreatExtension turns off the one-ply extension at the horizon
 	// when the side not to move threatens a capture.
 	NoThreatExtension bool
+	// Now is the clock of Limits.Time (default time.Now), for tests that
+	// stop a search at a given count of clock readings.
+	Now func() time.Time
 }
 
 // Limits bounds one search. At least one field must be set; the search stops
@@ -81,6 +84,7 @@ type Engine struct {
 	w       Weights
 	tt      table
 	threats bool
+	now     func() time.Time
 	// exactDepth, for tests, takes table cutoffs only from entries of
 	// exactly the depth needed, so that the score equals a search without
 	// the table.
@@ -109,7 +113,10 @@ type Engine struct {
 
 // New returns an engine with its own transposition table.
 func New(opt Options) *Engine {
-	e := &Engine{w: DefaultWeights, threats: !opt.NoThreatExtension}
+	e := &Engine{w: DefaultWeights, threats: !opt.NoThreatExtension, now: opt.Now}
+	if e.now == nil {
+		e.now = time.Now
+	}
 	if opt.Weights != nil {
 		e.w = *opt.Weights
 	}
@@ -161,7 +168,7 @@ func (e *Engine) Search(ctx context.Context, g *rules.Game, lim Limits, rng *ran
 	e.nodeLimit = lim.Nodes
 	e.deadline = time.Time{}
 	if lim.Time > 0 {
-		e.deadline = time.Now().Add(lim.Time)
+		e.deadline = e.now().Add(lim.Time)
 	}
 	e.tt.gen++
 	e.killers = [maxPly][2]uint16{}
@@ -182,7 +189,7 @@ func (e *Engine) Search(ctx context.Context, g *rules.Game, lim Limits, rng *ran
 		maxDepth = MaxDepth
 	}
 	var res Result
-	start := time.Now()
+	start := e.now()
 	nodeLimit, deadline := e.nodeLimit, e.deadline
 	for d := 1; d <= maxDepth; d++ {
 		if d == 1 {
@@ -205,7 +212,7 @@ func (e *Engine) Search(ctx context.Context, g *rules.Game, lim Limits, rng *ran
 				break // a forced result within the horizon: deeper search cannot change it
 			}
 		}
-		if lim.Time > 0 && time.Since(start) > lim.Time/2 {
+		if lim.Time > 0 && e.now().Sub(start) > lim.Time/2 {
 			break // the next iteration would most likely not finish
 		}
 		if e.nodeLimit > 0 && e.nodes >= e.nodeLimit {
@@ -267,7 +274,7 @@ func (e *Engine) checkStop() {
 	if e.nodes&1023 == 0 {
 		if err := e.ctx.Err(); err != nil {
 			e.err, e.stop = err, true
-		} else if !e.deadline.IsZero() && time.Now().After(e.deadline) {
+		} else if !e.deadline.IsZero() && e.now().After(e.deadline) {
 			e.stop = true
 		}
 	}

@@ -21,7 +21,7 @@ import (
 
 // playerFromSpec turns a --a/--b spec into a player. It knows the built-in
 // baselines ("random", "alphabeta:D") and the reference engine ("classic:D",
-// "classic:nNODES", "classic:tMS"); the pipeline wiring extends it with
+// "classic:nNODES", "classic:tSECONDS", "classic:tMS"); the pipeline wiring extends it with
 // checkpoint players (a path to a .ckpt file) by wrapping it.
 var playerFromSpec arena.PlayerFactory = arena.ParsePlayer
 
@@ -51,7 +51,7 @@ var arenaOpt struct {
 
 func arenaFlags(fs *flag.FlagSet) {
 	o := &arenaOpt
-	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tMILLISECONDS, or a network PATH[@VISITS]: a checkpoint file, a run folder or shipped (the model shipped in the binary), MCTS with 200 visits unless @VISITS")
+	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tSECONDS (classic:t0.25; classic:tMS with an integer: milliseconds), or a network PATH[@VISITS] or PATH@tSECONDS: a checkpoint file, a run folder or shipped (the model shipped in the binary), MCTS with 200 visits unless @VISITS, or searching tSECONDS a move (shipped@t0.25)")
 	fs.StringVar(&o.b, "b", "", "player B, the reference A is judged against")
 	fs.IntVar(&o.games, "games", 100, "most games to play, even: each opening is played with both colours")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "games played at once")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,6 +26,7 @@ const defaultLadderVisits = 800
 func init() {
 	var o struct {
 		model, ladder, out, players, anchor, revision string
+		moveTime                                      float64
 		visits, games, parallel, probe, span          int
 		seed                                          int64
 		calibrate, show, asJSON, quiet, pass          bool
@@ -32,12 +34,13 @@ func init() {
 	register(&command{
 		name:    "ladder",
 		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
-		usage:   "--model CKPT [--visits N] [--pass-forced] [--games N] | --show | --calibrate [--players A,B,...] --out FILE",
+		usage:   "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--games N] | --show | --calibrate [--players A,B,...] --out FILE",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
 			checkpointBackend = ""
 			fs.StringVar(&checkpointBackend, "backend", "auto", backendUsage())
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
+			fs.Float64Var(&o.moveTime, "time", 0, "wall-clock seconds per move of the model instead of --visits, 0.001..3600 (0: --visits); keep --parallel at most the free cores")
 			fs.BoolVar(&o.pass, "pass-forced", false, "the model's search: "+passForcedUsage+"; off by default, as in training runs' ladder ratings")
 			fs.IntVar(&o.games, "games", 200, "games in all, even; at least 2 x probe x rungs")
 			fs.IntVar(&o.probe, "probe", 2, "pairs of games against every rung before the rest goes to the rungs near the model, 1..1000")
@@ -106,13 +109,26 @@ func init() {
 			if min := 2 * o.probe * len(l.Rungs); o.games < min || o.games%2 != 0 || o.games > 1_000_000 {
 				return fmt.Errorf("--games %d: want an even number in %d..1000000 (%d probe pairs against each of %d rungs first)", o.games, min, o.probe, len(l.Rungs))
 			}
+			var moveTime time.Duration
+			if o.moveTime != 0 {
+				if moveTime, err = arena.MoveTime(o.moveTime); err != nil {
+					return fmt.Errorf("--time %v: %w", o.moveTime, err)
+				}
+			}
 			ck, err := loadModel(o.model)
 			if err != nil {
 				return err
 			}
-			p, err := newModelPlayer(o.model, ck, o.visits, o.parallel, checkpointBackend)
+			visits := o.visits
+			if moveTime > 0 {
+				visits = 0
+			}
+			p, err := newModelPlayer(o.model, ck, visits, o.parallel, checkpointBackend)
 			if err != nil {
 				return err
+			}
+			if moveTime > 0 {
+				p.timed(o.model, moveTime, "t"+strconv.FormatFloat(o.moveTime, 'f', -1, 64)+"s")
 			}
 			p.passForced(o.pass)
 			defer p.Close()

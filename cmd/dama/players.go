@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"dama/arena"
 	"dama/mcts"
@@ -34,14 +36,18 @@ var checkpointBackend string
 // with N visits per move (default 200); "PATH@N:BACKEND" runs the network
 // on that backend (default: --backend), e.g. to play bf16 against fp32;
 // "PATH@N+pass" (before any ":BACKEND") searches with forced moves passed
-// without evaluation (mcts.Options.PassForced).
+// without evaluation (mcts.Options.PassForced). "PATH@tSECONDS" in place of
+// "PATH@N" searches each move for that wall-clock time instead of a visit
+// count (arena.ParseMoveTime: "shipped@t0.25", "shipped@t0.05+pass").
 func parsePlayerSpec(spec string) (arena.Player, error) {
 	if p, err := arena.ParsePlayer(spec); err == nil {
 		return p, nil
 	} else if !looksLikeCheckpoint(spec) {
-		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS[:BACKEND]])", err)
+		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[:BACKEND]])", err)
 	}
 	path, visits, backend, label, pass := spec, defaultMCTSVisits, checkpointBackend, "", false
+	var moveTime time.Duration // with timeText, its spelling in the spec
+	var timeText string
 	if i := strings.LastIndexByte(spec, '@'); i >= 0 {
 		v := spec[i+1:]
 		if j := strings.IndexByte(v, ':'); j >= 0 {
@@ -53,11 +59,19 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		if w, ok := strings.CutSuffix(v, passSuffix); ok {
 			v, pass = w, true
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxPlayerVisits {
-			return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d (optionally followed by %s)", spec, maxPlayerVisits, passSuffix)
+		if t, ok := strings.CutPrefix(v, "t"); ok {
+			d, err := arena.ParseMoveTime(t)
+			if err != nil {
+				return nil, fmt.Errorf("player %q: %w", spec, err)
+			}
+			path, visits, moveTime, timeText = spec[:i], 0, d, v
+		} else {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > maxPlayerVisits {
+				return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d or t and a time (%s), optionally followed by %s", spec, maxPlayerVisits, arena.MoveTimeSyntax, passSuffix)
+			}
+			path, visits = spec[:i], n
 		}
-		path, visits = spec[:i], n
 	}
 	ck, err := loadModel(path)
 	if err != nil {
@@ -67,9 +81,19 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	if err != nil {
 		return nil, fmt.Errorf("player %q: %w", spec, err)
 	}
+	if moveTime > 0 {
+		p.timed(filepath.Base(path), moveTime, timeText)
+	}
 	p.passForced(pass)
 	p.Label += label
 	return p, nil
+}
+
+// timed makes the player, opened with visits 0, search each move for d
+// and names it label@TEXT (text: d as the user spelt it, e.g. "t0.25").
+func (p *modelPlayer) timed(label string, d time.Duration, text string) {
+	p.Visits, p.Time = 0, d
+	p.Label = label + "@" + text
 }
 
 // passForced sets mcts.Options.PassForced and marks the label.
@@ -103,9 +127,17 @@ type modelPlayer struct {
 }
 
 // newModelPlayer opens the network on backend ("" or "auto": the
-// default one) and reports the backend on stderr.
+// default one) and reports the backend on stderr. Visits 0 makes a player
+// to be given a time per move (timed): its evaluator runs a forward-pass
+// goroutine per core, so that games played at once each have one, as a
+// classic player's games each have their own goroutine; otherwise one
+// goroutine batches the positions of all its games.
 func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backend string) (*modelPlayer, error) {
-	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: 1 << 16, Backend: backend})
+	workers := 1
+	if visits == 0 {
+		workers = runtime.NumCPU()
+	}
+	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: 1 << 16, Backend: backend, Workers: workers})
 	if err != nil {
 		return nil, err
 	}
