@@ -35,6 +35,7 @@ type WorkerOptions struct {
 	PerChunk   int    // games per chunk (default 16)
 	Seed       uint64 // base seed; give each worker its own
 	Log        io.Writer
+	Quiet      bool // no progress lines (one per chunk published); see selfplay.Worker.Quiet
 	// OnGame, if set, is called after each finished game with the name of
 	// the model that played it.
 	OnGame func(model string)
@@ -168,7 +169,7 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	go w.watch(ctx)
 	sw := &selfplay.Worker{
 		Name: opt.Name, Source: w, Sink: w, Settings: w.cfg.SelfPlay,
-		Seed: opt.Seed, Games: opt.Games, PerChunk: opt.PerChunk, Log: opt.Log,
+		Seed: opt.Seed, Games: opt.Games, PerChunk: opt.PerChunk, Log: opt.Log, Quiet: opt.Quiet,
 	}
 	if opt.OnGame != nil {
 		sw.OnGame = func(m selfplay.ModelRef, _ *selfplay.Game) { opt.OnGame(m.Name) }

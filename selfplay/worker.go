@@ -100,6 +100,9 @@ type Worker struct {
 	PerChunk int           // games per chunk of Run (default 16)
 	Poll     time.Duration // how often Run looks for a first model when the source does not notify (default 2s)
 	Log      io.Writer     // a line for each model and each chunk (nil: none)
+	// Quiet leaves out the progress lines (one per chunk written); the
+	// lines about models, waiting and stopping stay.
+	Quiet bool
 	// OnGame, if set, is called after each finished game with the model
 	// that played it, from one goroutine at a time.
 	OnGame func(ModelRef, *Game)
@@ -362,6 +365,9 @@ func (w *Worker) write(ctx context.Context, seq int, sc Config, games []*Game) e
 	w.stats.Chunks++
 	st := w.stats
 	w.mu.Unlock()
+	if w.Quiet {
+		return nil
+	}
 	w.logf("%s with %s; in all %d games, %d chunks, %d model loads", where, w.cur.ref.Name, st.Games, st.Chunks, st.Loads)
 	return nil
 }
