@@ -58,6 +58,14 @@ type ChunkSink interface {
 	Write(ctx context.Context, seq int, h Header, games []*Game) (where string, err error)
 }
 
+// Pacer is a ChunkSink that may hold a worker back before each chunk: a
+// Worker's Run calls Pace before it reserves a chunk.
+type Pacer interface {
+	// Pace returns when the worker may play its next chunk; stop reports
+	// that it should play no more (the run is finished, or ctx ended).
+	Pace(ctx context.Context) (stop bool, err error)
+}
+
 // badModel marks an error of ModelSource.Load as a fault of the model.
 type badModel struct{ err error }
 
@@ -166,6 +174,15 @@ func (w *Worker) Run(ctx context.Context) error {
 		if !ok {
 			w.wait(ctx)
 			continue
+		}
+		if p, ok := w.Sink.(Pacer); ok {
+			stop, err := p.Pace(ctx)
+			if err != nil {
+				return err
+			}
+			if stop {
+				return nil
+			}
 		}
 		n := per
 		if w.Games > 0 {
