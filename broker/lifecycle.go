@@ -4,9 +4,10 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
+
+	"dama/selfplay"
 )
 
 // stateKey is the key, in the run's KV bucket, of the run's state as the
@@ -69,11 +70,8 @@ func readState(pub ed25519.PublicKey, v []byte) (runState, error) {
 	return s, verify(pub, stateMessage(&s), s.Signature)
 }
 
-// errRunDone ends a worker whose run is finished.
-var errRunDone = errors.New("the run is finished")
-
-// seeState records a run state read from the broker: a finished run ends
-// the work, any other wakes a worker waiting in Pace.
+// seeState records a run state read from the broker and wakes a worker
+// waiting in Pace.
 func (w *worker) seeState(v []byte) {
 	w.mu.Lock()
 	same := w.stateSeen == string(v)
@@ -95,9 +93,6 @@ func (w *worker) seeState(v []byte) {
 	w.mu.Lock()
 	w.run, w.ownSince, w.stateSeen = s, 0, string(v)
 	w.mu.Unlock()
-	if s.State == StateDone {
-		w.finish(errRunDone)
-	}
 	select {
 	case w.stateSig <- struct{}{}:
 	default:
@@ -105,10 +100,11 @@ func (w *worker) seeState(v []byte) {
 }
 
 // Pace holds the worker back before each chunk while the trainer is
-// paused or enough games wait for it (selfplay.Pacer); it reports stop
-// once the run is finished or ctx ends.
-func (w *worker) Pace(ctx context.Context) (bool, error) {
-	waited := false
+// paused or enough games wait for it (selfplay.Pacer). Once the run is
+// finished it stops the worker, after it has taken up the final best
+// model: workers follow every promotion. A new best model while it waits
+// sends the worker to take it up first.
+func (w *worker) Pace(ctx context.Context) (selfplay.Pace, error) {
 	for {
 		w.mu.Lock()
 		s, own := w.run, w.ownSince
@@ -116,25 +112,51 @@ func (w *worker) Pace(ctx context.Context) (bool, error) {
 		why := ""
 		switch {
 		case s.State == StateDone:
-			return true, nil
+			// The trainer put the final pointer before this state.
+			gctx, cancel := w.request(ctx, 5*time.Second)
+			if e, err := w.kv.Get(gctx, bestKey); err == nil {
+				w.see(e.Value())
+			}
+			cancel()
+			w.mu.Lock()
+			behind := w.best != nil && w.best.key() != w.tried
+			w.mu.Unlock()
+			if behind {
+				return selfplay.PaceAgain, nil
+			}
+			w.logf("the run is finished; stopping")
+			return selfplay.PaceStop, nil
 		case s.State == StatePaused:
 			why = "the trainer is paused"
 		case s.Want > 0 && s.Waiting+own >= s.Want:
 			why = fmt.Sprintf("%d games wait for the trainer and a generation takes %d", s.Waiting+own, s.Want)
 		}
+		w.mu.Lock()
+		was := w.waitingFor
+		w.waitingFor = why
+		w.mu.Unlock()
 		if why == "" {
-			if waited {
+			if was != "" {
 				w.logf("resuming")
 			}
-			return false, nil
+			return selfplay.PacePlay, nil
 		}
-		if !waited {
+		if why != was {
 			w.logf("%s; waiting before the next chunk", why)
-			waited = true
+		}
+		w.mu.Lock()
+		cur := ""
+		if w.best != nil {
+			cur = w.best.key()
+		}
+		tried := w.tried
+		w.mu.Unlock()
+		if cur != tried && tried != "" {
+			return selfplay.PaceAgain, nil
 		}
 		select {
 		case <-ctx.Done():
-			return true, nil
+			return selfplay.PaceStop, nil
 		case <-w.stateSig:
 		}
 	}

@@ -72,7 +72,8 @@ type worker struct {
 	stateSig     chan struct{} // a new run state was seen
 	refusedState string        // the last state refused, logged once
 	stateSeen    string        // the last state taken (its bytes): read again, it changes nothing
-	finish       func(error)   // ends the work with a cause
+	waitingFor   string        // why Pace last held the worker back, logged once ("" : it did not)
+	tried        string        // the key of the pointer last loaded or refused
 
 	reconnected [2]chan struct{} // the connection came back (each watch is renewed)
 
@@ -143,7 +144,6 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	// refusal.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	w.finish = cancel
 	var err error
 	w.nc, err = Connect(ctx, opt.URL, "dama worker "+opt.Name, opt.Auth, w.logf,
 		nats.CustomInboxPrefix(InboxPrefix(opt.Name)),
@@ -193,9 +193,6 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	// The refusal may end the work before the closed handler has run.
 	if r := refusal(w.nc, opt.URL); r != nil {
 		return r
-	}
-	if err == nil && errors.Is(context.Cause(ctx), errRunDone) {
-		w.logf("the run is finished; stopping")
 	}
 	return err
 }
@@ -378,9 +375,11 @@ func (w *worker) see(v []byte) {
 	}
 	w.mu.Unlock()
 	if changed {
-		select {
-		case w.sig <- struct{}{}:
-		default:
+		for _, c := range []chan struct{}{w.sig, w.stateSig} {
+			select {
+			case c <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
@@ -402,6 +401,9 @@ func (w *worker) Changed() <-chan struct{} { return w.sig }
 // its bytes against the pointer's, then the checkpoint's own checksum.
 // Its chunks name it by the pointer's name and digest.
 func (w *worker) Load(ctx context.Context, p selfplay.ModelRef) (*model.Checkpoint, selfplay.Header, error) {
+	w.mu.Lock()
+	w.tried = p.Name + "@" + p.Digest
+	w.mu.Unlock()
 	var data []byte
 	err := w.retry(ctx, "fetching model "+p.Name, func(ctx context.Context) error {
 		var err error

@@ -61,10 +61,21 @@ type ChunkSink interface {
 // Pacer is a ChunkSink that may hold a worker back before each chunk: a
 // Worker's Run calls Pace before it reserves a chunk.
 type Pacer interface {
-	// Pace returns when the worker may play its next chunk; stop reports
-	// that it should play no more (the run is finished, or ctx ended).
-	Pace(ctx context.Context) (stop bool, err error)
+	// Pace returns when the worker may play its next chunk (PacePlay),
+	// should play no more (PaceStop: the run is finished, or ctx ended),
+	// or should take up a new best model first and ask again (PaceAgain).
+	Pace(ctx context.Context) (Pace, error)
 }
+
+// Pace is a Pacer's word to a worker.
+type Pace int
+
+// The words of a Pacer.
+const (
+	PacePlay  Pace = iota // play the next chunk
+	PaceStop              // play no more
+	PaceAgain             // follow the best model, then ask again
+)
 
 // badModel marks an error of ModelSource.Load as a fault of the model.
 type badModel struct{ err error }
@@ -176,12 +187,15 @@ func (w *Worker) Run(ctx context.Context) error {
 			continue
 		}
 		if p, ok := w.Sink.(Pacer); ok {
-			stop, err := p.Pace(ctx)
+			v, err := p.Pace(ctx)
 			if err != nil {
 				return err
 			}
-			if stop {
+			if v == PaceStop {
 				return nil
+			}
+			if v == PaceAgain {
+				continue
 			}
 		}
 		n := per
