@@ -52,6 +52,10 @@ type BridgeOptions struct {
 	// chunk before delivering it again (default 15s); the bridge keeps
 	// held chunks alive well within it.
 	AckWait time.Duration
+	// Want is the games a generation takes (selfplay.games_per_generation):
+	// workers play no new chunk while as many wait for the trainer (0: no
+	// limit).
+	Want int
 }
 
 // BridgeStats counts what a bridge did with the chunks it was delivered.
@@ -84,6 +88,11 @@ type Bridge struct {
 	wantBest string // the best model to publish
 	sentBest string // the best model last published
 	bestSig  chan struct{}
+
+	state     string         // the run's state for workers
+	heldGames map[string]int // games of each held chunk
+	arrived   int            // chunks held since the bridge started
+	stateSig  chan struct{}
 }
 
 // NewBridge connects to the broker, creates the run's stream, buckets and
@@ -101,7 +110,8 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	b := &Bridge{opt: opt, held: map[string][]jetstream.Msg{}, bestSig: make(chan struct{}, 1)}
+	b := &Bridge{opt: opt, held: map[string][]jetstream.Msg{}, bestSig: make(chan struct{}, 1),
+		state: StateRunning, heldGames: map[string]int{}, stateSig: make(chan struct{}, 1)}
 	var err error
 	if b.consumed, err = opt.Run.ConsumedChunks(); err != nil {
 		return nil, err
@@ -149,16 +159,18 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 	}
 	bctx, cancel := context.WithCancel(context.Background())
 	b.stop = cancel
-	b.wg.Add(2)
+	b.wg.Add(3)
 	go b.keepAlive(bctx)
 	go b.publishBest(bctx)
+	go b.publishState(bctx)
 	ok = true
 	return b, nil
 }
 
-// Close stops taking chunks and disconnects, after giving a pending best
-// model up to ten seconds to be published; unacknowledged chunks are
-// delivered again to the next bridge.
+// Close stops taking chunks, tells workers the run is paused (done after
+// SetFinished) and disconnects, after giving a pending best model up to
+// ten seconds to be published; unacknowledged chunks are delivered again
+// to the next bridge.
 func (b *Bridge) Close() {
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		b.mu.Lock()
@@ -171,6 +183,7 @@ func (b *Bridge) Close() {
 	b.cc.Stop()
 	b.stop()
 	b.wg.Wait()
+	b.putFinalState()
 	b.nc.Close()
 }
 
@@ -207,10 +220,11 @@ func (b *Bridge) handle(m jetstream.Msg) {
 		b.quarantine(m, seq, name, data, why)
 		return
 	}
-	if b.holdOrAck(name, m, false) {
+	if b.holdOrAck(name, m, false, 0) {
 		return
 	}
-	if _, _, err := b.opt.Check.CheckData(name, data); err != nil {
+	_, games, err := b.opt.Check.CheckData(name, data)
+	if err != nil {
 		if !selfplay.Refused(err) {
 			b.logf("broker: checking %s: %v (the broker will deliver it again)", name, err)
 			m.NakWithDelay(5 * time.Second)
@@ -222,7 +236,7 @@ func (b *Bridge) handle(m jetstream.Msg) {
 	path := b.opt.Run.Path(runfolder.GamesDir, name)
 	if old, err := os.ReadFile(path); err == nil {
 		if bytes.Equal(old, data) {
-			b.holdOrAck(name, m, true) // delivered again: written before
+			b.holdOrAck(name, m, true, len(games)) // delivered again: written before
 			return
 		}
 		b.quarantine(m, seq, name, data, "a different chunk of that name is already in "+runfolder.GamesDir)
@@ -242,7 +256,10 @@ func (b *Bridge) handle(m jetstream.Msg) {
 	}
 	b.mu.Lock()
 	b.stats.Written++
+	b.heldGames[name] = len(games)
+	b.arrived++
 	b.mu.Unlock()
+	b.stateChanged()
 }
 
 // checkPublisher reports why a chunk called name may not come on subject,
@@ -266,9 +283,10 @@ func checkPublisher(subject, name string) string {
 var chunkSeq = regexp.MustCompile(`^[0-9]{6,}\` + selfplay.FileExt + `$`)
 
 // holdOrAck acknowledges m when a plan already took name and reports true.
-// Otherwise, with hold, it keeps m with the chunk's other deliveries until a
-// plan takes it (and reports true); without, it reports false.
-func (b *Bridge) holdOrAck(name string, m jetstream.Msg, hold bool) bool {
+// Otherwise, with hold, it keeps m, a chunk of games games, with the
+// chunk's other deliveries until a plan takes it (and reports true);
+// without, it reports false.
+func (b *Bridge) holdOrAck(name string, m jetstream.Msg, hold bool, games int) bool {
 	b.mu.Lock()
 	if b.consumed[name] {
 		b.stats.Duplicates++
@@ -281,8 +299,15 @@ func (b *Bridge) holdOrAck(name string, m jetstream.Msg, hold bool) bool {
 			b.stats.Duplicates++
 		}
 		b.held[name] = append(b.held[name], m)
+		if _, ok := b.heldGames[name]; !ok {
+			b.heldGames[name] = games
+			b.arrived++
+		}
 	}
 	b.mu.Unlock()
+	if hold {
+		b.stateChanged()
+	}
 	return hold
 }
 
@@ -334,6 +359,7 @@ func (b *Bridge) OnPlan(gen int, chunks []string) error {
 	b.mu.Lock()
 	for _, name := range chunks {
 		b.consumed[name] = true
+		delete(b.heldGames, name)
 		if ms, ok := b.held[name]; ok {
 			msgs = append(msgs, ms...)
 			b.stats.Acked++
@@ -341,6 +367,7 @@ func (b *Bridge) OnPlan(gen int, chunks []string) error {
 		}
 	}
 	b.mu.Unlock()
+	b.stateChanged()
 	if len(msgs) > 0 {
 		b.ack(msgs...)
 	}

@@ -10,6 +10,9 @@
 //	                           trainer's signature of it
 //	                           key "best":   JSON bestPointer, the best model
 //	                           and the trainer's signature
+//	                           key "state":  JSON runState, signed: running
+//	                           (with the games waiting and a generation's
+//	                           games, for back-pressure), paused or done
 //	                           keys "seq.<worker>": the worker's last chunk number
 //	object store "dama_models" accepted checkpoints, named as in the run folder
 //	                           (e.g. "accepted/0003.ckpt")
@@ -46,7 +49,9 @@
 // redelivered chunk already in a plan is acknowledged, one already in the
 // games folder is held again.
 //
-// Workers (Work) watch the "best" key, fetch and verify each new model
+// Workers (Work) watch the "state" key (they wait while the trainer is
+// paused or a generation's games already wait, and stop when the run is
+// done) and the "best" key, fetch and verify each new model
 // (the pointer's signature, SHA-256 against the pointer, then the
 // checkpoint's own checksum), play
 // chunks with the newest best model, publish them, and reconnect by

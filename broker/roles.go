@@ -259,11 +259,11 @@ func ReadCredential(path string) (*Credential, error) {
 func InboxPrefix(worker string) string { return "_INBOX." + hex.EncodeToString([]byte(worker)) }
 
 // WorkerPermissions are the subjects a worker may use: publish its own
-// chunks and counter, read the run's configuration, the best pointer, its
-// own counter and the models (through the JetStream API calls and the
+// chunks and counter, read the run's configuration, the best pointer, the
+// run's state, its own counter and the models (through the JetStream API calls and the
 // ephemeral ordered consumers these reads need), and receive on its own
 // inbox. Everything else (creating or deleting streams and consumers,
-// writing the best pointer or the configuration, reading chunks or other
+// writing the best pointer, the configuration or the run's state, reading chunks or other
 // workers' counters) is refused by the server.
 func WorkerPermissions(worker string) (publish, subscribe []string) {
 	kv := "$KV." + runBucket + "."
@@ -273,8 +273,9 @@ func WorkerPermissions(worker string) (publish, subscribe []string) {
 		kv + seqPrefix + worker,
 		"$JS.API.STREAM.INFO.KV_" + runBucket,
 		"$JS.API.STREAM.INFO.OBJ_" + modelBucket,
-		direct + configKey, direct + configSigKey, direct + bestKey, direct + seqPrefix + worker,
+		direct + configKey, direct + configSigKey, direct + bestKey, direct + stateKey, direct + seqPrefix + worker,
 		"$JS.API.CONSUMER.CREATE.KV_" + runBucket + ".*." + kv + bestKey,
+		"$JS.API.CONSUMER.CREATE.KV_" + runBucket + ".*." + kv + stateKey,
 		"$JS.API.DIRECT.GET.OBJ_" + modelBucket + ".$O." + modelBucket + ".M.*",
 		"$JS.API.CONSUMER.CREATE.OBJ_" + modelBucket + ".*.$O." + modelBucket + ".C.*",
 		// Only ephemeral consumers live on these two streams; the

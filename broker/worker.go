@@ -35,6 +35,7 @@ type WorkerOptions struct {
 	PerChunk   int    // games per chunk (default 16)
 	Seed       uint64 // base seed; give each worker its own
 	Log        io.Writer
+	Quiet      bool // no progress lines (one per chunk published); see selfplay.Worker.Quiet
 	// OnGame, if set, is called after each finished game with the name of
 	// the model that played it.
 	OnGame func(model string)
@@ -66,7 +67,15 @@ type worker struct {
 
 	refused string // the last pointer refused (its bytes), logged once
 
-	reconnected chan struct{} // the connection came back (watches are renewed)
+	run          runState      // the run's state, as last seen (zero: none yet, a trainer from before run states)
+	ownSince     int           // games this worker published since
+	stateSig     chan struct{} // a new run state was seen
+	refusedState string        // the last state refused, logged once
+	stateSeen    string        // the last state taken (its bytes): read again, it changes nothing
+	waitingFor   string        // why Pace last held the worker back, logged once ("" : it did not)
+	tried        string        // the key of the pointer last loaded or refused
+
+	reconnected [2]chan struct{} // the connection came back (each watch is renewed)
 
 	// A reconnect cancels the requests in flight: their replies were lost
 	// with the old connection, and waiting for their timeout would hold
@@ -125,7 +134,10 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	w := &worker{opt: opt, sig: make(chan struct{}, 1), reconnected: make(chan struct{}, 1)}
+	w := &worker{opt: opt, sig: make(chan struct{}, 1), stateSig: make(chan struct{}, 1)}
+	for i := range w.reconnected {
+		w.reconnected[i] = make(chan struct{}, 1)
+	}
 	w.interrupt()
 	// A credential refused on reconnecting (the worker was revoked) ends
 	// the work with that error: the client gives up after the second
@@ -143,9 +155,11 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			w.logf("broker: reconnected to %s", nc.ConnectedUrlRedacted())
 			w.interrupt()
-			select {
-			case w.reconnected <- struct{}{}:
-			default:
+			for _, c := range w.reconnected {
+				select {
+				case c <- struct{}{}:
+				default:
+				}
 			}
 		}))
 	if err != nil {
@@ -165,10 +179,11 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 		}
 		return err
 	}
-	go w.watch(ctx)
+	go w.watch(ctx, bestKey, w.reconnected[0], w.see)
+	go w.watch(ctx, stateKey, w.reconnected[1], w.seeState)
 	sw := &selfplay.Worker{
 		Name: opt.Name, Source: w, Sink: w, Settings: w.cfg.SelfPlay,
-		Seed: opt.Seed, Games: opt.Games, PerChunk: opt.PerChunk, Log: opt.Log,
+		Seed: opt.Seed, Games: opt.Games, PerChunk: opt.PerChunk, Log: opt.Log, Quiet: opt.Quiet,
 	}
 	if opt.OnGame != nil {
 		sw.OnGame = func(m selfplay.ModelRef, _ *selfplay.Game) { opt.OnGame(m.Name) }
@@ -287,16 +302,18 @@ func parseConfig(data []byte) (*configs.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// watch follows the best pointer: a KV watch for speed, renewed after each
-// reconnect, and a read every few seconds in case a watch misses a change.
-func (w *worker) watch(ctx context.Context) {
+// watch follows a key (the best pointer, the run's state), handing each
+// value to see: a KV watch for speed, renewed after each reconnect (a
+// signal on reconnected), and a read every few seconds in case a watch
+// misses a change.
+func (w *worker) watch(ctx context.Context, key string, reconnected <-chan struct{}, see func([]byte)) {
 	var updates <-chan jetstream.KeyValueEntry
 	var kw jetstream.KeyWatcher
 	tick := time.NewTicker(3 * time.Second)
 	defer tick.Stop()
 	for {
 		if kw == nil {
-			if k, err := w.kv.Watch(ctx, bestKey); err == nil {
+			if k, err := w.kv.Watch(ctx, key); err == nil {
 				kw, updates = k, k.Updates()
 			}
 		}
@@ -312,22 +329,22 @@ func (w *worker) watch(ctx context.Context) {
 				continue
 			}
 			if e != nil && e.Operation() == jetstream.KeyValuePut {
-				w.see(e.Value())
+				see(e.Value())
 			}
-		case <-w.reconnected:
+		case <-reconnected:
 			if kw != nil {
 				kw.Stop()
 				kw, updates = nil, nil
 			}
 			gctx, cancel := w.request(ctx, 5*time.Second)
-			if e, err := w.kv.Get(gctx, bestKey); err == nil {
-				w.see(e.Value())
+			if e, err := w.kv.Get(gctx, key); err == nil {
+				see(e.Value())
 			}
 			cancel()
 		case <-tick.C:
 			gctx, cancel := w.request(ctx, 5*time.Second)
-			if e, err := w.kv.Get(gctx, bestKey); err == nil {
-				w.see(e.Value())
+			if e, err := w.kv.Get(gctx, key); err == nil {
+				see(e.Value())
 			}
 			cancel()
 		}
@@ -358,9 +375,11 @@ func (w *worker) see(v []byte) {
 	}
 	w.mu.Unlock()
 	if changed {
-		select {
-		case w.sig <- struct{}{}:
-		default:
+		for _, c := range []chan struct{}{w.sig, w.stateSig} {
+			select {
+			case c <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
@@ -382,6 +401,9 @@ func (w *worker) Changed() <-chan struct{} { return w.sig }
 // its bytes against the pointer's, then the checkpoint's own checksum.
 // Its chunks name it by the pointer's name and digest.
 func (w *worker) Load(ctx context.Context, p selfplay.ModelRef) (*model.Checkpoint, selfplay.Header, error) {
+	w.mu.Lock()
+	w.tried = p.Name + "@" + p.Digest
+	w.mu.Unlock()
 	var data []byte
 	err := w.retry(ctx, "fetching model "+p.Name, func(ctx context.Context) error {
 		var err error
@@ -497,6 +519,9 @@ func (w *worker) Write(ctx context.Context, seq int, h selfplay.Header, games []
 		}
 		time.Sleep(time.Second)
 	}
+	w.mu.Lock()
+	w.ownSince += len(games)
+	w.mu.Unlock()
 	return fmt.Sprintf("published %s (%d games, %d bytes)", name, len(games), len(data)), nil
 }
 

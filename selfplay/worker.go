@@ -58,6 +58,25 @@ type ChunkSink interface {
 	Write(ctx context.Context, seq int, h Header, games []*Game) (where string, err error)
 }
 
+// Pacer is a ChunkSink that may hold a worker back before each chunk: a
+// Worker's Run calls Pace before it reserves a chunk.
+type Pacer interface {
+	// Pace returns when the worker may play its next chunk (PacePlay),
+	// should play no more (PaceStop: the run is finished, or ctx ended),
+	// or should take up a new best model first and ask again (PaceAgain).
+	Pace(ctx context.Context) (Pace, error)
+}
+
+// Pace is a Pacer's word to a worker.
+type Pace int
+
+// The words of a Pacer.
+const (
+	PacePlay  Pace = iota // play the next chunk
+	PaceStop              // play no more
+	PaceAgain             // follow the best model, then ask again
+)
+
 // badModel marks an error of ModelSource.Load as a fault of the model.
 type badModel struct{ err error }
 
@@ -100,6 +119,9 @@ type Worker struct {
 	PerChunk int           // games per chunk of Run (default 16)
 	Poll     time.Duration // how often Run looks for a first model when the source does not notify (default 2s)
 	Log      io.Writer     // a line for each model and each chunk (nil: none)
+	// Quiet leaves out the progress lines (one per chunk written); the
+	// lines about models, waiting and stopping stay.
+	Quiet bool
 	// OnGame, if set, is called after each finished game with the model
 	// that played it, from one goroutine at a time.
 	OnGame func(ModelRef, *Game)
@@ -163,6 +185,18 @@ func (w *Worker) Run(ctx context.Context) error {
 		if !ok {
 			w.wait(ctx)
 			continue
+		}
+		if p, ok := w.Sink.(Pacer); ok {
+			v, err := p.Pace(ctx)
+			if err != nil {
+				return err
+			}
+			if v == PaceStop {
+				return nil
+			}
+			if v == PaceAgain {
+				continue
+			}
 		}
 		n := per
 		if w.Games > 0 {
@@ -362,6 +396,9 @@ func (w *Worker) write(ctx context.Context, seq int, sc Config, games []*Game) e
 	w.stats.Chunks++
 	st := w.stats
 	w.mu.Unlock()
+	if w.Quiet {
+		return nil
+	}
 	w.logf("%s with %s; in all %d games, %d chunks, %d model loads", where, w.cur.ref.Name, st.Games, st.Chunks, st.Loads)
 	return nil
 }

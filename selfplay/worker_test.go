@@ -1,9 +1,11 @@
 package selfplay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"dama/configs"
 	"dama/model"
@@ -354,5 +357,22 @@ func TestDirSink(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
 		t.Errorf("the folder holds %d entries, want the one chunk file", len(ents))
+	}
+}
+
+// TestStampedLog: each line, however the writes split it, starts with the
+// time; a line split over two writes gets one stamp.
+func TestStampedLog(t *testing.T) {
+	var b bytes.Buffer
+	at := time.Date(2026, 12, 1, 16, 30, 5, 123456789, time.FixedZone("CET", 3600))
+	w := StampedLog(&b, func() time.Time { return at })
+	for _, s := range []string{"worker a: one\nworker a: tw", "o\n", "worker a: three\n"} {
+		if _, err := io.WriteString(w, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "2026-12-01T15:30:05.123Z worker a: one\n2026-12-01T15:30:05.123Z worker a: two\n2026-12-01T15:30:05.123Z worker a: three\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -24,7 +24,8 @@ type WorkerOptions struct {
 	PerChunk int           // games per chunk file (default 16)
 	Seed     uint64        // base seed; give each worker its own
 	Poll     time.Duration // how often to look for the run to start (default 2s)
-	Log      io.Writer     // one line per chunk (nil: none)
+	Log      io.Writer     // one line per chunk, model and wait (nil: none)
+	Quiet    bool          // no progress lines (one per chunk); see selfplay.Worker.Quiet
 	// Wait waits for a run folder that does not exist yet (or has no
 	// archived configuration); without it such a folder is an error.
 	Wait bool
@@ -98,7 +99,7 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 		return err
 	}
 	defer w.Close()
-	w.Seed, w.Games, w.PerChunk, w.Poll, w.Log = opt.Seed, opt.Games, opt.PerChunk, opt.Poll, log
+	w.Seed, w.Games, w.PerChunk, w.Poll, w.Log, w.Quiet = opt.Seed, opt.Games, opt.PerChunk, opt.Poll, log, opt.Quiet
 	return w.Run(ctx)
 }
 

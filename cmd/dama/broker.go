@@ -83,8 +83,9 @@ func (b *brokerFlags) workerAuth() (*broker.Credential, broker.Auth, error) {
 }
 
 // startBroker serves or connects to the broker for dama train and hooks
-// the bridge into opt; the returned function stops both.
-func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Options) (func(), error) {
+// the bridge into opt; the returned function stops both, telling workers
+// the run is done (finished) or paused.
+func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Options) (func(finished bool), error) {
 	run, err := runfolder.Open(dir)
 	if err != nil {
 		return nil, err
@@ -142,7 +143,7 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 		return nil, err
 	}
 	br, err := broker.NewBridge(ctx, broker.BridgeOptions{URL: url, Auth: auth, Local: srv, Run: run, Signer: signer, Log: stdout,
-		Check: selfplay.RunChecker(opt.Config.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))})
+		Check: selfplay.RunChecker(opt.Config.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir)), Want: opt.Config.SelfPlay.GamesPerGeneration})
 	if err != nil {
 		if srv != nil {
 			srv.Shutdown()
@@ -150,7 +151,10 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 		return nil, err
 	}
 	opt.OnBest, opt.OnPlan = br.OnBest, br.OnPlan
-	return func() {
+	return func(finished bool) {
+		if finished {
+			br.SetFinished()
+		}
 		br.Close()
 		if srv != nil {
 			srv.Shutdown()

@@ -70,7 +70,7 @@ func selfplayFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.batch, "batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
 	fs.IntVar(&o.cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
 	fs.StringVar(&o.backend, "backend", "", backendUsage()+" (default auto; with --model only: a run worker uses the run's selfplay.backend)")
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar; a worker (--run, --broker): no line per chunk, errors and model changes still shown")
 	fs.BoolVar(&o.wait, "wait", false, "with --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
 	limit(fs, "games", 0, 1e9, "0: with --run, until interrupted")
 	limit(fs, "parallel", 0, 4096, "0: the config's or 32")
@@ -352,10 +352,9 @@ func workerSettings(fs *flag.FlagSet, o selfplayOptions, mode string) (worker st
 		h.Write([]byte(worker))
 		seed = h.Sum64()
 	}
-	log = stdout
-	if o.quiet {
-		log = nil
-	}
+	// Every line carries the time and the worker's name; --quiet hides
+	// only the progress lines.
+	log = selfplay.StampedLog(stdout, nil)
 	chunk = o.chunk
 	if !isFlagSet(fs, "chunk") {
 		chunk = 16
@@ -371,7 +370,7 @@ func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Wait: o.wait})
+	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet, Wait: o.wait})
 }
 
 // runSelfplayBrokerWorker is dama selfplay --broker: a worker of a training
@@ -397,7 +396,7 @@ func runSelfplayBrokerWorker(fs *flag.FlagSet, o selfplayOptions, bf *brokerFlag
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return broker.Work(ctx, broker.WorkerOptions{URL: bf.url, Auth: auth, TrainerKey: key, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log})
+	return broker.Work(ctx, broker.WorkerOptions{URL: bf.url, Auth: auth, TrainerKey: key, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet})
 }
 
 func isFlagSet(fs *flag.FlagSet, name string) bool {

@@ -98,14 +98,16 @@ func init() {
 			}
 			fmt.Fprintf(stdout, "run %s: config %s, model %s, %d generations (0 = until interrupted)\n",
 				dir, cfg.Run.Name, cfg.Model.Preset, cfg.Run.Generations)
+			finished := false // the last generation is done: workers are told to stop
 			if bo.serve != "" || bo.url != "" {
 				closeBroker, err := startBroker(ctx, &bo, dir, &opt)
 				if err != nil {
 					return err
 				}
-				defer closeBroker()
+				defer func() { closeBroker(finished) }()
 			}
 			err = train.Loop(ctx, opt)
+			finished = err == nil
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted; run the same command again to resume %s", dir)
 			}
