@@ -90,6 +90,7 @@ type Bridge struct {
 	bestSig  chan struct{}
 
 	state     string         // the run's state for workers
+	finished  bool           // SetFinished was called: Close puts StateDone
 	heldGames map[string]int // games of each held chunk
 	arrived   int            // chunks held since the bridge started
 	stateSig  chan struct{}

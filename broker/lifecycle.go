@@ -163,10 +163,12 @@ func (w *worker) Pace(ctx context.Context) (selfplay.Pace, error) {
 }
 
 // SetFinished tells the bridge that the run's last generation is done:
-// Close then tells workers to stop rather than wait.
+// Close then tells workers to stop rather than wait. The state stays
+// running until Close has published the final best model: a worker told
+// "done" first would stop on the model before it.
 func (b *Bridge) SetFinished() {
 	b.mu.Lock()
-	b.state = StateDone
+	b.finished = true
 	b.mu.Unlock()
 }
 
@@ -224,8 +226,9 @@ func (b *Bridge) publishState(ctx context.Context) {
 // paused or, after SetFinished, done.
 func (b *Bridge) putFinalState() {
 	b.mu.Lock()
-	if b.state != StateDone {
-		b.state = StatePaused
+	b.state = StatePaused
+	if b.finished {
+		b.state = StateDone
 	}
 	state := b.state
 	b.mu.Unlock()

@@ -210,3 +210,42 @@ func TestRunStateRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFinishedWaitsForClose: SetFinished publishes nothing by itself; the
+// run's state says done only once Close has put the final best pointer,
+// so no worker reads "done" while the pointer still names the model
+// before the last (TestBrokerServerKills caught workers stopping on it).
+func TestFinishedWaitsForClose(t *testing.T) {
+	run := testRun(t)
+	s, tok := testServer(t, t.TempDir())
+	var log syncBuffer
+	b := lifecycleBridge(t, s, tok, run, &log, 0)
+	kv, err := jsClient(t, s, tok).KeyValue(context.Background(), runBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := func() string {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		e, err := kv.Get(ctx, stateKey)
+		if err != nil {
+			return err.Error()
+		}
+		st, err := readState(testKey, e.Value())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.State
+	}
+	waitFor(t, "the running state", func() bool { return state() == StateRunning })
+	b.SetFinished()
+	b.stateChanged()
+	time.Sleep(2500 * time.Millisecond) // past the publisher's retry timer too
+	if got := state(); got != StateRunning {
+		t.Fatalf("after SetFinished, before Close: state %q, want %q", got, StateRunning)
+	}
+	b.Close()
+	if got := state(); got != StateDone {
+		t.Fatalf("after Close: state %q, want %q", got, StateDone)
+	}
+}
