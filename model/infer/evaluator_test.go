@@ -234,3 +234,47 @@ func TestEvaluatorClose(t *testing.T) {
 	wg.Wait()
 	ev.Close() // twice is fine
 }
+
+// SetWorkers changes the number of batchers while the evaluator answers
+// (the Hub's threads param), and does nothing after Close.
+func TestEvaluatorSetWorkers(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	net := modeltest.TinyNet(t, 7)
+	qs := modeltest.RandomPositions(rng, 8)
+	ev := NewEvaluator(net, EvaluatorOptions{MaxBatch: 4, Backend: BackendFP32})
+	ask := func(n int) {
+		t.Helper()
+		var wg sync.WaitGroup
+		errs := make(chan error, len(qs))
+		for _, q := range qs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				query := mcts.Query{Pos: q.Pos, Legal: q.Legal, Repetitions: q.Repetitions, QuietPlies: q.QuietPlies}
+				var out mcts.Evaluation
+				if err := ev.Evaluate(context.Background(), query, &out); err != nil {
+					errs <- err
+				} else if !closeEval(out, reference(t, net, query)) {
+					errs <- errors.New("wrong evaluation of " + q.Pos.FEN())
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("%d workers: %v", n, err)
+		}
+	}
+	for _, n := range []int{1, 4, 2, 0, 3} {
+		ev.SetWorkers(n)
+		if got := ev.Workers(); got != max(n, 1) {
+			t.Errorf("SetWorkers(%d): %d workers", n, got)
+		}
+		ask(n)
+	}
+	ev.Close()
+	ev.SetWorkers(5)
+	if err := ev.Evaluate(context.Background(), mcts.Query{Pos: qs[0].Pos, Legal: qs[0].Legal}, &mcts.Evaluation{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close and SetWorkers: %v, want ErrClosed", err)
+	}
+}
