@@ -232,7 +232,7 @@ func TestDeadlineStartsNoLateBatch(t *testing.T) {
 		{time.Millisecond, 100 * time.Millisecond, 0, 100},
 		{40 * time.Millisecond, 100 * time.Millisecond, 0, 2}, // a third batch would end at 120ms
 		{30 * time.Millisecond, 100 * time.Millisecond, 0, 3},
-		{time.Millisecond, 100 * time.Millisecond, 50, 50}, // the visits come first
+		{time.Millisecond, 100 * time.Millisecond, 50, 50},     // the visits come first
 		{200 * time.Millisecond, 100 * time.Millisecond, 0, 1}, // the root's evaluation always runs
 	} {
 		clock := &fakeClock{now: time.Unix(1e9, 0)}
