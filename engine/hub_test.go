@@ -352,24 +352,6 @@ func TestHubErrors(t *testing.T) {
 	}
 }
 
-func TestTimeBudget(t *testing.T) {
-	for _, tc := range []struct {
-		left, inc time.Duration
-		moves     int
-		want      time.Duration
-	}{
-		{60 * time.Second, 0, 0, 2 * time.Second},
-		{60 * time.Second, 0, 10, 6 * time.Second},
-		{60 * time.Second, 4 * time.Second, 0, 5 * time.Second},
-		{2 * time.Second, 10 * time.Second, 0, time.Second},
-		{0, 0, 0, 10 * time.Millisecond},
-	} {
-		if got := timeBudget(tc.left, tc.inc, tc.moves); got != tc.want {
-			t.Errorf("timeBudget(%v, %v, %d) = %v, want %v", tc.left, tc.inc, tc.moves, got, tc.want)
-		}
-	}
-}
-
 func hasCommand(lines []HubLine, cmd string) bool {
 	for _, l := range lines {
 		if l.Command == cmd {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"dama/mcts"
@@ -44,6 +45,23 @@ const (
 	MinTreeMB = 1
 	MaxTreeMB = 1 << 20
 )
+
+// MaxThreads bounds the search threads (mcts.Options.Threads) of the
+// engine commands and the Hub's threads param.
+const MaxThreads = 256
+
+// CheckThreads checks a number of search threads: outside 1..MaxThreads
+// is an error; above the machine's cores is allowed, with a warning for
+// people (empty when there is none).
+func CheckThreads(n int) (warning string, err error) {
+	if n < 1 || n > MaxThreads {
+		return "", fmt.Errorf("%d threads: want 1..%d", n, MaxThreads)
+	}
+	if c := runtime.NumCPU(); n > c {
+		return fmt.Sprintf("%d search threads on %d cores: the threads share cores, so each searches slower and the search is no stronger", n, c), nil
+	}
+	return "", nil
+}
 
 // TreeNodes is the node cap (mcts.Options.MaxNodes) of a tree of mb MB:
 // the tree and the copy made when its root moves, mcts.NodeBytes each per node.
