@@ -61,26 +61,29 @@ func (e burnEval) Evaluate(_ context.Context, q Query, out *Evaluation) error {
 }
 
 // BenchmarkThreads measures visits per second of 1, 2 and 4 search
-// threads on an evaluator that works the CPU for about 50µs a position,
-// 800-visit searches
-// of the start position, one leaf per thread at a time. Compare the
-// threads within one run: the ratio is the scaling (it needs as many
-// free cores as threads).
+// threads, 800-visit searches of the start position, one leaf per thread
+// at a time: "work=50000" on an evaluator that works the CPU for about
+// 50µs a position (compare the threads within one run: the ratio is the
+// scaling, given as many free cores as threads), "work=0" on one that
+// answers at once (the tree walk under the lock alone: the most visits
+// per second any number of threads can reach).
 func BenchmarkThreads(b *testing.B) {
-	for _, threads := range []int{1, 2, 4} {
-		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
-			g := rules.NewGame(rules.Start())
-			s := New(burnEval{work: 50_000}, Options{Threads: threads, FPUReduction: StandardFPUReduction})
-			visits := 0
-			for b.Loop() {
-				s.Reset()
-				res, err := s.Run(context.Background(), g, Limit{Visits: 800}, nil)
-				if err != nil {
-					b.Fatal(err)
+	for _, work := range []int{50_000, 0} {
+		for _, threads := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("work=%d/threads=%d", work, threads), func(b *testing.B) {
+				g := rules.NewGame(rules.Start())
+				s := New(burnEval{work: work}, Options{Threads: threads, FPUReduction: StandardFPUReduction})
+				visits := 0
+				for b.Loop() {
+					s.Reset()
+					res, err := s.Run(context.Background(), g, Limit{Visits: 800}, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					visits += res.Playouts
 				}
-				visits += res.Playouts
-			}
-			b.ReportMetric(float64(visits)/b.Elapsed().Seconds(), "visits/s")
-		})
+				b.ReportMetric(float64(visits)/b.Elapsed().Seconds(), "visits/s")
+			})
+		}
 	}
 }

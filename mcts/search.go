@@ -50,6 +50,7 @@ type Search struct {
 
 	leaves   []leaf
 	pool     *evalPool        // helpers of the current Run that evaluate leaves 1.. of a batch
+	batch    batchScratch     // the calling goroutine's BatchEvaluator arguments
 	workers  []worker         // the workers of Options.Threads > 1 beyond the calling goroutine
 	stepTime time.Duration    // mean wall time of a batch, for Limit.Deadline
 	stack    []rules.Position // hist, then the selection path: repetitions compare whole positions, which is exact
@@ -276,7 +277,7 @@ func (s *Search) step(ctx context.Context, want int) error {
 	if batch == 0 {
 		return nil
 	}
-	evaluate(ctx, s.ev, s.leaves[:batch], s.pool)
+	evaluate(ctx, s.ev, s.leaves[:batch], s.pool, &s.batch)
 	return s.apply(s.leaves[:batch])
 }
 
@@ -301,10 +302,23 @@ func (s *Search) collect(leaves *[]leaf, want int) (batch int) {
 	return batch
 }
 
-// evaluate evaluates leaves, the first on the calling goroutine and the
-// others on pool's helpers (pool may be nil for one leaf). It touches no
-// tree: it may run without the tree's lock.
-func evaluate(ctx context.Context, ev Evaluator, leaves []leaf, pool *evalPool) {
+// evaluate evaluates leaves: all in one call on the calling goroutine
+// with a BatchEvaluator (sc is its scratch), else the first on the
+// calling goroutine and the others on pool's helpers (pool may be nil for
+// one leaf). It touches no tree: it may run without the tree's lock.
+func evaluate(ctx context.Context, ev Evaluator, leaves []leaf, pool *evalPool, sc *batchScratch) {
+	if be, ok := ev.(BatchEvaluator); ok {
+		sc.qs, sc.es = sc.qs[:0], sc.es[:0]
+		for i := range leaves {
+			sc.qs = append(sc.qs, leaves[i].q)
+			sc.es = append(sc.es, &leaves[i].eval)
+		}
+		err := be.EvaluateBatch(ctx, sc.qs, sc.es)
+		for i := range leaves {
+			leaves[i].err = err
+		}
+		return
+	}
 	if len(leaves) > 1 {
 		pool.run(ctx, ev, leaves[1:])
 	}
@@ -313,6 +327,12 @@ func evaluate(ctx context.Context, ev Evaluator, leaves []leaf, pool *evalPool) 
 	if len(leaves) > 1 {
 		pool.wait()
 	}
+}
+
+// batchScratch holds the arguments of a BatchEvaluator call.
+type batchScratch struct {
+	qs []Query
+	es []*Evaluation
 }
 
 // apply expands the evaluated leaves and backs up their values; a leaf

@@ -32,6 +32,7 @@ import (
 // worker is the state of one search worker beyond the calling goroutine.
 type worker struct {
 	leaves []leaf
+	batch  batchScratch
 }
 
 // threadRun is what the workers of one Run share, guarded by mu (which
@@ -58,16 +59,16 @@ func (s *Search) runThreads(ctx context.Context, lim Limit, rng *rand.Rand) (boo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.work(ctx, lim, rng, tr, &s.workers[i].leaves)
+			s.work(ctx, lim, rng, tr, &s.workers[i].leaves, &s.workers[i].batch)
 		}()
 	}
-	s.work(ctx, lim, rng, tr, &s.leaves)
+	s.work(ctx, lim, rng, tr, &s.leaves, &s.batch)
 	wg.Wait()
 	return tr.full, tr.err
 }
 
 // work is one worker's loop.
-func (s *Search) work(ctx context.Context, lim Limit, rng *rand.Rand, tr *threadRun, leaves *[]leaf) {
+func (s *Search) work(ctx context.Context, lim Limit, rng *rand.Rand, tr *threadRun, leaves *[]leaf, sc *batchScratch) {
 	var pool *evalPool
 	if s.opt.Parallel > 1 {
 		pool = &evalPool{}
@@ -92,7 +93,7 @@ func (s *Search) work(ctx context.Context, lim Limit, rng *rand.Rand, tr *thread
 			continue
 		}
 		tr.mu.Unlock()
-		evaluate(ctx, s.ev, (*leaves)[:batch], pool)
+		evaluate(ctx, s.ev, (*leaves)[:batch], pool, sc)
 		tr.mu.Lock()
 		err = s.apply((*leaves)[:batch])
 		s.timeStep(lim, t0)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -251,4 +252,58 @@ func TestDeadlineStartsNoLateBatch(t *testing.T) {
 			t.Errorf("batches of %v, budget %v: ended %v past the deadline", tc.cost, tc.budget, end.Sub(lim.Deadline))
 		}
 	}
+}
+
+// batchEval is a BatchEvaluator over materialEval that counts its calls.
+type batchEval struct {
+	materialEval
+	batches, single atomic.Int64
+	most            atomic.Int64
+}
+
+func (e *batchEval) Evaluate(ctx context.Context, q Query, out *Evaluation) error {
+	e.single.Add(1)
+	return e.materialEval.Evaluate(ctx, q, out)
+}
+
+func (e *batchEval) EvaluateBatch(ctx context.Context, qs []Query, es []*Evaluation) error {
+	e.batches.Add(1)
+	if n := int64(len(qs)); n > e.most.Load() {
+		e.most.Store(n)
+	}
+	for i := range qs {
+		if err := e.materialEval.Evaluate(ctx, qs[i], es[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A BatchEvaluator gets each batch in one call, and the search is the
+// same as with leaf-by-leaf evaluation.
+func TestBatchEvaluator(t *testing.T) {
+	g := game(t, rules.StartFEN, "22-18", "10-14")
+	opt := Options{Parallel: 3, FPUReduction: StandardFPUReduction}
+	want, err := New(&materialEval{}, opt).Run(context.Background(), g, Limit{Visits: 300}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &batchEval{}
+	got, err := New(ev, opt).Run(context.Background(), g, Limit{Visits: 300}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalInts(got.Visits, want.Visits) || got.Value != want.Value {
+		t.Errorf("batch evaluator: visits %v value %v, leaf by leaf %v %v", got.Visits, got.Value, want.Visits, want.Value)
+	}
+	if ev.single.Load() != 0 || ev.most.Load() != 3 || ev.batches.Load() < 100 {
+		t.Errorf("%d batches (largest %d), %d single calls; want batches of up to 3 and no single call", ev.batches.Load(), ev.most.Load(), ev.single.Load())
+	}
+	ev = &batchEval{}
+	s := New(ev, Options{Parallel: 3, Threads: 2})
+	res, err := s.Run(context.Background(), g, Limit{Visits: 300}, nil)
+	if err != nil || res.RootVisits != 300 || ev.single.Load() != 0 {
+		t.Errorf("2 threads: root visits %d, %d single calls, err %v", res.RootVisits, ev.single.Load(), err)
+	}
+	checkTree(t, s)
 }

@@ -201,7 +201,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evalua
 	}
 	var key cacheKey
 	if e.cache != nil {
-		key = cacheKey{pos: q.Pos, rep: uint8(min(max(q.Repetitions, 0), 2)), quiet: uint8(min(max(q.QuietPlies, 0), rules.QuietLimit))}
+		key = cacheKeyOf(q)
 		if e.cache.get(key, q, out) {
 			e.hits.Add(1)
 			e.evals.Add(1)

@@ -278,3 +278,53 @@ func TestEvaluatorSetWorkers(t *testing.T) {
 		t.Errorf("after Close and SetWorkers: %v, want ErrClosed", err)
 	}
 }
+
+// Direct evaluates a batch on the calling goroutine as Evaluate does, in
+// chunks of MaxBatch, through the cache.
+func TestDirect(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	net := modeltest.TinyNet(t, 5)
+	modeltest.PerturbStats(net, rng)
+	qs := modeltest.RandomPositions(rng, 11)
+	for _, cache := range []int{0, 100} {
+		ev := NewEvaluator(net, EvaluatorOptions{MaxBatch: 4, CacheSize: cache, Backend: BackendFP32})
+		d := ev.Direct()
+		queries := make([]mcts.Query, len(qs))
+		out := make([]*mcts.Evaluation, len(qs))
+		for i, q := range qs {
+			queries[i] = mcts.Query{Pos: q.Pos, Legal: q.Legal, Repetitions: q.Repetitions, QuietPlies: q.QuietPlies}
+			out[i] = &mcts.Evaluation{}
+		}
+		for round := 0; round < 2; round++ { // the second from the cache, if any
+			if err := d.EvaluateBatch(context.Background(), queries, out); err != nil {
+				t.Fatal(err)
+			}
+			for i := range queries {
+				if !closeEval(*out[i], reference(t, net, queries[i])) {
+					t.Errorf("cache %d round %d: query %d differs from the forward pass", cache, round, i)
+				}
+			}
+		}
+		var one mcts.Evaluation
+		if err := d.Evaluate(context.Background(), queries[3], &one); err != nil || !closeEval(one, reference(t, net, queries[3])) {
+			t.Errorf("cache %d: Evaluate: %v", cache, err)
+		}
+		st := ev.Stats()
+		wantBatches := int64(3 + 3 + 1) // 11 queries in chunks of 4, twice, and one
+		if cache > 0 {
+			wantBatches = 3 // the second round and the single one from the cache
+		}
+		if st.Batches != wantBatches || st.Evaluations != 23 {
+			t.Errorf("cache %d: %d forward passes, %d evaluations; want %d, 23", cache, st.Batches, st.Evaluations, wantBatches)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := d.EvaluateBatch(ctx, queries, out); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled: %v", err)
+		}
+		ev.Close()
+		if err := d.Evaluate(context.Background(), queries[0], &one); !errors.Is(err, ErrClosed) {
+			t.Errorf("after Close: %v, want ErrClosed", err)
+		}
+	}
+}
