@@ -53,6 +53,7 @@ type Search struct {
 	batch    batchScratch     // the calling goroutine's BatchEvaluator arguments
 	workers  []worker         // the workers of Options.Threads > 1 beyond the calling goroutine
 	stepTime time.Duration    // mean wall time of a batch, for Limit.Deadline
+	stepDev  time.Duration    // its mean deviation
 	stack    []rules.Position // hist, then the selection path: repetitions compare whole positions, which is exact
 	path     []int32
 	legal    []rules.Move
@@ -235,18 +236,20 @@ func (lim Limit) now() time.Time {
 }
 
 // timeUp reports whether a Run with lim.Deadline should start no more
-// batches: the deadline has passed, or a batch as long as the mean of the
-// last ones would end after it.
+// batches: the deadline has passed, or a batch as long as the last ones
+// (their mean plus twice their mean deviation, so that a loaded machine's
+// uneven batches are allowed for) would end after it.
 func (s *Search) timeUp(lim Limit) bool {
 	if lim.Deadline.IsZero() {
 		return false
 	}
-	return lim.now().Add(s.stepTime).After(lim.Deadline)
+	return lim.now().Add(s.stepTime + 2*s.stepDev).After(lim.Deadline)
 }
 
-// timeStep adds the wall time of a batch that began at t0 to the mean
-// that timeUp reads, for Runs with a deadline: the first batch's time,
-// then an exponential moving average over about four batches.
+// timeStep adds the wall time of a batch that began at t0 to the
+// estimates that timeUp reads, for Runs with a deadline: the first
+// batch's time, then exponential moving averages over about four batches
+// of the time and of its deviation from the mean.
 func (s *Search) timeStep(lim Limit, t0 time.Time) {
 	if lim.Deadline.IsZero() {
 		return
@@ -256,7 +259,9 @@ func (s *Search) timeStep(lim Limit, t0 time.Time) {
 		s.stepTime = d
 		return
 	}
-	s.stepTime += (d - s.stepTime) / 4
+	dev := d - s.stepTime
+	s.stepTime += dev / 4
+	s.stepDev += (max(dev, -dev) - s.stepDev) / 4
 }
 
 // rootReady prepares the expanded root for the rest of a Run: root noise

@@ -212,15 +212,23 @@ func (c *fakeClock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// slowEval advances a fake clock by cost per evaluation.
+// slowEval advances a fake clock by cost per evaluation, or by the costs
+// of uneven in turn.
 type slowEval struct {
 	materialEval
-	clock *fakeClock
-	cost  time.Duration
+	clock  *fakeClock
+	cost   time.Duration
+	uneven []time.Duration
+	n      int
 }
 
 func (e *slowEval) Evaluate(ctx context.Context, q Query, out *Evaluation) error {
-	e.clock.add(e.cost)
+	if len(e.uneven) > 0 {
+		e.clock.add(e.uneven[e.n%len(e.uneven)])
+		e.n++
+	} else {
+		e.clock.add(e.cost)
+	}
 	return e.materialEval.Evaluate(ctx, q, out)
 }
 
@@ -306,4 +314,21 @@ func TestBatchEvaluator(t *testing.T) {
 		t.Errorf("2 threads: root visits %d, %d single calls, err %v", res.RootVisits, ev.single.Load(), err)
 	}
 	checkTree(t, s)
+}
+
+// Batches of uneven length (2 ms and 18 ms in turn, as on a loaded
+// machine) are allowed for: the search ends before the deadline, where
+// their mean alone would start an 18 ms batch at 82 ms of 95.
+func TestDeadlineUnevenBatches(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1e9, 0)}
+	ev := &slowEval{clock: clock, uneven: []time.Duration{2 * time.Millisecond, 18 * time.Millisecond}}
+	s := New(ev, Options{})
+	lim := Limit{Deadline: clock.Now().Add(95 * time.Millisecond), Clock: clock.Now}
+	res, err := s.Run(context.Background(), game(t, rules.StartFEN), lim, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := clock.Now(); end.After(lim.Deadline) || res.Playouts < 6 {
+		t.Errorf("ended %v after the deadline with %d visits; want at or before it, with at least 6", end.Sub(lim.Deadline), res.Playouts)
+	}
 }
