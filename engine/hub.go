@@ -390,8 +390,12 @@ func (h *Hub) setParam(l HubLine) {
 		opt := h.searcher.search.Options()
 		opt.Threads = n
 		h.searcher = h.newSearcher(opt)
-		if w, ok := h.ev.(interface{ SetWorkers(int) }); ok {
-			w.SetWorkers(n)
+		if _, direct := h.ev.(interface{ BatchEvaluator() mcts.BatchEvaluator }); !direct {
+			// An evaluator without a batch view runs the threads'
+			// batches on its batchers: one per thread.
+			if w, ok := h.ev.(interface{ SetWorkers(int) }); ok {
+				w.SetWorkers(n)
+			}
 		}
 	default:
 		h.sendError("unknown param %q", name)

@@ -176,7 +176,8 @@ type Searcher struct {
 	Clock Clock
 }
 
-// NewSearcher returns a Searcher over ev. opt.Temperature is ignored: the
+// NewSearcher returns a Searcher over ev (with opt.Threads > 1, over its
+// batch view: forThreads). opt.Temperature is ignored: the
 // engine always plays the most visited move. A tree that reaches
 // opt.MaxNodes stops growing and the search goes on
 // (mcts.Options.KeepSearchingWhenFull), so that an infinite analysis runs
@@ -184,7 +185,19 @@ type Searcher struct {
 func NewSearcher(ev mcts.Evaluator, opt mcts.Options) *Searcher {
 	opt.Temperature = nil
 	opt.KeepSearchingWhenFull = true
-	return &Searcher{search: mcts.New(ev, opt), ev: ev}
+	return &Searcher{search: mcts.New(forThreads(ev, opt.Threads), opt), ev: ev}
+}
+
+// forThreads returns the evaluator of a search with threads threads: with
+// more than one, the batch view of an evaluator that offers one
+// (infer.Evaluator.BatchEvaluator), so that each thread runs its own
+// forward passes; else ev. One thread keeps ev as it is (a batcher
+// goroutine, whose wait a deadline cuts short).
+func forThreads(ev mcts.Evaluator, threads int) mcts.Evaluator {
+	if b, ok := ev.(interface{ BatchEvaluator() mcts.BatchEvaluator }); ok && threads > 1 {
+		return b.BatchEvaluator()
+	}
+	return ev
 }
 
 // Reset drops the search tree (a new game).

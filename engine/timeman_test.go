@@ -348,3 +348,42 @@ func TestHubLevelBadZero(t *testing.T) {
 		t.Errorf("clock level: limits %+v", lim)
 	}
 }
+
+// viewEval is an evaluator with a batch view, as infer.Evaluator has.
+type viewEval struct {
+	Uniform
+	batches int
+	mu      sync.Mutex
+}
+
+func (e *viewEval) BatchEvaluator() mcts.BatchEvaluator { return viewBatch{e} }
+
+type viewBatch struct{ *viewEval }
+
+func (v viewBatch) EvaluateBatch(ctx context.Context, qs []mcts.Query, es []*mcts.Evaluation) error {
+	v.mu.Lock()
+	v.batches++
+	v.mu.Unlock()
+	for i := range qs {
+		if err := v.Uniform.Evaluate(ctx, qs[i], es[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A search with threads uses the evaluator's batch view (each thread its
+// own forward passes); one thread keeps the evaluator itself.
+func TestSearcherThreadsTakeBatchView(t *testing.T) {
+	for _, threads := range []int{1, 2} {
+		ev := &viewEval{}
+		s := NewSearcher(ev, mcts.Options{Threads: threads, Parallel: 2})
+		res, err := s.Think(context.Background(), rules.NewGame(rules.Start()), Limits{Visits: 100}, nil)
+		if err != nil || res.RootVisits != 100 {
+			t.Fatalf("threads %d: %d visits, %v", threads, res.RootVisits, err)
+		}
+		if (ev.batches > 0) != (threads > 1) {
+			t.Errorf("threads %d: %d batches through the batch view", threads, ev.batches)
+		}
+	}
+}

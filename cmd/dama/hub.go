@@ -139,13 +139,13 @@ func (f *engineFlags) evaluator() (ev mcts.Evaluator, name string, close func(),
 	if *f.cache < 0 {
 		return nil, "", nil, fmt.Errorf("--cache must not be negative")
 	}
+	// With --threads above 1 each search thread runs its own forward
+	// passes (engine.NewSearcher takes the evaluator's batch view).
 	e, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: max(*f.parallel, 1), CacheSize: *f.cache, Backend: *f.backend})
 	if err != nil {
 		return nil, "", nil, err
 	}
-	// Each search thread runs its own forward passes (infer.Direct): no
-	// hand-off to a batcher goroutine, and --threads N keeps N going.
-	return e.Direct(), fmt.Sprintf("%s (%s, step %d, backend %s)", *f.model, ck.Net.Config, ck.Step, e.Backend()), e.Close, nil
+	return e, fmt.Sprintf("%s (%s, step %d, backend %s)", *f.model, ck.Net.Config, ck.Step, e.Backend()), e.Close, nil
 }
 
 func init() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,21 +177,25 @@ type modelPlayer struct {
 }
 
 // newModelPlayer opens the network on backend ("" or "auto": the
-// default one) and reports the backend on stderr. A player with visits
-// (and one thread) batches the positions of all its games on one
-// batcher goroutine. Visits 0 makes a player to be given a time per move
-// (timed), and threads > 1 one with that many search threads (set by the
-// threads method): each search worker of each game runs its own forward
-// passes (infer.Direct), as a classic player's games each have their own
-// goroutine.
+// default one) and reports the backend on stderr. Visits 0 makes a player
+// to be given a time per move (timed): its evaluator runs a forward-pass
+// goroutine per core, so that games played at once each have one, as a
+// classic player's games each have their own goroutine; otherwise one
+// goroutine batches the positions of all its games. With threads > 1
+// (set by the threads method) each search thread of each game runs its
+// own forward passes (the evaluator's batch view, infer.Direct).
 func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backend string, threads int) (*modelPlayer, error) {
-	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: 1 << 16, Backend: backend})
+	workers := 1
+	if visits == 0 {
+		workers = runtime.NumCPU()
+	}
+	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: 1 << 16, Backend: backend, Workers: workers})
 	if err != nil {
 		return nil, err
 	}
 	logBackend(label, ev, backend)
 	var mev mcts.Evaluator = ev
-	if visits == 0 || threads > 1 {
+	if threads > 1 {
 		mev = ev.Direct()
 	}
 	return &modelPlayer{

@@ -70,7 +70,7 @@ func TestModelPlayerThreads(t *testing.T) {
 		ck + "@100+threads1":             {"sample-v1.ckpt@100", 1, false, false},
 		ck + "@t0.05+pass+threads3:fp32": {"sample-v1.ckpt@t0.05+pass+threads3:fp32", 3, true, true},
 		ck + "@t0.05+threads2+pass":      {"sample-v1.ckpt@t0.05+pass+threads2", 2, true, true},
-		ck + "@t0.05":                    {"sample-v1.ckpt@t0.05", 1, false, true},
+		ck + "@t0.05":                    {"sample-v1.ckpt@t0.05", 1, false, false},
 	} {
 		p, err := parsePlayerSpec(spec)
 		if err != nil {

@@ -55,7 +55,9 @@ func benchShippedThreads(b *testing.B, ck *model.Checkpoint, threads int, direct
 				b.Fatal(err)
 			}
 			defer q.Close()
-			var ev mcts.Evaluator = q
+			// queued: the evaluator without its batch view, so that
+			// NewSearcher cannot take it.
+			var ev mcts.Evaluator = struct{ mcts.Evaluator }{q}
 			if direct {
 				ev = q.Direct()
 			}

@@ -47,6 +47,10 @@ func (e *Evaluator) Direct() *Direct {
 	return d
 }
 
+// BatchEvaluator returns e.Direct() as an mcts.BatchEvaluator: a search
+// with more than one thread (engine.NewSearcher) evaluates through it.
+func (e *Evaluator) BatchEvaluator() mcts.BatchEvaluator { return e.Direct() }
+
 // Evaluate implements mcts.Evaluator: a batch of one, on the calling
 // goroutine.
 func (d *Direct) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evaluation) error {
