@@ -43,8 +43,8 @@ type HubOptions struct {
 //
 //	hub                     -> id, param declarations, wait
 //	set-param name= value=  (variant: italian only; visits: visits per move when level sets no limit;
-//	                         tree-mb: memory of the search tree in MB, which drops the tree;
-//	                         threads: search threads, 1..MaxThreads, which drops the tree)
+//	                         tree-mb: memory of the search tree in MB; threads: search threads,
+//	                         1..MaxThreads; both drop the tree)
 //	init                    -> ready
 //	ping                    -> pong (also during a search)
 //	new-game                   forget the search tree
