@@ -62,12 +62,19 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		}
 		parts := strings.Split(v, "+")
 		v = parts[0]
+		seen := map[string]bool{}
 		for _, sfx := range parts[1:] {
 			var err error
+			name := sfx
+			if strings.HasPrefix(sfx, threadsSuffix) {
+				name = threadsSuffix
+			}
 			switch {
+			case seen[name]:
+				err = fmt.Errorf("+%s given twice", name)
 			case "+"+sfx == passSuffix:
 				pass = true
-			case strings.HasPrefix(sfx, threadsSuffix):
+			case name == threadsSuffix:
 				threads, err = parseThreads(sfx[len(threadsSuffix):])
 			default:
 				err = fmt.Errorf("unknown suffix %q (want %s or %sN)", "+"+sfx, passSuffix, "+"+threadsSuffix)
@@ -75,6 +82,7 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 			if err != nil {
 				return nil, fmt.Errorf("player %q: %w", spec, err)
 			}
+			seen[name] = true
 		}
 		if t, ok := strings.CutPrefix(v, "t"); ok {
 			d, err := arena.ParseMoveTime(t)
