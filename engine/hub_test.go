@@ -282,6 +282,19 @@ func TestHubSession(t *testing.T) {
 			done, _ = c.expect("done")
 			checkDone(t, done, start)
 
+			// A clock: a search of its share, and a ponder search given
+			// its share at ponder-hit.
+			c.send("level time=1 inc=0.01 moves=20")
+			c.send("go think")
+			done, _ = c.expect("done")
+			checkDone(t, done, start)
+			c.send("go ponder")
+			c.send("ping")
+			c.expect("pong")
+			c.send("ponder-hit")
+			done, _ = c.expect("done")
+			checkDone(t, done, start)
+
 			// A ponder search with a node limit finishes early but answers
 			// only after ponder-hit: "done" must come after the pong of a
 			// ping sent once the search has surely ended.
