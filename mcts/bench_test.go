@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"dama/rules"
 )
@@ -60,23 +61,42 @@ func (e burnEval) Evaluate(_ context.Context, q Query, out *Evaluation) error {
 	return instantEval{}.Evaluate(context.Background(), q, out)
 }
 
+// sleepEval waits d per evaluation without using the CPU (as a remote
+// or accelerator backend would), then answers uniformly.
+type sleepEval struct{ d time.Duration }
+
+func (e sleepEval) Evaluate(_ context.Context, q Query, out *Evaluation) error {
+	time.Sleep(e.d)
+	return instantEval{}.Evaluate(context.Background(), q, out)
+}
+
 // BenchmarkThreads measures visits per second of 1, 2 and 4 search
-// threads, 800-visit searches of the start position, one leaf per thread
-// at a time: "work=50000" on an evaluator that works the CPU for about
-// 50µs a position (compare the threads within one run: the ratio is the
-// scaling, given as many free cores as threads), "work=0" on one that
-// answers at once (the tree walk under the lock alone: the most visits
-// per second any number of threads can reach).
+// threads, 800-visit searches of the start position (200 with
+// "sleep=1ms"), one leaf per thread at a time: "work=50000" on an
+// evaluator that works the CPU for about 50µs a position (compare the
+// threads within one run: the ratio is the scaling, given as many free
+// cores as threads), "sleep=1ms" on one that waits 1 ms without the CPU
+// (the overlap of the threads' evaluations, whatever the cores), "work=0"
+// on one that answers at once (the tree walk under the lock alone: the
+// most visits per second any number of threads can reach).
 func BenchmarkThreads(b *testing.B) {
-	for _, work := range []int{50_000, 0} {
+	for _, tc := range []struct {
+		name   string
+		ev     Evaluator
+		visits int
+	}{
+		{"work=50000", burnEval{work: 50_000}, 800},
+		{"sleep=1ms", sleepEval{time.Millisecond}, 200},
+		{"work=0", burnEval{}, 800},
+	} {
 		for _, threads := range []int{1, 2, 4} {
-			b.Run(fmt.Sprintf("work=%d/threads=%d", work, threads), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/threads=%d", tc.name, threads), func(b *testing.B) {
 				g := rules.NewGame(rules.Start())
-				s := New(burnEval{work: work}, Options{Threads: threads, FPUReduction: StandardFPUReduction})
+				s := New(tc.ev, Options{Threads: threads, FPUReduction: StandardFPUReduction})
 				visits := 0
 				for b.Loop() {
 					s.Reset()
-					res, err := s.Run(context.Background(), g, Limit{Visits: 800}, nil)
+					res, err := s.Run(context.Background(), g, Limit{Visits: tc.visits}, nil)
 					if err != nil {
 						b.Fatal(err)
 					}
