@@ -14,9 +14,10 @@ import (
 // workers share one tree under one mutex and hold it only to walk and to
 // back up: a worker locks the tree, collects Options.Parallel leaves
 // under virtual loss (the selection of select.go, unchanged), unlocks,
-// evaluates them (its own batch, one forward pass on a batching
-// evaluator with a batcher per thread), locks again to expand and back
-// them up, and starts over. While one worker waits for its forward pass
+// evaluates them (in one call with a BatchEvaluator: its own forward
+// pass on its own goroutine; else one Evaluate per leaf, which a
+// batching evaluator needs a batcher per thread for), locks again to
+// expand and back them up, and starts over. While one worker waits for its forward pass
 // the others walk, so Threads forward passes run at once. The virtual
 // loss of the leaves in flight (Threads·Parallel at most) steers the
 // workers apart. A worker whose selection runs only into leaves in flight
@@ -28,6 +29,9 @@ import (
 // root visits (leaves in flight count toward it), no virtual loss is left
 // in the tree, every evaluation is backed up once along its own path, and
 // Result reads the same tree statistics as with one thread.
+//
+// docs/performance.md ("Search threads") has the measurements and what
+// limits the design at 16 to 64 cores.
 
 // worker is the state of one search worker beyond the calling goroutine.
 type worker struct {
