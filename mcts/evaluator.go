@@ -44,6 +44,8 @@
 // forced.go) and Gumbel search with sequential halving and the completed-Q
 // policy (Options.Gumbel, gumbel.go). BenchmarkSearchTechniques measures
 // their cost per playout, BenchmarkSolverEndgames what the solver gains.
+// An Oracle (Options.Oracle: endgame tables, a shallow full-width search)
+// may prove new leaves; its exact values override the evaluator's.
 //
 // The files: options.go (Options, Limit), search.go (Search, Run, the
 // evaluation of a batch of leaves, Limit.Deadline), threads.go (search
@@ -97,4 +99,15 @@ type Evaluator interface {
 type BatchEvaluator interface {
 	Evaluator
 	EvaluateBatch(ctx context.Context, qs []Query, es []*Evaluation) error
+}
+
+// Oracle proves positions: an endgame table, or a shallow full-width
+// search at a leaf (an MCTS-minimax hybrid). The search asks it from the
+// goroutine that walks the tree, once per new leaf below the root, so a
+// slow oracle slows every visit.
+type Oracle interface {
+	// Prove returns the result of q's position for its side to move under
+	// the rules, the game's history (q.Repetitions, q.QuietPlies) included,
+	// and ok false when it does not know. q.Legal holds the legal moves.
+	Prove(q Query) (p Proof, ok bool)
 }

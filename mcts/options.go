@@ -112,6 +112,11 @@ type Options struct {
 	// the root; Result.Full stays true. For analysis that runs until
 	// stopped.
 	KeepSearchingWhenFull bool
+	// Oracle, if set, is asked about every new leaf below the root before
+	// the evaluator (see Oracle): a position it proves becomes a terminal
+	// node with the exact value, which overrides the network's, and with
+	// Solver its proof goes up the tree like a rule's. Default nil.
+	Oracle Oracle
 }
 
 // maxPassChain is the most positions with one legal move that one

@@ -35,6 +35,7 @@ type Result struct {
 	Playouts   int  // visits added by this Run
 	Nodes      int  // nodes in the tree
 	Forced     bool // the root has one legal move: it was returned without search
+	Proved     int  // new leaves Options.Oracle proved in this Run
 	Full       bool // the search ran to its end: the visits were reached, or the deadline of a time-limited search; false when cut short by a deadline, or MaxNodes without KeepSearchingWhenFull
 }
 

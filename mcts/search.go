@@ -57,6 +57,7 @@ type Search struct {
 	stack    []rules.Position // hist, then the selection path: repetitions compare whole positions, which is exact
 	path     []int32
 	legal    []rules.Move
+	proved   int // leaves Options.Oracle proved in the current Run
 }
 
 // New returns a Search that asks ev for evaluations.
@@ -125,6 +126,7 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 		return Result{}, errors.New("mcts: Gumbel search needs a visit limit")
 	}
 	s.gum.valid = false
+	s.proved = 0
 
 	s.stack = append(s.stack[:0], s.hist...)
 	start := s.nodes[0].n
@@ -143,6 +145,7 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 	}
 	res := s.result(rng)
 	res.Playouts = int(s.nodes[0].n - start)
+	res.Proved = s.proved
 	res.Full = full
 	if temp > 0.01 && !s.opt.Gumbel && res.Proof != ProofWin {
 		res.Move = pick(s.solverVisits(res.Visits), res.Moves, temp, rng)

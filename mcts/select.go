@@ -62,6 +62,9 @@ func (s *Search) selectLeaf(l *leaf) selection {
 				return selTerminal
 			}
 			l.legal = pos.Legal(l.legal)
+			if s.opt.Oracle != nil && idx != 0 && s.oracle(l, nd, pos, quiet, from) {
+				return selTerminal
+			}
 			if s.opt.PassForced && idx != 0 && l.grow && len(l.legal) == 1 && passed < maxPassChain {
 				// A forced move: the node gets its one child, unevaluated,
 				// and the selection goes on into it.
@@ -73,13 +76,7 @@ func (s *Search) selectLeaf(l *leaf) selection {
 				nd.first, nd.nchild, nd.state = c, 1, expanded
 				break
 			}
-			reps := 0
-			for _, q := range s.stack[from : len(s.stack)-1] {
-				if q == pos {
-					reps++
-				}
-			}
-			l.q = Query{Pos: pos, Legal: l.legal, Repetitions: reps, QuietPlies: quiet}
+			l.q = Query{Pos: pos, Legal: l.legal, Repetitions: s.repetitions(pos, from), QuietPlies: quiet}
 			l.eval.Priors = l.prior[:len(l.legal)]
 			nd.state = pending
 			return selLeaf
@@ -104,16 +101,50 @@ func (s *Search) terminalValue(pos rules.Position, quiet, ply, from int) (v, d f
 	if !pos.HasMoves() {
 		return 1, 0, true
 	}
+	if s.repetitions(pos, from) >= 2 || quiet >= rules.QuietLimit || (s.opt.MaxPlies > 0 && ply >= s.opt.MaxPlies) {
+		return 0, 1, true
+	}
+	return 0, 0, false
+}
+
+// repetitions counts the earlier occurrences of pos, the last position of
+// the selection's stack, since the last irreversible move (stack[from:]).
+func (s *Search) repetitions(pos rules.Position, from int) int {
 	reps := 0
 	for _, q := range s.stack[from : len(s.stack)-1] {
 		if q == pos {
 			reps++
 		}
 	}
-	if reps >= 2 || quiet >= rules.QuietLimit || (s.opt.MaxPlies > 0 && ply >= s.opt.MaxPlies) {
-		return 0, 1, true
+	return reps
+}
+
+// oracle asks Options.Oracle about the new leaf nd at pos, whose legal
+// moves are in l.legal. A proven leaf becomes a terminal node scored with
+// the exact value and backed up (and with the solver, proven), and oracle
+// returns true; otherwise it leaves the leaf as it was.
+func (s *Search) oracle(l *leaf, nd *node, pos rules.Position, quiet, from int) bool {
+	q := Query{Pos: pos, Legal: l.legal, Repetitions: s.repetitions(pos, from), QuietPlies: quiet}
+	p, ok := s.opt.Oracle.Prove(q)
+	if !ok || p == ProofNone {
+		return false
 	}
-	return 0, 0, false
+	// Terminal values are for the side that moved into the node.
+	v, d := float32(0), float32(1)
+	switch p {
+	case ProofWin:
+		v, d = -1, 0
+	case ProofLoss:
+		v, d = 1, 0
+	}
+	nd.state = terminal
+	nd.termV, nd.termD = v, d
+	s.backup(l.path, float64(v), float64(d))
+	if s.opt.Solver {
+		s.prove(l.path)
+	}
+	s.proved++
+	return true
 }
 
 // pick returns the child of node idx that the selection follows.

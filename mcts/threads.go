@@ -22,6 +22,8 @@ import (
 // loss of the leaves in flight (Threads·Parallel at most) steers the
 // workers apart. A worker whose selection runs only into leaves in flight
 // elsewhere (a collision) waits until another worker backs up a batch.
+// An Options.Oracle is asked during the walk, under the lock: its time
+// is lock time, so a slow one limits the threads as it slows the walk.
 //
 // Determinism: the interleaving of the workers decides which leaves each
 // collects, so a search with Threads > 1 is not repeatable visit for
