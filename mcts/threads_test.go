@@ -332,3 +332,24 @@ func TestDeadlineUnevenBatches(t *testing.T) {
 		t.Errorf("ended %v after the deadline with %d visits; want at or before it, with at least 6", end.Sub(lim.Deadline), res.Playouts)
 	}
 }
+
+// Threads with the solver and an oracle (asked under the tree's lock):
+// the win in 5 is proven as with one thread, and no position the oracle
+// proved is evaluated.
+func TestThreadsOracle(t *testing.T) {
+	g := game(t, "W:WK19,27,K23:B18,11")
+	o := &shallowOracle{plies: 3}
+	ev := &seenEval{}
+	res, err := New(ev, Options{Solver: true, Oracle: o, Threads: 3, Parallel: 2}).Run(context.Background(), g, Limit{Visits: 200}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Proof != ProofWin || res.Proved == 0 {
+		t.Fatalf("3 threads with the oracle: proof %v, %d proved leaves", res.Proof, res.Proved)
+	}
+	for _, p := range ev.seen[1:] {
+		if o.proven[p] {
+			t.Fatalf("position %v was proven by the oracle and evaluated too", p)
+		}
+	}
+}
