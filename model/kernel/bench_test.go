@@ -135,6 +135,9 @@ func BenchmarkKernelI8(b *testing.B) {
 			for i := range bm {
 				bm[i] = int8(rng.Intn(255) - 127)
 			}
+			if im.wide {
+				rows, bm = widenI8(rows, 4*seg, bm, seg, i8NR), widenedB(bm, seg, i8NR)
+			}
 			corr := make([]int32, i8NR)
 			scale := make([]float32, i8NR)
 			c := make([]float32, i8MR*i8NR)

@@ -19,13 +19,13 @@ func kernel8x32I8(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float3
 //go:noescape
 func kernel6x16I8AVXVNNI(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)
 
-// kernel4x16I8AVX2 needs AVX2: VPMADDUBSW on the bytes of A offset by
-// -128 (so that no pair saturates, see mulAVX2 in gen_amd64.go), the sums
-// starting from corr. B's bytes must be in [-127, 127], as PackI8 makes
-// them.
+// kernel6x16I8AVX2 needs AVX2: VPMADDWD on 16-bit operands (nothing can
+// saturate, see mulAVX2 in gen_amd64.go), so rows point to uint16 values
+// of A and b to I8Matrix.data16 (ldb pairs per row of pairs), skip counts
+// bytes of those; corr is unused.
 //
 //go:noescape
-func kernel4x16I8AVX2(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)
+func kernel6x16I8AVX2(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)
 
 // quantU8AVX512 quantizes n float32 (n a positive multiple of 16) to
 // bytes as quantOne does. It needs AVX512F.
@@ -37,6 +37,11 @@ func quantU8AVX512(dst *uint8, src *float32, n int, inv float32)
 //
 //go:noescape
 func quantU8AVX2(dst *uint8, src *float32, n int, inv float32)
+
+// quantU16AVX2 is quantU8AVX2 into 16-bit values.
+//
+//go:noescape
+func quantU16AVX2(dst *uint16, src *float32, n int, inv float32)
 
 // i8GoReason says why an amd64 CPU runs the portable int8 kernel.
 const i8GoReason = "the CPU lacks AVX2"
@@ -60,7 +65,7 @@ func archI8Impls() []*i8Impl {
 	if cpu.X86.HasAVXVNNI {
 		l = append(l, &i8Impl{name: "avxvnni", reason: "the CPU has AVX-VNNI, not AVX512_VNNI", id: idAVXVNNI, mr: 6, nr: 16})
 	}
-	return append(l, &i8Impl{name: "avx2", reason: "the CPU has AVX2, neither AVX512_VNNI nor AVX-VNNI", id: idI8AVX2, mr: 4, nr: 16})
+	return append(l, &i8Impl{name: "avx2", reason: "the CPU has AVX2, neither AVX512_VNNI nor AVX-VNNI", id: idI8AVX2, mr: 6, nr: 16, wide: true})
 }
 
 // callKernelI8 runs level id's micro-kernel on one tile (a direct call to
@@ -72,7 +77,7 @@ func callKernelI8(id, seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *fl
 	case idAVXVNNI:
 		kernel6x16I8AVXVNNI(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
 	case idI8AVX2:
-		kernel4x16I8AVX2(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
+		kernel6x16I8AVX2(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
 	default:
 		kernelI8Go(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
 	}
@@ -93,5 +98,15 @@ func quantU8Native(id int, dst []uint8, src []float32, inv float32) int {
 	default:
 		return 0
 	}
+	return n
+}
+
+// quantU16Native is quantU8Native into 16-bit values.
+func quantU16Native(id int, dst []uint16, src []float32, inv float32) int {
+	n := len(src) &^ 15
+	if n == 0 || id != idI8AVX2 {
+		return 0
+	}
+	quantU16AVX2(&dst[0], &src[0], n, inv)
 	return n
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"dama/internal/floatcmp"
 )
@@ -114,6 +115,14 @@ func TestQuantU8(t *testing.T) {
 				withI8(im, func() { quantU8(got, src[:n], inv) })
 				if !slices.Equal(got[:n], want[:n]) || got[n] != 0 {
 					t.Errorf("quantU8 (level %s) inv %v n %d = %v, want %v", im.name, inv, n, got, want[:n])
+				}
+				got16 := make([]uint16, n+1)
+				withI8(im, func() { quantU16(got16, src[:n], inv) })
+				for i, v := range got16 {
+					if i < n && v != uint16(want[i]) || i == n && v != 0 {
+						t.Errorf("quantU16 (level %s) inv %v n %d = %v, want %v", im.name, inv, n, got16, want[:n])
+						break
+					}
 				}
 			}
 		}
@@ -263,9 +272,10 @@ func TestPackI8PerColumn(t *testing.T) {
 // Every assembly micro-kernel against the portable one on random tiles,
 // straight: segments of every length mod 4 (the four-quad loop and the
 // single-quad tail), several segments with gaps between them, bytes at the
-// ends of their ranges (0 and 255 in A, -127 and 127 in B: the SDOT and
-// AVX2 kernels' offset of 128 must come back exactly), every flag, bit for
-// bit, and nothing written outside the tile.
+// ends of their ranges (0 and 255 in A, -127 and 127 in B: the SDOT
+// kernel's offset of 128 must come back exactly, the AVX2 kernel's 16-bit
+// operands must be widened with the right sign), every flag, bit for bit,
+// and nothing written outside the tile.
 func TestKernelI8NativeMatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	forEachNativeI8(t, func(t *testing.T, im *i8Impl) {
@@ -300,9 +310,10 @@ func forEachNativeI8(t *testing.T, f func(t *testing.T, im *i8Impl)) {
 }
 
 // The worst cases for 16-bit intermediate sums: every byte of A at 255 or
-// at 0 (which the AVX2 kernel reads as -128) against every weight at 127
-// or at -127, and alternating signs, over deep sums (VPMADDUBSW on the
-// raw bytes would saturate a pair at 2*255*127).
+// at 0 (the SDOT kernel reads it as -128) against every weight at 127 or
+// at -127, and alternating signs, over deep sums (VPMADDUBSW on the raw
+// bytes would saturate a pair at 2*255*127; the AVX2 kernel's VPMADDWD
+// must not, nor wrap its int32 pairs).
 func TestKernelI8Saturation(t *testing.T) {
 	rng := rand.New(rand.NewSource(4))
 	forEachNativeI8(t, func(t *testing.T, im *i8Impl) {
@@ -363,6 +374,10 @@ func checkKernelI8(t *testing.T, rng *rand.Rand, im *i8Impl, seg, nseg, skip, fl
 	for j := range scale {
 		scale[j] = float32(rng.ExpFloat64() * 1e-4)
 	}
+	krows, kb, kskip := rows, bm, skip
+	if im.wide {
+		krows, kb, kskip = widenI8(rows, span, bm, kq, ldb), widenedB(bm, kq, ldb), 2*skip
+	}
 	// C: the tile from row 1, column 0, with a guard row above and below.
 	c0 := make([]float32, (i8MR+2)*ldc)
 	for i := range c0 {
@@ -370,7 +385,7 @@ func checkKernelI8(t *testing.T, rng *rand.Rand, im *i8Impl, seg, nseg, skip, fl
 	}
 	want, got := slices.Clone(c0), slices.Clone(c0)
 	kernelI8Go(seg, nseg, skip, &rows[0], &bm[0], ldb, &want[ldc], ldc, &scale[0], flags)
-	callKernelI8(im.id, seg, nseg, skip, &rows[0], &bm[0], ldb, &got[ldc], ldc, &scale[0], &corr[0], flags)
+	callKernelI8(im.id, seg, nseg, kskip, &krows[0], &kb[0], ldb, &got[ldc], ldc, &scale[0], &corr[0], flags)
 	for i := range got {
 		r, j := i/ldc-1, i%ldc
 		w := want[i]
@@ -382,4 +397,32 @@ func checkKernelI8(t *testing.T, rng *rand.Rand, im *i8Impl, seg, nseg, skip, fl
 				seg, nseg, skip, ldb, ldc, flags, r, j, got[i], w)
 		}
 	}
+}
+
+// widenI8 returns the rows of A (span bytes each) as the bytes of uint16
+// copies, for a wide level's kernel.
+func widenI8(rows [i8MR]*uint8, span int, bm []int8, kq, ldb int) [i8MR]*uint8 {
+	var w [i8MR]*uint8
+	for r, p := range rows {
+		a16 := make([]uint16, span)
+		for i, v := range unsafe.Slice(p, span) {
+			a16[i] = uint16(v)
+		}
+		w[r] = &u16Bytes(a16)[0]
+	}
+	return w
+}
+
+// widenedB returns B packed in quads ([kq][ldb][4]) as a wide level's
+// kernel reads it: int16 in pairs of rows ([2*kq][ldb][2]), as bytes.
+func widenedB(bm []int8, kq, ldb int) []int8 {
+	b16 := make([]int16, kq*ldb*4)
+	for q := 0; q < kq; q++ {
+		for j := 0; j < ldb; j++ {
+			for e := 0; e < 4; e++ {
+				b16[((2*q+e/2)*ldb+j)*2+e%2] = int16(bm[(q*ldb+j)*4+e])
+			}
+		}
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b16[0])), 2*len(b16))
 }
