@@ -235,6 +235,7 @@ func main() {
 	genQuantU8()
 	genQuantU8AVX2()
 	genQuantU16AVX2()
+	genFMAPeak()
 	if err := os.WriteFile("kernel_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -517,6 +518,28 @@ func genQuantU8AVX2() {
 	p("\tADDQ $16, DI")
 	p("\tDECQ CX")
 	p("\tJNZ quantU8AVX2_loop")
+	p("\tVZEROUPPER")
+	p("\tRET")
+	p("")
+}
+
+// genFMAPeak writes fmaPeakAVX2, the ceiling the float32 AVX2 kernel is
+// measured against (BenchmarkFMAPeak): n passes of 12 independent
+// VFMADD231PS on YMM, enough chains to cover the latency of two FMA
+// pipes (4 cycles each), with nothing else in the loop but its counter.
+func genFMAPeak() {
+	p("// func fmaPeakAVX2(n int)")
+	p("TEXT ·fmaPeakAVX2(SB), NOSPLIT, $0-8")
+	p("\tMOVQ n+0(FP), CX")
+	for i := 0; i < 14; i++ {
+		p("\tVXORPS Y%d, Y%d, Y%d", i, i, i)
+	}
+	p("fmaPeakAVX2_loop:")
+	for i := 0; i < 12; i++ {
+		p("\tVFMADD231PS Y12, Y13, Y%d", i)
+	}
+	p("\tDECQ CX")
+	p("\tJNZ fmaPeakAVX2_loop")
 	p("\tVZEROUPPER")
 	p("\tRET")
 	p("")
