@@ -120,7 +120,7 @@ func BenchmarkSgemm(b *testing.B) {
 // its operands in the level-1 cache: the ceiling of the int8 products.
 func BenchmarkKernelI8(b *testing.B) {
 	const seg = 144
-	for _, im := range i8Impls {
+	for _, im := range i8Kernels() {
 		b.Run(im.name, func(b *testing.B) {
 			rng := rand.New(rand.NewSource(1))
 			var rows [i8MR]*uint8

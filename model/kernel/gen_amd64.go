@@ -244,8 +244,8 @@ func main() {
 // The int8 kernels. Each computes an mr x (nv*vw) tile of C over k in
 // quads: VPBROADCASTD of four unsigned bytes of a row of A, multiplied
 // against nv vectors of vw quads of signed bytes of B with int32
-// accumulation (the AVX2 kernel reads both operands widened to 16 bits,
-// in pairs: see mulAVX2). The rows of A are read in nseg segments of seg quads each,
+// accumulation (the AVX2 convolution kernel reads both operands widened
+// to 16 bits, in pairs: see mulAVX2). The rows of A are read in nseg segments of seg quads each,
 // skip bytes apart (the three rows of taps of a 3x3 convolution, or one
 // segment for a plain matrix); B is packed [k/4][ldb][4] and read
 // linearly. The epilogue converts the sums to float32, multiplies them by
@@ -260,7 +260,9 @@ type i8spec struct {
 	// mul is how a quad step is multiplied:
 	//   "vnni512": VPDPBUSD on ZMM (AVX512_VNNI);
 	//   "vnni256": VEX-encoded VPDPBUSD on YMM (AVX-VNNI), emitted as bytes;
-	//   "avx2":    VPMADDWD + VPADDD on 16-bit operands (AVX2), see mulAVX2.
+	//   "avx2":    VPMADDWD + VPADDD on 16-bit operands (AVX2), see mulAVX2;
+	//   "avx2b":   VPMADDUBSW + VPMADDWD + VPADDD on the bytes (AVX2), see
+	//              mulAVX2Bytes.
 	mul string
 }
 
@@ -268,6 +270,7 @@ var i8specs = []i8spec{
 	{name: "kernel8x32I8", mr: 8, nv: 2, reg: "Z", mul: "vnni512"},
 	{name: "kernel6x16I8AVXVNNI", mr: 6, nv: 2, reg: "Y", mul: "vnni256"},
 	{name: "kernel6x16I8AVX2", mr: 6, nv: 2, reg: "Y", mul: "avx2"},
+	{name: "kernel4x16I8AVX2", mr: 4, nv: 2, reg: "Y", mul: "avx2b"},
 }
 
 // vpdpbusdVEX returns the AVX-VNNI VPDPBUSD ymm(dst) += sum of the
@@ -313,16 +316,21 @@ func genI8(s i8spec) {
 	acc := func(r, v int) string { return R(r*nv + v) }
 	breg := func(v int) string { return R(nacc + v) }
 	tmp := R(nacc + nv)      // the broadcast quad of A (a pair for avx2)
-	prod := R(nacc + nv + 1) // avx2 only: the products of a pair
+	prod := R(nacc + nv + 1) // avx2: the products
+	// avx2b: |a - 128|, the products, int16 ones and bytes 0x80.
+	abs, prodB, ones, x80 := R(nacc+nv+1), R(nacc+nv+2), R(nacc+nv+3), R(nacc+nv+4)
 	last := nacc + nv
-	if s.mul == "avx2" {
+	switch s.mul {
+	case "avx2":
 		last = nacc + nv + 1
+	case "avx2b":
+		last = nacc + nv + 4
 	}
 	if s.reg == "Y" && last > 15 || last > 31 {
 		log.Fatalf("%s: too many registers", name)
 	}
 	L := func(l string) string { return name + "_" + l }
-	// The 256-bit kernels take corr (unused: the SDOT kernel's), so
+	// The 256-bit kernels take corr (the avx2b one starts from it), so
 	// their flags are one slot further.
 	flagsOff := 72
 	if s.reg == "Y" {
@@ -349,6 +357,23 @@ func genI8(s i8spec) {
 		for i := 0; i < nacc; i++ {
 			p("\tVPXOR Y%d, Y%d, Y%d", i, i, i)
 		}
+	case "avx2b":
+		// The sums start from corr = 128 * the column sums of B: see
+		// mulAVX2Bytes.
+		p("\tMOVQ corr+72(FP), AX")
+		for v := 0; v < nv; v++ {
+			p("\tVMOVDQU %d(AX), %s", v*vb, acc(0, v))
+		}
+		for r := 1; r < mr; r++ {
+			for v := 0; v < nv; v++ {
+				p("\tVMOVDQA %s, %s", acc(0, v), acc(r, v))
+			}
+		}
+		p("\tVPCMPEQW %s, %s, %s", ones, ones, ones)
+		p("\tVPSRLW $15, %s, %s", ones, ones)
+		p("\tMOVL $0x80808080, AX")
+		p("\tVMOVD AX, X%d", nacc+nv+4)
+		p("\tVPBROADCASTD X%d, %s", nacc+nv+4, x80)
 	}
 	if s.mul == "avx2" {
 		// A step is a pair of k (4 bytes of A), two a quad.
@@ -377,6 +402,8 @@ func genI8(s i8spec) {
 				}
 			case "avx2":
 				mulAVX2(tmp, prod, breg, func(v int) string { return acc(r, v) }, nv)
+			case "avx2b":
+				mulAVX2Bytes(tmp, abs, prodB, ones, x80, breg, func(v int) string { return acc(r, v) }, nv)
 			}
 		}
 		p("\tADDQ DX, BX")
@@ -441,13 +468,39 @@ func genI8(s i8spec) {
 // and adds the two products into int32. A product is at most 255*127 in
 // magnitude and a pair 64770, so nothing saturates or rounds: the int32
 // sums (modulo 2^32) are VPDPBUSD's and the portable kernel's, for every
-// input, with no correction term. (VPMADDUBSW on the bytes themselves
-// adds pairs with 16-bit saturation, which 2*255*127 passes; the sign
-// trick that avoids it cost two more instructions a product.)
+// input, with no correction term. Two instructions a vector of products
+// against mulAVX2Bytes's four (and two a row), but twice the bytes of B:
+// the kernel of the 3x3 convolutions, which are compute-bound.
 func mulAVX2(a, prod string, breg, acc func(int) string, nv int) {
 	for v := 0; v < nv; v++ {
 		// Go operand order: the sources, the destination.
 		p("\tVPMADDWD %s, %s, %s", breg(v), a, prod)
+		p("\tVPADDD %s, %s, %s", prod, acc(v), acc(v))
+	}
+}
+
+// mulAVX2Bytes writes one quad step of one row on the bytes themselves
+// (the AVX2 kernel of the dense layers, whose few rows make them
+// memory-bound: their weights stay one byte each). VPMADDUBSW multiplies
+// unsigned by signed bytes and adds adjacent pairs into int16 with signed
+// saturation: with A's bytes a in [0, 255] and B's b in [-127, 127] a pair
+// reaches 2*255*127 = 64770 and would saturate. So the kernel multiplies
+// a' = a - 128 (A xor 0x80, in [-128, 127]) instead: VPSIGNB moves the
+// sign of a' onto b (b is never -128, so -b fits) and VPMADDUBSW
+// multiplies |a'| (VPABSB: at most 128, read unsigned) by it, a pair being
+// at most 2*128*127 = 32512 < 32767: never saturated. VPMADDWD by ones
+// adds the pairs into int32, exactly. The sum of a'*b plus 128 times the
+// sum of b (corr, where the accumulators start) is the sum of a*b, the
+// same int32 (modulo 2^32) as VPDPBUSD's and the portable kernel's.
+func mulAVX2Bytes(a, abs, prod, ones, x80 string, breg, acc func(int) string, nv int) {
+	p("\tVPXOR %s, %s, %s", x80, a, a)
+	p("\tVPABSB %s, %s", a, abs)
+	for v := 0; v < nv; v++ {
+		// Go operand order: the sign source, the value, the destination.
+		p("\tVPSIGNB %s, %s, %s", a, breg(v), prod)
+		// Go operand order: signed, unsigned, destination.
+		p("\tVPMADDUBSW %s, %s, %s", prod, abs, prod)
+		p("\tVPMADDWD %s, %s, %s", ones, prod, prod)
 		p("\tVPADDD %s, %s, %s", prod, acc(v), acc(v))
 	}
 }

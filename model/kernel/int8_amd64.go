@@ -27,6 +27,14 @@ func kernel6x16I8AVXVNNI(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c 
 //go:noescape
 func kernel6x16I8AVX2(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)
 
+// kernel4x16I8AVX2 needs AVX2: VPMADDUBSW on the bytes of A offset by
+// -128 (so that no pair saturates, see mulAVX2Bytes in gen_amd64.go), the
+// sums starting from corr. B's bytes must be in [-127, 127], as PackI8
+// makes them.
+//
+//go:noescape
+func kernel4x16I8AVX2(seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *float32, ldc int, scale *float32, corr *int32, flags int)
+
 // quantU8AVX512 quantizes n float32 (n a positive multiple of 16) to
 // bytes as quantOne does. It needs AVX512F.
 //
@@ -51,6 +59,7 @@ const (
 	idAVX512VNNI = iota + 1
 	idAVXVNNI
 	idI8AVX2
+	idI8AVX2Bytes
 )
 
 // archI8Impls returns the int8 levels this CPU runs, best first.
@@ -65,7 +74,8 @@ func archI8Impls() []*i8Impl {
 	if cpu.X86.HasAVXVNNI {
 		l = append(l, &i8Impl{name: "avxvnni", reason: "the CPU has AVX-VNNI, not AVX512_VNNI", id: idAVXVNNI, mr: 6, nr: 16})
 	}
-	return append(l, &i8Impl{name: "avx2", reason: "the CPU has AVX2, neither AVX512_VNNI nor AVX-VNNI", id: idI8AVX2, mr: 6, nr: 16, wide: true})
+	return append(l, &i8Impl{name: "avx2", reason: "the CPU has AVX2, neither AVX512_VNNI nor AVX-VNNI", id: idI8AVX2, mr: 6, nr: 16, wide: true,
+		dense: &i8Impl{name: "avx2-bytes", reason: "the dense layers of the avx2 level", id: idI8AVX2Bytes, mr: 4, nr: 16}})
 }
 
 // callKernelI8 runs level id's micro-kernel on one tile (a direct call to
@@ -78,6 +88,8 @@ func callKernelI8(id, seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *fl
 		kernel6x16I8AVXVNNI(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
 	case idI8AVX2:
 		kernel6x16I8AVX2(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
+	case idI8AVX2Bytes:
+		kernel4x16I8AVX2(seg, nseg, skip, rows, b, ldb, c, ldc, scale, corr, flags)
 	default:
 		kernelI8Go(seg, nseg, skip, rows, b, ldb, c, ldc, scale, flags)
 	}
@@ -93,7 +105,7 @@ func quantU8Native(id int, dst []uint8, src []float32, inv float32) int {
 	switch id {
 	case idAVX512VNNI:
 		quantU8AVX512(&dst[0], &src[0], n, inv)
-	case idAVXVNNI, idI8AVX2:
+	case idAVXVNNI, idI8AVX2, idI8AVX2Bytes:
 		quantU8AVX2(&dst[0], &src[0], n, inv)
 	default:
 		return 0

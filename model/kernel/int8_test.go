@@ -204,6 +204,15 @@ func TestConv3x3I8(t *testing.T) {
 					t.Errorf("residual %v: go kernel off the reference by %g (relative)", withRes, e)
 				}
 				sameI8(t, fmt.Sprintf("residual %v", withRes), goOut, native)
+				// A matrix packed by PackI8 (no 16-bit copy) runs on
+				// the level's byte kernel, to the same results.
+				plain := PackI8(padConvWeights("test", wt, sh.cin, quadUp(sh.cin), sh.cout), 9*quadUp(sh.cin), sh.cout, inScale)
+				_, native = runI8(func() []float32 {
+					dst := make([]float32, len(want))
+					Conv3x3I8(dst, src, sh.batch, h, w, sh.cin, sh.cout, plain, bias, r, true, nil)
+					return dst
+				})
+				sameI8(t, fmt.Sprintf("residual %v, PackI8", withRes), goOut, native)
 				// And close to float32: the quantization error is small.
 				fp := make([]float32, len(want))
 				Conv3x3(fp, src, sh.batch, h, w, sh.cin, sh.cout, wt, bias, r, true, nil)
@@ -299,14 +308,27 @@ func TestKernelI8NativeMatchesGo(t *testing.T) {
 	})
 }
 
-// forEachNativeI8 runs f as a subtest for every assembly level this CPU
-// runs.
+// forEachNativeI8 runs f as a subtest for every assembly kernel this CPU
+// runs (i8Kernels but go).
 func forEachNativeI8(t *testing.T, f func(t *testing.T, im *i8Impl)) {
-	for _, im := range i8Impls {
+	for _, im := range i8Kernels() {
 		if im != i8Go {
 			t.Run(im.name, func(t *testing.T) { f(t, im) })
 		}
 	}
+}
+
+// i8Kernels lists the micro-kernels of the levels this CPU runs: each
+// level's, and its dense layers' where that is another.
+func i8Kernels() []*i8Impl {
+	var l []*i8Impl
+	for _, im := range i8Impls {
+		l = append(l, im)
+		if im.dense != nil {
+			l = append(l, im.dense)
+		}
+	}
+	return l
 }
 
 // The worst cases for 16-bit intermediate sums: every byte of A at 255 or
