@@ -281,10 +281,10 @@ func TestPackI8PerColumn(t *testing.T) {
 // Every assembly micro-kernel against the portable one on random tiles,
 // straight: segments of every length mod 4 (the four-quad loop and the
 // single-quad tail), several segments with gaps between them, bytes at the
-// ends of their ranges (0 and 255 in A, -127 and 127 in B: the SDOT
-// kernel's offset of 128 must come back exactly, the AVX2 kernel's 16-bit
-// operands must be widened with the right sign), every flag, bit for bit,
-// and nothing written outside the tile.
+// ends of their ranges (0 and 255 in A, -127 and 127 in B: the offset of
+// 128 of the SDOT and AVX2 byte kernels must come back exactly, the AVX2
+// 16-bit operands must be widened with the right sign), every flag, bit
+// for bit, and nothing written outside the tile.
 func TestKernelI8NativeMatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	forEachNativeI8(t, func(t *testing.T, im *i8Impl) {
@@ -332,10 +332,10 @@ func i8Kernels() []*i8Impl {
 }
 
 // The worst cases for 16-bit intermediate sums: every byte of A at 255 or
-// at 0 (the SDOT kernel reads it as -128) against every weight at 127 or
-// at -127, and alternating signs, over deep sums (VPMADDUBSW on the raw
-// bytes would saturate a pair at 2*255*127; the AVX2 kernel's VPMADDWD
-// must not, nor wrap its int32 pairs).
+// at 0 (the SDOT and AVX2 byte kernels read it as -128) against every
+// weight at 127 or at -127, and alternating signs, over deep sums
+// (VPMADDUBSW on the raw bytes would saturate a pair at 2*255*127; the
+// AVX2 16-bit kernel's VPMADDWD must not, nor wrap its int32 pairs).
 func TestKernelI8Saturation(t *testing.T) {
 	rng := rand.New(rand.NewSource(4))
 	forEachNativeI8(t, func(t *testing.T, im *i8Impl) {
