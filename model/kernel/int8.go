@@ -257,13 +257,13 @@ func quantU16(dst []uint16, src []float32, inv float32) {
 	}
 }
 
-// u16Scratch returns scratch as uint16 values, or nil where its start is
-// not 2-byte aligned (a new buffer is made then).
+// u16Scratch returns the bytes of scratch as uint16 values, or nil where
+// its start is not 2-byte aligned (a new buffer is made then).
 func u16Scratch(scratch []uint8) []uint16 {
-	if cap(scratch) < 2 || uintptr(unsafe.Pointer(unsafe.SliceData(scratch)))%2 != 0 {
+	if len(scratch) < 2 || uintptr(unsafe.Pointer(unsafe.SliceData(scratch)))%2 != 0 {
 		return nil
 	}
-	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(scratch))), cap(scratch)/2)
+	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(scratch))), len(scratch)/2)
 }
 
 // u16Bytes returns the bytes of s, the operand A of a wide kernel.

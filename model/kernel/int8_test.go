@@ -448,3 +448,43 @@ func widenedB(bm []int8, kq, ldb int) []int8 {
 	}
 	return unsafe.Slice((*int8)(unsafe.Pointer(&b16[0])), 2*len(b16))
 }
+
+// Conv3x3I8 gives the same results with no scratch, with one of the size
+// Conv3x3I8Scratch gives, with one that starts at an odd address (the
+// 16-bit kernel's operands then go to a new buffer) and with one too
+// short, at every level, and writes nothing past the scratch's length.
+func TestConv3x3I8Scratch(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	const batch, h, w, cin, cout = 2, 8, 4, 12, 16
+	src := randI8Slice(rng, batch*h*w*cin, 1, true)
+	m := PackConv3x3I8(randI8Slice(rng, 9*cin*cout, 0.1, false), cin, cout, slices.Max(src)/255)
+	need := Conv3x3I8Scratch(batch, h, w, cin)
+	for _, im := range i8Impls {
+		var want []float32
+		for _, sc := range []struct {
+			name     string
+			off, len int
+		}{{"nil", 0, -1}, {"exact", 0, need}, {"odd", 1, need}, {"short", 0, need / 3}} {
+			buf := make([]uint8, need+8)
+			for i := range buf {
+				buf[i] = 0xa5
+			}
+			var scratch []uint8
+			if sc.len >= 0 {
+				scratch = buf[sc.off : sc.off+sc.len]
+			}
+			dst := make([]float32, batch*h*w*cout)
+			withI8(im, func() { Conv3x3I8(dst, src, batch, h, w, cin, cout, m, nil, nil, true, scratch) })
+			if want == nil {
+				want = dst
+			} else if !slices.Equal(dst, want) {
+				t.Errorf("level %s, scratch %s: results differ from no scratch", im.name, sc.name)
+			}
+			for i := max(sc.off+sc.len, 0); i < len(buf); i++ {
+				if buf[i] != 0xa5 && sc.len >= 0 {
+					t.Fatalf("level %s, scratch %s: byte %d past the scratch written", im.name, sc.name, i)
+				}
+			}
+		}
+	}
+}
