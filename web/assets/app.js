@@ -57,6 +57,7 @@ function chart(box, series, opt) {
   if (opt.hline) ys.push(opt.hline.y);
   let x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
   if (x0 === x1) { x0 -= 1; x1 += 1; }
+  const xpad = (x1 - x0) * 0.03; x0 -= xpad; x1 += xpad;
   if (y0 === y1) { y0 -= 1; y1 += 1; }
   const pad = (y1 - y0) * 0.05; y0 -= pad; y1 += pad;
   const X = (x) => L + (x - x0) / (x1 - x0) * (W - L - R), Y = (y) => T + (y1 - y) / (y1 - y0) * (H - T - B);
