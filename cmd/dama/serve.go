@@ -105,4 +105,3 @@ func startWeb(ctx context.Context, f *webFlags, dir string) (wait func() error, 
 		return err
 	}, nil
 }
-
