@@ -234,6 +234,7 @@ type positionView struct {
 	Side   string     `json:"side"`
 	Moves  []string   `json:"moves"` // the game's moves in full notation
 	Legal  []moveView `json:"legal"`
+	Last   *moveView  `json:"last,omitempty"` // the last move played
 	Over   bool       `json:"over"`
 	Result string     `json:"result,omitempty"`
 	Reason string     `json:"reason,omitempty"`
@@ -254,6 +255,10 @@ func viewGame(g *rules.Game) positionView {
 	v := positionView{FEN: p.FEN(), Board: boardString(p), Side: p.Side().String(), Moves: []string{}, Legal: []moveView{}}
 	for _, m := range g.Moves() {
 		v.Moves = append(v.Moves, m.String())
+	}
+	if ms := g.Moves(); len(ms) > 0 {
+		last := viewMove(ms[len(ms)-1])
+		v.Last = &last
 	}
 	if o := g.Outcome(); o.Over() {
 		v.Over, v.Result, v.Reason = true, o.Result.String(), o.Reason.String()

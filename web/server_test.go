@@ -371,6 +371,9 @@ func TestPosition(t *testing.T) {
 	for _, m := range v.Legal {
 		got = append(got, m.Move)
 	}
+	if v.Last == nil || v.Last.Move != "10-14" || !slices.Equal(v.Last.Path, []int{10, 14}) {
+		t.Errorf("last move %+v, want 10-14", v.Last)
+	}
 	if v.FEN != g.Position().FEN() || !slices.Equal(got, want) || v.Side != "white" {
 		t.Errorf("position %s legal %v, want %s %v", v.FEN, got, g.Position().FEN(), want)
 	}

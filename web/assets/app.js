@@ -51,7 +51,7 @@ function chart(box, series, opt) {
   box.replaceChildren();
   const all = series.flatMap((s) => s.pts);
   if (all.length === 0) { box.append(el('div', {class: 'empty'}, opt.empty || 'nothing yet')); return; }
-  const W = 600, H = 260, L = 55, R = 12, T = 12, B = 36;
+  const W = 600, H = 270, L = 55, R = 12, T = 24, B = 36;
   const xs = all.map((p) => p[0]);
   const ys = all.flatMap((p) => [p[1], p[2], p[3]]).filter((v) => v !== null && v !== undefined && isFinite(v));
   if (opt.hline) ys.push(opt.hline.y);
@@ -76,7 +76,7 @@ function chart(box, series, opt) {
     s.append(sv('line', {x1: L, x2: W - R, y1: Y(opt.hline.y), y2: Y(opt.hline.y), stroke: '#e67e22', 'stroke-dasharray': '5 4', class: 'hline'}));
     s.append(sv('text', {x: W - R - 4, y: Y(opt.hline.y) - 4, 'text-anchor': 'end', 'font-size': 11, fill: '#e67e22'}, opt.hline.label));
   }
-  let lx = L + 8;
+  let lx = L;
   for (const ser of series) {
     if (ser.line !== false && ser.pts.length > 1) {
       s.append(sv('polyline', {points: ser.pts.map((p) => `${X(p[0])},${Y(p[1])}`).join(' '), fill: 'none', stroke: ser.color, 'stroke-width': 1.6, class: 'series'}));
@@ -85,8 +85,8 @@ function chart(box, series, opt) {
       if (p[2] !== undefined && p[2] !== null && isFinite(p[2])) s.append(sv('line', {x1: X(p[0]), x2: X(p[0]), y1: Y(p[2]), y2: Y(p[3]), stroke: ser.color, opacity: 0.5}));
       if (ser.dots) s.append(sv('circle', {cx: X(p[0]), cy: Y(p[1]), r: 3.5, fill: p[4] === false ? '#fff' : ser.color, stroke: ser.color, class: 'dot'}));
     }
-    s.append(sv('rect', {x: lx, y: T + 6, width: 10, height: 10, fill: ser.color}));
-    s.append(sv('text', {x: lx + 14, y: T + 15, 'font-size': 11}, ser.name));
+    s.append(sv('rect', {x: lx, y: 5, width: 10, height: 10, fill: ser.color}));
+    s.append(sv('text', {x: lx + 14, y: 14, 'font-size': 11}, ser.name));
     lx += 24 + 7 * ser.name.length;
   }
   box.append(s);
@@ -314,7 +314,7 @@ async function setGame(start, moves) {
 
 function drawPlay(marks) {
   const p = play.pos, me = form().side;
-  const m = marks || {};
+  const m = marks || (p.last ? pathMarks(p.last.path, []) : {});
   if (play.sel) { m[play.sel] = '#c79a2c'; for (const l of p.legal) if (l.path[0] === play.sel) m[l.path[l.path.length - 1]] = '#5b7f3a'; }
   drawBoard($('#play-board'), p.board, {flip: me === 'black', marks: m, onclick: clickSquare});
   $('#p-legal').replaceChildren(...p.legal.map((l) => el('button', {'data-move': l.move, onclick: () => humanMove(l.move)}, l.move)));
