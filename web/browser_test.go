@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -90,6 +92,10 @@ func TestBrowser(t *testing.T) {
 				msg += " " + d.Exception.Description
 			}
 			jsErrors = append(jsErrors, fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber, msg))
+		case *cdplog.EventEntryAdded: // refused loads, CSP violations
+			if e := ev.Entry; e.Level == cdplog.EntryLevelError {
+				jsErrors = append(jsErrors, fmt.Sprintf("%s: %s (%s)", e.Source, e.Text, e.URL))
+			}
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
 				var parts []string
@@ -100,6 +106,9 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
 	shots := os.Getenv(shotsEnv)

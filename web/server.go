@@ -132,7 +132,7 @@ const tokenCookie = "dama_token"
 // serves the request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:")
 	if s.opt.Token == "" {
 		if !loopbackHost(r.Host) {
 			httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a loopback name: this server has no token and serves only localhost", r.Host))

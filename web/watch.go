@@ -197,9 +197,8 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	s.watch.subscribe()
+	s.watch.subscribe() // wakes the watcher, whose first read reaches this stream
 	defer s.watch.unsubscribe()
-	s.watch.refresh()
 	seen := map[string]int{}
 	keep := time.NewTicker(15 * time.Second)
 	defer keep.Stop()
