@@ -160,11 +160,11 @@ func TestBrowser(t *testing.T) {
 	do("open the run page", chromedp.Navigate(ts.URL+"/#run"))
 	wait("the generations table", `document.querySelectorAll('#generations tbody tr').length === 4`)
 	wait("the live stream", `document.querySelector('#live').textContent === 'live'`)
-	wait("every section", `document.querySelectorAll('#chart-times rect.bar').length > 0 && document.querySelectorAll('#summary .card').length > 0 && document.querySelector('#chart-losses svg') !== null && document.querySelector('#chart-ladder svg') !== null`)
+	wait("every section", `document.querySelectorAll('#chart-times rect.bar').length > 0 && document.querySelectorAll('#workers tbody tr').length > 0 && document.querySelectorAll('#summary .card').length > 0 && document.querySelector('#chart-losses svg') !== null && document.querySelector('#chart-ladder svg') !== null`)
 	for sel, want := range map[string]int{
 		"#chart-losses polyline.series": 2, "#chart-arena circle.dot": 4, "#chart-arena line.hline": 1,
 		"#chart-elo circle.dot": 4, "#chart-ladder circle.dot": 2, "#chart-times rect.bar": 16,
-		"#changes tr": 2, "#chunks .error": 1, "#summary .card": 8,
+		"#changes tr": 2, "#chunks .error": 1, "#summary .card": 8, "#workers tbody tr": 2,
 	} {
 		if n := count(sel); n != want {
 			t.Errorf("%s: %d elements, want %d", sel, n, want)

@@ -120,25 +120,7 @@ func (x *gameIndex) list(gens map[string]int) ([]gameSummary, []string, error) {
 	var out []gameSummary
 	problems := []string{}
 	for c := range n {
-		x.mu.Lock()
-		e := x.chunks[c]
-		read := e.read
-		x.mu.Unlock()
-		if !read {
-			d, err := x.decode(c)
-			x.mu.Lock()
-			if !e.read {
-				e.read = true
-				if err != nil {
-					e.err = oneLine(err)
-				} else {
-					for i, g := range d.games {
-						e.games = append(e.games, summarize(c, i, e.name, d.h.Model, g))
-					}
-				}
-			}
-			x.mu.Unlock()
-		}
+		e := x.read(c)
 		x.mu.Lock()
 		msg, games := e.err, e.games
 		x.mu.Unlock()
@@ -152,6 +134,31 @@ func (x *gameIndex) list(gens map[string]int) ([]gameSummary, []string, error) {
 		}
 	}
 	return out, problems, nil
+}
+
+// read summarises chunk c's games the first time it is asked.
+func (x *gameIndex) read(c int) *chunkEntry {
+	x.mu.Lock()
+	e := x.chunks[c]
+	done := e.read
+	x.mu.Unlock()
+	if done {
+		return e
+	}
+	d, err := x.decode(c)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !e.read {
+		e.read = true
+		if err != nil {
+			e.err = oneLine(err)
+		} else {
+			for i, g := range d.games {
+				e.games = append(e.games, summarize(c, i, e.name, d.h.Model, g))
+			}
+		}
+	}
+	return e
 }
 
 func summarize(c, i int, name, model string, g *selfplay.Game) gameSummary {

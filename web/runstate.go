@@ -12,9 +12,9 @@ import (
 	"dama/runfolder"
 )
 
-// readSections reads the run folder (through report.Load) into the JSON
-// sections of the run page.
-func readSections(run *runfolder.Run) (map[string][]byte, error) {
+// readSections reads the run folder (through report.Load, and idx for
+// the chunks) into the JSON sections of the run page.
+func readSections(run *runfolder.Run, idx *gameIndex) (map[string][]byte, error) {
 	rep, err := report.Load(run)
 	if err != nil {
 		return nil, err
@@ -24,6 +24,10 @@ func readSections(run *runfolder.Run) (map[string][]byte, error) {
 		return nil, err
 	}
 	quar, err := quarantineList(run)
+	if err != nil {
+		return nil, err
+	}
+	workers, err := workersOf(run, idx)
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +41,7 @@ func readSections(run *runfolder.Run) (map[string][]byte, error) {
 		"times":       timesOf(rep),
 		"config":      configView{Text: string(cfgText), Changes: rep.Changes},
 		"chunks":      chunksView{Waiting: rep.Waiting, Quarantined: rep.Quarantined, List: quar},
+		"workers":     workers,
 	}
 	out := map[string][]byte{}
 	for _, name := range sectionNames {

@@ -95,8 +95,8 @@ func New(opt Options) (*Server, error) {
 		opt: opt, mux: http.NewServeMux(), ctx: ctx, cancel: cancel,
 		busy: map[string]bool{}, sem: make(chan struct{}, opt.Searches),
 	}
-	s.watch = newWatcher(ctx, opt.Run, opt.Poll)
 	s.games = newGameIndex(opt.Run)
+	s.watch = newWatcher(ctx, opt.Run, s.games, opt.Poll)
 	s.eng = newEnginePool(opt.Run)
 	static, err := fs.Sub(assets, "assets")
 	if err != nil {

@@ -94,7 +94,8 @@ type runJSON struct {
 		Text    string                   `json:"text"`
 		Changes []runfolder.ConfigChange `json:"changes"`
 	} `json:"config"`
-	Chunks chunksView `json:"chunks"`
+	Chunks  chunksView   `json:"chunks"`
+	Workers []workerView `json:"workers"`
 }
 
 func TestRunSections(t *testing.T) {
@@ -125,6 +126,9 @@ func TestRunSections(t *testing.T) {
 	}
 	if !strings.Contains(r.Config.Text, "name: quick") || len(r.Config.Changes) != 1 || r.Config.Changes[0].Changes[0].Key != "selfplay.visits" {
 		t.Errorf("config %+v", r.Config)
+	}
+	if len(r.Workers) != 2 || r.Workers[0].Name != "main" || r.Workers[1].Name != "w2" {
+		t.Errorf("workers %+v", r.Workers)
 	}
 	if r.Chunks.Waiting != 1 || r.Chunks.Quarantined != 1 || len(r.Chunks.List) != 1 || r.Chunks.List[0].Why != "model digest unknown to the run" {
 		t.Errorf("chunks %+v", r.Chunks)
@@ -216,6 +220,20 @@ func TestEventsSendChanges(t *testing.T) {
 			if !strings.Contains(ev.data, `"gen":5`) {
 				t.Errorf("arena event without generation 5: %s", ev.data)
 			}
+		}
+	}
+	// Training steps alone (every poll while a generation trains) reach
+	// the page too, every metricsEvery polls.
+	if err := s.opt.Run.AppendJSONL(runfolder.MetricsFile, runfolder.MetricRecord{Gen: 6, Step: 999, PolicyLoss: 0.25, ValueLoss: 0.125}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev, ok := <-events
+		if !ok {
+			t.Fatal("stream ended before the new step's losses")
+		}
+		if ev.name == "losses" && strings.Contains(ev.data, "[999,0.25,0.125,0]") {
+			break
 		}
 	}
 }
@@ -656,4 +674,30 @@ func TestServeStops(t *testing.T) {
 	if sctx.Err() != nil {
 		t.Error("the stream outlived Serve")
 	}
+}
+
+// BenchmarkReadSections measures what the watcher does when the run
+// changed: read the run folder whole (here a run of 10000 training steps,
+// as a long run's metrics.jsonl) into the page's sections. The watcher
+// does it at most every Poll, and waits 20 times a read's time, so its
+// share of a core is read time / max(Poll, 20 x read time).
+func BenchmarkReadSections(b *testing.B) {
+	run := testRun(b)
+	steps := make([]any, 10000)
+	for i := range steps {
+		steps[i] = runfolder.MetricRecord{Gen: 5, Step: int64(100 + i), Samples: int64(800 + 8*i), PolicyLoss: 1.5, ValueLoss: 0.5, Total: 2, Time: time.Now()}
+	}
+	if err := run.AppendJSONL(runfolder.MetricsFile, steps...); err != nil {
+		b.Fatal(err)
+	}
+	idx := newGameIndex(run)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := readSections(run, idx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	perRead := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(1/perRead, "reads/s")
+	b.ReportMetric(100*perRead/max(2, 20*perRead), "%core@2s")
 }

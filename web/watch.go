@@ -21,6 +21,7 @@ import (
 // One watcher serves every event stream.
 type watcher struct {
 	run  *runfolder.Run
+	idx  *gameIndex
 	poll time.Duration
 
 	mu       sync.Mutex
@@ -30,12 +31,14 @@ type watcher struct {
 	sections map[string][]byte // section name to its JSON
 	versions map[string]int
 	print    string // the fingerprint the sections were read at
+	metrics  string // and that of the metrics
+	skipped  int    // polls that saw a change of the metrics alone since
 	err      string // the last reading error, "" if none
 }
 
-func newWatcher(ctx context.Context, run *runfolder.Run, poll time.Duration) *watcher {
+func newWatcher(ctx context.Context, run *runfolder.Run, idx *gameIndex, poll time.Duration) *watcher {
 	w := &watcher{
-		run: run, poll: poll, wake: make(chan struct{}), changed: make(chan struct{}),
+		run: run, idx: idx, poll: poll, wake: make(chan struct{}), changed: make(chan struct{}),
 		sections: map[string][]byte{}, versions: map[string]int{},
 	}
 	go w.loop(ctx)
@@ -66,37 +69,51 @@ func (w *watcher) loop(ctx context.Context) {
 }
 
 // fingerprint stats what the run page shows: a change of any size or
-// modification time (or a file's appearance) changes it.
-func (w *watcher) fingerprint() string {
-	var b strings.Builder
-	for _, name := range []string{
-		runfolder.ConfigFile, runfolder.ChangesFile, runfolder.BestFile, runfolder.MetricsFile,
-		runfolder.ArenaFile, runfolder.LadderFile, runfolder.GenerationsDir, runfolder.GamesDir,
-		runfolder.QuarantineDir,
-	} {
+// modification time (or a file's appearance) changes it. The metrics,
+// which change at every training step, have their own part.
+func (w *watcher) fingerprint() (other, metrics string) {
+	stat := func(b *strings.Builder, name string) {
 		st, err := os.Stat(w.run.Path(name))
 		if err != nil {
-			fmt.Fprintf(&b, "%s:-;", name)
-			continue
+			fmt.Fprintf(b, "%s:-;", name)
+			return
 		}
-		fmt.Fprintf(&b, "%s:%d:%d;", name, st.Size(), st.ModTime().UnixNano())
+		fmt.Fprintf(b, "%s:%d:%d;", name, st.Size(), st.ModTime().UnixNano())
 	}
-	return b.String()
+	var b, m strings.Builder
+	for _, name := range []string{
+		runfolder.ConfigFile, runfolder.ChangesFile, runfolder.BestFile, runfolder.ArenaFile,
+		runfolder.LadderFile, runfolder.GenerationsDir, runfolder.GamesDir, runfolder.QuarantineDir,
+	} {
+		stat(&b, name)
+	}
+	stat(&m, runfolder.MetricsFile)
+	return b.String(), m.String()
 }
 
-// refresh reads the run again if its fingerprint changed.
+// metricsEvery is how many polls a change of the metrics alone waits: the
+// losses are the costliest part to read (every line of metrics.jsonl) and
+// change at every step while a generation trains.
+const metricsEvery = 5
+
+// refresh reads the run again if its fingerprint changed (for a change of
+// the metrics alone, once every metricsEvery polls).
 func (w *watcher) refresh() {
-	fp := w.fingerprint()
+	other, metrics := w.fingerprint()
 	w.mu.Lock()
-	same := fp == w.print && len(w.sections) > 0
+	read := len(w.sections) == 0 || other != w.print
+	if !read && metrics != w.metrics {
+		w.skipped++
+		read = w.skipped >= metricsEvery
+	}
 	w.mu.Unlock()
-	if same {
+	if !read {
 		return
 	}
-	secs, err := readSections(w.run)
+	secs, err := readSections(w.run, w.idx)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.print = fp
+	w.print, w.metrics, w.skipped = other, metrics, 0
 	bump := false
 	if msg := errText(err); msg != w.err {
 		w.err, bump = msg, true
@@ -165,7 +182,7 @@ func (w *watcher) unsubscribe() {
 
 // handleRun serves every section at once (read now, not by the watcher).
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
-	secs, err := readSections(s.opt.Run)
+	secs, err := readSections(s.opt.Run, s.games)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, oneLine(err))
 		return
@@ -226,7 +243,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // sectionNames are the events of the stream, in the order the page uses.
-var sectionNames = []string{"summary", "generations", "losses", "arena", "ladder", "times", "config", "chunks"}
+var sectionNames = []string{"summary", "generations", "losses", "arena", "ladder", "times", "config", "chunks", "workers"}
 
 // quarantineList lists the quarantined chunks with the first line of why
 // each was refused (at most maxQuarantineShown, newest names last).

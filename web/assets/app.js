@@ -180,6 +180,11 @@ const render = {
     $('#chunks').replaceChildren(`${c.waiting} waiting for a generation, ${c.quarantined} quarantined.`,
       ...(c.list || []).map((q) => el('div', {class: 'error'}, `${q.name}: ${q.why}`)));
   },
+  workers(ws) {
+    $('#workers tbody').replaceChildren(...ws.map((w) => el('tr', {},
+      el('td', {class: 'l'}, w.name), el('td', {}, String(w.chunks)), el('td', {}, w.games + (w.pending ? ` (+${w.pending} chunks)` : '')),
+      el('td', {}, fmt(w.games_per_hour, 0)), el('td', {class: 'l'}, w.last), el('td', {}, new Date(w.last_time).toLocaleTimeString()))));
+  },
   error(msg) {
     $('#error').textContent = msg ? `Reading the run folder: ${msg}` : '';
     $('#error').classList.toggle('hidden', !msg);
