@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +99,51 @@ func TestStartWeb(t *testing.T) {
 		if err := wait(); err != nil {
 			t.Errorf("%s: %v", c.addr, err)
 		}
+	}
+}
+
+// dama train --http serves the run page while it trains, and stops
+// serving when it is done.
+func TestTrainServesWeb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a training process")
+	}
+	dir := t.TempDir()
+	cmd := damaCmd(append([]string{"train", "--run", dir, "--http", "127.0.0.1:0"}, append(slices.Clip(fastRun), "--set", "run.generations=1")...)...)
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(pipe)
+	var base string
+	var out strings.Builder
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		if _, u, ok := strings.Cut(sc.Text(), "web view of "+dir+": "); ok && base == "" {
+			base = u
+			resp, err := http.Get(base + "api/run")
+			if err != nil {
+				t.Fatalf("the trainer's web view: %v", err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || !strings.Contains(string(b), `"summary"`) {
+				t.Errorf("GET api/run while training: %d %s", resp.StatusCode, b)
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("dama train --http: %v\n%s%s", err, out.String(), errb.String())
+	}
+	if base == "" {
+		t.Fatalf("no web view address printed:\n%s", out.String())
+	}
+	if _, err := http.Get(base + "api/run"); err == nil {
+		t.Error("the web view still serves after the trainer ended")
 	}
 }
