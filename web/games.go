@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"dama/rules"
 	"dama/runfolder"
@@ -60,19 +62,37 @@ func newGameIndex(run *runfolder.Run) *gameIndex {
 	return &gameIndex{run: run, byName: map[string]int{}}
 }
 
-// scan numbers the chunk files not seen before.
+// scan numbers the chunk files not seen before, oldest first (by
+// modification time, then name), so that numbers follow the run.
 func (x *gameIndex) scan() error {
 	files, err := selfplay.Chunks(x.run.Path(runfolder.GamesDir))
 	if err != nil {
 		return err
 	}
+	type found struct {
+		name string
+		mod  time.Time
+	}
+	var fresh []found
+	x.mu.Lock()
+	for _, f := range files {
+		if _, ok := x.byName[filepath.Base(f)]; !ok {
+			fresh = append(fresh, found{name: filepath.Base(f)})
+		}
+	}
+	x.mu.Unlock()
+	for i := range fresh {
+		if st, err := os.Stat(x.run.Path(runfolder.GamesDir, fresh[i].name)); err == nil {
+			fresh[i].mod = st.ModTime()
+		}
+	}
+	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].mod.Before(fresh[j].mod) })
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	for _, f := range files {
-		name := filepath.Base(f)
-		if _, ok := x.byName[name]; !ok {
-			x.byName[name] = len(x.chunks)
-			x.chunks = append(x.chunks, &chunkEntry{name: name})
+	for _, f := range fresh {
+		if _, ok := x.byName[f.name]; !ok {
+			x.byName[f.name] = len(x.chunks)
+			x.chunks = append(x.chunks, &chunkEntry{name: f.name})
 		}
 	}
 	return nil
@@ -108,19 +128,38 @@ func (x *gameIndex) decode(c int) (*decoded, error) {
 	return d, nil
 }
 
-// list returns the summaries of every game, reading the chunks not yet
-// read; gens maps chunk names to the generation that consumed them.
-func (x *gameIndex) list(gens map[string]int) ([]gameSummary, []string, error) {
+// maxReadPerList bounds the chunks one listing reads for the first time,
+// so that the first listing of a long run is spread over requests instead
+// of taking a core for minutes.
+const maxReadPerList = 40
+
+// list returns the summaries of the games, newest chunk first (the games
+// of a chunk in order), from the chunks read before and at most
+// maxReadPerList more; complete says that every chunk is in. gens maps
+// chunk names to the generation that trains on them.
+func (x *gameIndex) list(gens map[string]int) (out []gameSummary, problems []string, complete bool, err error) {
 	if err := x.scan(); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	x.mu.Lock()
 	n := len(x.chunks)
 	x.mu.Unlock()
-	var out []gameSummary
-	problems := []string{}
-	for c := range n {
-		e := x.read(c)
+	problems = []string{}
+	complete = true
+	reads := 0
+	for c := n - 1; c >= 0; c-- {
+		x.mu.Lock()
+		e := x.chunks[c]
+		read := e.read
+		x.mu.Unlock()
+		if !read {
+			if reads == maxReadPerList {
+				complete = false
+				continue
+			}
+			reads++
+		}
+		x.read(c)
 		x.mu.Lock()
 		msg, games := e.err, e.games
 		x.mu.Unlock()
@@ -133,7 +172,7 @@ func (x *gameIndex) list(gens map[string]int) ([]gameSummary, []string, error) {
 			out = append(out, s)
 		}
 	}
-	return out, problems, nil
+	return out, problems, complete, nil
 }
 
 // read summarises chunk c's games the first time it is asked.
@@ -227,8 +266,10 @@ func chunkGens(run *runfolder.Run) (map[string]int, error) {
 // maxListed bounds the games one listing returns.
 const maxListed = 500
 
-// handleGames lists games: ?gen=N (0: waiting), ?result=white|black|draw,
-// ?min=PLIES, ?max=PLIES, ?offset=N, ?limit=N (at most maxListed).
+// handleGames lists games, newest first: ?gen=N (0: waiting),
+// ?result=white|black|draw, ?min=PLIES, ?max=PLIES, ?offset=N, ?limit=N
+// (at most maxListed). The counts are of the chunks read so far
+// (complete: all of them; see maxReadPerList).
 func (s *Server) handleGames(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	intParam := func(name string, def, lo, hi int) (int, bool) {
@@ -275,15 +316,17 @@ func (s *Server) handleGames(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError, oneLine(err))
 		return
 	}
-	all, problems, err := s.games.list(gens)
+	all, problems, complete, err := s.games.list(gens)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, oneLine(err))
 		return
 	}
 	var match []gameSummary
-	genSet := map[int]bool{}
+	genSet := map[int]bool{0: true}
+	for _, g := range gens {
+		genSet[g] = true
+	}
 	for _, g := range all {
-		genSet[g.Gen] = true
 		if (gen >= 0 && g.Gen != gen) || (result != "" && g.Winner != result) || g.Plies < minP || g.Plies > maxP {
 			continue
 		}
@@ -298,7 +341,7 @@ func (s *Server) handleGames(w http.ResponseWriter, r *http.Request) {
 	if offset < len(match) {
 		page = match[offset:min(len(match), offset+limit)]
 	}
-	writeJSON(w, map[string]any{"total": len(all), "matched": len(match), "games": page, "gens": gensSeen, "problems": problems})
+	writeJSON(w, map[string]any{"total": len(all), "matched": len(match), "complete": complete, "games": page, "gens": gensSeen, "problems": problems})
 }
 
 // plyView is one ply of a replay: the move played, the position after it,

@@ -255,6 +255,7 @@ func TestEventsEndOnClose(t *testing.T) {
 
 type gamesJSON struct {
 	Total, Matched int
+	Complete       bool
 	Games          []gameSummary
 	Gens           []int
 	Problems       []string
@@ -700,4 +701,37 @@ func BenchmarkReadSections(b *testing.B) {
 	perRead := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(1/perRead, "reads/s")
 	b.ReportMetric(100*perRead/max(2, 20*perRead), "%core@2s")
+}
+
+// A listing reads at most maxReadPerList new chunks, newest first; the
+// next listing goes on with the older ones.
+func TestGamesListReadsInSteps(t *testing.T) {
+	s, ts := newTestServer(t, Options{})
+	_, waiting, err := selfplay.ReadFile("../selfplay/testdata/games-v3.dgames")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Now().Add(-time.Hour)
+	for i := range maxReadPerList {
+		name := s.opt.Run.Path(runfolder.GamesDir, fmt.Sprintf("chunk-many-%06d.dgames", i))
+		copyFile(t, "../selfplay/testdata/games-v3.dgames", name)
+		at := base.Add(time.Duration(i) * time.Second)
+		if err := os.Chtimes(name, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var first gamesJSON
+	get(t, ts, "/api/games?limit=1", 200, &first)
+	// The sample's own two chunks are newer than the 40 copies.
+	if first.Complete || first.Total == 0 {
+		t.Errorf("first listing of %d chunks complete", maxReadPerList+2)
+	}
+	if len(first.Games) != 1 || first.Games[0].Chunk == "chunk-many-000000.dgames" {
+		t.Errorf("first listing starts with %+v, want the newest chunk", first.Games)
+	}
+	var second gamesJSON
+	get(t, ts, "/api/games", 200, &second)
+	if !second.Complete || second.Total != (maxReadPerList+1)*len(waiting)+4 {
+		t.Errorf("second listing: complete %v, %d games, want all %d", second.Complete, second.Total, (maxReadPerList+1)*len(waiting)+4)
+	}
 }

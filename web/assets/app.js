@@ -248,7 +248,8 @@ async function listGames() {
   for (const [k, v] of f) if (v !== '' && !(k === 'gen' && v === '-1')) q.set(k, v);
   q.set('limit', '500');
   const r = await api('api/games?' + q);
-  $('#games-count').textContent = `${r.matched} of ${r.total} games` + (r.problems.length ? `; unreadable: ${r.problems.join('; ')}` : '');
+  $('#games-count').textContent = `${r.matched} of ${r.total} games, newest first` + (r.complete ? '' : ' (older chunks are still being read: List again)') +
+    (r.problems.length ? `; unreadable: ${r.problems.join('; ')}` : '');
   const sel = $('#game-filter select[name=gen]'), cur = sel.value;
   sel.replaceChildren(el('option', {value: '-1'}, 'all'), ...r.gens.map((g) => el('option', {value: String(g)}, g === 0 ? 'waiting' : String(g))));
   sel.value = cur;
