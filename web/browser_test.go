@@ -189,6 +189,9 @@ func TestBrowser(t *testing.T) {
 	}
 	do("open the games", chromedp.Navigate(ts.URL+"/#games"))
 	wait("the games list", `document.querySelectorAll('#games tbody tr').length > 0`)
+	if got := text("#games-count"); !strings.HasPrefix(got, "1-7 of 7 (of 7) games") {
+		t.Errorf("games count %q", got)
+	}
 	do("open game 0-0", chromedp.Click(chromedp.CSS(`#games tbody tr[data-id="0-0"]`)))
 	wait("the replay board", `document.querySelectorAll('#replay-board circle.piece').length === 24`)
 	do("to the end", chromedp.Click(chromedp.CSS(`#r-last`)))

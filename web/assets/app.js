@@ -242,14 +242,21 @@ function pathMarks(path, captured) {
 
 const replay = {game: null, ply: 0};
 
+const pageSize = 200;
+let gamesOffset = 0;
+
 async function listGames() {
   const f = new FormData($('#game-filter'));
   const q = new URLSearchParams();
   for (const [k, v] of f) if (v !== '' && !(k === 'gen' && v === '-1')) q.set(k, v);
-  q.set('limit', '500');
+  q.set('limit', String(pageSize));
+  q.set('offset', String(gamesOffset));
   const r = await api('api/games?' + q);
-  $('#games-count').textContent = `${r.matched} of ${r.total} games, newest first` + (r.complete ? '' : ' (older chunks are still being read: List again)') +
+  const shown = r.games.length ? `${gamesOffset + 1}-${gamesOffset + r.games.length} of ` : '';
+  $('#games-count').textContent = `${shown}${r.matched} (of ${r.total}) games, newest first` + (r.complete ? '' : ' (older chunks are still being read: List again)') +
     (r.problems.length ? `; unreadable: ${r.problems.join('; ')}` : '');
+  $('#games-newer').disabled = gamesOffset === 0;
+  $('#games-older').disabled = gamesOffset + pageSize >= r.matched;
   const sel = $('#game-filter select[name=gen]'), cur = sel.value;
   sel.replaceChildren(el('option', {value: '-1'}, 'all'), ...r.gens.map((g) => el('option', {value: String(g)}, g === 0 ? 'waiting' : String(g))));
   sel.value = cur;
@@ -299,7 +306,9 @@ $('#r-first').onclick = () => showPly(0);
 $('#r-prev').onclick = () => showPly(replay.ply - 1);
 $('#r-next').onclick = () => showPly(replay.ply + 1);
 $('#r-last').onclick = () => showPly(1e9);
-$('#game-filter').addEventListener('submit', (e) => { e.preventDefault(); listGames().catch(showError); });
+$('#game-filter').addEventListener('submit', (e) => { e.preventDefault(); gamesOffset = 0; listGames().catch(showError); });
+$('#games-newer').onclick = () => { gamesOffset = Math.max(0, gamesOffset - pageSize); listGames().catch(showError); };
+$('#games-older').onclick = () => { gamesOffset += pageSize; listGames().catch(showError); };
 
 // ---- play and analyse ----
 
