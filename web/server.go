@@ -56,6 +56,8 @@ type Options struct {
 	// Searches is how many searches may run at once over all clients
 	// (default 2); a request past it is refused, not queued.
 	Searches int
+	// Streams is how many event streams may be open at once (default 64).
+	Streams int
 }
 
 // Server is the web view's http.Handler.
@@ -89,6 +91,9 @@ func New(opt Options) (*Server, error) {
 	}
 	if opt.Searches <= 0 {
 		opt.Searches = 2
+	}
+	if opt.Streams <= 0 {
+		opt.Streams = 64
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{

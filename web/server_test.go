@@ -238,6 +238,36 @@ func TestEventsSendChanges(t *testing.T) {
 	}
 }
 
+// Past Options.Streams open streams, another is refused.
+func TestEventsLimit(t *testing.T) {
+	_, ts := newTestServer(t, Options{Streams: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	events := readEvents(ctx, t, ts.URL+"/api/events")
+	<-events
+	get(t, ts, "/api/events", http.StatusServiceUnavailable, nil)
+	cancel()
+	for range events {
+	}
+	// The slot is free again once the first stream is gone.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel2()
+	for {
+		resp, err := http.Get(ts.URL + "/api/events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			break
+		}
+		if ctx2.Err() != nil {
+			t.Fatal("the stream slot was not given back")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Closing the server ends the open streams.
 func TestEventsEndOnClose(t *testing.T) {
 	s, ts := newTestServer(t, Options{})

@@ -162,13 +162,18 @@ func (w *watcher) snapshot(seen map[string]int) (map[string][]byte, chan struct{
 	return out, w.changed
 }
 
-func (w *watcher) subscribe() {
+// subscribe counts a new stream, unless max are open.
+func (w *watcher) subscribe(max int) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.watchers >= max {
+		return false
+	}
 	w.watchers++
 	if w.watchers == 1 {
 		close(w.wake)
 	}
+	return true
 }
 
 func (w *watcher) unsubscribe() {
@@ -212,10 +217,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError, "streaming not supported")
 		return
 	}
+	if !s.watch.subscribe(s.opt.Streams) { // wakes the watcher, whose first read reaches this stream
+		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("%d pages are watching the run already: close one", s.opt.Streams))
+		return
+	}
+	defer s.watch.unsubscribe()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	s.watch.subscribe() // wakes the watcher, whose first read reaches this stream
-	defer s.watch.unsubscribe()
 	seen := map[string]int{}
 	keep := time.NewTicker(15 * time.Second)
 	defer keep.Stop()

@@ -297,8 +297,10 @@ function showPly(n) {
     const w = next.wdl;
     info.append(el('div', {}, `${next.side} to move; search W/D/L ${fmt(w[0], 3)} / ${fmt(w[1], 3)} / ${fmt(w[2], 3)}` + (next.full ? '' : ' (cheap search)')));
     if (next.top && next.top.length) {
-      info.append(el('table', {class: 'kv'}, el('tr', {}, el('th', {class: 'l'}, 'move'), el('th', {}, 'visits'), el('th', {}, 'share')),
-        ...next.top.map((t) => el('tr', {}, el('td', {}, t.move + (t.move === next.move ? ' (played)' : '')), el('td', {}, String(t.visits)), el('td', {}, fmt(100 * t.share, 1) + '%')))));
+      const pol = next.top.some((t) => t.policy);
+      info.append(el('table', {class: 'kv'}, el('tr', {}, el('th', {class: 'l'}, 'move'), el('th', {}, 'visits'), el('th', {}, 'share'), ...(pol ? [el('th', {}, 'target')] : [])),
+        ...next.top.map((t) => el('tr', {}, el('td', {}, t.move + (t.move === next.move ? ' (played)' : '')), el('td', {}, String(t.visits)), el('td', {}, fmt(100 * t.share, 1) + '%'),
+          ...(pol ? [el('td', {}, fmt(t.policy, 3))] : [])))));
     }
   }
 }
