@@ -30,10 +30,11 @@ func init() {
 	var quiet *bool
 	var maxCPU *time.Duration
 	var bo brokerFlags
+	var hw webFlags
 	register(&command{
 		name:    "train",
 		summary: "run the training loop: self-play, train, arena, promote (resumable)",
-		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--max-cpu DURATION] [--selfplay-workers N] [--set key=value]... [--allow-change KEY]... [--serve ADDR | --broker URL [--token-file FILE|--creds FILE]] [--tls-cert FILE --tls-key FILE] [--tls-ca FILE]",
+		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--max-cpu DURATION] [--selfplay-workers N] [--set key=value]... [--allow-change KEY]... [--serve ADDR | --broker URL [--token-file FILE|--creds FILE]] [--tls-cert FILE --tls-key FILE] [--tls-ca FILE] [--http ADDR [--http-token-file FILE]]",
 		flags: func(fs *flag.FlagSet) {
 			sets, allow = nil, nil
 			config = fs.String("config", "", "configuration: a YAML file or a preset name (quick, workstation); default: the run's archived config, else quick")
@@ -46,6 +47,7 @@ func init() {
 			maxCPU = fs.Duration("max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (e.g. 30m; for A/B runs of equal CPU time); 0 = no limit")
 			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
 			bo.register(fs, true)
+			hw.register(fs, "http", "")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if *maxCPU < 0 {
@@ -105,6 +107,18 @@ func init() {
 					return err
 				}
 				defer func() { closeBroker(finished) }()
+			}
+			if *hw.addr != "" {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+				wctx, stopWeb := context.WithCancel(ctx)
+				wait, err := startWeb(wctx, &hw, dir)
+				if err != nil {
+					stopWeb()
+					return err
+				}
+				defer func() { stopWeb(); wait() }()
 			}
 			err = train.Loop(ctx, opt)
 			finished = err == nil

@@ -33,6 +33,7 @@ func TestNoGorgonia(t *testing.T) {
 		{"dama/model", []string{"gorgonia.org", "dama/model/infer", "dama/model/learn"}},
 		{"dama/model/infer", []string{"gorgonia.org", "dama/model/learn"}},
 		{"dama/engine", []string{"gorgonia.org", "dama/model/learn"}},
+		{"dama/web", []string{"gorgonia.org", "dama/model/learn", "dama/train", "github.com/chromedp"}}, // the web view reads, it does not train; chromedp is for its tests only
 	} {
 		all := deps(c.pkg)
 		if len(all) == 0 || all[len(all)-1] != c.pkg {

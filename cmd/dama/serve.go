@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"dama/broker"
+	"dama/runfolder"
+	"dama/web"
+)
+
+func init() {
+	var wf webFlags
+	var runDir *string
+	register(&command{
+		name:    "serve",
+		summary: "serve a live web view of a run: its curves and tables, its games on a board, play and analysis",
+		usage:   "--run DIR [--addr 127.0.0.1:8080] [--token-file FILE] [--max-time SECONDS]",
+		flags: func(fs *flag.FlagSet) {
+			runDir = fs.String("run", "", "run folder to show (read only)")
+			wf.register(fs, "addr", "127.0.0.1:8080")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			if *runDir == "" {
+				return fmt.Errorf("missing --run DIR (usage: dama serve --run DIR [--addr 127.0.0.1:8080])")
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			wait, err := startWeb(ctx, &wf, *runDir)
+			if err != nil {
+				return err
+			}
+			return wait()
+		},
+	})
+}
+
+// webFlags are the flags of the web view, in dama serve and dama train.
+type webFlags struct {
+	addr      *string
+	tokenFile *string
+	maxTime   *float64
+	addrFlag  string
+}
+
+// register declares the flags on fs, the address as --NAME (serve: addr,
+// with a default; train: http, empty for no web view).
+func (f *webFlags) register(fs *flag.FlagSet, name, def string) {
+	f.addrFlag = name
+	prefix := ""
+	if name != "addr" {
+		prefix = "http-"
+	}
+	f.addr = fs.String(name, def, "HOST:PORT of the web view; beyond loopback (e.g. :8080) every request needs the token")
+	f.tokenFile = fs.String(prefix+"token-file", "", "file (mode 0600) holding the web view's token, at least 16 characters; without it an address beyond loopback gets a fresh token, printed in the URL")
+	f.maxTime = fs.Float64(prefix+"max-time", 10, "seconds one search of the play and analysis boards may take at most")
+	limit(fs, prefix+"max-time", 0.01, 600, "")
+}
+
+// startWeb serves the web view of the run folder dir until ctx ends; wait
+// blocks until the server has stopped.
+func startWeb(ctx context.Context, f *webFlags, dir string) (wait func() error, err error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("run folder %s: not a directory", dir)
+	}
+	addr := *f.addr
+	loop, err := web.IsLoopback(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", f.addrFlag, err)
+	}
+	token := ""
+	if *f.tokenFile != "" {
+		if token, err = broker.ReadToken(*f.tokenFile); err != nil {
+			return nil, err
+		}
+		if len(token) < web.MinTokenLen {
+			return nil, fmt.Errorf("token file %s: the token has %d characters, want at least %d", *f.tokenFile, len(token), web.MinTokenLen)
+		}
+	} else if !loop {
+		token = web.NewToken()
+	}
+	srv, err := web.New(web.Options{Run: &runfolder.Run{Dir: dir}, Token: token, MaxSearch: secondsDuration(*f.maxTime)})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := web.Listen(addr, token)
+	if err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("--%s: %w", f.addrFlag, err)
+	}
+	fmt.Fprintf(stdout, "web view of %s: %s\n", dir, web.URL(ln, token))
+	done := make(chan error, 1)
+	go func() { done <- web.Serve(ctx, ln, srv) }()
+	return func() error {
+		err := <-done
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}, nil
+}

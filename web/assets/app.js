@@ -1,0 +1,441 @@
+// dama web view: the run page (live over server-sent events), the games
+// replay and the play/analysis board. Plain JavaScript, no build step.
+'use strict';
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
+  }
+  for (const k of kids) e.append(k);
+  return e;
+};
+const SVG = 'http://www.w3.org/2000/svg';
+const sv = (tag, attrs, text) => {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+const fmt = (x, d) => (x === null || x === undefined || !isFinite(x)) ? '-' : Number(x).toFixed(d);
+
+// One id per page, so that the server runs one search at a time for it.
+const client = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+
+async function api(path, body) {
+  const opt = body === undefined ? {} : {
+    method: 'POST', headers: {'Content-Type': 'application/json', 'X-Dama-Client': client}, body: JSON.stringify(body),
+  };
+  const r = await fetch(path, opt);
+  if (!r.ok) throw new Error((await r.text()).trim() || r.statusText);
+  const ct = r.headers.get('Content-Type') || '';
+  return ct.startsWith('application/json') ? r.json() : r.text();
+}
+
+// ---- charts: hand-drawn SVG ----
+
+function ticks(lo, hi, n) {
+  if (!(hi > lo)) { hi = lo + 1; lo -= 1; }
+  const raw = (hi - lo) / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
+  return out;
+}
+
+// chart draws series [{name, color, pts: [[x, y, lo, hi]...], dots, line}]
+// with an optional horizontal line {y, label}.
+function chart(box, series, opt) {
+  opt = opt || {};
+  box.replaceChildren();
+  const all = series.flatMap((s) => s.pts);
+  if (all.length === 0) { box.append(el('div', {class: 'empty'}, opt.empty || 'nothing yet')); return; }
+  const W = 600, H = 270, L = 55, R = 12, T = 24, B = 36;
+  const xs = all.map((p) => p[0]);
+  const ys = all.flatMap((p) => [p[1], p[2], p[3]]).filter((v) => v !== null && v !== undefined && isFinite(v));
+  if (opt.hline) ys.push(opt.hline.y);
+  let x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  if (x0 === x1) { x0 -= 1; x1 += 1; }
+  const xpad = (x1 - x0) * 0.03; x0 -= xpad; x1 += xpad;
+  if (y0 === y1) { y0 -= 1; y1 += 1; }
+  const pad = (y1 - y0) * 0.05; y0 -= pad; y1 += pad;
+  const X = (x) => L + (x - x0) / (x1 - x0) * (W - L - R), Y = (y) => T + (y1 - y) / (y1 - y0) * (H - T - B);
+  const s = sv('svg', {viewBox: `0 0 ${W} ${H}`, class: 'plot'});
+  for (const t of ticks(y0, y1, 5)) {
+    s.append(sv('line', {x1: L, x2: W - R, y1: Y(t), y2: Y(t), stroke: '#eee'}));
+    s.append(sv('text', {x: L - 5, y: Y(t) + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#555'}, String(t)));
+  }
+  for (const t of ticks(x0, x1, 6)) {
+    s.append(sv('line', {x1: X(t), x2: X(t), y1: H - B, y2: H - B + 4, stroke: '#888'}));
+    s.append(sv('text', {x: X(t), y: H - B + 16, 'text-anchor': 'middle', 'font-size': 11, fill: '#555'}, String(t)));
+  }
+  s.append(sv('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: 'none', stroke: '#888'}));
+  if (opt.xlabel) s.append(sv('text', {x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', 'font-size': 12}, opt.xlabel));
+  if (opt.hline) {
+    s.append(sv('line', {x1: L, x2: W - R, y1: Y(opt.hline.y), y2: Y(opt.hline.y), stroke: '#e67e22', 'stroke-dasharray': '5 4', class: 'hline'}));
+    s.append(sv('text', {x: W - R - 4, y: Y(opt.hline.y) - 4, 'text-anchor': 'end', 'font-size': 11, fill: '#e67e22'}, opt.hline.label));
+  }
+  let lx = L;
+  for (const ser of series) {
+    if (ser.line !== false && ser.pts.length > 1) {
+      s.append(sv('polyline', {points: ser.pts.map((p) => `${X(p[0])},${Y(p[1])}`).join(' '), fill: 'none', stroke: ser.color, 'stroke-width': 1.6, class: 'series'}));
+    }
+    for (const p of ser.pts) {
+      if (p[2] !== undefined && p[2] !== null && isFinite(p[2])) s.append(sv('line', {x1: X(p[0]), x2: X(p[0]), y1: Y(p[2]), y2: Y(p[3]), stroke: ser.color, opacity: 0.5}));
+      if (ser.dots) s.append(sv('circle', {cx: X(p[0]), cy: Y(p[1]), r: 3.5, fill: p[4] === false ? '#fff' : ser.color, stroke: ser.color, class: 'dot'}));
+    }
+    s.append(sv('rect', {x: lx, y: 5, width: 10, height: 10, fill: ser.color}));
+    s.append(sv('text', {x: lx + 14, y: 14, 'font-size': 11}, ser.name));
+    lx += 24 + 7 * ser.name.length;
+  }
+  box.append(s);
+}
+
+// bars draws stacked bars per x: stacks [{name, color, values}].
+function bars(box, xs, stacks) {
+  box.replaceChildren();
+  if (xs.length === 0) { box.append(el('div', {class: 'empty'}, 'no generation yet')); return; }
+  const W = 600, H = 260, L = 55, R = 12, T = 24, B = 36;
+  const tot = xs.map((_, i) => stacks.reduce((a, st) => a + st.values[i], 0));
+  const y1 = Math.max(...tot, 1e-9), bw = (W - L - R) / xs.length;
+  const Y = (y) => T + (1 - y / y1) * (H - T - B);
+  const s = sv('svg', {viewBox: `0 0 ${W} ${H}`});
+  for (const t of ticks(0, y1, 5)) {
+    s.append(sv('line', {x1: L, x2: W - R, y1: Y(t), y2: Y(t), stroke: '#eee'}));
+    s.append(sv('text', {x: L - 5, y: Y(t) + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#555'}, String(t)));
+  }
+  xs.forEach((x, i) => {
+    let acc = 0;
+    for (const st of stacks) {
+      const v = st.values[i];
+      s.append(sv('rect', {x: L + i * bw + bw * 0.1, width: bw * 0.8, y: Y(acc + v), height: Y(acc) - Y(acc + v), fill: st.color, class: 'bar'}));
+      acc += v;
+    }
+    if (xs.length <= 30 || i % Math.ceil(xs.length / 30) === 0) s.append(sv('text', {x: L + (i + 0.5) * bw, y: H - B + 14, 'text-anchor': 'middle', 'font-size': 10}, String(x)));
+  });
+  const sum = stacks.map((st) => st.values.reduce((a, b) => a + b, 0)), all = sum.reduce((a, b) => a + b, 0) || 1;
+  let lx = L;
+  stacks.forEach((st, k) => {
+    const label = `${st.name} ${Math.round(100 * sum[k] / all)}%`;
+    s.append(sv('rect', {x: lx, y: 6, width: 10, height: 10, fill: st.color}));
+    s.append(sv('text', {x: lx + 14, y: 15, 'font-size': 11}, label));
+    lx += 26 + 7 * label.length;
+  });
+  s.append(sv('text', {x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', 'font-size': 12}, 'generation'));
+  box.append(s);
+}
+
+// ---- the run page ----
+
+const run = {};
+const render = {
+  summary(v) {
+    $('#runname').textContent = v.name ? `— ${v.name}` : '';
+    const cards = [
+      ['generations', v.planned ? `${v.generations} / ${v.planned}` : v.generations], ['best', v.best || '-'],
+      ['best Elo', fmt(v.best_elo, 0)], ['games', v.total_games], ['steps', v.steps], ['samples', v.samples],
+      ['model', v.preset || '-'], ['updated', v.updated && !v.updated.startsWith('0001') ? new Date(v.updated).toLocaleTimeString() : '-'],
+    ];
+    $('#summary').replaceChildren(...cards.map(([k, x]) => el('div', {class: 'card'}, k, el('b', {}, String(x)))));
+  },
+  generations(rows) {
+    const tb = $('#generations tbody');
+    tb.replaceChildren(...rows.slice().reverse().map((g) => el('tr', {class: g.promoted ? 'promoted' : ''},
+      ...[g.gen, g.games, g.positions, g.steps, fmt(g.policy_loss, 3), fmt(g.value_loss, 3), `${g.wins}-${g.draws}-${g.losses}`,
+        fmt(g.score, 3), fmt(g.elo, 0), g.promoted ? 'yes' : 'no', `${fmt(g.chain_elo, 0)} ± ${fmt(g.chain_err, 0)}`, fmt(g.minutes, 1)]
+        .map((c) => el('td', {}, String(c))))));
+    chart($('#chart-elo'), [{name: 'best', color: '#8e44ad', dots: true, pts: rows.map((g) => [g.gen, g.chain_elo, g.chain_elo - g.chain_err, g.chain_elo + g.chain_err])}], {xlabel: 'generation'});
+  },
+  losses(pts) {
+    chart($('#chart-losses'), [
+      {name: 'policy', color: '#2980b9', pts: pts.map((p) => [p[0], p[1]])},
+      {name: 'value', color: '#c0392b', pts: pts.map((p) => [p[0], p[2]])},
+    ], {xlabel: 'step', empty: 'no training step yet'});
+  },
+  arena(a) {
+    chart($('#chart-arena'), [{name: 'score', color: '#16a085', dots: true, line: false,
+      pts: a.matches.map((m) => [m.gen, m.score, null, null, m.promoted])}],
+    {xlabel: 'generation', hline: a.promotion ? {y: a.promotion, label: a.label} : null, empty: 'no gating match yet'});
+  },
+  ladder(rows) {
+    const key = $('#ladder-x').value;
+    chart($('#chart-ladder'), [{name: 'ladder Elo', color: '#d35400', dots: true, pts: rows.map((l) => [l[key], l.elo, l.low, l.high])}],
+      {xlabel: key === 'cpu_hours' ? 'trainer CPU-hours' : 'self-play games', empty: 'no ladder rating (ladder off)'});
+  },
+  times(t) {
+    bars($('#chart-times'), t.gens, [
+      {name: 'self-play', color: '#3498db', values: t.selfplay}, {name: 'train', color: '#e74c3c', values: t.train},
+      {name: 'gating', color: '#2ecc71', values: t.gating}, {name: 'ladder', color: '#f1c40f', values: t.ladder},
+    ]);
+  },
+  config(c) {
+    $('#config').textContent = c.text || '(no config.yaml)';
+    const ch = c.changes || [];
+    $('#changes').replaceChildren(ch.length === 0 ? 'No recorded changes (config-changes.jsonl).' :
+      el('table', {}, el('tr', {}, el('th', {}, 'from gen'), el('th', {class: 'l'}, 'key'), el('th', {class: 'l'}, 'old'), el('th', {class: 'l'}, 'new')),
+        ...ch.flatMap((c1) => c1.changes.map((d) => el('tr', {}, el('td', {}, String(c1.generation)), el('td', {class: 'l'}, d.key), el('td', {class: 'l'}, d.old), el('td', {class: 'l'}, d.new))))));
+  },
+  chunks(c) {
+    $('#chunks').replaceChildren(`${c.waiting} waiting for a generation, ${c.quarantined} quarantined.`,
+      ...(c.list || []).map((q) => el('div', {class: 'error'}, `${q.name}: ${q.why}`)));
+  },
+  workers(ws) {
+    $('#workers tbody').replaceChildren(...ws.map((w) => el('tr', {},
+      el('td', {class: 'l'}, w.name), el('td', {}, String(w.chunks)), el('td', {}, w.games + (w.pending ? ` (+${w.pending} chunks)` : '')),
+      el('td', {}, fmt(w.games_per_hour, 0)), el('td', {class: 'l'}, w.last), el('td', {}, new Date(w.last_time).toLocaleTimeString()))));
+  },
+  error(msg) {
+    $('#error').textContent = msg ? `Reading the run folder: ${msg}` : '';
+    $('#error').classList.toggle('hidden', !msg);
+  },
+};
+
+function watch() {
+  const es = new EventSource('api/events');
+  es.onopen = () => { $('#live').textContent = 'live'; $('#live').className = 'on'; };
+  es.onerror = () => { $('#live').textContent = 'reconnecting'; $('#live').className = 'off'; };
+  for (const name of Object.keys(render)) {
+    es.addEventListener(name, (e) => { run[name] = JSON.parse(e.data); render[name](run[name]); });
+  }
+}
+$('#ladder-x').addEventListener('change', () => run.ladder && render.ladder(run.ladder));
+
+// ---- the board ----
+
+const sqRow = (s) => (s - 1) >> 2;
+const sqFile = (s) => 2 * ((s - 1) & 3) + (sqRow(s) & 1);
+
+// drawBoard draws a 32-character board (w b men, W B kings, '.') with the
+// FID square numbers; opt: flip, marks {square: colour}, onclick(square).
+function drawBoard(svg, board, opt) {
+  opt = opt || {};
+  svg.replaceChildren();
+  for (let r = 0; r < 8; r++) for (let f = 0; f < 8; f++) {
+    if ((r + f) % 2 === 1) svg.append(sv('rect', {x: f * 50, y: r * 50, width: 50, height: 50, fill: '#f0d9b5'}));
+  }
+  for (let s = 1; s <= 32; s++) {
+    let r = sqRow(s), f = sqFile(s);
+    if (opt.flip) { r = 7 - r; f = 7 - f; }
+    const g = sv('g', {class: 'sq', 'data-square': s});
+    g.append(sv('rect', {x: f * 50, y: r * 50, width: 50, height: 50, fill: (opt.marks && opt.marks[s]) || '#8b5a2b'}));
+    g.append(sv('text', {x: f * 50 + 3, y: r * 50 + 11, 'font-size': 10, fill: '#f5e6c8'}, String(s)));
+    const p = board[s - 1];
+    if (p !== '.') {
+      const white = p === 'w' || p === 'W';
+      g.append(sv('circle', {cx: f * 50 + 25, cy: r * 50 + 27, r: 18, fill: white ? '#fbf7ee' : '#222', stroke: white ? '#555' : '#000', 'stroke-width': 1.5, class: 'piece'}));
+      if (p === 'W' || p === 'B') g.append(sv('circle', {cx: f * 50 + 25, cy: r * 50 + 27, r: 9, fill: 'none', stroke: '#d4a017', 'stroke-width': 3, class: 'king'}));
+    }
+    if (opt.onclick) g.addEventListener('click', () => opt.onclick(s));
+    svg.append(g);
+  }
+}
+
+function pathMarks(path, captured) {
+  const m = {};
+  for (const s of captured || []) m[s] = '#a04040';
+  for (const s of path || []) m[s] = '#5b7f3a';
+  return m;
+}
+
+// ---- games ----
+
+const replay = {game: null, ply: 0};
+
+const pageSize = 200;
+let gamesOffset = 0;
+
+async function listGames() {
+  const f = new FormData($('#game-filter'));
+  const q = new URLSearchParams();
+  for (const [k, v] of f) if (v !== '' && !(k === 'gen' && v === '-1')) q.set(k, v);
+  q.set('limit', String(pageSize));
+  q.set('offset', String(gamesOffset));
+  const r = await api('api/games?' + q);
+  const shown = r.games.length ? `${gamesOffset + 1}-${gamesOffset + r.games.length} of ` : '';
+  $('#games-count').textContent = `${shown}${r.matched} (of ${r.total}) games, newest first` + (r.complete ? '' : ' (older chunks are still being read: List again)') +
+    (r.problems.length ? `; unreadable: ${r.problems.join('; ')}` : '');
+  $('#games-newer').disabled = gamesOffset === 0;
+  $('#games-older').disabled = gamesOffset + pageSize >= r.matched;
+  const sel = $('#game-filter select[name=gen]'), cur = sel.value;
+  sel.replaceChildren(el('option', {value: '-1'}, 'all'), ...r.gens.map((g) => el('option', {value: String(g)}, g === 0 ? 'waiting' : String(g))));
+  sel.value = cur;
+  $('#games tbody').replaceChildren(...r.games.map((g) => el('tr', {'data-id': g.id, onclick: () => openGame(g.id)},
+    ...[g.id, g.gen || 'waiting', g.plies, g.result, g.end].map((c) => el('td', {}, String(c))), el('td', {class: 'l'}, g.model))));
+}
+
+async function openGame(id) {
+  replay.game = await api('api/game?id=' + encodeURIComponent(id));
+  replay.ply = 0;
+  for (const tr of document.querySelectorAll('#games tbody tr')) tr.classList.toggle('sel', tr.dataset.id === id);
+  const g = replay.game;
+  $('#replay').classList.remove('hidden');
+  $('#replay-title').textContent = `Game ${g.id}: ${g.result} (${g.end}), ${g.plies.length} plies`;
+  $('#r-pdn').href = 'api/game.pdn?id=' + encodeURIComponent(id);
+  const black0 = g.start_side === 'black';
+  $('#r-moves').replaceChildren();
+  let li = null;
+  g.plies.forEach((p, i) => {
+    const k = i + (black0 ? 1 : 0);
+    if (k % 2 === 0 || li === null) { li = el('li', {}); $('#r-moves').append(li); if (black0 && i === 0) li.append('… '); }
+    li.append(el('span', {'data-ply': i + 1, onclick: () => showPly(i + 1)}, p.move), ' ');
+  });
+  showPly(0);
+}
+
+function showPly(n) {
+  const g = replay.game;
+  replay.ply = Math.max(0, Math.min(n, g.plies.length));
+  const p = replay.ply > 0 ? g.plies[replay.ply - 1] : null;
+  drawBoard($('#replay-board'), p ? p.board : g.start, {marks: p ? pathMarks(p.path, p.captured) : {}});
+  $('#r-ply').textContent = `ply ${replay.ply} / ${g.plies.length}` + (replay.ply === g.plies.length ? ` — ${g.result}` : '');
+  for (const s of document.querySelectorAll('#r-moves span')) s.classList.toggle('cur', +s.dataset.ply === replay.ply);
+  const info = $('#r-info');
+  info.replaceChildren();
+  const next = g.plies[replay.ply];
+  if (next) {
+    const w = next.wdl;
+    info.append(el('div', {}, `${next.side} to move; search W/D/L ${fmt(w[0], 3)} / ${fmt(w[1], 3)} / ${fmt(w[2], 3)}` + (next.full ? '' : ' (cheap search)')));
+    if (next.top && next.top.length) {
+      const pol = next.top.some((t) => t.policy);
+      info.append(el('table', {class: 'kv'}, el('tr', {}, el('th', {class: 'l'}, 'move'), el('th', {}, 'visits'), el('th', {}, 'share'), ...(pol ? [el('th', {}, 'target')] : [])),
+        ...next.top.map((t) => el('tr', {}, el('td', {}, t.move + (t.move === next.move ? ' (played)' : '')), el('td', {}, String(t.visits)), el('td', {}, fmt(100 * t.share, 1) + '%'),
+          ...(pol ? [el('td', {}, fmt(t.policy, 3))] : [])))));
+    }
+  }
+}
+$('#r-first').onclick = () => showPly(0);
+$('#r-prev').onclick = () => showPly(replay.ply - 1);
+$('#r-next').onclick = () => showPly(replay.ply + 1);
+$('#r-last').onclick = () => showPly(1e9);
+$('#game-filter').addEventListener('submit', (e) => { e.preventDefault(); gamesOffset = 0; listGames().catch(showError); });
+$('#games-newer').onclick = () => { gamesOffset = Math.max(0, gamesOffset - pageSize); listGames().catch(showError); };
+$('#games-older').onclick = () => { gamesOffset += pageSize; listGames().catch(showError); };
+
+// ---- play and analyse ----
+
+const play = {start: '', moves: [], pos: null, sel: 0, busy: false};
+
+function form() {
+  const f = new FormData($('#play-form'));
+  return {side: f.get('side'), model: f.get('model'), visits: +f.get('visits') || 0, ms: +f.get('ms') || 0};
+}
+
+function status(msg) { $('#p-status').textContent = msg; }
+
+async function setGame(start, moves) {
+  play.pos = await api('api/position', {start, moves});
+  play.start = start; play.moves = play.pos.moves; play.sel = 0;
+  drawPlay();
+}
+
+function drawPlay(marks) {
+  const p = play.pos, me = form().side;
+  const m = marks || (p.last ? pathMarks(p.last.path, []) : {});
+  if (play.sel) { m[play.sel] = '#c79a2c'; for (const l of p.legal) if (l.path[0] === play.sel) m[l.path[l.path.length - 1]] = '#5b7f3a'; }
+  drawBoard($('#play-board'), p.board, {flip: me === 'black', marks: m, onclick: clickSquare});
+  $('#p-legal').replaceChildren(...p.legal.map((l) => el('button', {'data-move': l.move, onclick: () => humanMove(l.move)}, l.move)));
+  $('#p-moves').textContent = p.moves.join(' ') || '(none)';
+  $('#fen-form input[name=fen]').value = p.fen;
+  status(p.over ? `Game over: ${p.result} (${p.reason})` : `${p.side} to move`);
+}
+
+function clickSquare(s) {
+  const p = play.pos;
+  if (p.over || play.busy) return;
+  const ends = p.legal.filter((l) => l.path[0] === play.sel && l.path[l.path.length - 1] === s);
+  if (play.sel && ends.length === 1) { humanMove(ends[0].move); return; }
+  if (play.sel && ends.length > 1) { status(`several captures end there: pick one of ${ends.map((l) => l.move).join(', ')} below`); return; }
+  play.sel = p.legal.some((l) => l.path[0] === s) ? s : 0;
+  drawPlay();
+}
+
+async function humanMove(mv) {
+  if (play.busy) return;
+  try {
+    await setGame(play.start, play.moves.concat([mv]));
+    if (!play.pos.over && play.pos.side !== form().side) await engineMove();
+  } catch (e) { showError(e); }
+}
+
+async function engineMove() {
+  const f = form();
+  play.busy = true;
+  status('engine thinking…');
+  try {
+    const r = await api('api/engine', {start: play.start, moves: play.moves, model: f.model, visits: f.visits, ms: f.ms});
+    play.pos = r.position; play.moves = r.position.moves; play.sel = 0;
+    const last = r.position.moves.length;
+    drawPlay();
+    status(`engine played ${r.move} (${r.visits} visits, ${r.ms} ms, W/D/L ${r.wdl.map((x) => fmt(x, 2)).join('/')}); ` + $('#p-status').textContent);
+    $('#p-status').dataset.reply = r.move;
+    $('#p-status').dataset.ply = String(last);
+  } finally { play.busy = false; }
+}
+
+async function analyze() {
+  const f = form();
+  status('analysing…');
+  const a = await api('api/analyze', {start: play.start, moves: play.moves, model: f.model, visits: f.visits, ms: f.ms, top: 8});
+  const wdl = (w) => w.map((x) => fmt(x, 3)).join(' / ');
+  $('#p-analysis').replaceChildren(
+    el('h3', {}, `Analysis (${a.model}, ${a.visits} visits, ${a.ms} ms)`),
+    el('div', {}, `network W/D/L for ${a.side}: ${wdl(a.net_wdl)}; search: ${wdl(a.search_wdl)}`),
+    el('table', {class: 'kv', id: 'analysis-moves'}, el('tr', {}, el('th', {class: 'l'}, 'move'), el('th', {}, 'visits'), el('th', {}, 'Q'), el('th', {}, 'prior')),
+      ...a.moves.map((m) => el('tr', {}, el('td', {}, m.move), el('td', {}, String(m.visits)), el('td', {}, fmt(m.q, 3)), el('td', {}, fmt(m.prior, 3))))),
+    el('div', {id: 'analysis-pv'}, 'principal variation: ' + (a.pv.map((s) => s.move).join(' ') || '(none)')));
+  drawPlay();
+}
+
+async function savePDN() {
+  const text = await api('api/pdn', {start: play.start, moves: play.moves});
+  const a = el('a', {href: URL.createObjectURL(new Blob([text], {type: 'application/x-pdn'})), download: 'dama-web.pdn'});
+  a.click();
+  URL.revokeObjectURL(a.href);
+}
+
+async function newGame(start) {
+  await setGame(start || '', []);
+  $('#p-analysis').replaceChildren();
+  if (!play.pos.over && play.pos.side !== form().side) await engineMove();
+}
+
+function showError(e) { status('error: ' + e.message); }
+
+$('#p-new').onclick = () => newGame(play.start).catch(showError);
+$('#p-undo').onclick = () => undo().catch(showError);
+// undo takes back moves until it is the player's turn again.
+async function undo() {
+  if (play.busy || play.moves.length === 0) return;
+  const moves = play.moves.slice(0, -1);
+  await setGame(play.start, moves);
+  if (play.pos.side !== form().side && moves.length > 0) await setGame(play.start, moves.slice(0, -1));
+}
+$('#p-engine').onclick = () => engineMove().catch(showError);
+$('#p-analyze').onclick = () => analyze().catch(showError);
+$('#p-pdn').onclick = () => savePDN().catch(showError);
+$('#fen-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const fen = new FormData(e.target).get('fen').trim();
+  setGame(fen, []).catch(showError);
+});
+$('#play-form select[name=side]').addEventListener('change', () => play.pos && drawPlay());
+
+// ---- tabs ----
+
+function showTab() {
+  const name = (location.hash || '#run').slice(1);
+  for (const t of ['run', 'games', 'play']) $('#tab-' + t).classList.toggle('hidden', t !== name);
+  for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.tab === name);
+  if (name === 'games' && !$('#games tbody').children.length) listGames().catch(showError);
+}
+window.addEventListener('hashchange', showTab);
+
+async function start() {
+  watch();
+  showTab();
+  const m = await api('api/models');
+  $('#play-form select[name=model]').replaceChildren(...m.models.map((x) => el('option', {}, x)));
+  await setGame('', []);
+}
+start().catch(showError);

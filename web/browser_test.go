@@ -1,0 +1,268 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"dama/rules"
+	"dama/runfolder"
+	"dama/selfplay"
+)
+
+// shotsEnv names the folder the browser test writes its screenshots to;
+// expectEnv set to 1 makes a missing Chromium a failure, not a skip (CI).
+const (
+	shotsEnv  = "DAMA_WEB_SHOTS"
+	expectEnv = "DAMA_EXPECT_CHROMIUM"
+)
+
+// chromium finds a Chromium or Chrome binary: $DAMA_CHROMIUM, else one on
+// the PATH; "" when there is none.
+func chromium() string {
+	if p := os.Getenv("DAMA_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// The pages in a real browser: the run page renders its table and charts
+// and follows the run live, a game replays to its end, a move played on
+// the board gets the engine's reply, the analysis shows a principal
+// variation; and no script error reaches the console.
+func TestBrowser(t *testing.T) {
+	bin := chromium()
+	if bin == "" && os.Getenv(expectEnv) == "1" {
+		t.Fatalf("no Chromium found, and %s=1 says there must be one (apt-get install chromium, or set DAMA_CHROMIUM)", expectEnv)
+	}
+	if bin == "" {
+		t.Skip("no Chromium installed (apt-get install chromium); the browser test needs one")
+	}
+	run := testRun(t)
+	s, err := New(Options{Run: run, Poll: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	defer s.Close()
+
+	// The machine's network may be closed: every background connection
+	// of Chrome is turned off, and the profile is fresh.
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1100),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-default-apps", true), chromedp.Flag("metrics-recording-only", true),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+
+	var mu sync.Mutex
+	var jsErrors []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			jsErrors = append(jsErrors, fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber, msg))
+		case *cdplog.EventEntryAdded: // refused loads, CSP violations
+			if e := ev.Entry; e.Level == cdplog.EntryLevelError {
+				jsErrors = append(jsErrors, fmt.Sprintf("%s: %s (%s)", e.Source, e.Text, e.URL))
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				jsErrors = append(jsErrors, "console."+string(ev.Type)+": "+strings.Join(parts, " "))
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	shots := os.Getenv(shotsEnv)
+	shot := func(name string) {
+		if shots == "" {
+			return
+		}
+		b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.MkdirAll(shots, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	count := func(sel string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll(%q).length`, sel)))
+		if err != nil {
+			t.Fatalf("count %s: %v", sel, err)
+		}
+		return n
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return s
+	}
+	wait := func(what, expr string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+			t.Fatalf("waiting for %s (%s): %v", what, expr, err)
+		}
+	}
+
+	// The run page: table, charts, the live stream.
+	do("open the run page", chromedp.Navigate(ts.URL+"/#run"))
+	wait("the generations table", `document.querySelectorAll('#generations tbody tr').length === 4`)
+	wait("the live stream", `document.querySelector('#live').textContent === 'live'`)
+	wait("every section", `document.querySelectorAll('#chart-times rect.bar').length > 0 && document.querySelectorAll('#workers tbody tr').length > 0 && document.querySelectorAll('#summary .card').length > 0 && document.querySelector('#chart-losses svg') !== null && document.querySelector('#chart-ladder svg') !== null`)
+	for sel, want := range map[string]int{
+		"#chart-losses polyline.series": 2, "#chart-arena circle.dot": 4, "#chart-arena line.hline": 1,
+		"#chart-elo circle.dot": 4, "#chart-ladder circle.dot": 2, "#chart-times rect.bar": 16,
+		"#changes tr": 2, "#chunks .error": 1, "#summary .card": 8, "#workers tbody tr": 2,
+	} {
+		if n := count(sel); n != want {
+			t.Errorf("%s: %d elements, want %d", sel, n, want)
+		}
+	}
+	addGeneration(t, run, 5, time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC))
+	wait("generation 5, pushed", `document.querySelectorAll('#generations tbody tr').length === 5 && document.querySelectorAll('#chart-arena circle.dot').length === 5`)
+	if got := text("#generations tbody tr td"); got != "5" {
+		t.Errorf("first row of the table is generation %q, want 5 (newest first)", got)
+	}
+	shot("run.png")
+
+	// A game replayed to its end: the board shows the final position.
+	_, games, err := selfplay.ReadFile(run.Path(runfolder.GamesDir, "chunk-main-000000.dgames"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := games[0]
+	final := g.Start
+	for _, m := range g.Moves() {
+		final = final.Play(m)
+	}
+	do("open the games", chromedp.Navigate(ts.URL+"/#games"))
+	wait("the games list", `document.querySelectorAll('#games tbody tr').length > 0`)
+	if got := text("#games-count"); !strings.HasPrefix(got, "1-7 of 7 (of 7) games") {
+		t.Errorf("games count %q", got)
+	}
+	do("open game 0-0", chromedp.Click(chromedp.CSS(`#games tbody tr[data-id="0-0"]`)))
+	wait("the replay board", `document.querySelectorAll('#replay-board circle.piece').length === 24`)
+	do("to the end", chromedp.Click(chromedp.CSS(`#r-last`)))
+	wait("the last ply", fmt.Sprintf(`document.querySelector('#r-ply').textContent.startsWith('ply %d / %d')`, len(g.Plies), len(g.Plies)))
+	board, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from({length: 32}, (_, i) => {
+		const sq = document.querySelector('#replay-board g[data-square="' + (i + 1) + '"]');
+		const piece = sq.querySelector('circle.piece');
+		if (!piece) return '.';
+		const white = piece.getAttribute('fill') !== '#222';
+		const king = sq.querySelector('circle.king') !== null;
+		return white ? (king ? 'W' : 'w') : (king ? 'B' : 'b');
+	}).join('')`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := boardString(final); board != want {
+		t.Errorf("board at the end of game 0-0:\n got %s\nwant %s", board, want)
+	}
+	if n := count("#r-moves span"); n != len(g.Plies) {
+		t.Errorf("move list: %d moves, want %d", n, len(g.Plies))
+	}
+	do("back two plies", chromedp.Click(chromedp.CSS(`#r-prev`)), chromedp.Click(chromedp.CSS(`#r-prev`)))
+	shot("replay.png")
+
+	// Play: a legal move from the list, the engine's reply, the analysis.
+	do("open the board", chromedp.Navigate(ts.URL+"/#play"))
+	wait("the legal moves", `document.querySelectorAll('#p-legal button').length === 7`)
+	do("set the search", chromedp.SetValue(chromedp.CSS(`#play-form input[name=visits]`), "64"))
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#p-legal button').dataset.move`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	do("play "+first, chromedp.Click(chromedp.CSS(`#p-legal button`)))
+	wait("the engine's reply", `document.querySelector('#p-status').dataset.ply === '2'`)
+	moves := strings.Fields(text("#p-moves"))
+	if len(moves) != 2 || moves[0] != first {
+		t.Fatalf("moves after one each: %q, want %s and a reply", moves, first)
+	}
+	p := rules.Start()
+	for _, s := range moves {
+		m, err := rules.ParseMove(p, s)
+		if err != nil {
+			t.Fatalf("the game's move %q: %v", s, err)
+		}
+		p = p.Play(m)
+	}
+	do("analyse", chromedp.Click(chromedp.CSS(`#p-analyze`)))
+	wait("the analysis", `document.querySelector('#analysis-pv') !== null`)
+	pv := strings.Fields(strings.TrimPrefix(text("#analysis-pv"), "principal variation: "))
+	if len(pv) == 0 {
+		t.Error("empty principal variation")
+	}
+	for _, s := range pv {
+		m, err := rules.ParseMove(p, s)
+		if err != nil {
+			t.Fatalf("principal variation %q: %v", pv, err)
+		}
+		p = p.Play(m)
+	}
+	// Select a piece by clicking its square: its destinations light up.
+	from, err := chromedp.Run(ctx, chromedp.Evaluate[int](`parseInt(document.querySelector('#p-legal button').dataset.move)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	do("select a piece", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#play-board g[data-square="%d"]`, from))))
+	wait("its destinations", `Array.from(document.querySelectorAll('#play-board g.sq > rect')).some((r) => r.getAttribute('fill') === '#5b7f3a')`)
+	shot("play.png")
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range jsErrors {
+		t.Errorf("browser: %s", e)
+	}
+}
