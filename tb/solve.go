@@ -84,11 +84,16 @@ func solve(ctx context.Context, sigs []Material, st *store) ([][]uint8, error) {
 
 	var (
 		moves    = make([]rules.Move, 0, rules.MaxMoves)
-		edgeOff  []uint32 // edges of layer point k: edges[edgeOff[k]:edgeOff[k+1]]
-		edges    []uint32
-		zeroWin  []bool // a man move or capture reaches a loss for the opponent
-		zeroLose []bool // every man move or capture reaches a win for the opponent
-		unres    []int32
+		local    = make([]int32, total) // the index in its layer of each point of the current layer
+		edgeOff  []uint32               // the king moves of layer point k: edges[edgeOff[k]:edgeOff[k+1]]
+		edges    []uint32               // their job indices
+		zeroWin  []bool                 // a man move or capture reaches a loss for the opponent
+		zeroLose []bool                 // every man move or capture reaches a win for the opponent
+		left     []uint8                // king moves not yet known to reach a win for the opponent
+		revOff   []uint32               // the points with a king move to layer point k: rev[revOff[k]:revOff[k+1]]
+		rev      []int32
+		front    []int32 // points resolved in the last pass
+		next     []int32
 	)
 	for l := 0; l < hole; l++ {
 		pts := order[start[l]:start[l+1]]
@@ -102,7 +107,11 @@ func solve(ctx context.Context, sigs []Material, st *store) ([][]uint8, error) {
 		edges = edges[:0]
 		zeroWin = zeroWin[:0]
 		zeroLose = zeroLose[:0]
-		unres = unres[:0]
+		left = left[:0]
+		front = front[:0]
+		for k, g := range pts {
+			local[g] = int32(k)
+		}
 		for k, g := range pts {
 			j := 0
 			if int64(g) >= off[1] {
@@ -114,79 +123,102 @@ func solve(ctx context.Context, sigs []Material, st *store) ([][]uint8, error) {
 			win, lose := false, true
 			if len(moves) == 0 {
 				codes[g] = lossCode(0)
-			} else {
-				for _, mv := range moves {
-					c := p.Play(mv)
-					if p.Reversible(mv) {
-						cs := sidesOf(c)
-						cm := cs.material()
-						cj := jobOf(cm)
-						if cj < 0 {
-							return nil, fmt.Errorf("tb: internal error: a king move of %s reaches %s", sigs[j], cm)
-						}
-						edges = append(edges, uint32(off[cj]+cs.index(cm)))
-						continue
+				front = append(front, int32(k))
+			}
+			for _, mv := range moves {
+				c := p.Play(mv)
+				if p.Reversible(mv) {
+					cs := sidesOf(c)
+					cm := cs.material()
+					cj := jobOf(cm)
+					if cj < 0 {
+						return nil, fmt.Errorf("tb: internal error: a king move of %s reaches %s", sigs[j], cm)
 					}
-					v, err := lookup(c, uint8(l))
-					if err != nil {
-						return nil, err
-					}
-					if isLoss(v) {
-						win = true
-					}
-					if !isWin(v) {
-						lose = false
-					}
+					edges = append(edges, uint32(off[cj]+cs.index(cm)))
+					continue
 				}
-				unres = append(unres, int32(k))
+				v, err := lookup(c, uint8(l))
+				if err != nil {
+					return nil, err
+				}
+				if isLoss(v) {
+					win = true
+				}
+				if !isWin(v) {
+					lose = false
+				}
+			}
+			n := len(edges) - int(edgeOff[k])
+			if n > 255 {
+				return nil, fmt.Errorf("tb: internal error: %d king moves in %s", n, p.FEN())
 			}
 			edgeOff = append(edgeOff, uint32(len(edges)))
-			zeroWin = append(zeroWin, win)
-			zeroLose = append(zeroLose, lose)
+			zeroWin = append(zeroWin, win && len(moves) > 0)
+			zeroLose = append(zeroLose, lose && len(moves) > 0)
+			left = append(left, uint8(n))
 		}
-		// Pass d resolves the points at distance d: a win has a move to
-		// a loss at distance d-1 (or, for d = 1, a man move or capture to
-		// a loss); a loss has every move to a win, the farthest at d-1.
-		// Points resolved in pass d have distance d, so "at most d-1"
-		// reads only earlier passes.
-		for d := 1; d <= rules.QuietLimit && len(unres) > 0; d++ {
-			keep := unres[:0]
-			resolved := 0
-			for _, k := range unres {
-				g := pts[k]
-				if d == 1 && zeroWin[k] {
-					codes[g] = winCode(1)
-					resolved++
-					continue
-				}
-				won, lost, far := false, zeroLose[k], 0
-				for _, c := range edges[edgeOff[k]:edgeOff[k+1]] {
-					v := codes[c]
-					if v == 0 || dist(v) > d-1 {
-						lost = false
+		// The king moves reversed: who reaches each point.
+		revOff = append(revOff[:0], make([]uint32, len(pts)+1)...)
+		for _, c := range edges {
+			revOff[local[c]+1]++
+		}
+		for k := range pts {
+			revOff[k+1] += revOff[k]
+		}
+		rev = append(rev[:0], make([]int32, len(edges))...)
+		fill := append([]uint32(nil), revOff[:len(pts)]...)
+		for k := range pts {
+			for _, c := range edges[edgeOff[k]:edgeOff[k+1]] {
+				lc := local[c]
+				rev[fill[lc]] = int32(k)
+				fill[lc]++
+			}
+		}
+		// Pass d resolves the points at distance d from those of pass d-1
+		// (front): a point with a king move to a loss at d-1 is a win at
+		// d; a point whose last king move to a win is to one at d-1, its
+		// man moves and captures all reaching wins, is a loss at d. Pass 1
+		// also takes the wins by a man move or capture, and the losses
+		// without king moves. Points unresolved after pass 80 are draws.
+		for d := 1; d <= rules.QuietLimit; d++ {
+			next = next[:0]
+			if d == 1 {
+				for k, g := range pts {
+					if codes[g] != 0 {
 						continue
 					}
-					if isLoss(v) {
-						won = true
-						break
+					if zeroWin[k] {
+						codes[g] = winCode(1)
+						next = append(next, int32(k))
+					} else if zeroLose[k] && left[k] == 0 {
+						codes[g] = lossCode(1)
+						next = append(next, int32(k))
 					}
-					far = max(far, dist(v))
 				}
-				switch {
-				case won:
-					codes[g] = winCode(d)
-				case lost:
-					codes[g] = lossCode(far + 1)
-				default:
-					keep = append(keep, k)
-					continue
-				}
-				resolved++
 			}
-			unres = keep
-			if resolved == 0 {
+			for _, c := range front {
+				lost := isLoss(codes[pts[c]])
+				for _, k := range rev[revOff[c]:revOff[c+1]] {
+					g := pts[k]
+					if codes[g] != 0 {
+						continue
+					}
+					if lost {
+						codes[g] = winCode(d)
+						next = append(next, k)
+						continue
+					}
+					left[k]--
+					if left[k] == 0 && zeroLose[k] {
+						codes[g] = lossCode(d)
+						next = append(next, k)
+					}
+				}
+			}
+			if len(next) == 0 {
 				break
 			}
+			front, next = next, front
 		}
 	}
 	out := make([][]uint8, len(sigs))

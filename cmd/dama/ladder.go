@@ -18,6 +18,7 @@ import (
 
 	"dama/arena"
 	"dama/internal/atomicfile"
+	"dama/tb"
 )
 
 // defaultLadderVisits is the visit count of a model on the ladder.
@@ -39,6 +40,8 @@ func init() {
 			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
 			checkpointBackend = ""
 			fs.StringVar(&checkpointBackend, "backend", "auto", backendUsage())
+			checkpointTables = ""
+			fs.StringVar(&checkpointTables, "tb", "", "the model's endgame tables: "+tbFlagUsage)
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
 			fs.Float64Var(&o.moveTime, "time", 0, "wall-clock seconds per move of the model instead of --visits, 0.001..3600 (0: --visits); keep --parallel at most the free cores")
 			fs.BoolVar(&o.pass, "pass-forced", false, "the model's search: "+passForcedUsage+"; off by default, as in training runs' ladder ratings")
@@ -115,6 +118,12 @@ func init() {
 					return fmt.Errorf("--time %v: %w", o.moveTime, err)
 				}
 			}
+			var tables *tb.Tables
+			if checkpointTables != "" {
+				if tables, err = openTables(checkpointTables); err != nil {
+					return fmt.Errorf("--tb: %w", err)
+				}
+			}
 			ck, err := loadModel(o.model)
 			if err != nil {
 				return err
@@ -131,6 +140,10 @@ func init() {
 				p.timed(o.model, moveTime, "t"+strconv.FormatFloat(o.moveTime, 'f', -1, 64)+"s")
 			}
 			p.passForced(o.pass)
+			if tables != nil {
+				withTables(&p.Options, tables)
+				p.Label += tbSuffix
+			}
 			defer p.Close()
 			bar := progressbar.NewOptions(o.games,
 				progressbar.OptionSetWriter(stderr),

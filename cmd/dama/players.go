@@ -13,6 +13,7 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
+	"dama/tb"
 )
 
 // defaultMCTSVisits is the visit count of a checkpoint player given without
@@ -46,6 +47,7 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[:BACKEND]])", err)
 	}
 	path, visits, backend, label, pass := spec, defaultMCTSVisits, checkpointBackend, "", false
+	useTables := false
 	var moveTime time.Duration // with timeText, its spelling in the spec
 	var timeText string
 	if i := strings.LastIndexByte(spec, '@'); i >= 0 {
@@ -56,8 +58,14 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 				return nil, fmt.Errorf("player %q: empty backend after ':' (valid: %s)", spec, strings.Join(infer.BackendNames(), ", "))
 			}
 		}
-		if w, ok := strings.CutSuffix(v, passSuffix); ok {
-			v, pass = w, true
+		for {
+			if w, ok := strings.CutSuffix(v, passSuffix); ok {
+				v, pass = w, true
+			} else if w, ok := strings.CutSuffix(v, tbSuffix); ok {
+				v, useTables = w, true
+			} else {
+				break
+			}
 		}
 		if t, ok := strings.CutPrefix(v, "t"); ok {
 			d, err := arena.ParseMoveTime(t)
@@ -73,6 +81,17 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 			path, visits = spec[:i], n
 		}
 	}
+	var tables *tb.Tables
+	if useTables {
+		if checkpointTables == "" {
+			return nil, fmt.Errorf("player %q: %s needs the tables' folder (--tb DIR)", spec, tbSuffix)
+		}
+		t, err := openTables(checkpointTables)
+		if err != nil {
+			return nil, fmt.Errorf("--tb: %w", err)
+		}
+		tables = t
+	}
 	ck, err := loadModel(path)
 	if err != nil {
 		return nil, err
@@ -85,8 +104,49 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		p.timed(filepath.Base(path), moveTime, timeText)
 	}
 	p.passForced(pass)
+	if tables != nil {
+		withTables(&p.Options, tables)
+		p.Label += tbSuffix
+	}
 	p.Label += label
 	return p, nil
+}
+
+// tbSuffix after a checkpoint player's visits makes it play with the
+// endgame tables of --tb (withTables).
+const tbSuffix = "+tb"
+
+// checkpointTables is the folder of endgame tables of the checkpoint
+// players marked +tb (the --tb flag of arena and ladder).
+var checkpointTables string
+
+// tbFlagUsage is the help text of the --tb flags.
+const tbFlagUsage = "folder of endgame tables (dama tb gen): positions in them are proven in the search and played by them (a won ending won within the 40-move rule, a drawn one not lost); empty: none"
+
+// openedTables holds the tables opened in this process, by folder, so
+// that players sharing a folder share its memory.
+var openedTables = map[string]*tb.Tables{}
+
+// openTables opens (once) and checks the endgame tables in dir.
+func openTables(dir string) (*tb.Tables, error) {
+	if t, ok := openedTables[dir]; ok {
+		return t, nil
+	}
+	t, err := tb.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	openedTables[dir] = t
+	return t, nil
+}
+
+// withTables makes a search use t: table positions below the root are
+// proven leaves (mcts.Options.Oracle, with the solver to carry their
+// proofs up), and table roots are played by the tables (engine.Searcher,
+// arena.MCTSPlayer).
+func withTables(opt *mcts.Options, t *tb.Tables) {
+	opt.Oracle = tb.Oracle{T: t}
+	opt.Solver = true
 }
 
 // timed makes the player, opened with visits 0, search each move for d
