@@ -33,10 +33,11 @@
 // Generation (Generate) solves one material signature and its colour twin
 // at a time, after the signatures its captures and promotions reach: the
 // positions are layered by how far their men still have to go (a man move
-// goes one layer down), and inside a layer the king moves are solved by
-// up to 80 synchronous passes over an in-memory graph of the quiet moves,
-// each pass resolving the positions whose distance is one more than the
-// last pass's. Whatever is unresolved after pass 80 is a draw.
+// goes one layer down), and inside a layer the king moves are solved by up
+// to 80 synchronous passes over an in-memory graph of the quiet moves,
+// reversed: pass d visits the positions with a move to one resolved in
+// pass d-1 and resolves those at distance d. Whatever is unresolved after
+// pass 80 is a draw.
 //
 // # Index and files
 //

@@ -104,7 +104,11 @@ func tbProbe(dir, fen string, quiet int) error {
 		fmt.Fprintf(stdout, "moves that keep the %s: %s\n", v, strings.Join(keep, " "))
 	}
 	for _, mv := range moves {
-		fmt.Fprintf(stdout, "  %-12s %s, %d plies to a man move or capture\n", mv.Move, mv.Value, mv.Dist)
+		if mv.Value == tb.Draw {
+			fmt.Fprintf(stdout, "  %-12s draw\n", mv.Move)
+		} else {
+			fmt.Fprintf(stdout, "  %-12s %s, %d plies to a man move or capture\n", mv.Move, mv.Value, mv.Dist)
+		}
 	}
 	return nil
 }

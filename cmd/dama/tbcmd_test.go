@@ -42,6 +42,16 @@ func TestTB(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, `unknown verb "frobnicate"`) {
 		t.Errorf("a bad verb: exit %d, stderr %q", code, errs)
 	}
+	// analyze --tb plays the one move of least distance (5-10, a win in
+	// 23 plies; of the 6 moves the others win slower or not at all).
+	code, out, errs = runCmd(t, "analyze", "--model", "random", "--tb", dir, "--fen", "W:WK3,K5:BK12", "--visits", "40")
+	if code != 0 || !strings.Contains(out, "Best move: ") {
+		t.Fatalf("analyze --tb: exit %d, stderr %q", code, errs)
+	}
+	best := strings.Fields(out[strings.Index(out, "Best move: "):])[2]
+	if best != "5-10" {
+		t.Errorf("analyze --tb: best move %s, not 5-10, the tables' fastest win", best)
+	}
 	path := filepath.Join(dir, "0102.dtb")
 	data, err := os.ReadFile(path)
 	if err != nil {
