@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"dama/rules"
 )
@@ -97,6 +98,31 @@ func Open(dir string) (*Tables, error) {
 		}
 		return a.String() < b.String()
 	})
+	return t, nil
+}
+
+var shared struct {
+	sync.Mutex
+	open map[string]*Tables
+}
+
+// Shared returns the tables of dir, opened (Open) once per process: the
+// searches of many games, players and goroutines share one copy in memory.
+// A failed Open is not kept; the next call tries again.
+func Shared(dir string) (*Tables, error) {
+	shared.Lock()
+	defer shared.Unlock()
+	if t, ok := shared.open[dir]; ok {
+		return t, nil
+	}
+	t, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if shared.open == nil {
+		shared.open = map[string]*Tables{}
+	}
+	shared.open[dir] = t
 	return t, nil
 }
 

@@ -123,22 +123,9 @@ var checkpointTables string
 // tbFlagUsage is the help text of the --tb flags.
 const tbFlagUsage = "folder of endgame tables (dama tb gen): positions in them are proven in the search and played by them (a won ending won within the 40-move rule, a drawn one not lost); empty: none"
 
-// openedTables holds the tables opened in this process, by folder, so
-// that players sharing a folder share its memory.
-var openedTables = map[string]*tb.Tables{}
-
-// openTables opens (once) and checks the endgame tables in dir.
-func openTables(dir string) (*tb.Tables, error) {
-	if t, ok := openedTables[dir]; ok {
-		return t, nil
-	}
-	t, err := tb.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	openedTables[dir] = t
-	return t, nil
-}
+// openTables opens (once per process: players sharing a folder share its
+// memory) and checks the endgame tables in dir.
+func openTables(dir string) (*tb.Tables, error) { return tb.Shared(dir) }
 
 // withTables makes a search use t: table positions below the root are
 // proven leaves (mcts.Options.Oracle, with the solver to carry their
