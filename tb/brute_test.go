@@ -60,16 +60,7 @@ func (b *brute) value(p rules.Position, q int) Value {
 
 // randomPosition returns a random position of material m with a random side
 // to move.
-func randomPosition(r *rand.Rand, m Material) rules.Position {
-	for {
-		if p, ok := unindex(m, r.Int64N(m.Size())); ok {
-			if r.IntN(2) == 1 {
-				p = p.Flip()
-			}
-			return p
-		}
-	}
-}
+func randomPosition(r *rand.Rand, m Material) rules.Position { return RandomPosition(r, m) }
 
 func pieces(p rules.Position) int {
 	return p.Pieces(rules.White).Len() + p.Pieces(rules.Black).Len()

@@ -3,6 +3,7 @@ package tb
 import (
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 
 	"dama/rules"
 )
@@ -240,4 +241,18 @@ func (s sides) position() rules.Position {
 	put(s.oppMen, rules.BlackMan)
 	put(s.oppKings, rules.BlackKing)
 	return rules.NewPosition(board, rules.White)
+}
+
+// RandomPosition returns a position of material m drawn uniformly from its
+// table's index (holes redrawn), with the side of m's first counts to
+// move, as White or, flipped, as Black at random.
+func RandomPosition(r *rand.Rand, m Material) rules.Position {
+	for {
+		if p, ok := unindex(m, r.Int64N(m.Size())); ok {
+			if r.IntN(2) == 1 {
+				p = p.Flip()
+			}
+			return p
+		}
+	}
 }

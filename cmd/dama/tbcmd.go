@@ -4,22 +4,26 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"dama/arena"
 	"dama/rules"
 	"dama/tb"
 )
 
 func init() {
-	var pieces, workers, quiet *int
-	var out, dir, fen *string
+	var pieces, workers, quiet, visits, games *int
+	var seed *int64
+	var out, dir, fen, modelPath *string
 	register(&command{
 		name:      "tb",
 		summary:   "endgame tables: generate (gen), probe a position (probe), list and check (info)",
-		usage:     "gen --pieces N --out DIR | probe --dir DIR --fen FEN [--quiet N] | info DIR",
+		usage:     "gen --pieces N --out DIR | probe --dir DIR --fen FEN [--quiet N] | info DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
 		takesArgs: true,
 		flags: func(fs *flag.FlagSet) {
 			pieces = fs.Int("pieces", 4, "gen: every signature of 2 to this many pieces (2..8)")
@@ -31,11 +35,17 @@ func init() {
 			fen = fs.String("fen", "", "probe: the position in PDN FEN form")
 			quiet = fs.Int("quiet", 0, "probe: the 40-move counter, plies of king moves since the last man move or capture (0..80)")
 			limit(fs, "quiet", 0, rules.QuietLimit, "")
+			modelPath = fs.String("model", shippedModel, "match: the checkpoint that plays (default: the shipped model)")
+			visits = fs.Int("visits", 200, "match: MCTS visits per move (1..10^6)")
+			limit(fs, "visits", 1, maxPlayerVisits, "")
+			games = fs.Int("games", 20, "match: won positions played, each without and with the tables (1..10^5)")
+			limit(fs, "games", 1, 1e5, "")
+			seed = fs.Int64("seed", 1, "match: seed of the positions")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			const usage = "usage: dama tb gen --pieces N --out DIR | probe --dir DIR --fen FEN | info DIR"
+			const usage = "usage: dama tb gen --pieces N --out DIR | probe --dir DIR --fen FEN | info DIR | match --dir DIR"
 			if len(args) == 0 {
-				return fmt.Errorf("want a verb: gen, probe or info (%s)", usage)
+				return fmt.Errorf("want a verb: gen, probe, info or match (%s)", usage)
 			}
 			verb, rest := args[0], args[1:]
 			switch verb {
@@ -54,6 +64,11 @@ func init() {
 					return fmt.Errorf("info: want one folder, got %d arguments (%s)", len(rest), usage)
 				}
 				return tbInfo(rest[0])
+			case "match":
+				if len(rest) > 0 || *dir == "" {
+					return fmt.Errorf("match: want --dir DIR and no arguments (%s)", usage)
+				}
+				return tbMatch(*dir, *modelPath, *pieces, *games, *visits, *seed)
 			}
 			return fmt.Errorf("unknown verb %q (%s)", verb, usage)
 		},
@@ -127,5 +142,91 @@ func tbInfo(dir string) error {
 		bytes += f.Bytes
 	}
 	fmt.Fprintf(stdout, "%d tables in %s, complete up to %d pieces, %d positions, %d bytes: every checksum and entry checks\n", len(t.Files()), dir, t.Pieces(), pos, bytes)
+	return nil
+}
+
+// matchMinDist is the least distance of the positions tbMatch plays: wins
+// that take some play, not a capture at once.
+const matchMinDist = 15
+
+// tbMatch plays won table positions of the given number of pieces with
+// the model on both sides, once with the tables for the winning side and
+// once without, and prints each game that was not won and the totals.
+func tbMatch(dir, modelPath string, pieces, games, visits int, seed int64) error {
+	t, err := tb.Shared(dir)
+	if err != nil {
+		return err
+	}
+	if pieces > t.Pieces() {
+		return fmt.Errorf("match: --pieces %d, the tables of %s go up to %d", pieces, dir, t.Pieces())
+	}
+	ck, err := loadModel(modelPath)
+	if err != nil {
+		return err
+	}
+	p, err := newModelPlayer(filepath.Base(modelPath), ck, visits, 1, checkpointBackend)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	plain := p.MCTSPlayer
+	p.passForced(true)
+	with := *plain
+	withTables(&with.Options, t)
+	var sigs []tb.Material
+	for _, m := range tb.Signatures(pieces) {
+		if m.Pieces() == pieces {
+			sigs = append(sigs, m)
+		}
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 22))
+	won := [2]int{}
+	ctx := context.Background()
+	for n := 0; n < games; {
+		pos := tb.RandomPosition(r, sigs[r.IntN(len(sigs))])
+		if e, err := t.Probe(pos); err != nil || e.Type != tb.Win || e.Dist < matchMinDist {
+			continue
+		}
+		n++
+		for i, hero := range []*arena.MCTSPlayer{plain, &with} {
+			g := rules.NewGame(pos)
+			hp, err := hero.Start(ctx, g, r)
+			if err != nil {
+				return err
+			}
+			dp, err := plain.Start(ctx, g, r)
+			if err != nil {
+				return err
+			}
+			var moves []string
+			for !g.Outcome().Over() && g.Ply() < 400 {
+				pl := dp
+				if g.Position().Side() == pos.Side() {
+					pl = hp
+				}
+				m, err := pl.Move(ctx, g)
+				if err != nil {
+					return err
+				}
+				moves = append(moves, m.String())
+				if err := g.Play(m); err != nil {
+					return err
+				}
+			}
+			hp.Close()
+			dp.Close()
+			o := g.Outcome()
+			if w, ok := o.Result.Winner(); ok && w == pos.Side() {
+				won[i]++
+				continue
+			}
+			how := o.Reason.String()
+			if !o.Over() {
+				how = "400 plies"
+			}
+			fmt.Fprintf(stdout, "%s (%s wins) %s: %s by %s after %d plies: %s\n", pos.FEN(), pos.Side(), [2]string{"without tables", "with tables"}[i], o.Result, how, g.Ply(), strings.Join(moves, " "))
+		}
+	}
+	fmt.Fprintf(stdout, "%d won positions of %d pieces, %s at %d visits on both sides: won %d without the tables, %d with them\n", games, pieces, plain.Label, visits, won[0], won[1])
 	return nil
 }

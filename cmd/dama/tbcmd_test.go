@@ -52,6 +52,15 @@ func TestTB(t *testing.T) {
 	if best != "5-10" {
 		t.Errorf("analyze --tb: best move %s, not 5-10, the tables' fastest win", best)
 	}
+	// match: with the tables every won position is won.
+	code, out, errs = runCmd(t, "tb", "match", "--dir", dir, "--pieces", "3", "--games", "3", "--visits", "8", "--model", "../../model/testdata/sample-v1.ckpt")
+	if code != 0 || !strings.Contains(out, "3 won positions of 3 pieces, sample-v1.ckpt@8+pass at 8 visits on both sides: won ") || !strings.HasSuffix(out, ", 3 with them\n") {
+		t.Errorf("match: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, _, errs = runCmd(t, "tb", "match", "--dir", dir, "--pieces", "4")
+	if code != 1 || !strings.Contains(errs, "the tables of "+dir+" go up to 3") {
+		t.Errorf("match of 4 pieces in 3-piece tables: exit %d, stderr %q", code, errs)
+	}
 	path := filepath.Join(dir, "0102.dtb")
 	data, err := os.ReadFile(path)
 	if err != nil {
