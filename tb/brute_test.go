@@ -91,6 +91,9 @@ func TestAgainstBruteForce(t *testing.T) {
 	if testing.Short() {
 		per = 60
 	}
+	if raceEnabled {
+		per = 10
+	}
 	for _, m := range Signatures(3) {
 		b := &brute{memo: map[bruteKey]Value{}}
 		for range per {

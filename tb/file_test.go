@@ -228,3 +228,18 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestProbeImpossible: a position no game reaches (a man on its crowning
+// row, made with rules.NewPosition) is an error, never a value.
+func TestProbeImpossible(t *testing.T) {
+	tb := testTables(t)
+	var board [rules.NumSquares]rules.Piece
+	board[1] = rules.WhiteMan
+	board[20] = rules.BlackKing
+	for _, side := range []rules.Color{rules.White, rules.Black} {
+		p := rules.NewPosition(board, side)
+		if _, err := tb.Probe(p); err == nil || !strings.Contains(err.Error(), "crowned") {
+			t.Errorf("%s: %v", p.FEN(), err)
+		}
+	}
+}

@@ -166,6 +166,9 @@ func (t *Tables) Probe(p rules.Position) (Entry, error) {
 	if n := m.Pieces(); n > t.pieces {
 		return Entry{}, fmt.Errorf("%w (%d pieces, have up to %d)", ErrNotInTables, n, t.pieces)
 	}
+	if s.men&0xF != 0 || s.oppMen&0xF000_0000 != 0 {
+		return Entry{}, fmt.Errorf("tb: %s: a man on the row where it would have been crowned", p.FEN())
+	}
 	switch {
 	case m.Men+m.Kings == 0:
 		return Entry{Type: Loss}, nil
