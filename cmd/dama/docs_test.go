@@ -47,7 +47,7 @@ var positionalArgs = map[string]int{"report": 1, "games": 2, "broker": 2} // gam
 // each verb takes.
 var verbArgs = map[string]map[string]int{
 	"model": {"new": 0, "info": 1, "compare": 1},
-	"tb":    {"gen": 0, "probe": 0, "info": 1},
+	"tb":    {"gen": 0, "probe": 0, "info": 1, "match": 0},
 }
 
 // checkDamaArgs parses args (the words after "dama") the way the subcommand
