@@ -13,11 +13,11 @@ import (
 	"dama/rules"
 )
 
-// smallDir generates the tables of up to 3 pieces into a new folder.
-func smallDir(t *testing.T) string {
+// smallDir generates the tables of up to n pieces into a new folder.
+func smallDir(t *testing.T, n int) string {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := Generate(context.Background(), GenOptions{Pieces: 3, Dir: dir, Workers: 2}); err != nil {
+	if _, err := Generate(context.Background(), GenOptions{Pieces: n, Dir: dir, Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -58,11 +58,11 @@ func TestDamagedFilesRefused(t *testing.T) {
 				return err
 			}
 			return os.WriteFile(p, other, 0o644)
-		}, "the file name says 0201"},
+		}, "the file name says 0110"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := smallDir(t)
-			path := filepath.Join(dir, "0201"+Ext)
+			dir := smallDir(t, 2)
+			path := filepath.Join(dir, "0110"+Ext)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -79,7 +79,7 @@ func TestDamagedFilesRefused(t *testing.T) {
 }
 
 func TestBadNamesAndFolders(t *testing.T) {
-	dir := smallDir(t)
+	dir := smallDir(t, 2)
 	// A temporary file of an interrupted write is not a table.
 	if err := os.WriteFile(filepath.Join(dir, ".0102"+Ext+".tmp123"), []byte("half"), 0o644); err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestBadNamesAndFolders(t *testing.T) {
 // TestMissingTables: a folder without some 3-piece table answers up to 2
 // pieces, and a probe of 3 pieces says so.
 func TestMissingTables(t *testing.T) {
-	dir := smallDir(t)
+	dir := smallDir(t, 3)
 	if err := os.Remove(filepath.Join(dir, "0201"+Ext)); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestMissingTables(t *testing.T) {
 // TestResume: a second run skips every finished signature; a removed file
 // and a damaged one are generated again, the same bytes as before.
 func TestResume(t *testing.T) {
-	dir := smallDir(t)
+	dir := smallDir(t, 3)
 	before := map[string][]byte{}
 	files, _ := filepath.Glob(filepath.Join(dir, "*"+Ext))
 	for _, f := range files {
