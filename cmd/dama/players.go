@@ -58,10 +58,11 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 				return nil, fmt.Errorf("player %q: empty backend after ':' (valid: %s)", spec, strings.Join(infer.BackendNames(), ", "))
 			}
 		}
+		// +pass and +tb, each at most once, in either order.
 		for {
-			if w, ok := strings.CutSuffix(v, passSuffix); ok {
+			if w, ok := strings.CutSuffix(v, passSuffix); ok && !pass {
 				v, pass = w, true
-			} else if w, ok := strings.CutSuffix(v, tbSuffix); ok {
+			} else if w, ok := strings.CutSuffix(v, tbSuffix); ok && !useTables {
 				v, useTables = w, true
 			} else {
 				break

@@ -23,7 +23,7 @@ func init() {
 	register(&command{
 		name:      "tb",
 		summary:   "endgame tables: generate (gen), probe a position (probe), list and check (info)",
-		usage:     "gen --pieces N --out DIR | probe --dir DIR --fen FEN [--quiet N] | info DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
+		usage:     "gen [--pieces N] --out DIR | probe --dir DIR --fen FEN [--quiet N] | info DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
 		takesArgs: true,
 		flags: func(fs *flag.FlagSet) {
 			pieces = fs.Int("pieces", 4, "gen: every signature of 2 to this many pieces (2..8)")
