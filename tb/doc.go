@@ -6,9 +6,10 @@
 // # What a table stores
 //
 // The 40-move rule makes the value of a position depend on its quiet
-// counter q (rules.QuietPlies: plies of king moves without a capture since
-// the last man move or capture). The tables store, for every position P,
-// its value under the rules as a function of q, which always has the form
+// counter q (rules.Game.QuietPlies: plies of king moves without a capture
+// since the last man move or capture). The tables store, for every
+// position P, its value under the rules as a function of q, which always
+// has the form
 //
 //	V(P, q) = T(P) when q + D(P) <= rules.QuietLimit, else a draw
 //
@@ -19,7 +20,7 @@
 // stored with D = 7 is a win while q <= 73 and a draw after (the 40-move
 // rule comes first). So a stored win is never a position that the rule
 // turns into a draw: Entry.Under(q) gives the exact value at counter q,
-// and a won ending played by the distance (Tables.KeepingMoves, the moves
+// and a won ending played by the distance (Tables.Best and Choose, the moves
 // of least distance for a win) is won within the rule. A position whose
 // win needs more than 80 quiet plies is stored as a draw, which it is.
 //
