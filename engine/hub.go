@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +31,11 @@ type HubOptions struct {
 	Search mcts.Options
 	// InfoEvery is the least time between two info lines (default 500ms).
 	InfoEvery time.Duration
+	// Clock tells the time (nil: the wall clock); see Searcher.Clock.
+	Clock Clock
+	// Log receives warnings for people (the engine's stderr); nil drops
+	// them.
+	Log io.Writer
 }
 
 // Hub is an engine speaking the Hub protocol (version 2, as Scan 3.1) on
@@ -37,7 +43,8 @@ type HubOptions struct {
 //
 //	hub                     -> id, param declarations, wait
 //	set-param name= value=  (variant: italian only; visits: visits per move when level sets no limit;
-//	                         tree-mb: memory of the search tree in MB, which drops the tree)
+//	                         tree-mb: memory of the search tree in MB; threads: search threads,
+//	                         1..MaxThreads; both drop the tree)
 //	init                    -> ready
 //	ping                    -> pong (also during a search)
 //	new-game                   forget the search tree
@@ -52,7 +59,8 @@ type HubOptions struct {
 // longer than maxHubLine (1 MiB) gets an error answer.
 // level nodes counts root visits of the MCTS; level depth=D spends the
 // effort of an alpha-beta search of depth D, depthVisits(D) root visits;
-// move-time and clock times are kept with a safety margin (timeMargin),
+// move-time is kept with a safety margin (timeMargin) and a clock is
+// planned with a reserve (planMove, spending more on critical moves),
 // counted from the arrival of go. A tree that reaches its memory (tree-mb)
 // stops growing and the search goes on, so infinite analysis runs until
 // stop. info lines carry depth (PV length), nodes (root visits), score (in
@@ -69,9 +77,10 @@ type Hub struct {
 	werr error
 
 	// State of the reader goroutine.
-	game  *rules.Game
-	level level
-	job   *job
+	game   *rules.Game
+	level  level
+	job    *job
+	warned bool // the threads warning was given
 }
 
 // level is the time or depth limit of the next search, as the GUI set it.
@@ -108,9 +117,22 @@ func NewHub(ev mcts.Evaluator, opt HubOptions) *Hub {
 	if opt.Visits <= 0 && opt.Time <= 0 {
 		opt.Visits = DefaultVisits
 	}
-	s := NewSearcher(ev, opt.Search)
-	s.InfoEvery = opt.InfoEvery
-	return &Hub{opt: opt, ev: ev, searcher: s}
+	if opt.Clock == nil {
+		opt.Clock = realClock{}
+	}
+	h := &Hub{opt: opt, ev: ev}
+	h.searcher = h.newSearcher(opt.Search)
+	return h
+}
+
+// newSearcher returns a Searcher with opt and the Hub's settings.
+func (h *Hub) newSearcher(opt mcts.Options) *Searcher {
+	s := NewSearcher(h.ev, opt)
+	s.InfoEvery = h.opt.InfoEvery
+	if _, real := h.opt.Clock.(realClock); !real {
+		s.Clock = h.opt.Clock
+	}
+	return s
 }
 
 // Run reads commands from in and answers on out until "quit", the end of
@@ -119,7 +141,7 @@ func NewHub(ev mcts.Evaluator, opt HubOptions) *Hub {
 // out fails.
 func (h *Hub) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	h.out = out
-	lines := make(chan string)
+	lines := make(chan stamped)
 	readErr := make(chan error, 1)
 	quit := make(chan struct{})
 	defer close(quit)
@@ -142,7 +164,7 @@ func (h *Hub) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 				break
 			}
 			select {
-			case lines <- line:
+			case lines <- stamped{line, h.opt.Clock.Now()}:
 			case <-quit:
 				return
 			}
@@ -165,7 +187,7 @@ func (h *Hub) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 				}
 				return nil // the GUI closed the stream
 			}
-			if quit := h.handle(ctx, line); quit {
+			if quit := h.handle(ctx, line.text, line.at); quit {
 				return nil
 			}
 			if err := h.writeErr(); err != nil {
@@ -173,6 +195,13 @@ func (h *Hub) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 			}
 		}
 	}
+}
+
+// stamped is a command line and when the reader read it: a search's
+// clock starts when its go arrived, not when the handler got to it.
+type stamped struct {
+	text string
+	at   time.Time
 }
 
 func (h *Hub) writeErr() error {
@@ -259,8 +288,9 @@ func (h *Hub) finished() {
 	}
 }
 
-// handle executes one command line; it reports whether to quit.
-func (h *Hub) handle(ctx context.Context, text string) bool {
+// handle executes one command line, read at at; it reports whether to
+// quit.
+func (h *Hub) handle(ctx context.Context, text string, at time.Time) bool {
 	h.finished()
 	if text == tooLongLine {
 		h.sendError("line too long (more than %d bytes): ignored", maxHubLine)
@@ -280,6 +310,8 @@ func (h *Hub) handle(ctx context.Context, text string) bool {
 		h.send(hubLine("param", "name", "visits", "value", strconv.Itoa(h.opt.Visits), "type", "int", "min", "0", "max", "100000000"))
 		h.send(hubLine("param", "name", "tree-mb", "value", strconv.Itoa(TreeMB(h.searcher.search.Options().MaxNodes)), "type", "int",
 			"min", strconv.Itoa(MinTreeMB), "max", strconv.Itoa(MaxTreeMB)))
+		h.send(hubLine("param", "name", "threads", "value", strconv.Itoa(h.searcher.search.Options().Threads), "type", "int",
+			"min", "1", "max", strconv.Itoa(MaxThreads)))
 		h.send(HubLine{Command: "wait"})
 	case "set-param":
 		h.setParam(l)
@@ -297,7 +329,7 @@ func (h *Hub) handle(ctx context.Context, text string) bool {
 		h.setLevel(l)
 	case "go":
 		h.stop()
-		h.start(ctx, l)
+		h.start(ctx, l, at)
 	case "ponder-hit":
 		if h.job != nil && h.job.hit != nil {
 			h.job.hit()
@@ -340,12 +372,43 @@ func (h *Hub) setParam(l HubLine) {
 		h.stop()
 		opt := h.searcher.search.Options()
 		opt.MaxNodes = TreeNodes(mb)
-		every := h.searcher.InfoEvery
-		h.searcher = NewSearcher(h.ev, opt)
-		h.searcher.InfoEvery = every
+		h.searcher = h.newSearcher(opt)
+	case "threads":
+		n, err := strconv.Atoi(value)
+		var warning string
+		if err == nil {
+			warning, err = CheckThreads(n)
+		} else {
+			err = fmt.Errorf("%q is not an integer", value)
+		}
+		if err != nil {
+			h.sendError("param threads: %v", err)
+			return
+		}
+		h.warnOnce(warning)
+		h.stop()
+		opt := h.searcher.search.Options()
+		opt.Threads = n
+		h.searcher = h.newSearcher(opt)
+		if _, direct := h.ev.(interface{ BatchEvaluator() mcts.BatchEvaluator }); !direct {
+			// An evaluator without a batch view runs the threads'
+			// batches on its batchers: one per thread.
+			if w, ok := h.ev.(interface{ SetWorkers(int) }); ok {
+				w.SetWorkers(n)
+			}
+		}
 	default:
 		h.sendError("unknown param %q", name)
 	}
+}
+
+// warnOnce writes a warning to the Hub's log, the first time only.
+func (h *Hub) warnOnce(warning string) {
+	if warning == "" || h.warned || h.opt.Log == nil {
+		return
+	}
+	h.warned = true
+	fmt.Fprintln(h.opt.Log, "warning:", warning)
 }
 
 func (h *Hub) setPosition(l HubLine) {
@@ -381,13 +444,17 @@ func (h *Hub) setPosition(l HubLine) {
 // may give, as dama hub's --time allows.
 const maxLevelSeconds = 1e6
 
+// maxLevelMoves is the most moves to go a level may give.
+const maxLevelMoves = 1000
+
 // setLevel takes the GUI's level. A bad value (not a number, negative,
-// NaN, infinite or over maxLevelSeconds) gets one error answer naming the
-// argument, and the level stays as it was.
+// NaN, infinite or over maxLevelSeconds; a move-time or clock time of
+// zero; more than maxLevelMoves moves to go) gets one error answer naming
+// the argument, and the level stays as it was.
 func (h *Hub) setLevel(l HubLine) {
 	var lv level
 	var bad error
-	seconds := func(name string) time.Duration {
+	seconds := func(name string, zero bool) time.Duration {
 		v, ok := l.Get(name)
 		if !ok || bad != nil {
 			return 0
@@ -397,26 +464,31 @@ func (h *Hub) setLevel(l HubLine) {
 			bad = fmt.Errorf("level %s: %q is not a number of seconds in [0, %.0f]", name, v, float64(maxLevelSeconds))
 			return 0
 		}
-		return time.Duration(f * float64(time.Second))
+		d := time.Duration(f * float64(time.Second))
+		if d <= 0 && !zero {
+			bad = fmt.Errorf("level %s: %q: the time must be more than zero", name, v)
+			return 0
+		}
+		return d
 	}
-	count := func(name string) int {
+	count := func(name string, most int) int {
 		v, ok := l.Get(name)
 		if !ok || bad != nil {
 			return 0
 		}
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			bad = fmt.Errorf("level %s: %q is not a count", name, v)
+		if err != nil || n < 0 || n > most {
+			bad = fmt.Errorf("level %s: %q is not a count in [0, %d]", name, v, most)
 			return 0
 		}
 		return n
 	}
-	lv.visits = count("nodes")
-	lv.depth = count("depth")
-	lv.moves = count("moves")
-	lv.moveTime = seconds("move-time")
-	lv.time = seconds("time")
-	lv.inc = seconds("inc")
+	lv.visits = count("nodes", math.MaxInt32)
+	lv.depth = count("depth", math.MaxInt32)
+	lv.moves = count("moves", maxLevelMoves)
+	lv.moveTime = seconds("move-time", false)
+	lv.time = seconds("time", false)
+	lv.inc = seconds("inc", true)
 	if bad != nil {
 		h.sendError("%v", bad)
 		return
@@ -434,7 +506,7 @@ func (h *Hub) limits() Limits {
 	case lv.moveTime > 0:
 		lim.Time = lv.moveTime
 	case lv.clocked:
-		lim.Time = timeBudget(lv.time, lv.inc, lv.moves)
+		lim.Left, lim.Inc, lim.MovesToGo = lv.time, lv.inc, lv.moves
 	}
 	if lim.unlimited() && !lim.Infinite {
 		lim.Visits, lim.Time = h.opt.Visits, h.opt.Time
@@ -442,21 +514,8 @@ func (h *Hub) limits() Limits {
 	return lim
 }
 
-// timeBudget returns the time to spend on one move with remaining time
-// left, increment inc and movesToGo moves until the next time control (0
-// for sudden death, counted as 30): left/movesToGo plus three quarters of
-// the increment, never more than half of what is left, and at least 10ms.
-func timeBudget(left, inc time.Duration, movesToGo int) time.Duration {
-	if movesToGo <= 0 {
-		movesToGo = 30
-	}
-	b := left/time.Duration(movesToGo) + inc*3/4
-	b = min(b, left/2)
-	return max(b, 10*time.Millisecond)
-}
-
-// start launches a search for "go think|ponder|analyze".
-func (h *Hub) start(ctx context.Context, l HubLine) {
+// start launches a search for "go think|ponder|analyze" that arrived at at.
+func (h *Hub) start(ctx context.Context, l HubLine, at time.Time) {
 	if h.game == nil {
 		h.sendError("go: no position (send pos first)")
 		return
@@ -466,14 +525,18 @@ func (h *Hub) start(ctx context.Context, l HubLine) {
 		return
 	}
 	lim := h.limits()
-	lim.Start = time.Now()
+	lim.Start = at
 	_, ponder := l.Get("ponder")
 	jctx, cancel := context.WithCancel(ctx)
 	j := &job{cancel: cancel, done: make(chan struct{})}
-	if ponder && lim.Time > 0 {
-		// The clock is not running: search until ponder-hit, then for lim.Time.
+	if ponder && (lim.Time > 0 || lim.Left > 0) {
+		// The clock is not running: search until ponder-hit, then for
+		// lim.Time or the clock's share of a move.
 		budget := lim.Time
-		lim.Time = 0
+		if budget <= 0 {
+			budget, _ = planMove(lim.Left, lim.Inc, lim.MovesToGo)
+		}
+		lim.Time, lim.Left = 0, 0
 		if lim.Visits <= 0 && lim.Depth <= 0 {
 			lim.Infinite = true
 		}

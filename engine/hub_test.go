@@ -282,6 +282,19 @@ func TestHubSession(t *testing.T) {
 			done, _ = c.expect("done")
 			checkDone(t, done, start)
 
+			// A clock: a search of its share, and a ponder search given
+			// its share at ponder-hit.
+			c.send("level time=1 inc=0.01 moves=20")
+			c.send("go think")
+			done, _ = c.expect("done")
+			checkDone(t, done, start)
+			c.send("go ponder")
+			c.send("ping")
+			c.expect("pong")
+			c.send("ponder-hit")
+			done, _ = c.expect("done")
+			checkDone(t, done, start)
+
 			// A ponder search with a node limit finishes early but answers
 			// only after ponder-hit: "done" must come after the pong of a
 			// ping sent once the search has surely ended.
@@ -349,24 +362,6 @@ func TestHubErrors(t *testing.T) {
 	c.in.Close()
 	if err := <-c.done; err != nil {
 		t.Errorf("Run returned %v at end of input", err)
-	}
-}
-
-func TestTimeBudget(t *testing.T) {
-	for _, tc := range []struct {
-		left, inc time.Duration
-		moves     int
-		want      time.Duration
-	}{
-		{60 * time.Second, 0, 0, 2 * time.Second},
-		{60 * time.Second, 0, 10, 6 * time.Second},
-		{60 * time.Second, 4 * time.Second, 0, 5 * time.Second},
-		{2 * time.Second, 10 * time.Second, 0, time.Second},
-		{0, 0, 0, 10 * time.Millisecond},
-	} {
-		if got := timeBudget(tc.left, tc.inc, tc.moves); got != tc.want {
-			t.Errorf("timeBudget(%v, %v, %d) = %v, want %v", tc.left, tc.inc, tc.moves, got, tc.want)
-		}
 	}
 }
 

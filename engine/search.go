@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"dama/mcts"
@@ -20,7 +21,14 @@ const DefaultVisits = 800
 // limit set (and Infinite false) it searches DefaultVisits visits.
 type Limits struct {
 	Visits int           // visits of the root (tree reuse included)
-	Time   time.Duration // wall-clock budget, kept with a safety margin (timeMargin)
+	Time   time.Duration // fixed time for the move, kept with a safety margin (timeMargin)
+	// Left, Inc and MovesToGo are a game clock (used when Time is 0): the
+	// time left to the side to move, its increment per move and the moves
+	// to the next time control (0: sudden death). The search plans its
+	// time (planMove) and spends more on critical moves (timeman.go).
+	Left      time.Duration
+	Inc       time.Duration
+	MovesToGo int
 	// Depth asks for the search effort of an alpha-beta search of that
 	// depth: 25·2^(Depth/2) root visits (depthVisits).
 	Depth    int
@@ -38,6 +46,23 @@ const (
 	MinTreeMB = 1
 	MaxTreeMB = 1 << 20
 )
+
+// MaxThreads bounds the search threads (mcts.Options.Threads) of the
+// engine commands and the Hub's threads param.
+const MaxThreads = 256
+
+// CheckThreads checks a number of search threads: outside 1..MaxThreads
+// is an error; above the machine's cores is allowed, with a warning for
+// people (empty when there is none).
+func CheckThreads(n int) (warning string, err error) {
+	if n < 1 || n > MaxThreads {
+		return "", fmt.Errorf("%d threads: want 1..%d", n, MaxThreads)
+	}
+	if c := runtime.NumCPU(); n > c {
+		return fmt.Sprintf("%d search threads on %d cores: the threads share cores, so each searches slower and the search is no stronger", n, c), nil
+	}
+	return "", nil
+}
 
 // TreeNodes is the node cap (mcts.Options.MaxNodes) of a tree of mb MB:
 // the tree and the copy made when its root moves, mcts.NodeBytes each per node.
@@ -79,7 +104,9 @@ func scoreMen(q float32) float64 {
 	return math.Tan(1.5 * min(max(float64(q), -1), 1))
 }
 
-func (l Limits) unlimited() bool { return l.Visits <= 0 && l.Time <= 0 && l.Depth <= 0 }
+func (l Limits) unlimited() bool {
+	return l.Visits <= 0 && l.Time <= 0 && l.Left <= 0 && l.Depth <= 0
+}
 
 // String describes the limits, e.g. "visits 800, time 1.5s".
 func (l Limits) String() string {
@@ -95,6 +122,16 @@ func (l Limits) String() string {
 	}
 	if l.Time > 0 {
 		add("time " + l.Time.String())
+	}
+	if l.Left > 0 {
+		c := "clock " + l.Left.String()
+		if l.Inc > 0 {
+			c += " + " + l.Inc.String()
+		}
+		if l.MovesToGo > 0 {
+			c += fmt.Sprintf(" for %d moves", l.MovesToGo)
+		}
+		add(c)
 	}
 	if l.Depth > 0 {
 		add(fmt.Sprintf("depth %d", l.Depth))
@@ -135,9 +172,14 @@ type Searcher struct {
 	tables *tb.Tables // the oracle's endgame tables, whose moves it plays
 	// InfoEvery is the least time between two progress reports (default 500ms).
 	InfoEvery time.Duration
+	// Clock tells the time of the deadlines (nil: the wall clock). With
+	// another clock, time limits are kept between batches only: no
+	// context deadline cuts a batch in flight.
+	Clock Clock
 }
 
-// NewSearcher returns a Searcher over ev. opt.Temperature is ignored: the
+// NewSearcher returns a Searcher over ev (with opt.Threads > 1, over its
+// batch view: forThreads). opt.Temperature is ignored: the
 // engine always plays the most visited move. A tree that reaches
 // opt.MaxNodes stops growing and the search goes on
 // (mcts.Options.KeepSearchingWhenFull), so that an infinite analysis runs
@@ -148,11 +190,23 @@ type Searcher struct {
 func NewSearcher(ev mcts.Evaluator, opt mcts.Options) *Searcher {
 	opt.Temperature = nil
 	opt.KeepSearchingWhenFull = true
-	s := &Searcher{search: mcts.New(ev, opt), ev: ev}
+	s := &Searcher{search: mcts.New(forThreads(ev, opt.Threads), opt), ev: ev}
 	if o, ok := opt.Oracle.(tb.Oracle); ok {
 		s.tables = o.T
 	}
 	return s
+}
+
+// forThreads returns the evaluator of a search with threads threads: with
+// more than one, the batch view of an evaluator that offers one
+// (infer.Evaluator.BatchEvaluator), so that each thread runs its own
+// forward passes; else ev. One thread keeps ev as it is (a batcher
+// goroutine, whose wait a deadline cuts short).
+func forThreads(ev mcts.Evaluator, threads int) mcts.Evaluator {
+	if b, ok := ev.(interface{ BatchEvaluator() mcts.BatchEvaluator }); ok && threads > 1 {
+		return b.BatchEvaluator()
+	}
+	return ev
 }
 
 // Reset drops the search tree (a new game).
@@ -175,18 +229,20 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 			lim.Visits = v
 		}
 	}
-	start := time.Now()
+	clock := s.Clock
+	if clock == nil {
+		clock = realClock{}
+	}
+	start := clock.Now()
 	if !lim.Start.IsZero() && lim.Start.Before(start) {
 		start = lim.Start
 	}
+	tp := plan(lim, start)
 	sctx := ctx
-	if lim.Time > 0 {
+	if tp.timed() && s.Clock == nil {
+		// A batch in flight at the hard deadline is cut short.
 		var cancel context.CancelFunc
-		end := lim.Time
-		if !lim.WholeTime {
-			end -= timeMargin(lim.Time)
-		}
-		sctx, cancel = context.WithDeadline(ctx, start.Add(end))
+		sctx, cancel = context.WithDeadline(ctx, tp.hard)
 		defer cancel()
 	}
 	every := s.InfoEvery
@@ -197,12 +253,14 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	base, based := 0, false // root visits before this search (tree reuse)
 	lastInfo := start
 	chunk := 8
+	deadline := tp.soft
+	st := stability{best: -1}
 	for {
 		next := res.RootVisits + chunk
 		if lim.Visits > 0 {
 			next = min(next, lim.Visits)
 		}
-		r, err := s.search.Run(sctx, g, mcts.Limit{Visits: max(next, 1)}, nil)
+		r, err := s.search.Run(sctx, g, mcts.Limit{Visits: max(next, 1), Deadline: deadline, Clock: clock.Now}, nil)
 		if err != nil {
 			if sctx.Err() == nil {
 				return mcts.Result{}, err
@@ -218,12 +276,26 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 				return mcts.Result{}, err
 			}
 			if info != nil {
-				info(Info{Result: r, Elapsed: time.Since(start), Final: true})
+				info(Info{Result: r, Elapsed: clock.Now().Sub(start), Final: true})
 			}
 			return r, nil
 		}
-		if !r.Full || sctx.Err() != nil || (lim.Visits > 0 && r.RootVisits >= lim.Visits) {
+		now := clock.Now()
+		st.observe(r, now)
+		if sctx.Err() != nil || (lim.Visits > 0 && r.RootVisits >= lim.Visits) {
 			break
+		}
+		if !r.Full {
+			// The deadline came (the tree never fills: the Searcher's
+			// search keeps searching when full). A critical move gets
+			// more time, up to the hard cap.
+			if !tp.timed() || !deadline.Before(tp.hard) || !st.isCritical(start, now) {
+				break
+			}
+			deadline = deadline.Add(tp.extend)
+			if deadline.After(tp.hard) {
+				deadline = tp.hard
+			}
 		}
 		if lim.Visits <= 0 && r.RootVisits >= halveAt {
 			// A search that runs until stopped: make room in the visit
@@ -234,10 +306,10 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 			base = res.RootVisits - played
 		}
 		chunk = min(2*chunk, 256)
-		if info != nil && time.Since(lastInfo) >= every {
-			lastInfo = time.Now()
+		if info != nil && now.Sub(lastInfo) >= every {
+			lastInfo = now
 			res.Playouts = res.RootVisits - base
-			info(Info{Result: res, Elapsed: time.Since(start)})
+			info(Info{Result: res, Elapsed: now.Sub(start)})
 		}
 	}
 	// A chunk cut short keeps its visits in the tree: read them back with a
@@ -256,7 +328,7 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 		}
 	}
 	if info != nil {
-		info(Info{Result: r, Elapsed: time.Since(start), Final: true})
+		info(Info{Result: r, Elapsed: clock.Now().Sub(start), Final: true})
 	}
 	return r, nil
 }

@@ -28,7 +28,12 @@
 // many games (each with its own Search) sharing one Evaluator keep a
 // batching evaluator full. Because only the collecting goroutine touches
 // the tree, a search with a fixed seed and a deterministic evaluator gives
-// the same result every time for a given Options.Parallel.
+// the same result every time for a given Options.Parallel. Options.Threads
+// runs several such collectors on one tree under one lock (threads.go),
+// each with its own batch in flight, and a BatchEvaluator takes each batch
+// in one call on the collecting goroutine (its own forward pass); with
+// more than one thread the search is no longer repeatable visit for visit
+// (threads.go says what still holds).
 //
 // The zero Options search with plain PUCT: no first-play urgency
 // reduction, no root noise, no technique (see Options for what each zero
@@ -43,7 +48,8 @@
 // may prove new leaves; its exact values override the evaluator's.
 //
 // The files: options.go (Options, Limit), search.go (Search, Run, the
-// evaluation of a batch of leaves), select.go (the PUCT selection),
+// evaluation of a batch of leaves, Limit.Deadline), threads.go (search
+// threads), select.go (the PUCT selection),
 // tree.go (nodes, expansion, backup, moving the root), noise.go (Dirichlet
 // noise), result.go (Result, the move choice), solver.go, forced.go and
 // gumbel.go (the techniques).
@@ -82,6 +88,17 @@ type Evaluator interface {
 	// Evaluate fills e for q. e.Priors must have length len(q.Legal); it is
 	// written in place so callers can reuse buffers.
 	Evaluate(ctx context.Context, q Query, e *Evaluation) error
+}
+
+// BatchEvaluator is an Evaluator that also evaluates a whole batch in one
+// call on the calling goroutine: es[i] answers qs[i] as Evaluate would.
+// A search (each worker of Options.Threads) hands it its batch of leaves
+// at once, so the worker runs its own forward pass with no hand-off to
+// another goroutine; an evaluator shared by many searches to fill large
+// batches across them should not be one.
+type BatchEvaluator interface {
+	Evaluator
+	EvaluateBatch(ctx context.Context, qs []Query, es []*Evaluation) error
 }
 
 // Oracle proves positions: an endgame table, or a shallow full-width

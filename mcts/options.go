@@ -1,6 +1,9 @@
 package mcts
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Defaults for the zero fields of Options that must be positive.
 const (
@@ -51,6 +54,13 @@ type Options struct {
 	// goroutine, the others on Parallel-1 helper goroutines that live for
 	// one Run. Default 1.
 	Parallel int
+	// Threads is the number of workers that descend the tree at once (see
+	// threads.go): each collects Parallel leaves under the tree's lock and
+	// evaluates them while the others descend, so that up to Threads
+	// batches are in flight together (Threads forward passes, given an
+	// evaluator with as many batchers). Default 1: the calling goroutine
+	// alone, and the search is deterministic (see the package comment).
+	Threads int
 	// Temperature gives the temperature of the move choice at a game ply:
 	// Result.Move is drawn with probability proportional to visits^(1/T).
 	// A temperature at or below 0.01 (and a nil function) picks the most
@@ -126,7 +136,7 @@ func (o Options) Validate() error {
 	}{
 		{"CPuct", o.CPuct}, {"FPUReduction", o.FPUReduction},
 		{"DirichletAlpha", o.DirichletAlpha}, {"DirichletFraction", o.DirichletFraction},
-		{"MaxPlies", float64(o.MaxPlies)}, {"Parallel", float64(o.Parallel)},
+		{"MaxPlies", float64(o.MaxPlies)}, {"Parallel", float64(o.Parallel)}, {"Threads", float64(o.Threads)},
 		{"MaxNodes", float64(o.MaxNodes)}, {"ForcedPlayoutsK", o.ForcedPlayoutsK},
 		{"GumbelM", float64(o.GumbelM)}, {"GumbelCVisit", o.GumbelCVisit}, {"GumbelCScale", o.GumbelCScale},
 	} {
@@ -182,4 +192,15 @@ type Limit struct {
 	Visits int
 	// Noise mixes Dirichlet noise into the root priors (self-play).
 	Noise bool
+	// Deadline, when set, ends the Run (once the root has a visit) before
+	// a batch that would start at or after it, or that would end after it
+	// by the wall time of the batches so far: a batch in flight at the
+	// deadline is one the search does not wait for. A context deadline
+	// still cuts a batch short; Deadline does not depend on a timer firing,
+	// so a loaded machine that runs the timer late does not make the
+	// search late.
+	Deadline time.Time
+	// Clock reads the time for Deadline (nil: time.Now); tests give a
+	// fake one.
+	Clock func() time.Time
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"dama/rules"
 )
@@ -47,17 +48,23 @@ type Search struct {
 	gum    gumbelRoot // the Gumbel root state of the current Run
 	frozen bool       // the tree is full: leaves are evaluated but not expanded
 
-	leaves []leaf
-	pool   *evalPool        // helpers of the current Run that evaluate leaves 1.. of a batch
-	stack  []rules.Position // hist, then the selection path: repetitions compare whole positions, which is exact
-	path   []int32
-	legal  []rules.Move
-	proved int // leaves Options.Oracle proved in the current Run
+	leaves   []leaf
+	pool     *evalPool        // helpers of the current Run that evaluate leaves 1.. of a batch
+	batch    batchScratch     // the calling goroutine's BatchEvaluator arguments
+	workers  []worker         // the workers of Options.Threads > 1 beyond the calling goroutine
+	stepTime time.Duration    // mean wall time of a batch, for Limit.Deadline
+	stepDev  time.Duration    // its mean deviation
+	stack    []rules.Position // hist, then the selection path: repetitions compare whole positions, which is exact
+	path     []int32
+	legal    []rules.Move
+	proved   int // leaves Options.Oracle proved in the current Run
 }
 
 // New returns a Search that asks ev for evaluations.
 func New(ev Evaluator, opt Options) *Search {
-	return &Search{ev: ev, opt: opt.withDefaults(), legal: make([]rules.Move, 0, rules.MaxMoves)}
+	o := opt.withDefaults()
+	positive(&o.Threads, 1)
+	return &Search{ev: ev, opt: o, legal: make([]rules.Move, 0, rules.MaxMoves)}
 }
 
 // Options returns the options in use, defaults filled in.
@@ -72,9 +79,10 @@ func (s *Search) Reset() {
 
 // Run searches the current position of g and returns the visit counts, the
 // root value and a chosen move. It stops when the root has lim.Visits visits
-// or, with lim.Visits 0, when ctx is done; a deadline that expires during a
-// visit-limited search also ends it early (Result.Full false, no error). A
-// cancelled ctx (not a deadline) returns ctx.Err().
+// or, with lim.Visits 0, when ctx is done or lim.Deadline comes; a deadline
+// (of ctx or lim) that comes during a visit-limited search also ends it
+// early (Result.Full false, no error). A cancelled ctx (not a deadline)
+// returns ctx.Err().
 //
 // The tree is reused when g continues the game of the previous Run: moves
 // played since then are followed down the tree as by Advance. Any other g
@@ -91,7 +99,7 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return Result{}, err
 	}
-	if lim.Visits <= 0 {
+	if lim.Visits <= 0 && lim.Deadline.IsZero() {
 		if _, ok := ctx.Deadline(); !ok {
 			return Result{}, ErrNoLimit
 		}
@@ -121,55 +129,19 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 	s.proved = 0
 
 	s.stack = append(s.stack[:0], s.hist...)
-	if s.opt.Parallel > 1 {
-		s.pool = &evalPool{}
-		defer func() {
-			s.pool.stop()
-			s.pool = nil
-		}()
-	}
 	start := s.nodes[0].n
-	full := true
 	if s.nodes[0].state == expanded {
 		s.rootReady(lim, rng)
 	}
-	for lim.Visits <= 0 || int(s.nodes[0].n) < lim.Visits {
-		if s.opt.Solver && s.nodes[0].proof != proofNone && lim.Visits <= 0 {
-			break // a proven root needs no more time
-		}
-		if err := ctx.Err(); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && s.nodes[0].n > 0 {
-				full = lim.Visits <= 0
-				break
-			}
-			return Result{}, err
-		}
-		s.frozen = false
-		if len(s.nodes)+s.opt.Parallel*(rules.MaxMoves+maxPassChain) > s.opt.MaxNodes && s.nodes[0].n > 0 {
-			if !s.opt.KeepSearchingWhenFull {
-				full = false
-				break
-			}
-			s.frozen = true
-		}
-		if s.nodes[0].n >= MaxRootVisits {
-			full = false
-			break
-		}
-		want := s.opt.Parallel
-		if lim.Visits > 0 {
-			want = min(want, lim.Visits-int(s.nodes[0].n))
-		}
-		if err := s.step(ctx, want); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && s.nodes[0].n > 0 {
-				full = lim.Visits <= 0
-				break
-			}
-			return Result{}, err
-		}
-		if s.nodes[0].state == expanded && !s.gum.valid && (s.opt.Gumbel || lim.Noise != s.noised) {
-			s.rootReady(lim, rng)
-		}
+	var full bool
+	var err error
+	if s.opt.Threads > 1 {
+		full, err = s.runThreads(ctx, lim, rng)
+	} else {
+		full, err = s.runOne(ctx, lim, rng)
+	}
+	if err != nil {
+		return Result{}, err
 	}
 	res := s.result(rng)
 	res.Playouts = int(s.nodes[0].n - start)
@@ -179,6 +151,120 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 		res.Move = pick(s.solverVisits(res.Visits), res.Moves, temp, rng)
 	}
 	return res, nil
+}
+
+// runOne is the loop of Run on the calling goroutine (Options.Threads 1):
+// collect a batch, evaluate it, back it up, until a limit is reached. It
+// reports whether the search ran to its end (Result.Full).
+func (s *Search) runOne(ctx context.Context, lim Limit, rng *rand.Rand) (bool, error) {
+	if s.opt.Parallel > 1 {
+		s.pool = &evalPool{}
+		defer func() {
+			s.pool.stop()
+			s.pool = nil
+		}()
+	}
+	for {
+		want, stop, full, err := s.next(ctx, lim)
+		if stop || err != nil {
+			return full, err
+		}
+		t0 := lim.now()
+		err = s.step(ctx, want)
+		s.timeStep(lim, t0)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && s.nodes[0].n > 0 {
+				return lim.Visits <= 0, nil
+			}
+			return false, err
+		}
+		s.afterStep(lim, rng)
+	}
+}
+
+// next decides whether the search goes on: it returns the number of
+// leaves to collect next, or stop (with full, Result.Full) when a limit is
+// reached, or the context's error. Leaves in flight (other workers') count
+// toward the visit limit and the node cap.
+func (s *Search) next(ctx context.Context, lim Limit) (want int, stop, full bool, err error) {
+	root := &s.nodes[0]
+	if lim.Visits > 0 && int(root.n) >= lim.Visits {
+		return 0, true, true, nil
+	}
+	if s.opt.Solver && root.proof != proofNone && lim.Visits <= 0 {
+		return 0, true, true, nil // a proven root needs no more time
+	}
+	if err := ctx.Err(); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && root.n > 0 {
+			return 0, true, lim.Visits <= 0, nil
+		}
+		return 0, true, false, err
+	}
+	if root.n > 0 && s.timeUp(lim) {
+		return 0, true, lim.Visits <= 0, nil
+	}
+	s.frozen = false
+	if len(s.nodes)+(int(root.inflight)+s.opt.Parallel)*(rules.MaxMoves+maxPassChain) > s.opt.MaxNodes && root.n > 0 {
+		if !s.opt.KeepSearchingWhenFull {
+			return 0, true, false, nil
+		}
+		s.frozen = true
+	}
+	if root.n >= MaxRootVisits {
+		return 0, true, false, nil
+	}
+	want = s.opt.Parallel
+	if lim.Visits > 0 {
+		want = min(want, lim.Visits-int(root.n)-int(root.inflight))
+		if want <= 0 {
+			return 0, true, true, nil // the visits in flight complete the search
+		}
+	}
+	return want, false, false, nil
+}
+
+// afterStep prepares the root once it is expanded (noise, Gumbel).
+func (s *Search) afterStep(lim Limit, rng *rand.Rand) {
+	if s.nodes[0].state == expanded && !s.gum.valid && (s.opt.Gumbel || lim.Noise != s.noised) {
+		s.rootReady(lim, rng)
+	}
+}
+
+// now reads lim's clock.
+func (lim Limit) now() time.Time {
+	if lim.Clock != nil {
+		return lim.Clock()
+	}
+	return time.Now()
+}
+
+// timeUp reports whether a Run with lim.Deadline should start no more
+// batches: the deadline has passed, or a batch as long as the last ones
+// (their mean plus twice their mean deviation, so that a loaded machine's
+// uneven batches are allowed for) would end after it.
+func (s *Search) timeUp(lim Limit) bool {
+	if lim.Deadline.IsZero() {
+		return false
+	}
+	return lim.now().Add(s.stepTime + 2*s.stepDev).After(lim.Deadline)
+}
+
+// timeStep adds the wall time of a batch that began at t0 to the
+// estimates that timeUp reads, for Runs with a deadline: the first
+// batch's time, then exponential moving averages over about four batches
+// of the time and of its deviation from the mean.
+func (s *Search) timeStep(lim Limit, t0 time.Time) {
+	if lim.Deadline.IsZero() {
+		return
+	}
+	d := max(lim.now().Sub(t0), 0)
+	if s.stepTime == 0 {
+		s.stepTime = d
+		return
+	}
+	dev := d - s.stepTime
+	s.stepTime += dev / 4
+	s.stepDev += (max(dev, -dev) - s.stepDev) / 4
 }
 
 // rootReady prepares the expanded root for the rest of a Run: root noise
@@ -195,37 +281,74 @@ func (s *Search) rootReady(lim Limit, rng *rand.Rand) {
 // backed up at once; a selection that runs into a leaf already in flight
 // (a collision) ends the collection.
 func (s *Search) step(ctx context.Context, want int) error {
-	for len(s.leaves) < want {
-		s.leaves = append(s.leaves, leaf{
+	batch := s.collect(&s.leaves, want)
+	if batch == 0 {
+		return nil
+	}
+	evaluate(ctx, s.ev, s.leaves[:batch], s.pool, &s.batch)
+	return s.apply(s.leaves[:batch])
+}
+
+// collect selects up to want leaves into (*leaves)[:batch], growing the
+// buffer as needed, and returns batch. It stops early at a collision.
+func (s *Search) collect(leaves *[]leaf, want int) (batch int) {
+	for len(*leaves) < want {
+		*leaves = append(*leaves, leaf{
 			legal: make([]rules.Move, 0, rules.MaxMoves),
 			prior: make([]float32, rules.MaxMoves),
 		})
 	}
-	batch := 0
 	for i := 0; i < want; i++ {
-		l := &s.leaves[batch]
-		switch s.selectLeaf(l) {
+		switch s.selectLeaf(&(*leaves)[batch]) {
 		case selCollision:
-			i = want
+			return batch
 		case selTerminal:
 		case selLeaf:
 			batch++
 		}
 	}
-	if batch == 0 {
-		return nil
+	return batch
+}
+
+// evaluate evaluates leaves: all in one call on the calling goroutine
+// with a BatchEvaluator (sc is its scratch), else the first on the
+// calling goroutine and the others on pool's helpers (pool may be nil for
+// one leaf). It touches no tree: it may run without the tree's lock.
+func evaluate(ctx context.Context, ev Evaluator, leaves []leaf, pool *evalPool, sc *batchScratch) {
+	if be, ok := ev.(BatchEvaluator); ok {
+		sc.qs, sc.es = sc.qs[:0], sc.es[:0]
+		for i := range leaves {
+			sc.qs = append(sc.qs, leaves[i].q)
+			sc.es = append(sc.es, &leaves[i].eval)
+		}
+		err := be.EvaluateBatch(ctx, sc.qs, sc.es)
+		for i := range leaves {
+			leaves[i].err = err
+		}
+		return
 	}
-	if batch > 1 {
-		s.pool.run(ctx, s.ev, s.leaves[1:batch])
+	if len(leaves) > 1 {
+		pool.run(ctx, ev, leaves[1:])
 	}
-	l := &s.leaves[0]
-	l.err = s.ev.Evaluate(ctx, l.q, &l.eval)
-	if batch > 1 {
-		s.pool.wait()
+	l := &leaves[0]
+	l.err = ev.Evaluate(ctx, l.q, &l.eval)
+	if len(leaves) > 1 {
+		pool.wait()
 	}
+}
+
+// batchScratch holds the arguments of a BatchEvaluator call.
+type batchScratch struct {
+	qs []Query
+	es []*Evaluation
+}
+
+// apply expands the evaluated leaves and backs up their values; a leaf
+// whose evaluation failed is abandoned. It returns the first error.
+func (s *Search) apply(leaves []leaf) error {
 	var firstErr error
-	for i := 0; i < batch; i++ {
-		l := &s.leaves[i]
+	for i := range leaves {
+		l := &leaves[i]
 		err := l.err
 		if err == nil && len(l.eval.Priors) != len(l.legal) {
 			err = fmt.Errorf("mcts: evaluator returned %d priors for %d legal moves", len(l.eval.Priors), len(l.legal))

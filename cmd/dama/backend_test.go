@@ -78,9 +78,9 @@ func TestArenaPassForcedPlayer(t *testing.T) {
 	if q.(*modelPlayer).Options.PassForced {
 		t.Error("PassForced without +pass")
 	}
-	for _, bad := range []string{ck + "@+pass", ck + "@3+pas", ck + "@3+pass+pass"} {
-		if _, err := parsePlayerSpec(bad); err == nil || !strings.Contains(err.Error(), "visits after @") {
-			t.Errorf("%s: error %v, want one about the visits", bad, err)
+	for bad, want := range map[string]string{ck + "@+pass": "visits after @", ck + "@3+pas": `unknown suffix "+pas"`, ck + "@3+pass+pass": "+pass given twice", ck + "@3+threads2+threads2": "+threads given twice"} {
+		if _, err := parsePlayerSpec(bad); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line saying %s", bad, err, want)
 		}
 	}
 	code, out, errs := runCmd(t, "arena", "--a", ck+"@4+pass", "--b", ck+"@4", "--games", "2", "--parallel", "1", "--quiet")

@@ -23,6 +23,7 @@ type engineFlags struct {
 	visits   *int
 	seconds  *float64
 	parallel *int
+	threads  *int
 	cache    *int
 	treeMB   *int
 	backend  *string
@@ -42,6 +43,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		limit(fs, "visits", 0, 1e9, "0: no visit limit")
 		limit(fs, "time", 0, 1e6, "0: no time limit")
 		limit(fs, "parallel", 1, 256, "")
+		limit(fs, "threads", 1, engine.MaxThreads, "")
 		limit(fs, "cache", 0, 1<<30, "0: none")
 		limit(fs, "tree-mb", engine.MinTreeMB, engine.MaxTreeMB, "")
 	}()
@@ -49,7 +51,8 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), "random" for a uniform evaluator (no network), or "shipped" (the default): the model shipped in the binary`),
 		visits:   fs.Int("visits", visits, "MCTS visits per move (0: no visit limit; then --time must be set)"+when),
 		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit)"+when),
-		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step (network batch size)"),
+		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step of each thread (network batch size)"),
+		threads:  fs.Int("threads", 1, "search threads: workers descending one tree, each with its own forward pass (one core each; more than the cores is allowed, with a warning)"+when),
 		cache:    fs.Int("cache", 1<<16, "evaluations cached"),
 		backend:  fs.String("backend", "auto", backendUsage()),
 		pass:     fs.Bool("pass-forced", true, passForcedUsage+"; --pass-forced=false searches as training does"),
@@ -65,6 +68,9 @@ func (f *engineFlags) limits() (engine.Limits, error) {
 	}
 	lim := engine.Limits{Visits: *f.visits}
 	if *f.seconds > 0 {
+		if *f.seconds < 0.001 {
+			return engine.Limits{}, fmt.Errorf("--time %v: want 0 (no time limit) or 0.001..1000000 seconds", *f.seconds)
+		}
 		lim.Time = secondsDuration(*f.seconds)
 	}
 	if lim.Visits == 0 && lim.Time == 0 {
@@ -80,7 +86,14 @@ func (f *engineFlags) searchOptions() (mcts.Options, error) {
 	if *f.treeMB < engine.MinTreeMB || *f.treeMB > engine.MaxTreeMB {
 		return mcts.Options{}, fmt.Errorf("--tree-mb %d out of range [%d, %d]", *f.treeMB, engine.MinTreeMB, engine.MaxTreeMB)
 	}
-	return mcts.Options{FPUReduction: mcts.StandardFPUReduction, Parallel: *f.parallel, MaxNodes: engine.TreeNodes(*f.treeMB), PassForced: *f.pass}, nil
+	warning, err := engine.CheckThreads(*f.threads)
+	if err != nil {
+		return mcts.Options{}, fmt.Errorf("--threads: %w", err)
+	}
+	if warning != "" {
+		fmt.Fprintln(stderr, "warning:", warning)
+	}
+	return mcts.Options{FPUReduction: mcts.StandardFPUReduction, Parallel: *f.parallel, Threads: *f.threads, MaxNodes: engine.TreeNodes(*f.treeMB), PassForced: *f.pass}, nil
 }
 
 // engineSetup is what hub, play and analyze need from their flags.
@@ -135,6 +148,8 @@ func (f *engineFlags) evaluator() (ev mcts.Evaluator, name string, close func(),
 	if *f.cache < 0 {
 		return nil, "", nil, fmt.Errorf("--cache must not be negative")
 	}
+	// With --threads above 1 each search thread runs its own forward
+	// passes (engine.NewSearcher takes the evaluator's batch view).
 	e, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: max(*f.parallel, 1), CacheSize: *f.cache, Backend: *f.backend})
 	if err != nil {
 		return nil, "", nil, err
@@ -147,7 +162,7 @@ func init() {
 	register(&command{
 		name:    "hub",
 		summary: "run as a Hub protocol engine (the protocol of Scan) on stdin/stdout, for draughts GUIs",
-		usage:   "[--model CKPT|DIR|shipped|random] [--visits N] [--time S] [--parallel N]",
+		usage:   "[--model CKPT|DIR|shipped|random] [--visits N] [--time S] [--parallel N] [--threads N]",
 		flags: func(fs *flag.FlagSet) {
 			ef = addEngineFlags(fs, engine.DefaultVisits, true)
 		},
@@ -157,7 +172,7 @@ func init() {
 				return err
 			}
 			defer es.close()
-			h := engine.NewHub(es.ev, engine.HubOptions{Visits: es.limits.Visits, Time: es.limits.Time, Search: es.options, Version: buildVersion()})
+			h := engine.NewHub(es.ev, engine.HubOptions{Visits: es.limits.Visits, Time: es.limits.Time, Search: es.options, Version: buildVersion(), Log: stderr})
 			return h.Run(context.Background(), engineStdin, stdout)
 		},
 	})

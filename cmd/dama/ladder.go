@@ -17,6 +17,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"dama/arena"
+	"dama/engine"
 	"dama/internal/atomicfile"
 	"dama/tb"
 )
@@ -28,14 +29,14 @@ func init() {
 	var o struct {
 		model, ladder, out, players, anchor, revision string
 		moveTime                                      float64
-		visits, games, parallel, probe, span          int
+		visits, games, parallel, probe, span, threads int
 		seed                                          int64
 		calibrate, show, asJSON, quiet, pass          bool
 	}
 	register(&command{
 		name:    "ladder",
 		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
-		usage:   "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--games N] | --show | --calibrate [--players A,B,...] --out FILE",
+		usage:   "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--threads N] [--games N] | --show | --calibrate [--players A,B,...] --out FILE",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
 			checkpointBackend = ""
@@ -45,6 +46,7 @@ func init() {
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
 			fs.Float64Var(&o.moveTime, "time", 0, "wall-clock seconds per move of the model instead of --visits, 0.001..3600 (0: --visits); keep --parallel at most the free cores")
 			fs.BoolVar(&o.pass, "pass-forced", false, "the model's search: "+passForcedUsage+"; off by default, as in training runs' ladder ratings")
+			fs.IntVar(&o.threads, "threads", 1, fmt.Sprintf("the model's search threads, 1..%d (each game's search; keep threads x --parallel at most the free cores)", engine.MaxThreads))
 			fs.IntVar(&o.games, "games", 200, "games in all, even; at least 2 x probe x rungs")
 			fs.IntVar(&o.probe, "probe", 2, "pairs of games against every rung before the rest goes to the rungs near the model, 1..1000")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
@@ -60,6 +62,7 @@ func init() {
 			fs.StringVar(&o.revision, "revision", "", "with --calibrate: the project revision to record (default: the build's)")
 			fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 			limit(fs, "visits", 1, 1e6, "")
+			limit(fs, "threads", 1, engine.MaxThreads, "")
 			limit(fs, "games", 2, 1e6, "")
 			limit(fs, "probe", 1, 1000, "")
 			limit(fs, "parallel", 1, 4096, "")
@@ -132,7 +135,7 @@ func init() {
 			if moveTime > 0 {
 				visits = 0
 			}
-			p, err := newModelPlayer(o.model, ck, visits, o.parallel, checkpointBackend)
+			p, err := newModelPlayer(o.model, ck, visits, o.parallel, checkpointBackend, o.threads)
 			if err != nil {
 				return err
 			}
@@ -140,6 +143,10 @@ func init() {
 				p.timed(o.model, moveTime, "t"+strconv.FormatFloat(o.moveTime, 'f', -1, 64)+"s")
 			}
 			p.passForced(o.pass)
+			if _, err := parseThreads(strconv.Itoa(o.threads)); err != nil {
+				return fmt.Errorf("--threads: %w", err)
+			}
+			p.threads(o.threads)
 			if tables != nil {
 				withTables(&p.Options, tables)
 				p.Label += tbSuffix

@@ -7,9 +7,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"dama/arena"
+	"dama/engine"
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
@@ -35,18 +37,21 @@ var checkpointBackend string
 // parsePlayerSpec extends arena.ParsePlayer with checkpoints: "PATH" or
 // "PATH@N" is an MCTS player over the network in the checkpoint file PATH
 // with N visits per move (default 200); "PATH@N:BACKEND" runs the network
-// on that backend (default: --backend), e.g. to play bf16 against fp32;
-// "PATH@N+pass" (before any ":BACKEND") searches with forced moves passed
-// without evaluation (mcts.Options.PassForced). "PATH@tSECONDS" in place of
-// "PATH@N" searches each move for that wall-clock time instead of a visit
-// count (arena.ParseMoveTime: "shipped@t0.25", "shipped@t0.05+pass").
+// on that backend (default: --backend), e.g. to play bf16 against fp32.
+// "PATH@tSECONDS" in place of "PATH@N" searches each move for that
+// wall-clock time instead of a visit count (arena.ParseMoveTime:
+// "shipped@t0.25"). Suffixes after the limit, before any ":BACKEND", in
+// any order: "+pass" searches with forced moves passed without evaluation
+// (mcts.Options.PassForced), "+threadsN" with N search threads (one
+// forward pass each; default 1), "+tb" with the endgame tables of --tb
+// (withTables): "shipped@t0.25+pass+threads2".
 func parsePlayerSpec(spec string) (arena.Player, error) {
 	if p, err := arena.ParsePlayer(spec); err == nil {
 		return p, nil
 	} else if !looksLikeCheckpoint(spec) {
-		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[:BACKEND]])", err)
+		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[+pass][+threadsN][+tb][:BACKEND]])", err)
 	}
-	path, visits, backend, label, pass := spec, defaultMCTSVisits, checkpointBackend, "", false
+	path, visits, backend, label, pass, threads := spec, defaultMCTSVisits, checkpointBackend, "", false, 1
 	useTables := false
 	var moveTime time.Duration // with timeText, its spelling in the spec
 	var timeText string
@@ -58,15 +63,31 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 				return nil, fmt.Errorf("player %q: empty backend after ':' (valid: %s)", spec, strings.Join(infer.BackendNames(), ", "))
 			}
 		}
-		// +pass and +tb, each at most once, in either order.
-		for {
-			if w, ok := strings.CutSuffix(v, passSuffix); ok && !pass {
-				v, pass = w, true
-			} else if w, ok := strings.CutSuffix(v, tbSuffix); ok && !useTables {
-				v, useTables = w, true
-			} else {
-				break
+		parts := strings.Split(v, "+")
+		v = parts[0]
+		seen := map[string]bool{}
+		for _, sfx := range parts[1:] {
+			var err error
+			name := sfx
+			if strings.HasPrefix(sfx, threadsSuffix) {
+				name = threadsSuffix
 			}
+			switch {
+			case seen[name]:
+				err = fmt.Errorf("+%s given twice", name)
+			case "+"+sfx == passSuffix:
+				pass = true
+			case name == threadsSuffix:
+				threads, err = parseThreads(sfx[len(threadsSuffix):])
+			case "+"+sfx == tbSuffix:
+				useTables = true
+			default:
+				err = fmt.Errorf("unknown suffix %q (want %s, %s or %sN)", "+"+sfx, passSuffix, tbSuffix, "+"+threadsSuffix)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("player %q: %w", spec, err)
+			}
+			seen[name] = true
 		}
 		if t, ok := strings.CutPrefix(v, "t"); ok {
 			d, err := arena.ParseMoveTime(t)
@@ -77,7 +98,7 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		} else {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > maxPlayerVisits {
-				return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d or t and a time (%s), optionally followed by %s", spec, maxPlayerVisits, arena.MoveTimeSyntax, passSuffix)
+				return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d or t and a time (%s), optionally followed by %s, %s and +%sN", spec, maxPlayerVisits, arena.MoveTimeSyntax, passSuffix, tbSuffix, threadsSuffix)
 			}
 			path, visits = spec[:i], n
 		}
@@ -97,7 +118,7 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := newModelPlayer(filepath.Base(path), ck, visits, 64, backend)
+	p, err := newModelPlayer(filepath.Base(path), ck, visits, 64, backend, threads)
 	if err != nil {
 		return nil, fmt.Errorf("player %q: %w", spec, err)
 	}
@@ -105,6 +126,7 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		p.timed(filepath.Base(path), moveTime, timeText)
 	}
 	p.passForced(pass)
+	p.threads(threads)
 	if tables != nil {
 		withTables(&p.Options, tables)
 		p.Label += tbSuffix
@@ -135,6 +157,38 @@ func openTables(dir string) (*tb.Tables, error) { return tb.Shared(dir) }
 func withTables(opt *mcts.Options, t *tb.Tables) {
 	opt.Oracle = tb.Oracle{T: t}
 	opt.Solver = true
+}
+
+// threadsSuffix, then a count, after a checkpoint player's limit sets its
+// search threads (mcts.Options.Threads).
+const threadsSuffix = "threads"
+
+// parseThreads reads the N of "+threadsN"; more threads than cores is
+// allowed, with a warning on stderr (once).
+func parseThreads(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("+%s%s: %q is not an integer", threadsSuffix, s, s)
+	}
+	warning, err := engine.CheckThreads(n)
+	if err != nil {
+		return 0, fmt.Errorf("+%s%s: %w", threadsSuffix, s, err)
+	}
+	if warning != "" {
+		threadsWarning.Do(func() { fmt.Fprintln(stderr, "warning:", warning) })
+	}
+	return n, nil
+}
+
+// threadsWarning gives the warning of more threads than cores once.
+var threadsWarning sync.Once
+
+// threads sets mcts.Options.Threads and marks the label (n > 1).
+func (p *modelPlayer) threads(n int) {
+	p.Options.Threads = n
+	if n > 1 {
+		p.Label += fmt.Sprintf("+%s%d", threadsSuffix, n)
+	}
 }
 
 // timed makes the player, opened with visits 0, search each move for d
@@ -179,8 +233,10 @@ type modelPlayer struct {
 // to be given a time per move (timed): its evaluator runs a forward-pass
 // goroutine per core, so that games played at once each have one, as a
 // classic player's games each have their own goroutine; otherwise one
-// goroutine batches the positions of all its games.
-func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backend string) (*modelPlayer, error) {
+// goroutine batches the positions of all its games. With threads > 1
+// (set by the threads method) each search thread of each game runs its
+// own forward passes (the evaluator's batch view, infer.Direct).
+func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backend string, threads int) (*modelPlayer, error) {
 	workers := 1
 	if visits == 0 {
 		workers = runtime.NumCPU()
@@ -190,8 +246,12 @@ func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backe
 		return nil, err
 	}
 	logBackend(label, ev, backend)
+	var mev mcts.Evaluator = ev
+	if threads > 1 {
+		mev = ev.Direct()
+	}
 	return &modelPlayer{
-		MCTSPlayer: &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", label, visits), Evaluator: ev, Visits: visits, Options: mcts.Options{FPUReduction: mcts.StandardFPUReduction}},
+		MCTSPlayer: &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", label, visits), Evaluator: mev, Visits: visits, Options: mcts.Options{FPUReduction: mcts.StandardFPUReduction}},
 		ev:         ev,
 	}, nil
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"dama/model/infer"
 	"dama/tb"
 )
 
@@ -50,6 +53,68 @@ func TestLadderTimeErrors(t *testing.T) {
 		if code == 0 || !strings.Contains(errs, "--time "+v) || !strings.Contains(errs, want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("ladder --time %s: exit %d, stderr %q; want a one-line error naming --time and %q", v, code, errs, want)
 		}
+	}
+}
+
+// "+threadsN" after a checkpoint player's limit sets its search threads,
+// in any order with "+pass"; a bad count is a one-line error naming the
+// spec (issue 21, item 3).
+func TestModelPlayerThreads(t *testing.T) {
+	ck := "../../model/testdata/sample-v1.ckpt"
+	for spec, want := range map[string]struct {
+		label   string
+		threads int
+		pass    bool
+		direct  bool // the search threads run their own forward passes
+	}{
+		ck + "@100+threads2":             {"sample-v1.ckpt@100+threads2", 2, false, true},
+		ck + "@100+threads1":             {"sample-v1.ckpt@100", 1, false, false},
+		ck + "@t0.05+pass+threads3:fp32": {"sample-v1.ckpt@t0.05+pass+threads3:fp32", 3, true, true},
+		ck + "@t0.05+threads2+pass":      {"sample-v1.ckpt@t0.05+pass+threads2", 2, true, true},
+		ck + "@t0.05":                    {"sample-v1.ckpt@t0.05", 1, false, false},
+	} {
+		p, err := parsePlayerSpec(spec)
+		if err != nil {
+			t.Errorf("%s: %v", spec, err)
+			continue
+		}
+		mp := p.(*modelPlayer)
+		_, direct := mp.Evaluator.(*infer.Direct)
+		if mp.Label != want.label || mp.Options.Threads != want.threads || mp.Options.PassForced != want.pass || direct != want.direct {
+			t.Errorf("%s: label %q threads %d pass %v direct %v; want %q, %d, %v, %v", spec, mp.Label, mp.Options.Threads, mp.Options.PassForced, direct, want.label, want.threads, want.pass, want.direct)
+		}
+		mp.Close()
+	}
+	for _, bad := range []string{"@100+threads0", "@100+threads", "@100+threadsx", "@100+threads-2", "@100+threads999", "@t0.05+thread2", "@100+"} {
+		_, err := parsePlayerSpec(ck + bad)
+		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
+		}
+	}
+	code, out, errs := runCmd(t, "arena", "--a", ck+"@40+threads2", "--b", "random", "--games", "2", "--parallel", "1", "--quiet")
+	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@40+threads2 vs random") {
+		t.Errorf("arena: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// --threads of the engine commands: a range, a warning above the cores.
+func TestEngineThreadsFlag(t *testing.T) {
+	code, out, errs := runCmd(t, "analyze", "--model", "random", "--visits", "200", "--threads", "2")
+	if code != 0 || !strings.Contains(out, "200") {
+		t.Errorf("analyze --threads 2: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, _, errs = runCmd(t, "analyze", "--model", "random", "--visits", "50", "--threads", "0")
+	if code == 0 || !strings.Contains(errs, "--threads") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+		t.Errorf("analyze --threads 0: exit %d, stderr %q; want a one-line error", code, errs)
+	}
+	many := strconv.Itoa(runtime.NumCPU() + 1)
+	code, _, errs = runCmd(t, "analyze", "--model", "random", "--visits", "50", "--threads", many)
+	if code != 0 || strings.Count(errs, "warning") != 1 {
+		t.Errorf("analyze --threads %s: exit %d, stderr %q; want it to run with one warning", many, code, errs)
+	}
+	code, _, errs = runCmd(t, "analyze", "--model", "random", "--time", "1e-9")
+	if code == 0 || !strings.Contains(errs, "--time") {
+		t.Errorf("analyze --time 1e-9: exit %d, stderr %q; want an error", code, errs)
 	}
 }
 

@@ -255,7 +255,7 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 
 	// player is the shipped model as the ladder and the match play it.
 	player := func() (*modelPlayer, error) {
-		p, err := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel, checkpointBackend)
+		p, err := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel, checkpointBackend, 1)
 		if err == nil {
 			p.passForced(o.pass)
 		}

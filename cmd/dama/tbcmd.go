@@ -164,7 +164,7 @@ func tbMatch(dir, modelPath string, pieces, games, visits int, seed int64) error
 	if err != nil {
 		return err
 	}
-	p, err := newModelPlayer(filepath.Base(modelPath), ck, visits, 1, checkpointBackend)
+	p, err := newModelPlayer(filepath.Base(modelPath), ck, visits, 1, checkpointBackend, 1)
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,10 @@ type Evaluator struct {
 	cache   *evalCache
 	pool    sync.Pool
 
+	mu    sync.Mutex      // guards stops
+	stops []chan struct{} // one per batcher: closed to stop it (SetWorkers)
+	wg    sync.WaitGroup  // the batchers
+
 	evals, batches, batched, hits atomic.Int64
 }
 
@@ -102,19 +106,48 @@ func newBackendEvaluator(b Backend, opt EvaluatorOptions) *Evaluator {
 	if opt.CacheSize > 0 {
 		e.cache = newEvalCache(opt.CacheSize)
 	}
-	var wg sync.WaitGroup
-	for i := 0; i < opt.Workers; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e.batcher()
-		}()
-	}
+	e.SetWorkers(opt.Workers)
 	go func() {
-		wg.Wait()
+		e.wg.Wait()
 		close(e.done)
 	}()
 	return e
+}
+
+// SetWorkers sets the number of batchers, each running its own forward
+// passes on its own core, to n (at least 1): a search with n threads
+// keeps n forward passes going. A batcher told to stop finishes its
+// forward pass first; queued positions go to the others. It does nothing
+// after Close.
+func (e *Evaluator) SetWorkers(n int) {
+	n = max(n, 1)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	select {
+	case <-e.quit:
+		return
+	default:
+	}
+	for len(e.stops) < n {
+		stop := make(chan struct{})
+		e.stops = append(e.stops, stop)
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.batcher(stop)
+		}()
+	}
+	for len(e.stops) > n {
+		close(e.stops[len(e.stops)-1])
+		e.stops = e.stops[:len(e.stops)-1]
+	}
+}
+
+// Workers returns the number of batchers.
+func (e *Evaluator) Workers() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.stops)
 }
 
 // Backend returns the name of the backend the evaluator runs.
@@ -168,7 +201,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evalua
 	}
 	var key cacheKey
 	if e.cache != nil {
-		key = cacheKey{pos: q.Pos, rep: uint8(min(max(q.Repetitions, 0), 2)), quiet: uint8(min(max(q.QuietPlies, 0), rules.QuietLimit))}
+		key = cacheKeyOf(q)
 		if e.cache.get(key, q, out) {
 			e.hits.Add(1)
 			e.evals.Add(1)
@@ -210,8 +243,8 @@ func (e *Evaluator) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evalua
 	return nil
 }
 
-// batcher runs forward passes until Close.
-func (e *Evaluator) batcher() {
+// batcher runs forward passes until Close or until stop is closed.
+func (e *Evaluator) batcher(stop <-chan struct{}) {
 	run := e.backend.NewRunner(e.max)
 	input := make([]float32, e.max*model.InputSize)
 	policy := make([]float32, e.max*model.PolicySize)
@@ -223,6 +256,8 @@ func (e *Evaluator) batcher() {
 		case r := <-e.reqs:
 			batch = append(batch, r)
 		case <-e.quit:
+			return
+		case <-stop:
 			return
 		}
 		if len(e.reqs) < e.max-1 {

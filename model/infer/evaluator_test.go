@@ -234,3 +234,97 @@ func TestEvaluatorClose(t *testing.T) {
 	wg.Wait()
 	ev.Close() // twice is fine
 }
+
+// SetWorkers changes the number of batchers while the evaluator answers
+// (the Hub's threads param), and does nothing after Close.
+func TestEvaluatorSetWorkers(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	net := modeltest.TinyNet(t, 7)
+	qs := modeltest.RandomPositions(rng, 8)
+	ev := NewEvaluator(net, EvaluatorOptions{MaxBatch: 4, Backend: BackendFP32})
+	ask := func(n int) {
+		t.Helper()
+		var wg sync.WaitGroup
+		errs := make(chan error, len(qs))
+		for _, q := range qs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				query := mcts.Query{Pos: q.Pos, Legal: q.Legal, Repetitions: q.Repetitions, QuietPlies: q.QuietPlies}
+				var out mcts.Evaluation
+				if err := ev.Evaluate(context.Background(), query, &out); err != nil {
+					errs <- err
+				} else if !closeEval(out, reference(t, net, query)) {
+					errs <- errors.New("wrong evaluation of " + q.Pos.FEN())
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("%d workers: %v", n, err)
+		}
+	}
+	for _, n := range []int{1, 4, 2, 0, 3} {
+		ev.SetWorkers(n)
+		if got := ev.Workers(); got != max(n, 1) {
+			t.Errorf("SetWorkers(%d): %d workers", n, got)
+		}
+		ask(n)
+	}
+	ev.Close()
+	ev.SetWorkers(5)
+	if err := ev.Evaluate(context.Background(), mcts.Query{Pos: qs[0].Pos, Legal: qs[0].Legal}, &mcts.Evaluation{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close and SetWorkers: %v, want ErrClosed", err)
+	}
+}
+
+// Direct evaluates a batch on the calling goroutine as Evaluate does, in
+// chunks of MaxBatch, through the cache.
+func TestDirect(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	net := modeltest.TinyNet(t, 5)
+	modeltest.PerturbStats(net, rng)
+	qs := modeltest.RandomPositions(rng, 11)
+	for _, cache := range []int{0, 100} {
+		ev := NewEvaluator(net, EvaluatorOptions{MaxBatch: 4, CacheSize: cache, Backend: BackendFP32})
+		d := ev.Direct()
+		queries := make([]mcts.Query, len(qs))
+		out := make([]*mcts.Evaluation, len(qs))
+		for i, q := range qs {
+			queries[i] = mcts.Query{Pos: q.Pos, Legal: q.Legal, Repetitions: q.Repetitions, QuietPlies: q.QuietPlies}
+			out[i] = &mcts.Evaluation{}
+		}
+		for round := 0; round < 2; round++ { // the second from the cache, if any
+			if err := d.EvaluateBatch(context.Background(), queries, out); err != nil {
+				t.Fatal(err)
+			}
+			for i := range queries {
+				if !closeEval(*out[i], reference(t, net, queries[i])) {
+					t.Errorf("cache %d round %d: query %d differs from the forward pass", cache, round, i)
+				}
+			}
+		}
+		var one mcts.Evaluation
+		if err := d.Evaluate(context.Background(), queries[3], &one); err != nil || !closeEval(one, reference(t, net, queries[3])) {
+			t.Errorf("cache %d: Evaluate: %v", cache, err)
+		}
+		st := ev.Stats()
+		wantBatches := int64(3 + 3 + 1) // 11 queries in chunks of 4, twice, and one
+		if cache > 0 {
+			wantBatches = 3 // the second round and the single one from the cache
+		}
+		if st.Batches != wantBatches || st.Evaluations != 23 {
+			t.Errorf("cache %d: %d forward passes, %d evaluations; want %d, 23", cache, st.Batches, st.Evaluations, wantBatches)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := d.EvaluateBatch(ctx, queries, out); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled: %v", err)
+		}
+		ev.Close()
+		if err := d.Evaluate(context.Background(), queries[0], &one); !errors.Is(err, ErrClosed) {
+			t.Errorf("after Close: %v, want ErrClosed", err)
+		}
+	}
+}

@@ -120,7 +120,7 @@ func BenchmarkSgemm(b *testing.B) {
 // its operands in the level-1 cache: the ceiling of the int8 products.
 func BenchmarkKernelI8(b *testing.B) {
 	const seg = 144
-	for _, im := range i8Impls {
+	for _, im := range i8Kernels() {
 		b.Run(im.name, func(b *testing.B) {
 			rng := rand.New(rand.NewSource(1))
 			var rows [i8MR]*uint8
@@ -134,6 +134,9 @@ func BenchmarkKernelI8(b *testing.B) {
 			bm := make([]int8, seg*4*i8NR)
 			for i := range bm {
 				bm[i] = int8(rng.Intn(255) - 127)
+			}
+			if im.wide {
+				rows, bm = widenI8(rows, 4*seg, bm, seg, i8NR), widenedB(bm, seg, i8NR)
 			}
 			corr := make([]int32, i8NR)
 			scale := make([]float32, i8NR)

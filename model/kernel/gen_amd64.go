@@ -234,6 +234,8 @@ func main() {
 	}
 	genQuantU8()
 	genQuantU8AVX2()
+	genQuantU16AVX2()
+	genFMAPeak()
 	if err := os.WriteFile("kernel_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -242,7 +244,8 @@ func main() {
 // The int8 kernels. Each computes an mr x (nv*vw) tile of C over k in
 // quads: VPBROADCASTD of four unsigned bytes of a row of A, multiplied
 // against nv vectors of vw quads of signed bytes of B with int32
-// accumulation. The rows of A are read in nseg segments of seg quads each,
+// accumulation (the AVX2 convolution kernel reads both operands widened
+// to 16 bits, in pairs: see mulAVX2). The rows of A are read in nseg segments of seg quads each,
 // skip bytes apart (the three rows of taps of a 3x3 convolution, or one
 // segment for a plain matrix); B is packed [k/4][ldb][4] and read
 // linearly. The epilogue converts the sums to float32, multiplies them by
@@ -257,14 +260,17 @@ type i8spec struct {
 	// mul is how a quad step is multiplied:
 	//   "vnni512": VPDPBUSD on ZMM (AVX512_VNNI);
 	//   "vnni256": VEX-encoded VPDPBUSD on YMM (AVX-VNNI), emitted as bytes;
-	//   "avx2":    VPMADDUBSW + VPMADDWD + VPADDD (AVX2), see mulAVX2.
+	//   "avx2":    VPMADDWD + VPADDD on 16-bit operands (AVX2), see mulAVX2;
+	//   "avx2b":   VPMADDUBSW + VPMADDWD + VPADDD on the bytes (AVX2), see
+	//              mulAVX2Bytes.
 	mul string
 }
 
 var i8specs = []i8spec{
 	{name: "kernel8x32I8", mr: 8, nv: 2, reg: "Z", mul: "vnni512"},
 	{name: "kernel6x16I8AVXVNNI", mr: 6, nv: 2, reg: "Y", mul: "vnni256"},
-	{name: "kernel4x16I8AVX2", mr: 4, nv: 2, reg: "Y", mul: "avx2"},
+	{name: "kernel6x16I8AVX2", mr: 6, nv: 2, reg: "Y", mul: "avx2"},
+	{name: "kernel4x16I8AVX2", mr: 4, nv: 2, reg: "Y", mul: "avx2b"},
 }
 
 // vpdpbusdVEX returns the AVX-VNNI VPDPBUSD ymm(dst) += sum of the
@@ -309,18 +315,22 @@ func genI8(s i8spec) {
 	R := func(i int) string { return fmt.Sprintf("%s%d", s.reg, i) }
 	acc := func(r, v int) string { return R(r*nv + v) }
 	breg := func(v int) string { return R(nacc + v) }
-	tmp := R(nacc + nv) // the broadcast quad of A
-	// avx2 only: |a - 128|, the product, int16 ones and bytes 0x80.
-	abs, prod, ones, x80 := R(nacc+nv+1), R(nacc+nv+2), R(nacc+nv+3), R(nacc+nv+4)
+	tmp := R(nacc + nv)      // the broadcast quad of A (a pair for avx2)
+	prod := R(nacc + nv + 1) // avx2: the products
+	// avx2b: |a - 128|, the products, int16 ones and bytes 0x80.
+	abs, prodB, ones, x80 := R(nacc+nv+1), R(nacc+nv+2), R(nacc+nv+3), R(nacc+nv+4)
 	last := nacc + nv
-	if s.mul == "avx2" {
+	switch s.mul {
+	case "avx2":
+		last = nacc + nv + 1
+	case "avx2b":
 		last = nacc + nv + 4
 	}
 	if s.reg == "Y" && last > 15 || last > 31 {
 		log.Fatalf("%s: too many registers", name)
 	}
 	L := func(l string) string { return name + "_" + l }
-	// The 256-bit kernels take corr (the avx2 one starts from it), so
+	// The 256-bit kernels take corr (the avx2b one starts from it), so
 	// their flags are one slot further.
 	flagsOff := 72
 	if s.reg == "Y" {
@@ -343,13 +353,13 @@ func genI8(s i8spec) {
 		for i := 0; i < nacc; i++ {
 			p("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
 		}
-	case "vnni256":
+	case "vnni256", "avx2":
 		for i := 0; i < nacc; i++ {
 			p("\tVPXOR Y%d, Y%d, Y%d", i, i, i)
 		}
-	case "avx2":
+	case "avx2b":
 		// The sums start from corr = 128 * the column sums of B: see
-		// mulAVX2.
+		// mulAVX2Bytes.
 		p("\tMOVQ corr+72(FP), AX")
 		for v := 0; v < nv; v++ {
 			p("\tVMOVDQU %d(AX), %s", v*vb, acc(0, v))
@@ -364,6 +374,10 @@ func genI8(s i8spec) {
 		p("\tMOVL $0x80808080, AX")
 		p("\tVMOVD AX, X%d", nacc+nv+4)
 		p("\tVPBROADCASTD X%d, %s", nacc+nv+4, x80)
+	}
+	if s.mul == "avx2" {
+		// A step is a pair of k (4 bytes of A), two a quad.
+		p("\tSHLQ $1, seg+0(FP)") // the argument slot is this frame's to change
 	}
 	p("\tXORQ AX, AX")
 	step := func(disp int) {
@@ -387,7 +401,9 @@ func genI8(s i8spec) {
 					p("\t%s", vpdpbusdVEX(nacc+v, nacc+nv, r*nv+v))
 				}
 			case "avx2":
-				mulAVX2(tmp, abs, prod, ones, x80, breg, func(v int) string { return acc(r, v) }, nv)
+				mulAVX2(tmp, prod, breg, func(v int) string { return acc(r, v) }, nv)
+			case "avx2b":
+				mulAVX2Bytes(tmp, abs, prodB, ones, x80, breg, func(v int) string { return acc(r, v) }, nv)
 			}
 		}
 		p("\tADDQ DX, BX")
@@ -445,19 +461,38 @@ func genI8(s i8spec) {
 	p("")
 }
 
-// mulAVX2 writes one quad step of one row without VNNI. VPMADDUBSW
-// multiplies unsigned by signed bytes and adds adjacent pairs into int16
-// with signed saturation: with A's bytes a in [0, 255] and B's b in
-// [-127, 127] a pair reaches 2*255*127 = 64770 and would saturate. So the
-// kernel multiplies a' = a - 128 (A xor 0x80, in [-128, 127]) instead:
-// VPSIGNB moves the sign of a' onto b (b is never -128, so -b fits) and
-// VPMADDUBSW multiplies |a'| (VPABSB: at most 128, read unsigned) by it,
-// a pair being at most 2*128*127 = 32512 < 32767: never saturated.
-// VPMADDWD by ones adds the pairs into int32, exactly. The sum of a'*b
-// plus 128 times the sum of b (corr, where the accumulators start) is the
-// sum of a*b, the same int32 (modulo 2^32) as VPDPBUSD's and the portable
-// kernel's.
-func mulAVX2(a, abs, prod, ones, x80 string, breg, acc func(int) string, nv int) {
+// mulAVX2 writes one step of one row without VNNI, over a pair of k:
+// A and B are read as 16-bit values (A's bytes zero-extended, in [0, 255],
+// by quantU16AVX2; B's sign-extended, in [-127, 127], by PackI8's data16),
+// and VPMADDWD multiplies the pair of A against each column's pair of B
+// and adds the two products into int32. A product is at most 255*127 in
+// magnitude and a pair 64770, so nothing saturates or rounds: the int32
+// sums (modulo 2^32) are VPDPBUSD's and the portable kernel's, for every
+// input, with no correction term. Two instructions a vector of products
+// against mulAVX2Bytes's four (and two a row), but twice the bytes of B:
+// the kernel of the 3x3 convolutions, which are compute-bound.
+func mulAVX2(a, prod string, breg, acc func(int) string, nv int) {
+	for v := 0; v < nv; v++ {
+		// Go operand order: the sources, the destination.
+		p("\tVPMADDWD %s, %s, %s", breg(v), a, prod)
+		p("\tVPADDD %s, %s, %s", prod, acc(v), acc(v))
+	}
+}
+
+// mulAVX2Bytes writes one quad step of one row on the bytes themselves
+// (the AVX2 kernel of the dense layers, whose few rows make them
+// memory-bound: their weights stay one byte each). VPMADDUBSW multiplies
+// unsigned by signed bytes and adds adjacent pairs into int16 with signed
+// saturation: with A's bytes a in [0, 255] and B's b in [-127, 127] a pair
+// reaches 2*255*127 = 64770 and would saturate. So the kernel multiplies
+// a' = a - 128 (A xor 0x80, in [-128, 127]) instead: VPSIGNB moves the
+// sign of a' onto b (b is never -128, so -b fits) and VPMADDUBSW
+// multiplies |a'| (VPABSB: at most 128, read unsigned) by it, a pair being
+// at most 2*128*127 = 32512 < 32767: never saturated. VPMADDWD by ones
+// adds the pairs into int32, exactly. The sum of a'*b plus 128 times the
+// sum of b (corr, where the accumulators start) is the sum of a*b, the
+// same int32 (modulo 2^32) as VPDPBUSD's and the portable kernel's.
+func mulAVX2Bytes(a, abs, prod, ones, x80 string, breg, acc func(int) string, nv int) {
 	p("\tVPXOR %s, %s, %s", x80, a, a)
 	p("\tVPABSB %s, %s", a, abs)
 	for v := 0; v < nv; v++ {
@@ -536,6 +571,67 @@ func genQuantU8AVX2() {
 	p("\tADDQ $16, DI")
 	p("\tDECQ CX")
 	p("\tJNZ quantU8AVX2_loop")
+	p("\tVZEROUPPER")
+	p("\tRET")
+	p("")
+}
+
+// genFMAPeak writes fmaPeakAVX2, the ceiling the float32 AVX2 kernel is
+// measured against (BenchmarkFMAPeak): n passes of 12 independent
+// VFMADD231PS on YMM, enough chains to cover the latency of two FMA
+// pipes (4 cycles each), with nothing else in the loop but its counter.
+func genFMAPeak() {
+	p("// func fmaPeakAVX2(n int)")
+	p("TEXT ·fmaPeakAVX2(SB), NOSPLIT, $0-8")
+	p("\tMOVQ n+0(FP), CX")
+	for i := 0; i < 14; i++ {
+		p("\tVXORPS Y%d, Y%d, Y%d", i, i, i)
+	}
+	p("fmaPeakAVX2_loop:")
+	for i := 0; i < 12; i++ {
+		p("\tVFMADD231PS Y12, Y13, Y%d", i)
+	}
+	p("\tDECQ CX")
+	p("\tJNZ fmaPeakAVX2_loop")
+	p("\tVZEROUPPER")
+	p("\tRET")
+	p("")
+}
+
+// genQuantU16AVX2 writes quantU16AVX2, quantU8AVX2 into 16-bit values
+// (the operands of the AVX2 int8 kernel): the same rounding and clamping,
+// packed by VPACKUSDW (the values are in [0, 255], so it cannot
+// saturate) with VPERMQ undoing the lane split.
+func genQuantU16AVX2() {
+	p("// func quantU16AVX2(dst *uint16, src *float32, n int, inv float32)")
+	p("TEXT ·quantU16AVX2(SB), NOSPLIT, $0-28")
+	p("\tMOVQ dst+0(FP), DI")
+	p("\tMOVQ src+8(FP), SI")
+	p("\tMOVQ n+16(FP), CX")
+	p("\tSHRQ $4, CX")
+	p("\tVBROADCASTSS inv+24(FP), Y1")
+	p("\tMOVL $0x437f0000, AX") // 255.0
+	p("\tVMOVD AX, X2")
+	p("\tVPBROADCASTD X2, Y2")
+	p("\tVXORPS Y3, Y3, Y3")
+	p("quantU16AVX2_loop:")
+	p("\tVMULPS (SI), Y1, Y0")
+	p("\tVMULPS 32(SI), Y1, Y4")
+	// MINPS returns its second source (255) when either is NaN.
+	p("\tVMINPS Y2, Y0, Y0")
+	p("\tVMINPS Y2, Y4, Y4")
+	p("\tVMAXPS Y3, Y0, Y0")
+	p("\tVMAXPS Y3, Y4, Y4")
+	p("\tVCVTPS2DQ Y0, Y0") // rounds to nearest even (MXCSR default)
+	p("\tVCVTPS2DQ Y4, Y4")
+	// Words 0-3 8-11 | 4-7 12-15, then in order.
+	p("\tVPACKUSDW Y4, Y0, Y0")
+	p("\tVPERMQ $0xd8, Y0, Y0")
+	p("\tVMOVDQU Y0, (DI)")
+	p("\tADDQ $64, SI")
+	p("\tADDQ $32, DI")
+	p("\tDECQ CX")
+	p("\tJNZ quantU16AVX2_loop")
 	p("\tVZEROUPPER")
 	p("\tRET")
 	p("")

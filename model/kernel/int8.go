@@ -19,7 +19,11 @@ import (
 // column scale) + bias (+ residual), then max(0, x) if relu. The
 // micro-kernel works on a tile of C over quads of k, at the best level
 // the CPU has (I8Level): VPDPBUSD on ZMM (AVX512_VNNI, 8 x 32) or on YMM
-// (AVX-VNNI, 6 x 16), VPMADDUBSW and VPMADDWD (AVX2, 4 x 16) on amd64;
+// (AVX-VNNI, 6 x 16); on AVX2, VPMADDWD on the operands widened to 16
+// bits for the 3x3 convolutions (6 x 16: the quantized inputs are written
+// as uint16 and PackConv3x3I8 keeps the weights a second time as int16,
+// I8Matrix.data16) and VPMADDUBSW on the bytes for the dense layers (4 x
+// 16: few rows, so the weights' bytes are what costs) on amd64;
 // SDOT (FEAT_DotProd, int8_arm64.go, 8 x 32) on arm64; else a portable Go
 // kernel of the same integer arithmetic and the same float32 epilogue
 // (8 x 32). Every level gives the same results bit for bit, and the path
@@ -32,6 +36,21 @@ type i8Impl struct {
 	reason string // why the CPU runs this level and no better one
 	id     int
 	mr, nr int
+	// wide: the kernel reads A as uint16 and B as I8Matrix.data16, the
+	// values of the bytes widened (the AVX2 level's convolutions).
+	wide bool
+	// dense is the kernel of DenseI8 and of the matrices without data16
+	// where it is not this one (the AVX2 level's byte kernel); nil means
+	// this one.
+	dense *i8Impl
+}
+
+// forDense returns the kernel DenseI8 runs at level im.
+func (im *i8Impl) forDense() *i8Impl {
+	if im.dense != nil {
+		return im.dense
+	}
+	return im
 }
 
 // i8Go is the portable level.
@@ -106,10 +125,11 @@ type I8Matrix struct {
 	K, N     int
 	kq, np   int       // quads of rows, padded columns
 	data     []int8    // [kq][np][4]
+	data16   []int16   // data widened, in pairs of rows: [2*kq][np][2] (PackConv3x3I8 only: wide kernels)
 	colScale []float32 // [N]: max|w| / 127 of each column
 	inScale  float32   // the input's quantization step
 	scale    []float32 // [np]: inScale * colScale, zero-padded
-	corr     []int32   // [np]: 128 * the sum of each column of data (SDOT, AVX2 kernels)
+	corr     []int32   // [np]: 128 * the sum of each column of data (the SDOT kernel)
 }
 
 // quantW returns the symmetric int8 quantization of w (a row-major k x n
@@ -144,6 +164,11 @@ func quantW(w []float32, k, n int) ([]int8, []float32) {
 // inScale (> 0): the value v of an input is read as the byte
 // round(v/inScale) clamped to [0, 255].
 func PackI8(w []float32, k, n int, inScale float32) *I8Matrix {
+	return packI8(w, k, n, inScale, false)
+}
+
+// packI8 is PackI8, keeping data16 too when wide.
+func packI8(w []float32, k, n int, inScale float32, wide bool) *I8Matrix {
 	checkLen("PackI8", "w", w, k*n)
 	if !(inScale > 0) || math.IsInf(float64(inScale), 0) {
 		panic(fmt.Sprintf("kernel: PackI8: input scale %v is not a positive number", inScale))
@@ -154,6 +179,14 @@ func PackI8(w []float32, k, n int, inScale float32) *I8Matrix {
 	for r := 0; r < k; r++ {
 		for j := 0; j < n; j++ {
 			m.data[((r/4)*m.np+j)*4+r%4] = q[r*n+j]
+		}
+	}
+	if wide {
+		m.data16 = make([]int16, len(m.data))
+		for r := 0; r < k; r++ {
+			for j := 0; j < n; j++ {
+				m.data16[((r/2)*m.np+j)*2+r%2] = int16(q[r*n+j])
+			}
 		}
 	}
 	m.corr = make([]int32, m.np)
@@ -182,11 +215,12 @@ func quadUp(c int) int { return (c + 3) &^ 3 }
 func PackConv3x3I8(wt []float32, cin, cout int, inScale float32) *I8Matrix {
 	cp := quadUp(cin)
 	w := padConvWeights("PackConv3x3I8", wt, cin, cp, cout)
-	return PackI8(w, 9*cp, cout, inScale)
+	return packI8(w, 9*cp, cout, inScale, true)
 }
 
-// Conv3x3I8Scratch is the length of the scratch buffer Conv3x3I8 needs.
-func Conv3x3I8Scratch(batch, h, w, cin int) int { return batch * (h + 2) * (w + 2) * quadUp(cin) }
+// Conv3x3I8Scratch is the length of the scratch buffer Conv3x3I8 needs
+// (at every level: two bytes a value, which the wide kernel uses).
+func Conv3x3I8Scratch(batch, h, w, cin int) int { return 2 * batch * (h + 2) * (w + 2) * quadUp(cin) }
 
 // DenseI8Scratch is the length of the scratch buffer DenseI8 needs.
 func DenseI8Scratch(rows, in int) int { return rows * quadUp(in) }
@@ -214,6 +248,29 @@ func quantU8(dst []uint8, src []float32, inv float32) {
 	}
 }
 
+// quantU16 is quantU8 into 16-bit values (a wide kernel's A).
+func quantU16(dst []uint16, src []float32, inv float32) {
+	dst = dst[:len(src)]
+	n := quantU16Native(i8Active.id, dst, src, inv)
+	for i := n; i < len(src); i++ {
+		dst[i] = uint16(quantOne(src[i], inv))
+	}
+}
+
+// u16Scratch returns the bytes of scratch as uint16 values, or nil where
+// its start is not 2-byte aligned (a new buffer is made then).
+func u16Scratch(scratch []uint8) []uint16 {
+	if len(scratch) < 2 || uintptr(unsafe.Pointer(unsafe.SliceData(scratch)))%2 != 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(scratch))), len(scratch)/2)
+}
+
+// u16Bytes returns the bytes of s, the operand A of a wide kernel.
+func u16Bytes(s []uint16) []uint8 {
+	return unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(s))), 2*len(s))
+}
+
 // Conv3x3I8 is Conv3x3 with wt packed by PackConv3x3I8 and the products in
 // int8. scratch may be nil or shorter than Conv3x3I8Scratch (then the call
 // allocates).
@@ -223,11 +280,20 @@ func Conv3x3I8(dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bia
 		return
 	}
 	inv := 1 / wt.inScale
-	pad := padInto(scratch, src, batch, h, w, cin, cp, func(d []uint8, s []float32) { quantU8(d, s, inv) })
+	im := i8Active
+	if wt.data16 == nil {
+		im = im.forDense()
+	}
+	var pad []uint8
+	if im.wide {
+		pad = u16Bytes(padInto(u16Scratch(scratch), src, batch, h, w, cin, cp, func(d []uint16, s []float32) { quantU16(d, s, inv) }))
+	} else {
+		pad = padInto(scratch, src, batch, h, w, cin, cp, func(d []uint8, s []float32) { quantU8(d, s, inv) })
+	}
 	pixels := batch * h * w
 	acc := fillBias(dst, pixels, cout, bias, residual)
 	// Three segments (the rows of taps) of 3*cp bytes, (w+2)*cp apart.
-	gemmI8(pixels, wt, pad, 0, h, w, cp, 3, 3*cp/4, (w+2)*cp-3*cp, dst, cout, acc, relu)
+	gemmI8(im, pixels, wt, pad, 0, h, w, cp, 3, 3*cp/4, (w+2)*cp-3*cp, dst, cout, acc, relu)
 }
 
 // DenseI8 is Dense (and, with rows = pixels, Conv1x1) with wt packed by
@@ -242,7 +308,7 @@ func DenseI8(dst, src []float32, rows, in, out int, wt *I8Matrix, bias []float32
 	inv := 1 / wt.inScale
 	convertRows(a, src, rows, in, ip, func(d []uint8, s []float32) { quantU8(d, s, inv) })
 	acc := fillBias(dst, rows, out, bias, nil)
-	gemmI8(rows, wt, a, ip, 0, 0, 0, 1, wt.kq, 0, dst, out, acc, relu)
+	gemmI8(i8Active.forDense(), rows, wt, a, ip, 0, 0, 0, 1, wt.kq, 0, dst, out, acc, relu)
 }
 
 // i8Edge holds a tile of C for partial tiles.
@@ -251,14 +317,20 @@ type i8Edge struct {
 }
 
 // gemmI8 computes C (m x b.N, stride ldc) = dequantized A*B (+ C when
-// acc), then max(0, x) if relu, with the active micro-kernel. A is a plain
+// acc), then max(0, x) if relu, with im's micro-kernel (im.wide needs
+// b.data16). A is a plain
 // matrix of row stride lda (cin 0) or the im2col view of padded images (h
 // x w pixels of cin channels); each row is read as nseg segments of seg
-// quads, skip bytes apart. The tile's nr divides 32, so its columns never
-// pass the padded width of B.
-func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, c []float32, ldc int, acc, relu bool) {
-	im := i8Active
+// quads, skip values apart. A holds bytes, or at a wide level the bytes of
+// 16-bit values (strides and skip in values all the same). The tile's nr
+// divides 32, so its columns never pass the padded width of B.
+func gemmI8(im *i8Impl, m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, c []float32, ldc int, acc, relu bool) {
 	mr, nr := im.mr, im.nr
+	es, bdata := 1, b.data // bytes a value of A, and B as the kernel reads it
+	if im.wide {
+		es, bdata = 2, unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b.data16))), 2*len(b.data16))
+		skip *= 2
+	}
 	flags := 0
 	if acc {
 		flags |= flagAcc
@@ -280,11 +352,11 @@ func gemmI8(m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg, skip int, 
 			nrows := min(mr, mb-i)
 			for r := range rows {
 				// Missing rows repeat the first: their results are dropped.
-				rows[r] = &a[off[i+min(r, nrows-1)]]
+				rows[r] = &a[es*off[i+min(r, nrows-1)]]
 			}
 			ci := (ic + i) * ldc
 			for j := 0; j < n; j += nr {
-				bp := &b.data[j*4]
+				bp := &bdata[j*4] // column j: 4 bytes into a row of quads or of pairs
 				sp := &b.scale[j]
 				cp := &b.corr[j]
 				ncols := min(nr, n-j)

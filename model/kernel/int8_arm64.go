@@ -40,3 +40,6 @@ func callKernelI8(id, seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *fl
 // quantU8Native quantizes nothing: the quantization of the activations
 // stays in Go on arm64.
 func quantU8Native(id int, dst []uint8, src []float32, inv float32) int { return 0 }
+
+// quantU16Native quantizes nothing: no level here reads 16-bit inputs.
+func quantU16Native(id int, dst []uint16, src []float32, inv float32) int { return 0 }

@@ -13,3 +13,6 @@ func callKernelI8(id, seg, nseg, skip int, rows **uint8, b *int8, ldb int, c *fl
 }
 
 func quantU8Native(id int, dst []uint8, src []float32, inv float32) int { return 0 }
+
+// quantU16Native quantizes nothing: no level here reads 16-bit inputs.
+func quantU16Native(id int, dst []uint16, src []float32, inv float32) int { return 0 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"dama/internal/floatcmp"
 )
@@ -115,6 +116,14 @@ func TestQuantU8(t *testing.T) {
 				if !slices.Equal(got[:n], want[:n]) || got[n] != 0 {
 					t.Errorf("quantU8 (level %s) inv %v n %d = %v, want %v", im.name, inv, n, got, want[:n])
 				}
+				got16 := make([]uint16, n+1)
+				withI8(im, func() { quantU16(got16, src[:n], inv) })
+				for i, v := range got16 {
+					if i < n && v != uint16(want[i]) || i == n && v != 0 {
+						t.Errorf("quantU16 (level %s) inv %v n %d = %v, want %v", im.name, inv, n, got16, want[:n])
+						break
+					}
+				}
 			}
 		}
 	}
@@ -195,6 +204,15 @@ func TestConv3x3I8(t *testing.T) {
 					t.Errorf("residual %v: go kernel off the reference by %g (relative)", withRes, e)
 				}
 				sameI8(t, fmt.Sprintf("residual %v", withRes), goOut, native)
+				// A matrix packed by PackI8 (no 16-bit copy) runs on
+				// the level's byte kernel, to the same results.
+				plain := PackI8(padConvWeights("test", wt, sh.cin, quadUp(sh.cin), sh.cout), 9*quadUp(sh.cin), sh.cout, inScale)
+				_, native = runI8(func() []float32 {
+					dst := make([]float32, len(want))
+					Conv3x3I8(dst, src, sh.batch, h, w, sh.cin, sh.cout, plain, bias, r, true, nil)
+					return dst
+				})
+				sameI8(t, fmt.Sprintf("residual %v, PackI8", withRes), goOut, native)
 				// And close to float32: the quantization error is small.
 				fp := make([]float32, len(want))
 				Conv3x3(fp, src, sh.batch, h, w, sh.cin, sh.cout, wt, bias, r, true, nil)
@@ -263,9 +281,10 @@ func TestPackI8PerColumn(t *testing.T) {
 // Every assembly micro-kernel against the portable one on random tiles,
 // straight: segments of every length mod 4 (the four-quad loop and the
 // single-quad tail), several segments with gaps between them, bytes at the
-// ends of their ranges (0 and 255 in A, -127 and 127 in B: the SDOT and
-// AVX2 kernels' offset of 128 must come back exactly), every flag, bit for
-// bit, and nothing written outside the tile.
+// ends of their ranges (0 and 255 in A, -127 and 127 in B: the offset of
+// 128 of the SDOT and AVX2 byte kernels must come back exactly, the AVX2
+// 16-bit operands must be widened with the right sign), every flag, bit
+// for bit, and nothing written outside the tile.
 func TestKernelI8NativeMatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	forEachNativeI8(t, func(t *testing.T, im *i8Impl) {
@@ -289,20 +308,34 @@ func TestKernelI8NativeMatchesGo(t *testing.T) {
 	})
 }
 
-// forEachNativeI8 runs f as a subtest for every assembly level this CPU
-// runs.
+// forEachNativeI8 runs f as a subtest for every assembly kernel this CPU
+// runs (i8Kernels but go).
 func forEachNativeI8(t *testing.T, f func(t *testing.T, im *i8Impl)) {
-	for _, im := range i8Impls {
+	for _, im := range i8Kernels() {
 		if im != i8Go {
 			t.Run(im.name, func(t *testing.T) { f(t, im) })
 		}
 	}
 }
 
+// i8Kernels lists the micro-kernels of the levels this CPU runs: each
+// level's, and its dense layers' where that is another.
+func i8Kernels() []*i8Impl {
+	var l []*i8Impl
+	for _, im := range i8Impls {
+		l = append(l, im)
+		if im.dense != nil {
+			l = append(l, im.dense)
+		}
+	}
+	return l
+}
+
 // The worst cases for 16-bit intermediate sums: every byte of A at 255 or
-// at 0 (which the AVX2 kernel reads as -128) against every weight at 127
-// or at -127, and alternating signs, over deep sums (VPMADDUBSW on the
-// raw bytes would saturate a pair at 2*255*127).
+// at 0 (the SDOT and AVX2 byte kernels read it as -128) against every
+// weight at 127 or at -127, and alternating signs, over deep sums
+// (VPMADDUBSW on the raw bytes would saturate a pair at 2*255*127; the
+// AVX2 16-bit kernel's VPMADDWD must not, nor wrap its int32 pairs).
 func TestKernelI8Saturation(t *testing.T) {
 	rng := rand.New(rand.NewSource(4))
 	forEachNativeI8(t, func(t *testing.T, im *i8Impl) {
@@ -363,6 +396,10 @@ func checkKernelI8(t *testing.T, rng *rand.Rand, im *i8Impl, seg, nseg, skip, fl
 	for j := range scale {
 		scale[j] = float32(rng.ExpFloat64() * 1e-4)
 	}
+	krows, kb, kskip := rows, bm, skip
+	if im.wide {
+		krows, kb, kskip = widenI8(rows, span, bm, kq, ldb), widenedB(bm, kq, ldb), 2*skip
+	}
 	// C: the tile from row 1, column 0, with a guard row above and below.
 	c0 := make([]float32, (i8MR+2)*ldc)
 	for i := range c0 {
@@ -370,7 +407,7 @@ func checkKernelI8(t *testing.T, rng *rand.Rand, im *i8Impl, seg, nseg, skip, fl
 	}
 	want, got := slices.Clone(c0), slices.Clone(c0)
 	kernelI8Go(seg, nseg, skip, &rows[0], &bm[0], ldb, &want[ldc], ldc, &scale[0], flags)
-	callKernelI8(im.id, seg, nseg, skip, &rows[0], &bm[0], ldb, &got[ldc], ldc, &scale[0], &corr[0], flags)
+	callKernelI8(im.id, seg, nseg, kskip, &krows[0], &kb[0], ldb, &got[ldc], ldc, &scale[0], &corr[0], flags)
 	for i := range got {
 		r, j := i/ldc-1, i%ldc
 		w := want[i]
@@ -380,6 +417,74 @@ func checkKernelI8(t *testing.T, rng *rand.Rand, im *i8Impl, seg, nseg, skip, fl
 		if math.Float32bits(w) != math.Float32bits(got[i]) {
 			t.Fatalf("seg %d nseg %d skip %d ldb %d ldc %d flags %d: C[%d][%d] = %v, want %v",
 				seg, nseg, skip, ldb, ldc, flags, r, j, got[i], w)
+		}
+	}
+}
+
+// widenI8 returns the rows of A (span bytes each) as the bytes of uint16
+// copies, for a wide level's kernel.
+func widenI8(rows [i8MR]*uint8, span int, bm []int8, kq, ldb int) [i8MR]*uint8 {
+	var w [i8MR]*uint8
+	for r, p := range rows {
+		a16 := make([]uint16, span)
+		for i, v := range unsafe.Slice(p, span) {
+			a16[i] = uint16(v)
+		}
+		w[r] = &u16Bytes(a16)[0]
+	}
+	return w
+}
+
+// widenedB returns B packed in quads ([kq][ldb][4]) as a wide level's
+// kernel reads it: int16 in pairs of rows ([2*kq][ldb][2]), as bytes.
+func widenedB(bm []int8, kq, ldb int) []int8 {
+	b16 := make([]int16, kq*ldb*4)
+	for q := 0; q < kq; q++ {
+		for j := 0; j < ldb; j++ {
+			for e := 0; e < 4; e++ {
+				b16[((2*q+e/2)*ldb+j)*2+e%2] = int16(bm[(q*ldb+j)*4+e])
+			}
+		}
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b16[0])), 2*len(b16))
+}
+
+// Conv3x3I8 gives the same results with no scratch, with one of the size
+// Conv3x3I8Scratch gives, with one that starts at an odd address (the
+// 16-bit kernel's operands then go to a new buffer) and with one too
+// short, at every level, and writes nothing past the scratch's length.
+func TestConv3x3I8Scratch(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	const batch, h, w, cin, cout = 2, 8, 4, 12, 16
+	src := randI8Slice(rng, batch*h*w*cin, 1, true)
+	m := PackConv3x3I8(randI8Slice(rng, 9*cin*cout, 0.1, false), cin, cout, slices.Max(src)/255)
+	need := Conv3x3I8Scratch(batch, h, w, cin)
+	for _, im := range i8Impls {
+		var want []float32
+		for _, sc := range []struct {
+			name     string
+			off, len int
+		}{{"nil", 0, -1}, {"exact", 0, need}, {"odd", 1, need}, {"short", 0, need / 3}} {
+			buf := make([]uint8, need+8)
+			for i := range buf {
+				buf[i] = 0xa5
+			}
+			var scratch []uint8
+			if sc.len >= 0 {
+				scratch = buf[sc.off : sc.off+sc.len]
+			}
+			dst := make([]float32, batch*h*w*cout)
+			withI8(im, func() { Conv3x3I8(dst, src, batch, h, w, cin, cout, m, nil, nil, true, scratch) })
+			if want == nil {
+				want = dst
+			} else if !slices.Equal(dst, want) {
+				t.Errorf("level %s, scratch %s: results differ from no scratch", im.name, sc.name)
+			}
+			for i := max(sc.off+sc.len, 0); i < len(buf); i++ {
+				if buf[i] != 0xa5 && sc.len >= 0 {
+					t.Fatalf("level %s, scratch %s: byte %d past the scratch written", im.name, sc.name, i)
+				}
+			}
 		}
 	}
 }

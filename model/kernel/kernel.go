@@ -14,9 +14,10 @@
 // bf16.go holds the same products in bfloat16 (float32 accumulation):
 // VDPBF16PS on CPUs with AVX512_BF16, a portable kernel elsewhere; int8.go
 // in int8 (int32 accumulation, float32 dequantization): VPDPBUSD on CPUs
-// with AVX512_VNNI or AVX-VNNI, VPMADDUBSW on CPUs with AVX2 (I8Level),
-// SDOT on arm64, a portable kernel of the same integer arithmetic
-// elsewhere, all with the same results bit for bit.
+// with AVX512_VNNI or AVX-VNNI, VPMADDWD on the operands widened to 16
+// bits on CPUs with AVX2 (I8Level), SDOT on arm64, a portable kernel of
+// the same integer arithmetic elsewhere, all with the same results bit for
+// bit.
 //
 // Every function runs on the calling goroutine and is safe for concurrent
 // use on distinct outputs. Slices that are too short for the given shapes

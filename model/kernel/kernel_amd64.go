@@ -17,6 +17,13 @@ func kernel8x32AVX512(k int, rows **float32, b *float32, ldb int, c *float32, ld
 //go:noescape
 func kernel6x16AVX2(k int, rows **float32, b *float32, ldb int, c *float32, ldc int, flags int)
 
+// fmaPeakAVX2 runs n passes of 12 independent 8-lane FMAs (192 flops
+// each) and nothing else: the peak of the AVX2 kernel (BenchmarkFMAPeak).
+// It needs AVX2 and FMA; n >= 1.
+//
+//go:noescape
+func fmaPeakAVX2(n int)
+
 // kernel8x32BF16 is the bf16 micro-kernel: k counts pairs of bfloat16
 // along k, rows point to pairs of A, b to the packed pairs of B (ldb pairs
 // per row of pairs); C is float32 as above. It needs AVX512_BF16.
