@@ -9,12 +9,15 @@ import (
 	"dama/engine"
 	"dama/mcts"
 	"dama/rules"
+	"dama/tb"
 )
 
 // MCTSPlayer plays with a PUCT search over an evaluator, usually a network.
 // It plays the most visited move, without root noise, reusing its tree
 // between moves of a game. A player with a Time searches with the Hub
-// engine's searcher (engine.Searcher), which keeps its time limit.
+// engine's searcher (engine.Searcher), which keeps its time limit. With
+// endgame tables as the oracle (Options.Oracle a tb.Oracle) it plays their
+// moves in table positions (tb.Tables.Choose).
 type MCTSPlayer struct {
 	Label     string         // Name of the player
 	Evaluator mcts.Evaluator // shared by all its games; must be safe for concurrent use
@@ -50,19 +53,29 @@ func (p *MCTSPlayer) Start(ctx context.Context, g *rules.Game, rng *rand.Rand) (
 	if opt.Temperature == nil {
 		opt.Temperature = func(int) float64 { return 0 }
 	}
-	return &mctsGame{s: mcts.New(p.Evaluator, opt), rng: rng, visits: p.Visits}, nil
+	mg := &mctsGame{s: mcts.New(p.Evaluator, opt), rng: rng, visits: p.Visits}
+	if o, ok := opt.Oracle.(tb.Oracle); ok {
+		mg.tables = o.T
+	}
+	return mg, nil
 }
 
 type mctsGame struct {
 	s      *mcts.Search
 	rng    *rand.Rand
 	visits int
+	tables *tb.Tables // endgame tables (the oracle's), whose moves it plays
 }
 
 func (m *mctsGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
 	res, err := m.s.Run(ctx, g, mcts.Limit{Visits: m.visits}, m.rng)
 	if err != nil {
 		return rules.Move{}, err
+	}
+	if m.tables != nil {
+		if mv, _, ok := m.tables.Choose(g, res.Move); ok {
+			return mv, nil
+		}
 	}
 	return res.Move, nil
 }

@@ -194,6 +194,11 @@ type SelfPlay struct {
 	GumbelCVisit float64 `mapstructure:"gumbel_c_visit" yaml:"gumbel_c_visit"`
 	// GumbelCScale is c_scale of sigma(q), (0,100]. Default 1.
 	GumbelCScale float64 `mapstructure:"gumbel_c_scale" yaml:"gumbel_c_scale"`
+	// Tables is a folder of endgame tables (dama tb gen) that self-play
+	// searches ask at every new leaf (mcts.Options.Oracle): a position in
+	// them is a proven node with its exact value under the 40-move rule.
+	// Opened and checked when self-play starts; "" = none. Default "".
+	Tables string `mapstructure:"tables" yaml:"tables,omitempty"`
 }
 
 // Gumbel reports whether s asks for Gumbel root search.
@@ -339,6 +344,7 @@ var LaterKeys = []string{
 	"selfplay.eval_workers", "selfplay.backend", "selfplay.solver", "selfplay.pass_forced",
 	"selfplay.forced_playouts_k", "selfplay.policy_target_pruning",
 	"selfplay.root_search", "selfplay.gumbel_m", "selfplay.gumbel_c_visit", "selfplay.gumbel_c_scale",
+	"selfplay.tables",
 	"train.value_target_mix", "train.aux_reply_weight",
 	"ladder.every", "ladder.visits", "ladder.games", "ladder.parallel", "ladder.file",
 }

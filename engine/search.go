@@ -10,6 +10,7 @@ import (
 
 	"dama/mcts"
 	"dama/rules"
+	"dama/tb"
 )
 
 // DefaultVisits is the search size when Limits sets no limit at all.
@@ -168,6 +169,7 @@ func (i Info) NodesPerSecond() float64 {
 type Searcher struct {
 	search *mcts.Search
 	ev     mcts.Evaluator
+	tables *tb.Tables // the oracle's endgame tables, whose moves it plays
 	// InfoEvery is the least time between two progress reports (default 500ms).
 	InfoEvery time.Duration
 	// Clock tells the time of the deadlines (nil: the wall clock). With
@@ -181,11 +183,18 @@ type Searcher struct {
 // engine always plays the most visited move. A tree that reaches
 // opt.MaxNodes stops growing and the search goes on
 // (mcts.Options.KeepSearchingWhenFull), so that an infinite analysis runs
-// until it is stopped.
+// until it is stopped. With endgame tables as its oracle (opt.Oracle a
+// tb.Oracle), a position in the tables is played by them: Think returns a
+// move that keeps the table value (tb.Tables.Choose), the search's own
+// choice when it is one.
 func NewSearcher(ev mcts.Evaluator, opt mcts.Options) *Searcher {
 	opt.Temperature = nil
 	opt.KeepSearchingWhenFull = true
-	return &Searcher{search: mcts.New(forThreads(ev, opt.Threads), opt), ev: ev}
+	s := &Searcher{search: mcts.New(forThreads(ev, opt.Threads), opt), ev: ev}
+	if o, ok := opt.Oracle.(tb.Oracle); ok {
+		s.tables = o.T
+	}
+	return s
 }
 
 // forThreads returns the evaluator of a search with threads threads: with
@@ -312,6 +321,11 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	}
 	if based {
 		r.Playouts = r.RootVisits - base
+	}
+	if s.tables != nil {
+		if m, _, ok := s.tables.Choose(g, r.Move); ok {
+			r.Move = m
+		}
 	}
 	if info != nil {
 		info(Info{Result: r, Elapsed: clock.Now().Sub(start), Final: true})

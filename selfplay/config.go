@@ -48,6 +48,7 @@ func (c Config) digestForm() digestForm {
 		NoResignShare: c.NoResignShare, Seed: c.Seed,
 		Solver: c.Solver, PassForced: c.PassForced,
 		ForcedPlayoutsK: c.ForcedPlayoutsK, PolicyTargetPruning: c.PolicyTargetPruning,
+		Tables: c.Tables,
 	}
 	if c.Gumbel() {
 		d.RootSearch, d.GumbelM, d.GumbelCVisit, d.GumbelCScale = c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale
@@ -84,4 +85,5 @@ type digestForm struct {
 	GumbelM             int     `json:"gumbel_m,omitempty"`
 	GumbelCVisit        float64 `json:"gumbel_c_visit,omitempty"`
 	GumbelCScale        float64 `json:"gumbel_c_scale,omitempty"`
+	Tables              string  `json:"tables,omitempty"`
 }

@@ -35,6 +35,7 @@ import (
 
 	"dama/mcts"
 	"dama/rules"
+	"dama/tb"
 )
 
 // Termination says how a game ended.
@@ -150,7 +151,15 @@ func newPlayer(ev mcts.Evaluator, cfg Config) (*player, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &player{cfg: cfg, search: mcts.New(ev, SearchOptions(cfg.SelfPlay))}, nil
+	opt := SearchOptions(cfg.SelfPlay)
+	if cfg.Tables != "" {
+		t, err := tb.Shared(cfg.Tables)
+		if err != nil {
+			return nil, fmt.Errorf("selfplay.tables: %w", err)
+		}
+		opt.Oracle = tb.Oracle{T: t}
+	}
+	return &player{cfg: cfg, search: mcts.New(ev, opt)}, nil
 }
 
 // Play plays one game from the start position with the given seed.

@@ -24,7 +24,8 @@ import (
 //     values its flag set accepts (parsed with the subcommand's own flag set,
 //     nothing run);
 //   - the cheap ones (perft, moves, show, version, export, ladder --show,
-//     model info) are run from the repository root, their output files
+//     model info, tb gen of up to 3 pieces, tb probe and tb info) are run
+//     from the repository root, their output files
 //     going to a temporary folder, and must succeed;
 //   - the ONNX Runtime example (node model/export/ortcheck/example.js) is
 //     run where ONNX Runtime is installed, and its output must match the one
@@ -42,7 +43,12 @@ import (
 // for those that take any; the others take none. model takes a verb first.
 var positionalArgs = map[string]int{"report": 1, "games": 2, "broker": 2} // games: the verb check and a path; broker: the verb and a worker
 
-var modelVerbArgs = map[string]int{"new": 0, "info": 1, "compare": 1}
+// verbArgs holds, for the commands that take a verb first, the arguments
+// each verb takes.
+var verbArgs = map[string]map[string]int{
+	"model": {"new": 0, "info": 1, "compare": 1},
+	"tb":    {"gen": 0, "probe": 0, "info": 1, "match": 0},
+}
 
 // checkDamaArgs parses args (the words after "dama") the way the subcommand
 // does, without running it.
@@ -77,14 +83,14 @@ func checkDamaArgs(args []string) error {
 		return err
 	}
 	want := positionalArgs[c.name]
-	if c.name == "model" {
+	if verbs, ok := verbArgs[c.name]; ok {
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return fmt.Errorf("dama model: no verb (new, info or compare)")
+			return fmt.Errorf("dama %s: no verb", c.name)
 		}
-		n, ok := modelVerbArgs[rest[0]]
+		n, ok := verbs[rest[0]]
 		if !ok {
-			return fmt.Errorf("dama model: unknown verb %q", rest[0])
+			return fmt.Errorf("dama %s: unknown verb %q", c.name, rest[0])
 		}
 		if err := parse(rest[1:]); err != nil {
 			return err
@@ -121,6 +127,13 @@ func cheapDama(args []string) bool {
 		return slices.Equal(args[1:], []string{"--show"})
 	case "model":
 		return len(args) > 1 && args[1] == "info"
+	case "tb":
+		// Tables of up to 3 pieces take a second; probe and info read them.
+		if len(args) > 1 && args[1] == "gen" {
+			i := slices.Index(args, "--pieces")
+			return i > 0 && i+1 < len(args) && (args[i+1] == "2" || args[i+1] == "3")
+		}
+		return len(args) > 1 && (args[1] == "probe" || args[1] == "info")
 	}
 	return false
 }
@@ -647,7 +660,7 @@ func TestDocsCheckerFinds(t *testing.T) {
 func TestPositionalArgsTable(t *testing.T) {
 	for name, c := range commands {
 		_, listed := positionalArgs[name]
-		if want := listed || name == "model"; c.takesArgs != want {
+		if want := listed || verbArgs[name] != nil; c.takesArgs != want {
 			t.Errorf("dama %s: takesArgs %v, but the docs checker's table says %v", name, c.takesArgs, want)
 		}
 	}

@@ -28,6 +28,7 @@ type engineFlags struct {
 	treeMB   *int
 	backend  *string
 	pass     *bool // mcts.Options.PassForced
+	tables   *string
 }
 
 // addEngineFlags declares the engine flags on fs; hub says whether they
@@ -55,6 +56,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		cache:    fs.Int("cache", 1<<16, "evaluations cached"),
 		backend:  fs.String("backend", "auto", backendUsage()),
 		pass:     fs.Bool("pass-forced", true, passForcedUsage+"; --pass-forced=false searches as training does"),
+		tables:   fs.String("tb", "", tbFlagUsage),
 		treeMB:   fs.Int("tree-mb", engine.TreeMB(0), fmt.Sprintf("memory of the search tree in MB (%d bytes a node, twice while the root moves); a full tree stops growing and the search goes on", mcts.NodeBytes)),
 	}
 }
@@ -112,6 +114,13 @@ func (f *engineFlags) setup() (*engineSetup, error) {
 	opt, err := f.searchOptions()
 	if err != nil {
 		return nil, err
+	}
+	if *f.tables != "" {
+		t, err := openTables(*f.tables)
+		if err != nil {
+			return nil, fmt.Errorf("--tb: %w", err)
+		}
+		withTables(&opt, t)
 	}
 	ev, name, closeEv, err := f.evaluator()
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"dama/arena"
 	"dama/engine"
 	"dama/internal/atomicfile"
+	"dama/tb"
 )
 
 // defaultLadderVisits is the visit count of a model on the ladder.
@@ -40,6 +41,8 @@ func init() {
 			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
 			checkpointBackend = ""
 			fs.StringVar(&checkpointBackend, "backend", "auto", backendUsage())
+			checkpointTables = ""
+			fs.StringVar(&checkpointTables, "tb", "", "the model's endgame tables: "+tbFlagUsage)
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
 			fs.Float64Var(&o.moveTime, "time", 0, "wall-clock seconds per move of the model instead of --visits, 0.001..3600 (0: --visits); keep --parallel at most the free cores")
 			fs.BoolVar(&o.pass, "pass-forced", false, "the model's search: "+passForcedUsage+"; off by default, as in training runs' ladder ratings")
@@ -118,6 +121,12 @@ func init() {
 					return fmt.Errorf("--time %v: %w", o.moveTime, err)
 				}
 			}
+			var tables *tb.Tables
+			if checkpointTables != "" {
+				if tables, err = openTables(checkpointTables); err != nil {
+					return fmt.Errorf("--tb: %w", err)
+				}
+			}
 			ck, err := loadModel(o.model)
 			if err != nil {
 				return err
@@ -138,6 +147,10 @@ func init() {
 				return fmt.Errorf("--threads: %w", err)
 			}
 			p.threads(o.threads)
+			if tables != nil {
+				withTables(&p.Options, tables)
+				p.Label += tbSuffix
+			}
 			defer p.Close()
 			bar := progressbar.NewOptions(o.games,
 				progressbar.OptionSetWriter(stderr),

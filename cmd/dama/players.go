@@ -15,6 +15,7 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
+	"dama/tb"
 )
 
 // defaultMCTSVisits is the visit count of a checkpoint player given without
@@ -42,14 +43,16 @@ var checkpointBackend string
 // "shipped@t0.25"). Suffixes after the limit, before any ":BACKEND", in
 // any order: "+pass" searches with forced moves passed without evaluation
 // (mcts.Options.PassForced), "+threadsN" with N search threads (one
-// forward pass each; default 1): "shipped@t0.25+pass+threads2".
+// forward pass each; default 1), "+tb" with the endgame tables of --tb
+// (withTables): "shipped@t0.25+pass+threads2".
 func parsePlayerSpec(spec string) (arena.Player, error) {
 	if p, err := arena.ParsePlayer(spec); err == nil {
 		return p, nil
 	} else if !looksLikeCheckpoint(spec) {
-		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[+pass][+threadsN][:BACKEND]])", err)
+		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[+pass][+threadsN][+tb][:BACKEND]])", err)
 	}
 	path, visits, backend, label, pass, threads := spec, defaultMCTSVisits, checkpointBackend, "", false, 1
+	useTables := false
 	var moveTime time.Duration // with timeText, its spelling in the spec
 	var timeText string
 	if i := strings.LastIndexByte(spec, '@'); i >= 0 {
@@ -76,8 +79,10 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 				pass = true
 			case name == threadsSuffix:
 				threads, err = parseThreads(sfx[len(threadsSuffix):])
+			case "+"+sfx == tbSuffix:
+				useTables = true
 			default:
-				err = fmt.Errorf("unknown suffix %q (want %s or %sN)", "+"+sfx, passSuffix, "+"+threadsSuffix)
+				err = fmt.Errorf("unknown suffix %q (want %s, %s or %sN)", "+"+sfx, passSuffix, tbSuffix, "+"+threadsSuffix)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("player %q: %w", spec, err)
@@ -93,10 +98,21 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		} else {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > maxPlayerVisits {
-				return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d or t and a time (%s), optionally followed by %s and +%sN", spec, maxPlayerVisits, arena.MoveTimeSyntax, passSuffix, threadsSuffix)
+				return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d or t and a time (%s), optionally followed by %s, %s and +%sN", spec, maxPlayerVisits, arena.MoveTimeSyntax, passSuffix, tbSuffix, threadsSuffix)
 			}
 			path, visits = spec[:i], n
 		}
+	}
+	var tables *tb.Tables
+	if useTables {
+		if checkpointTables == "" {
+			return nil, fmt.Errorf("player %q: %s needs the tables' folder (--tb DIR)", spec, tbSuffix)
+		}
+		t, err := openTables(checkpointTables)
+		if err != nil {
+			return nil, fmt.Errorf("--tb: %w", err)
+		}
+		tables = t
 	}
 	ck, err := loadModel(path)
 	if err != nil {
@@ -111,8 +127,36 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	}
 	p.passForced(pass)
 	p.threads(threads)
+	if tables != nil {
+		withTables(&p.Options, tables)
+		p.Label += tbSuffix
+	}
 	p.Label += label
 	return p, nil
+}
+
+// tbSuffix after a checkpoint player's visits makes it play with the
+// endgame tables of --tb (withTables).
+const tbSuffix = "+tb"
+
+// checkpointTables is the folder of endgame tables of the checkpoint
+// players marked +tb (the --tb flag of arena and ladder).
+var checkpointTables string
+
+// tbFlagUsage is the help text of the --tb flags.
+const tbFlagUsage = "folder of endgame tables (dama tb gen): positions in them are proven in the search and played by them (a won ending won within the 40-move rule, a drawn one not lost); empty: none"
+
+// openTables opens (once per process: players sharing a folder share its
+// memory) and checks the endgame tables in dir.
+func openTables(dir string) (*tb.Tables, error) { return tb.Shared(dir) }
+
+// withTables makes a search use t: table positions below the root are
+// proven leaves (mcts.Options.Oracle, with the solver to carry their
+// proofs up), and table roots are played by the tables (engine.Searcher,
+// arena.MCTSPlayer).
+func withTables(opt *mcts.Options, t *tb.Tables) {
+	opt.Oracle = tb.Oracle{T: t}
+	opt.Solver = true
 }
 
 // threadsSuffix, then a count, after a checkpoint player's limit sets its

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dama/model/infer"
+	"dama/tb"
 )
 
 func TestTimedModelPlayerSpec(t *testing.T) {
@@ -114,5 +115,42 @@ func TestEngineThreadsFlag(t *testing.T) {
 	code, _, errs = runCmd(t, "analyze", "--model", "random", "--time", "1e-9")
 	if code == 0 || !strings.Contains(errs, "--time") {
 		t.Errorf("analyze --time 1e-9: exit %d, stderr %q; want an error", code, errs)
+	}
+}
+
+// TestTablesPlayerSpec: "PATH@N+tb" plays with the tables of --tb (the
+// search's oracle, the solver on, the label marked), in either order with
+// +pass; without --tb it is an error naming the spec.
+func TestTablesPlayerSpec(t *testing.T) {
+	ck := "../../model/testdata/sample-v1.ckpt"
+	defer func() { checkpointTables = "" }()
+	checkpointTables = ""
+	if _, err := parsePlayerSpec(ck + "@8+tb"); err == nil || !strings.Contains(err.Error(), "+tb needs the tables' folder (--tb DIR)") {
+		t.Errorf("+tb without --tb: %v", err)
+	}
+	checkpointTables = t.TempDir()
+	if _, err := parsePlayerSpec(ck + "@8+tb"); err == nil || !strings.Contains(err.Error(), "--tb: ") || !strings.Contains(err.Error(), "no endgame tables") {
+		t.Errorf("+tb with an empty folder: %v", err)
+	}
+	if code, _, errs := runCmd(t, "tb", "gen", "--pieces", "2", "--out", checkpointTables); code != 0 {
+		t.Fatal(errs)
+	}
+	for spec, label := range map[string]string{
+		ck + "@8+tb":      "sample-v1.ckpt@8+tb",
+		ck + "@8+pass+tb": "sample-v1.ckpt@8+pass+tb",
+		ck + "@8+tb+pass": "sample-v1.ckpt@8+pass+tb",
+		ck + "@8":         "sample-v1.ckpt@8",
+	} {
+		p, err := parsePlayerSpec(spec)
+		if err != nil {
+			t.Errorf("%s: %v", spec, err)
+			continue
+		}
+		mp := p.(*modelPlayer)
+		with := strings.Contains(spec, "+tb")
+		if _, ok := mp.Options.Oracle.(tb.Oracle); mp.Label != label || ok != with || mp.Options.Solver != with {
+			t.Errorf("%s: label %q oracle %v solver %v; want %q and tables %v", spec, mp.Label, mp.Options.Oracle, mp.Options.Solver, label, with)
+		}
+		mp.Close()
 	}
 }

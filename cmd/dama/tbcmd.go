@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"dama/arena"
+	"dama/rules"
+	"dama/tb"
+)
+
+func init() {
+	var pieces, workers, quiet, visits, games *int
+	var seed *int64
+	var out, dir, fen, modelPath *string
+	register(&command{
+		name:      "tb",
+		summary:   "endgame tables: generate (gen), probe a position (probe), list and check (info)",
+		usage:     "gen [--pieces N] --out DIR | probe --dir DIR --fen FEN [--quiet N] | info DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
+		takesArgs: true,
+		flags: func(fs *flag.FlagSet) {
+			pieces = fs.Int("pieces", 4, "gen: every signature of 2 to this many pieces (2..8)")
+			limit(fs, "pieces", 2, 8, "")
+			out = fs.String("out", "", "gen: the folder of the tables (created; finished signatures in it are kept)")
+			workers = fs.Int("workers", 0, "gen: signatures solved at once (0: one per CPU)")
+			limit(fs, "workers", 0, 256, "0: one per CPU")
+			dir = fs.String("dir", "", "probe: the folder of the tables")
+			fen = fs.String("fen", "", "probe: the position in PDN FEN form")
+			quiet = fs.Int("quiet", 0, "probe: the 40-move counter, plies of king moves since the last man move or capture (0..80)")
+			limit(fs, "quiet", 0, rules.QuietLimit, "")
+			modelPath = fs.String("model", shippedModel, "match: the checkpoint that plays (default: the shipped model)")
+			visits = fs.Int("visits", 200, "match: MCTS visits per move (1..10^6)")
+			limit(fs, "visits", 1, maxPlayerVisits, "")
+			games = fs.Int("games", 20, "match: won positions played, each without and with the tables (1..10^5)")
+			limit(fs, "games", 1, 1e5, "")
+			seed = fs.Int64("seed", 1, "match: seed of the positions")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			const usage = "usage: dama tb gen --pieces N --out DIR | probe --dir DIR --fen FEN | info DIR | match --dir DIR"
+			if len(args) == 0 {
+				return fmt.Errorf("want a verb: gen, probe, info or match (%s)", usage)
+			}
+			verb, rest := args[0], args[1:]
+			switch verb {
+			case "gen":
+				if len(rest) > 0 || *out == "" {
+					return fmt.Errorf("gen: want --out DIR and no arguments (%s)", usage)
+				}
+				return tbGen(*pieces, *workers, *out)
+			case "probe":
+				if len(rest) > 0 || *dir == "" || *fen == "" {
+					return fmt.Errorf("probe: want --dir DIR and --fen FEN and no arguments (%s)", usage)
+				}
+				return tbProbe(*dir, *fen, *quiet)
+			case "info":
+				if len(rest) != 1 {
+					return fmt.Errorf("info: want one folder, got %d arguments (%s)", len(rest), usage)
+				}
+				return tbInfo(rest[0])
+			case "match":
+				if len(rest) > 0 || *dir == "" {
+					return fmt.Errorf("match: want --dir DIR and no arguments (%s)", usage)
+				}
+				return tbMatch(*dir, *modelPath, *pieces, *games, *visits, *seed)
+			}
+			return fmt.Errorf("unknown verb %q (%s)", verb, usage)
+		},
+	})
+}
+
+// tbGen generates the tables, resuming in a folder that has some; an
+// interrupt stops it between files.
+func tbGen(pieces, workers int, out string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	st, err := tb.Generate(ctx, tb.GenOptions{Pieces: pieces, Dir: out, Workers: workers, Log: stdout})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d signatures of 2 to %d pieces in %s: %d already there, %d generated (%d positions, %d bytes) in %.1fs\n",
+		st.Signatures, pieces, out, st.Skipped, st.Signatures-st.Skipped, st.Positions, st.Bytes, time.Since(start).Seconds())
+	return nil
+}
+
+// tbProbe prints the value of a position and the value of each move.
+func tbProbe(dir, fen string, quiet int) error {
+	p, err := rules.ParseFEN(fen)
+	if err != nil {
+		return err
+	}
+	t, err := tb.Open(dir)
+	if err != nil {
+		return err
+	}
+	e, err := t.Probe(p)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fen, err)
+	}
+	v, moves, err := t.Moves(p, quiet)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s (%s to move, 40-move counter %d): %s; stored: %v\n", p.FEN(), p.Side(), quiet, v, e)
+	var keep []string
+	for _, mv := range moves {
+		if mv.Value == v {
+			keep = append(keep, mv.Move.String())
+		}
+	}
+	if len(moves) > 0 {
+		fmt.Fprintf(stdout, "moves that keep the %s: %s\n", v, strings.Join(keep, " "))
+	}
+	for _, mv := range moves {
+		if mv.Value == tb.Draw {
+			fmt.Fprintf(stdout, "  %-12s draw\n", mv.Move)
+		} else {
+			fmt.Fprintf(stdout, "  %-12s %s, %d plies to a man move or capture\n", mv.Move, mv.Value, mv.Dist)
+		}
+	}
+	return nil
+}
+
+// tbInfo lists the tables of a folder, each checked.
+func tbInfo(dir string) error {
+	t, err := tb.Open(dir)
+	if err != nil {
+		return err
+	}
+	var pos, bytes int64
+	fmt.Fprintf(stdout, "%-6s %-28s %11s %9s %11s %11s %11s\n", "table", "material (side to move first)", "positions", "bytes", "wins", "draws", "losses")
+	for _, f := range t.Files() {
+		fmt.Fprintf(stdout, "%-6s %-28s %11d %9d %11d %11d %11d\n", f.Material, f.Material.Describe(), f.Positions, f.Bytes, f.Wins, f.Draws, f.Losses)
+		pos += f.Positions
+		bytes += f.Bytes
+	}
+	fmt.Fprintf(stdout, "%d tables in %s, complete up to %d pieces, %d positions, %d bytes: every checksum and entry checks\n", len(t.Files()), dir, t.Pieces(), pos, bytes)
+	return nil
+}
+
+// matchMinDist is the least distance of the positions tbMatch plays: wins
+// that take some play, not a capture at once.
+const matchMinDist = 15
+
+// tbMatch plays won table positions of the given number of pieces with
+// the model on both sides, once with the tables for the winning side and
+// once without, and prints each game that was not won and the totals.
+func tbMatch(dir, modelPath string, pieces, games, visits int, seed int64) error {
+	t, err := tb.Shared(dir)
+	if err != nil {
+		return err
+	}
+	if pieces > t.Pieces() {
+		return fmt.Errorf("match: --pieces %d, the tables of %s go up to %d", pieces, dir, t.Pieces())
+	}
+	ck, err := loadModel(modelPath)
+	if err != nil {
+		return err
+	}
+	p, err := newModelPlayer(filepath.Base(modelPath), ck, visits, 1, checkpointBackend, 1)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	plain := p.MCTSPlayer
+	p.passForced(true)
+	with := *plain
+	withTables(&with.Options, t)
+	var sigs []tb.Material
+	for _, m := range tb.Signatures(pieces) {
+		if m.Pieces() == pieces {
+			sigs = append(sigs, m)
+		}
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 22))
+	won := [2]int{}
+	ctx := context.Background()
+	for n := 0; n < games; {
+		pos := tb.RandomPosition(r, sigs[r.IntN(len(sigs))])
+		if e, err := t.Probe(pos); err != nil || e.Type != tb.Win || e.Dist < matchMinDist {
+			continue
+		}
+		n++
+		for i, hero := range []*arena.MCTSPlayer{plain, &with} {
+			g := rules.NewGame(pos)
+			hp, err := hero.Start(ctx, g, r)
+			if err != nil {
+				return err
+			}
+			dp, err := plain.Start(ctx, g, r)
+			if err != nil {
+				return err
+			}
+			var moves []string
+			for !g.Outcome().Over() && g.Ply() < 400 {
+				pl := dp
+				if g.Position().Side() == pos.Side() {
+					pl = hp
+				}
+				m, err := pl.Move(ctx, g)
+				if err != nil {
+					return err
+				}
+				moves = append(moves, m.String())
+				if err := g.Play(m); err != nil {
+					return err
+				}
+			}
+			hp.Close()
+			dp.Close()
+			o := g.Outcome()
+			if w, ok := o.Result.Winner(); ok && w == pos.Side() {
+				won[i]++
+				continue
+			}
+			how := o.Reason.String()
+			if !o.Over() {
+				how = "400 plies"
+			}
+			fmt.Fprintf(stdout, "%s (%s wins) %s: %s by %s after %d plies: %s\n", pos.FEN(), pos.Side(), [2]string{"without tables", "with tables"}[i], o.Result, how, g.Ply(), strings.Join(moves, " "))
+		}
+	}
+	fmt.Fprintf(stdout, "%d won positions of %d pieces, %s at %d visits on both sides: won %d without the tables, %d with them\n", games, pieces, plain.Label, visits, won[0], won[1])
+	return nil
+}

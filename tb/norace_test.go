@@ -1,0 +1,5 @@
+//go:build !race
+
+package tb
+
+const raceEnabled = false
