@@ -36,7 +36,9 @@ var checkpointBackend string
 // with N visits per move (default 200); "PATH@N:BACKEND" runs the network
 // on that backend (default: --backend), e.g. to play bf16 against fp32;
 // "PATH@N+pass" (before any ":BACKEND") searches with forced moves passed
-// without evaluation (mcts.Options.PassForced). "PATH@tSECONDS" in place of
+// without evaluation (mcts.Options.PassForced); "+mmD" and "+cmbD" add the
+// MCTS-minimax hybrids of package tactics (see searchSuffixes), and
+// suffixes combine ("PATH@800+pass+mm4"). "PATH@tSECONDS" in place of
 // "PATH@N" searches each move for that wall-clock time instead of a visit
 // count (arena.ParseMoveTime: "shipped@t0.25", "shipped@t0.05+pass").
 func parsePlayerSpec(spec string) (arena.Player, error) {
@@ -45,7 +47,8 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	} else if !looksLikeCheckpoint(spec) {
 		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[:BACKEND]])", err)
 	}
-	path, visits, backend, label, pass := spec, defaultMCTSVisits, checkpointBackend, "", false
+	path, visits, backend, label := spec, defaultMCTSVisits, checkpointBackend, ""
+	var hy searchSuffixes
 	var moveTime time.Duration // with timeText, its spelling in the spec
 	var timeText string
 	if i := strings.LastIndexByte(spec, '@'); i >= 0 {
@@ -56,9 +59,11 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 				return nil, fmt.Errorf("player %q: empty backend after ':' (valid: %s)", spec, strings.Join(infer.BackendNames(), ", "))
 			}
 		}
-		if w, ok := strings.CutSuffix(v, passSuffix); ok {
-			v, pass = w, true
+		v, hybrids, err := cutHybrids(spec, v)
+		if err != nil {
+			return nil, err
 		}
+		hy = hybrids
 		if t, ok := strings.CutPrefix(v, "t"); ok {
 			d, err := arena.ParseMoveTime(t)
 			if err != nil {
@@ -84,7 +89,9 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	if moveTime > 0 {
 		p.timed(filepath.Base(path), moveTime, timeText)
 	}
-	p.passForced(pass)
+	if err := p.hybrids(hy); err != nil {
+		return nil, fmt.Errorf("player %q: %w", spec, err)
+	}
 	p.Label += label
 	return p, nil
 }
