@@ -49,5 +49,8 @@ func TestMinimaxDepthRange(t *testing.T) {
 		if _, err := NewCombinations(evaltest.Draw, d); err == nil {
 			t.Errorf("combinations depth %d accepted", d)
 		}
+		if _, err := NewPriors(evaltest.Draw, d); err == nil {
+			t.Errorf("informed priors depth %d accepted", d)
+		}
 	}
 }

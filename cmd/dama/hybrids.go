@@ -12,21 +12,24 @@ import (
 const (
 	defaultMinimaxDepth = 4
 	defaultCombDepth    = 3
+	defaultPriorsDepth  = 3
 )
 
 // searchSuffixes are the search switches after a checkpoint player's
 // visits or time: "+pass" (mcts.Options.PassForced), "+mmD" (the
 // tactics.Minimax oracle of depth D, default 4, with the MCTS solver so
-// that its proofs go up the tree) and "+cmbD" (the tactics.Combinations
-// evaluator of depth D, default 3, around the network).
+// that its proofs go up the tree), "+cmbD" (the tactics.Combinations
+// evaluator of depth D, default 3, around the network) and "+ipD" (the
+// tactics.Priors evaluator of depth D, default 3, around that).
 type searchSuffixes struct {
 	pass    bool
 	mmDepth int // 0: off
 	cbDepth int // 0: off
+	ipDepth int // 0: off
 }
 
 // suffixSyntax names the suffixes in errors.
-const suffixSyntax = "+pass, +mm[DEPTH] or +cmb[DEPTH]"
+const suffixSyntax = "+pass, +mm[DEPTH], +cmb[DEPTH] or +ip[DEPTH]"
 
 // cutHybrids splits the visits or time text v of spec from its '+'
 // suffixes.
@@ -42,6 +45,8 @@ func cutHybrids(spec, v string) (string, searchSuffixes, error) {
 			h.mmDepth, err = suffixDepth(s[2:], defaultMinimaxDepth)
 		case strings.HasPrefix(s, "cmb"):
 			h.cbDepth, err = suffixDepth(s[3:], defaultCombDepth)
+		case strings.HasPrefix(s, "ip"):
+			h.ipDepth, err = suffixDepth(s[2:], defaultPriorsDepth)
 		default:
 			err = fmt.Errorf("unknown search switch %q (want %s)", "+"+s, suffixSyntax)
 		}
@@ -82,6 +87,14 @@ func (p *modelPlayer) hybrids(h searchSuffixes) error {
 		}
 		p.Evaluator = c
 		p.Label += fmt.Sprintf("+cmb%d", h.cbDepth)
+	}
+	if h.ipDepth > 0 {
+		ip, err := tactics.NewPriors(p.Evaluator, h.ipDepth)
+		if err != nil {
+			return err
+		}
+		p.Evaluator = ip
+		p.Label += fmt.Sprintf("+ip%d", h.ipDepth)
 	}
 	return nil
 }

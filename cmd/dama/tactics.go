@@ -105,7 +105,8 @@ func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel
 
 // buildSuite examines every game of the PDN files, games parallel at a
 // time, and writes the tactical positions found to out (after those of
-// the suite already there, with add).
+// the suite already there, with add). Interrupted, it writes those of the
+// games finished so far.
 func buildSuite(ctx context.Context, files []string, out string, opt tactics.BuildOptions, parallel, most int, add bool) error {
 	if err := atomicfile.CheckWritable(out); err != nil {
 		return fmt.Errorf("--out: %w", err)
@@ -181,6 +182,9 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 				next++
 				mu.Unlock()
 				ps, err := b.Game(ctx, games[j.idx], j.name, take)
+				if ctx.Err() != nil {
+					return // interrupted: the games finished so far are kept
+				}
 				if err != nil {
 					errs[w] = err
 					return
@@ -206,6 +210,9 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 		suite.Positions = suite.Positions[:most]
 	}
 	if len(suite.Positions) == 0 {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("no tactical position in %d games", len(jobs))
 	}
 	if err := suite.Write(out); err != nil {

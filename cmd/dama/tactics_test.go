@@ -22,6 +22,7 @@ func TestHybridPlayerSpec(t *testing.T) {
 		ck + "@800+mm2":               {"sample-v1.ckpt@800+mm2", false, 2, 0, false},
 		ck + "@t0.25+pass+cmb2":       {"sample-v1.ckpt@t0.25+pass+cmb2", true, 0, 2, true},
 		ck + "@100+cmb+pass+mm3:fp32": {"sample-v1.ckpt@100+pass+mm3+cmb3:fp32", true, 3, 3, false},
+		ck + "@100+ip2+cmb":           {"sample-v1.ckpt@100+cmb3+ip2", false, 0, 3, false},
 	} {
 		p, err := parsePlayerSpec(spec)
 		if err != nil {
@@ -36,13 +37,22 @@ func TestHybridPlayerSpec(t *testing.T) {
 		if (o != nil) != (want.mm > 0) || o != nil && (o.Depth != want.mm || !mp.Options.Solver) {
 			t.Errorf("%s: oracle %+v solver %v, want depth %d", spec, mp.Options.Oracle, mp.Options.Solver, want.mm)
 		}
-		c, _ := mp.Evaluator.(*tactics.Combinations)
+		ev := mp.Evaluator
+		if ip, ok := ev.(*tactics.Priors); ok {
+			ev = ip.Inner
+			if !strings.Contains(spec, "+ip2") || ip.Depth != 2 {
+				t.Errorf("%s: informed priors of depth %d", spec, ip.Depth)
+			}
+		} else if strings.Contains(spec, "+ip") {
+			t.Errorf("%s: evaluator %T, want informed priors", spec, ev)
+		}
+		c, _ := ev.(*tactics.Combinations)
 		if (c != nil) != (want.cb > 0) || c != nil && (c.Depth != want.cb || c.Inner != mp.ev) {
 			t.Errorf("%s: evaluator %T, want combinations of depth %d around the network", spec, mp.Evaluator, want.cb)
 		}
 		mp.Close()
 	}
-	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@t0.25+", "@800+pass+"} {
+	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@800+ip0", "@t0.25+", "@800+pass+"} {
 		_, err := parsePlayerSpec(ck + bad)
 		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
