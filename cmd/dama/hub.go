@@ -27,6 +27,7 @@ type engineFlags struct {
 	treeMB   *int
 	backend  *string
 	pass     *bool // mcts.Options.PassForced
+	hybrids  *string
 }
 
 // addEngineFlags declares the engine flags on fs; hub says whether they
@@ -52,6 +53,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		cache:    fs.Int("cache", 1<<16, "evaluations cached"),
 		backend:  fs.String("backend", "auto", backendUsage()),
 		pass:     fs.Bool("pass-forced", true, passForcedUsage+"; --pass-forced=false searches as training does"),
+		hybrids:  fs.String("hybrids", defaultHybrids, hybridsUsage),
 		treeMB:   fs.Int("tree-mb", engine.TreeMB(0), fmt.Sprintf("memory of the search tree in MB (%d bytes a node, twice while the root moves); a full tree stops growing and the search goes on", mcts.NodeBytes)),
 	}
 }
@@ -100,8 +102,16 @@ func (f *engineFlags) setup() (*engineSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	h, err := parseHybridsFlag(*f.hybrids)
+	if err != nil {
+		return nil, err
+	}
 	ev, name, closeEv, err := f.evaluator()
 	if err != nil {
+		return nil, err
+	}
+	if ev, _, err = h.apply(&opt, ev); err != nil {
+		closeEv()
 		return nil, err
 	}
 	return &engineSetup{limits: lim, options: opt, ev: ev, name: name, close: closeEv}, nil

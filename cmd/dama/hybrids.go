@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"dama/mcts"
 	"dama/tactics"
 )
 
@@ -69,32 +70,66 @@ func suffixDepth(s string, def int) (int, error) {
 	return d, nil
 }
 
-// hybrids turns on the search switches h and marks the label with them.
-func (p *modelPlayer) hybrids(h searchSuffixes) error {
-	p.passForced(h.pass)
+// apply turns the hybrids of h on in opt and around ev (pass is left to
+// the caller) and returns the evaluator to search with and the suffixes
+// for a label.
+func (h searchSuffixes) apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, string, error) {
+	label := ""
 	if h.mmDepth > 0 {
 		o, err := tactics.NewMinimax(h.mmDepth)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		p.Options.Oracle, p.Options.Solver = o, true
-		p.Label += fmt.Sprintf("+mm%d", h.mmDepth)
+		opt.Oracle, opt.Solver = o, true
+		label += fmt.Sprintf("+mm%d", h.mmDepth)
 	}
 	if h.cbDepth > 0 {
-		c, err := tactics.NewCombinations(p.Evaluator, h.cbDepth)
+		c, err := tactics.NewCombinations(ev, h.cbDepth)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		p.Evaluator = c
-		p.Label += fmt.Sprintf("+cmb%d", h.cbDepth)
+		ev = c
+		label += fmt.Sprintf("+cmb%d", h.cbDepth)
 	}
 	if h.ipDepth > 0 {
-		ip, err := tactics.NewPriors(p.Evaluator, h.ipDepth)
+		ip, err := tactics.NewPriors(ev, h.ipDepth)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		p.Evaluator = ip
-		p.Label += fmt.Sprintf("+ip%d", h.ipDepth)
+		ev = ip
+		label += fmt.Sprintf("+ip%d", h.ipDepth)
 	}
+	return ev, label, nil
+}
+
+// hybrids turns on the search switches h and marks the label with them.
+func (p *modelPlayer) hybrids(h searchSuffixes) error {
+	p.passForced(h.pass)
+	ev, label, err := h.apply(&p.Options, p.Evaluator)
+	if err != nil {
+		return err
+	}
+	p.Evaluator = ev
+	p.Label += label
 	return nil
 }
+
+// parseHybridsFlag reads the --hybrids flag of hub, play and analyze: a
+// comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH], or none.
+func parseHybridsFlag(s string) (searchSuffixes, error) {
+	if s == "" || s == "none" {
+		return searchSuffixes{}, nil
+	}
+	_, h, err := cutHybrids("", "+"+strings.ReplaceAll(s, ",", "+"))
+	if err != nil || h.pass {
+		return searchSuffixes{}, fmt.Errorf("--hybrids %q: want none or a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH] (tactics in the search)", s)
+	}
+	return h, nil
+}
+
+// defaultHybrids is the --hybrids default of hub, play and analyze: the
+// hybrids that won at equal time (docs/rating.md#tactics).
+const defaultHybrids = "none"
+
+// hybridsUsage is the help text of --hybrids.
+const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), or none; see docs/rating.md#tactics"

@@ -106,3 +106,34 @@ func TestTacticsCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestHybridsFlag: --hybrids of hub, play and analyze takes a list of the
+// hybrids, none, or refuses anything else with one line; analyze searches
+// with them.
+func TestHybridsFlag(t *testing.T) {
+	for s, want := range map[string]searchSuffixes{
+		"":            {},
+		"none":        {},
+		"cmb3,ip2":    {cbDepth: 3, ipDepth: 2},
+		"mm":          {mmDepth: defaultMinimaxDepth},
+		"mm3,cmb,ip4": {mmDepth: 3, cbDepth: defaultCombDepth, ipDepth: 4},
+	} {
+		h, err := parseHybridsFlag(s)
+		if err != nil || h != want {
+			t.Errorf("%q: %+v %v, want %+v", s, h, err, want)
+		}
+	}
+	for _, bad := range []string{"pass", "cmb0", "foo", "mm,", "cmb3;ip2"} {
+		if _, err := parseHybridsFlag(bad); err == nil || !strings.Contains(err.Error(), "--hybrids") {
+			t.Errorf("%q: error %v", bad, err)
+		}
+	}
+	ck := "../../model/testdata/sample-v1.ckpt"
+	code, out, errs := runCmd(t, "analyze", "--model", ck, "--fen", "W:W18,20,28:B10,16", "--visits", "30", "--hybrids", "mm3,cmb2,ip3")
+	if code != 0 || !strings.Contains(out, "28-23") {
+		t.Errorf("analyze: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := runCmd(t, "analyze", "--model", ck, "--hybrids", "bogus"); code == 0 || !strings.Contains(errs, "--hybrids") {
+		t.Errorf("analyze --hybrids bogus: exit %d, stderr %q", code, errs)
+	}
+}
