@@ -23,8 +23,9 @@ func benchPositions() []mcts.Query {
 }
 
 // BenchmarkHybrids measures what each hybrid costs a leaf: positions/s of
-// the Minimax oracle and of the Combinations evaluator's search (around
-// an evaluator that costs nothing) at each depth, to set against the
+// the Minimax oracle, of the Combinations evaluator's search (around an
+// evaluator that costs nothing) and of the Priors evaluator's searches at
+// each depth, to set against the
 // network's forward pass (about 30 µs a position for the small network).
 func BenchmarkHybrids(b *testing.B) {
 	qs := benchPositions()
@@ -56,6 +57,19 @@ func BenchmarkHybrids(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "positions/s")
 			b.ReportMetric(float64(moved)/float64(b.N), "moved/position")
+		})
+		b.Run(fmt.Sprintf("priors/depth=%d", d), func(b *testing.B) {
+			ip, _ := NewPriors(evaltest.Draw, d)
+			win := make([]bool, rules.MaxMoves)
+			raised := 0
+			for i := 0; b.Loop(); i++ {
+				q := qs[i%len(qs)]
+				if ip.Winning(q, win[:len(q.Legal)]) {
+					raised++
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "positions/s")
+			b.ReportMetric(float64(raised)/float64(b.N), "raised/position")
 		})
 	}
 }

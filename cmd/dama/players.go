@@ -36,9 +36,9 @@ var checkpointBackend string
 // with N visits per move (default 200); "PATH@N:BACKEND" runs the network
 // on that backend (default: --backend), e.g. to play bf16 against fp32;
 // "PATH@N+pass" (before any ":BACKEND") searches with forced moves passed
-// without evaluation (mcts.Options.PassForced); "+mmD" and "+cmbD" add the
-// MCTS-minimax hybrids of package tactics (see searchSuffixes), and
-// suffixes combine ("PATH@800+pass+mm4"). "PATH@tSECONDS" in place of
+// without evaluation (mcts.Options.PassForced); "+mmD", "+cmbD" and "+ipD"
+// add the MCTS-minimax hybrids of package tactics (see searchSuffixes),
+// and suffixes combine ("PATH@800+pass+cmb3"). "PATH@tSECONDS" in place of
 // "PATH@N" searches each move for that wall-clock time instead of a visit
 // count (arena.ParseMoveTime: "shipped@t0.25", "shipped@t0.05+pass").
 func parsePlayerSpec(spec string) (arena.Player, error) {
@@ -73,7 +73,7 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		} else {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > maxPlayerVisits {
-				return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d or t and a time (%s), optionally followed by %s", spec, maxPlayerVisits, arena.MoveTimeSyntax, passSuffix)
+				return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d or t and a time (%s), optionally followed by %s", spec, maxPlayerVisits, arena.MoveTimeSyntax, suffixSyntax)
 			}
 			path, visits = spec[:i], n
 		}
