@@ -50,6 +50,9 @@ func NewCombinations(inner mcts.Evaluator, depth int) (*Combinations, error) {
 	return &Combinations{Inner: inner, Depth: depth}, nil
 }
 
+// Unwrap returns the inner evaluator.
+func (c *Combinations) Unwrap() mcts.Evaluator { return c.Inner }
+
 // Evaluate implements mcts.Evaluator.
 func (c *Combinations) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation) error {
 	if err := c.Inner.Evaluate(ctx, q, e); err != nil {

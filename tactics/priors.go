@@ -42,6 +42,9 @@ func NewPriors(inner mcts.Evaluator, depth int) (*Priors, error) {
 	return &Priors{Inner: inner, Depth: depth}, nil
 }
 
+// Unwrap returns the inner evaluator.
+func (p *Priors) Unwrap() mcts.Evaluator { return p.Inner }
+
 // Evaluate implements mcts.Evaluator.
 func (p *Priors) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation) error {
 	if err := p.Inner.Evaluate(ctx, q, e); err != nil {

@@ -37,8 +37,14 @@ const suffixSyntax = "+pass, +mm[DEPTH], +cmb[DEPTH] or +ip[DEPTH]"
 func cutHybrids(spec, v string) (string, searchSuffixes, error) {
 	var h searchSuffixes
 	parts := strings.Split(v, "+")
+	seen := map[string]bool{}
 	for _, s := range parts[1:] {
 		var err error
+		name := strings.TrimRight(s, "0123456789")
+		if seen[name] {
+			return "", h, fmt.Errorf("player %q: search switch +%s given twice (visits after @ are followed by %s, each once)", spec, name, suffixSyntax)
+		}
+		seen[name] = true
 		switch {
 		case s == "pass":
 			h.pass = true
@@ -49,10 +55,10 @@ func cutHybrids(spec, v string) (string, searchSuffixes, error) {
 		case strings.HasPrefix(s, "ip"):
 			h.ipDepth, err = suffixDepth(s[2:], defaultPriorsDepth)
 		default:
-			err = fmt.Errorf("unknown search switch %q (want %s)", "+"+s, suffixSyntax)
+			err = fmt.Errorf("unknown search switch %q", "+"+s)
 		}
 		if err != nil {
-			return "", h, fmt.Errorf("player %q: %w", spec, err)
+			return "", h, fmt.Errorf("player %q: %w (visits after @ are followed by %s, each once)", spec, err, suffixSyntax)
 		}
 	}
 	return parts[0], h, nil
@@ -129,7 +135,7 @@ func parseHybridsFlag(s string) (searchSuffixes, error) {
 
 // defaultHybrids is the --hybrids default of hub, play and analyze: the
 // hybrids that won at equal time (docs/rating.md#tactics).
-const defaultHybrids = "none"
+const defaultHybrids = "cmb3"
 
 // hybridsUsage is the help text of --hybrids.
 const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), or none; see docs/rating.md#tactics"
