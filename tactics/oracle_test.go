@@ -2,6 +2,7 @@ package tactics
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"dama/internal/evaltest"
@@ -53,4 +54,45 @@ func TestMinimaxDepthRange(t *testing.T) {
 			t.Errorf("informed priors depth %d accepted", d)
 		}
 	}
+}
+
+// TestHybridsConcurrent: the oracle and the evaluators asked from several
+// goroutines at once (as the searches of a match ask them) answer as
+// asked one at a time.
+func TestHybridsConcurrent(t *testing.T) {
+	qs := benchPositions()
+	o, _ := NewMinimax(3)
+	c, _ := NewCombinations(evaltest.Material{}, 3)
+	ip, _ := NewPriors(c, 2)
+	type answer struct {
+		proof mcts.Proof
+		wdl   [3]float32
+		prior float32
+	}
+	ask := func(q mcts.Query) answer {
+		p, _ := o.Prove(q)
+		e := mcts.Evaluation{Priors: make([]float32, len(q.Legal))}
+		if err := ip.Evaluate(context.Background(), q, &e); err != nil {
+			t.Error(err)
+		}
+		return answer{p, e.WDL, e.Priors[0]}
+	}
+	want := make([]answer, len(qs))
+	for i, q := range qs {
+		want[i] = ask(q)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range qs {
+				i := (k + g*7) % len(qs)
+				if got := ask(qs[i]); got != want[i] {
+					t.Errorf("position %d: %+v concurrently, %+v alone", i, got, want[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
