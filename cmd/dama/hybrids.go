@@ -135,7 +135,7 @@ func parseHybridsFlag(s string) (searchSuffixes, error) {
 
 // defaultHybrids is the --hybrids default of hub, play and analyze: the
 // hybrids that won at equal time (docs/rating.md#tactics).
-const defaultHybrids = "cmb3"
+const defaultHybrids = "mm4,cmb3,ip3"
 
 // hybridsUsage is the help text of --hybrids.
 const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), or none; see docs/rating.md#tactics"

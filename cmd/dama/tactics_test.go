@@ -12,6 +12,8 @@ import (
 
 func TestHybridPlayerSpec(t *testing.T) {
 	ck := "../../model/testdata/sample-v1.ckpt"
+	defer func(b string) { checkpointBackend = b }(checkpointBackend)
+	checkpointBackend = "" // another command's test may have left its --backend
 	for spec, want := range map[string]struct {
 		label      string
 		pass       bool
