@@ -54,9 +54,7 @@ func (p *MCTSPlayer) Start(ctx context.Context, g *rules.Game, rng *rand.Rand) (
 		opt.Temperature = func(int) float64 { return 0 }
 	}
 	mg := &mctsGame{s: mcts.New(p.Evaluator, opt), rng: rng, visits: p.Visits}
-	if o, ok := opt.Oracle.(tb.Oracle); ok {
-		mg.tables = o.T
-	}
+	mg.tables = tb.TablesOf(opt.Oracle)
 	return mg, nil
 }
 

@@ -44,7 +44,10 @@ type Analysis struct {
 }
 
 // Analyze evaluates the current position of g with ev directly and by a
-// search within lim. The game must not be over.
+// search within lim. The game must not be over. An evaluator that wraps
+// another (an Unwrap method, as the tactical hybrids around the network
+// have) is unwrapped for the direct evaluation, so that WDL and Priors are
+// the network's own; the search uses ev.
 func Analyze(ctx context.Context, ev mcts.Evaluator, g *rules.Game, lim Limits, opt mcts.Options) (Analysis, error) {
 	if o := g.Outcome(); o.Over() {
 		return Analysis{}, fmt.Errorf("engine: nothing to analyse, the game is over (%s, %s)", o.Result, o.Reason)
@@ -53,7 +56,15 @@ func Analyze(ctx context.Context, ev mcts.Evaluator, g *rules.Game, lim Limits, 
 	q := mcts.Query{Pos: p, Legal: p.Legal(nil), Repetitions: g.Repetitions(), QuietPlies: g.QuietPlies()}
 	var e mcts.Evaluation
 	e.Priors = make([]float32, len(q.Legal))
-	if err := ev.Evaluate(ctx, q, &e); err != nil {
+	net := ev
+	for {
+		w, ok := net.(interface{ Unwrap() mcts.Evaluator })
+		if !ok {
+			break
+		}
+		net = w.Unwrap()
+	}
+	if err := net.Evaluate(ctx, q, &e); err != nil {
 		return Analysis{}, fmt.Errorf("engine: evaluating %s: %w", p.FEN(), err)
 	}
 	a := Analysis{Position: p, WDL: e.WDL, Limits: lim}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"dama/internal/evaltest"
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
@@ -91,4 +92,34 @@ func indexOf(ms []rules.Move, m rules.Move) int {
 		}
 	}
 	return -1
+}
+
+// wrapped is an evaluator around another that answers differently: a
+// certain win for every position.
+type wrapped struct{ inner mcts.Evaluator }
+
+func (w wrapped) Unwrap() mcts.Evaluator { return w.inner }
+
+func (w wrapped) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation) error {
+	if err := w.inner.Evaluate(ctx, q, e); err != nil {
+		return err
+	}
+	e.WDL = [3]float32{1, 0, 0}
+	return nil
+}
+
+// TestAnalyzeUnwraps: the direct evaluation is the wrapped evaluator's
+// (the network's), the search the wrapper's.
+func TestAnalyzeUnwraps(t *testing.T) {
+	inner := evaltest.Draw
+	a, err := Analyze(context.Background(), wrapped{wrapped{inner}}, rules.NewGame(rules.Start()), Limits{Visits: 20}, mcts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.WDL != inner {
+		t.Errorf("direct WDL %v, want the inner evaluator's %v", a.WDL, inner)
+	}
+	if a.Search.Value == 0 { // the inner evaluator's draws would give 0
+		t.Errorf("search value %v, want the wrapper's values", a.Search.Value)
+	}
 }

@@ -184,16 +184,14 @@ type Searcher struct {
 // opt.MaxNodes stops growing and the search goes on
 // (mcts.Options.KeepSearchingWhenFull), so that an infinite analysis runs
 // until it is stopped. With endgame tables as its oracle (opt.Oracle a
-// tb.Oracle), a position in the tables is played by them: Think returns a
+// tb.Oracle, alone or in an mcts.Oracles), a position in the tables is played by them: Think returns a
 // move that keeps the table value (tb.Tables.Choose), the search's own
 // choice when it is one.
 func NewSearcher(ev mcts.Evaluator, opt mcts.Options) *Searcher {
 	opt.Temperature = nil
 	opt.KeepSearchingWhenFull = true
 	s := &Searcher{search: mcts.New(forThreads(ev, opt.Threads), opt), ev: ev}
-	if o, ok := opt.Oracle.(tb.Oracle); ok {
-		s.tables = o.T
-	}
+	s.tables = tb.TablesOf(opt.Oracle)
 	return s
 }
 

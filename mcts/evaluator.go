@@ -111,3 +111,17 @@ type Oracle interface {
 	// and ok false when it does not know. q.Legal holds the legal moves.
 	Prove(q Query) (p Proof, ok bool)
 }
+
+// Oracles asks each of its oracles in turn (endgame tables before a
+// shallow search, say): the first that proves a position answers.
+type Oracles []Oracle
+
+// Prove implements Oracle.
+func (os Oracles) Prove(q Query) (Proof, bool) {
+	for _, o := range os {
+		if p, ok := o.Prove(q); ok {
+			return p, true
+		}
+	}
+	return ProofNone, false
+}

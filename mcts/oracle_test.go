@@ -159,3 +159,30 @@ func TestOracleTreeReuse(t *testing.T) {
 		t.Errorf("outcome %+v, want White to win", o)
 	}
 }
+
+// fixedOracle proves every position with p, or none.
+type fixedOracle struct {
+	p  Proof
+	ok bool
+}
+
+func (o fixedOracle) Prove(Query) (Proof, bool) { return o.p, o.ok }
+
+// TestOracles: the first oracle that proves a position answers.
+func TestOracles(t *testing.T) {
+	none, win, loss := fixedOracle{}, fixedOracle{ProofWin, true}, fixedOracle{ProofLoss, true}
+	for _, c := range []struct {
+		os   Oracles
+		want Proof
+		ok   bool
+	}{
+		{Oracles{}, ProofNone, false},
+		{Oracles{none, none}, ProofNone, false},
+		{Oracles{none, win}, ProofWin, true},
+		{Oracles{loss, win}, ProofLoss, true},
+	} {
+		if p, ok := c.os.Prove(Query{}); p != c.want || ok != c.ok {
+			t.Errorf("%v: %v %v, want %v %v", c.os, p, ok, c.want, c.ok)
+		}
+	}
+}

@@ -29,3 +29,20 @@ func (o Oracle) Prove(q mcts.Query) (mcts.Proof, bool) {
 	}
 	return mcts.ProofDraw, true
 }
+
+// TablesOf returns the tables of o when o is an Oracle or an mcts.Oracles
+// holding one (the search's oracle of a player with tables and a shallow
+// search), and nil otherwise.
+func TablesOf(o mcts.Oracle) *Tables {
+	switch o := o.(type) {
+	case Oracle:
+		return o.T
+	case mcts.Oracles:
+		for _, x := range o {
+			if t := TablesOf(x); t != nil {
+				return t
+			}
+		}
+	}
+	return nil
+}

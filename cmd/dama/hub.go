@@ -29,6 +29,7 @@ type engineFlags struct {
 	backend  *string
 	pass     *bool // mcts.Options.PassForced
 	tables   *string
+	hybrids  *string
 }
 
 // addEngineFlags declares the engine flags on fs; hub says whether they
@@ -57,6 +58,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		backend:  fs.String("backend", "auto", backendUsage()),
 		pass:     fs.Bool("pass-forced", true, passForcedUsage+"; --pass-forced=false searches as training does"),
 		tables:   fs.String("tb", "", tbFlagUsage),
+		hybrids:  fs.String("hybrids", defaultHybrids, hybridsUsage),
 		treeMB:   fs.Int("tree-mb", engine.TreeMB(0), fmt.Sprintf("memory of the search tree in MB (%d bytes a node, twice while the root moves); a full tree stops growing and the search goes on", mcts.NodeBytes)),
 	}
 }
@@ -115,6 +117,10 @@ func (f *engineFlags) setup() (*engineSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	h, err := parseHybridsFlag(*f.hybrids)
+	if err != nil {
+		return nil, err
+	}
 	if *f.tables != "" {
 		t, err := openTables(*f.tables)
 		if err != nil {
@@ -124,6 +130,10 @@ func (f *engineFlags) setup() (*engineSetup, error) {
 	}
 	ev, name, closeEv, err := f.evaluator()
 	if err != nil {
+		return nil, err
+	}
+	if ev, _, err = h.apply(&opt, ev); err != nil {
+		closeEv()
 		return nil, err
 	}
 	return &engineSetup{limits: lim, options: opt, ev: ev, name: name, close: closeEv}, nil

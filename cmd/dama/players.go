@@ -41,18 +41,19 @@ var checkpointBackend string
 // "PATH@tSECONDS" in place of "PATH@N" searches each move for that
 // wall-clock time instead of a visit count (arena.ParseMoveTime:
 // "shipped@t0.25"). Suffixes after the limit, before any ":BACKEND", in
-// any order: "+pass" searches with forced moves passed without evaluation
-// (mcts.Options.PassForced), "+threadsN" with N search threads (one
-// forward pass each; default 1), "+tb" with the endgame tables of --tb
-// (withTables): "shipped@t0.25+pass+threads2".
+// any order, each once (searchSuffixes): "+pass" searches with forced
+// moves passed without evaluation (mcts.Options.PassForced), "+threadsN"
+// with N search threads (one forward pass each; default 1), "+tb" with the
+// endgame tables of --tb (withTables), "+mmD", "+cmbD" and "+ipD" with the
+// MCTS-minimax hybrids of package tactics: "shipped@t0.25+pass+cmb3".
 func parsePlayerSpec(spec string) (arena.Player, error) {
 	if p, err := arena.ParsePlayer(spec); err == nil {
 		return p, nil
 	} else if !looksLikeCheckpoint(spec) {
-		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[+pass][+threadsN][+tb][:BACKEND]])", err)
+		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[SUFFIXES][:BACKEND]], suffixes %s)", err, suffixSyntax)
 	}
-	path, visits, backend, label, pass, threads := spec, defaultMCTSVisits, checkpointBackend, "", false, 1
-	useTables := false
+	path, visits, backend, label := spec, defaultMCTSVisits, checkpointBackend, ""
+	sfx := searchSuffixes{threads: 1}
 	var moveTime time.Duration // with timeText, its spelling in the spec
 	var timeText string
 	if i := strings.LastIndexByte(spec, '@'); i >= 0 {
@@ -63,31 +64,9 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 				return nil, fmt.Errorf("player %q: empty backend after ':' (valid: %s)", spec, strings.Join(infer.BackendNames(), ", "))
 			}
 		}
-		parts := strings.Split(v, "+")
-		v = parts[0]
-		seen := map[string]bool{}
-		for _, sfx := range parts[1:] {
-			var err error
-			name := sfx
-			if strings.HasPrefix(sfx, threadsSuffix) {
-				name = threadsSuffix
-			}
-			switch {
-			case seen[name]:
-				err = fmt.Errorf("+%s given twice", name)
-			case "+"+sfx == passSuffix:
-				pass = true
-			case name == threadsSuffix:
-				threads, err = parseThreads(sfx[len(threadsSuffix):])
-			case "+"+sfx == tbSuffix:
-				useTables = true
-			default:
-				err = fmt.Errorf("unknown suffix %q (want %s, %s or %sN)", "+"+sfx, passSuffix, tbSuffix, "+"+threadsSuffix)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("player %q: %w", spec, err)
-			}
-			seen[name] = true
+		var err error
+		if v, sfx, err = cutSuffixes(spec, v); err != nil {
+			return nil, err
 		}
 		if t, ok := strings.CutPrefix(v, "t"); ok {
 			d, err := arena.ParseMoveTime(t)
@@ -98,13 +77,13 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		} else {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > maxPlayerVisits {
-				return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d or t and a time (%s), optionally followed by %s, %s and +%sN", spec, maxPlayerVisits, arena.MoveTimeSyntax, passSuffix, tbSuffix, threadsSuffix)
+				return nil, fmt.Errorf("player %q: visits after @ must be an integer in 1..%d or t and a time (%s), optionally followed by %s", spec, maxPlayerVisits, arena.MoveTimeSyntax, suffixSyntax)
 			}
 			path, visits = spec[:i], n
 		}
 	}
 	var tables *tb.Tables
-	if useTables {
+	if sfx.tb {
 		if checkpointTables == "" {
 			return nil, fmt.Errorf("player %q: %s needs the tables' folder (--tb DIR)", spec, tbSuffix)
 		}
@@ -118,18 +97,21 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := newModelPlayer(filepath.Base(path), ck, visits, 64, backend, threads)
+	p, err := newModelPlayer(filepath.Base(path), ck, visits, 64, backend, sfx.threads)
 	if err != nil {
 		return nil, fmt.Errorf("player %q: %w", spec, err)
 	}
 	if moveTime > 0 {
 		p.timed(filepath.Base(path), moveTime, timeText)
 	}
-	p.passForced(pass)
-	p.threads(threads)
+	p.passForced(sfx.pass)
+	p.threads(sfx.threads)
 	if tables != nil {
 		withTables(&p.Options, tables)
 		p.Label += tbSuffix
+	}
+	if err := p.hybrids(sfx); err != nil {
+		return nil, fmt.Errorf("player %q: %w", spec, err)
 	}
 	p.Label += label
 	return p, nil

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"dama/mcts"
+	"dama/tactics"
+)
+
+// Default depths of the hybrid suffixes given without one.
+const (
+	defaultMinimaxDepth = 4
+	defaultCombDepth    = 3
+	defaultPriorsDepth  = 3
+)
+
+// searchSuffixes are the search switches after a checkpoint player's
+// visits or time, each at most once: "+pass" (mcts.Options.PassForced),
+// "+threadsN" (mcts.Options.Threads), "+tb" (the endgame tables of --tb),
+// "+mmD" (the tactics.Minimax oracle of depth D, default 4, with the MCTS
+// solver so that its proofs go up the tree), "+cmbD" (the
+// tactics.Combinations evaluator of depth D, default 3, around the
+// network) and "+ipD" (the tactics.Priors evaluator of depth D, default 3,
+// around that).
+type searchSuffixes struct {
+	pass    bool
+	threads int // search threads; 1 when not given
+	tb      bool
+	mmDepth int // 0: off
+	cbDepth int // 0: off
+	ipDepth int // 0: off
+}
+
+// suffixSyntax names the suffixes in errors.
+const suffixSyntax = "+pass, +threadsN, +tb, +mm[DEPTH], +cmb[DEPTH] or +ip[DEPTH]"
+
+// cutSuffixes splits the visits or time text v of spec from its '+'
+// suffixes.
+func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
+	h := searchSuffixes{threads: 1}
+	parts := strings.Split(v, "+")
+	seen := map[string]bool{}
+	for _, s := range parts[1:] {
+		var err error
+		name := strings.TrimRight(s, "0123456789")
+		if seen[name] {
+			return "", h, fmt.Errorf("player %q: search switch +%s given twice (visits after @ are followed by %s, each once)", spec, name, suffixSyntax)
+		}
+		seen[name] = true
+		switch {
+		case "+"+s == passSuffix:
+			h.pass = true
+		case "+"+s == tbSuffix:
+			h.tb = true
+		case name == threadsSuffix:
+			h.threads, err = parseThreads(s[len(threadsSuffix):])
+		case name == "mm":
+			h.mmDepth, err = suffixDepth(s[2:], defaultMinimaxDepth)
+		case name == "cmb":
+			h.cbDepth, err = suffixDepth(s[3:], defaultCombDepth)
+		case name == "ip":
+			h.ipDepth, err = suffixDepth(s[2:], defaultPriorsDepth)
+		default:
+			err = fmt.Errorf("unknown suffix %q", "+"+s)
+		}
+		if err != nil {
+			return "", h, fmt.Errorf("player %q: %w (visits after @ are followed by %s, each once)", spec, err, suffixSyntax)
+		}
+	}
+	return parts[0], h, nil
+}
+
+// suffixDepth reads the depth after a hybrid suffix ("" for def).
+func suffixDepth(s string, def int) (int, error) {
+	if s == "" {
+		return def, nil
+	}
+	d, err := strconv.Atoi(s)
+	if err != nil || d < 1 || d > tactics.MaxMinimaxDepth {
+		return 0, fmt.Errorf("hybrid depth %q: want an integer in 1..%d", s, tactics.MaxMinimaxDepth)
+	}
+	return d, nil
+}
+
+// apply turns the hybrids of h on in opt and around ev (pass, threads and
+// tables are left to the caller) and returns the evaluator to search with and the suffixes
+// for a label.
+func (h searchSuffixes) apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, string, error) {
+	label := ""
+	if h.mmDepth > 0 {
+		o, err := tactics.NewMinimax(h.mmDepth)
+		if err != nil {
+			return nil, "", err
+		}
+		// The endgame tables, when the search has them, answer first.
+		opt.Oracle, opt.Solver = firstOracle(opt.Oracle, o), true
+		label += fmt.Sprintf("+mm%d", h.mmDepth)
+	}
+	if h.cbDepth > 0 {
+		c, err := tactics.NewCombinations(ev, h.cbDepth)
+		if err != nil {
+			return nil, "", err
+		}
+		ev = c
+		label += fmt.Sprintf("+cmb%d", h.cbDepth)
+	}
+	if h.ipDepth > 0 {
+		ip, err := tactics.NewPriors(ev, h.ipDepth)
+		if err != nil {
+			return nil, "", err
+		}
+		ev = ip
+		label += fmt.Sprintf("+ip%d", h.ipDepth)
+	}
+	return ev, label, nil
+}
+
+// hybrids turns on the hybrids of h and marks the label with them.
+func (p *modelPlayer) hybrids(h searchSuffixes) error {
+	ev, label, err := h.apply(&p.Options, p.Evaluator)
+	if err != nil {
+		return err
+	}
+	p.Evaluator = ev
+	p.Label += label
+	return nil
+}
+
+// parseHybridsFlag reads the --hybrids flag of hub, play and analyze: a
+// comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH], or none.
+func parseHybridsFlag(s string) (searchSuffixes, error) {
+	if s == "" || s == "none" {
+		return searchSuffixes{threads: 1}, nil
+	}
+	_, h, err := cutSuffixes("", "+"+strings.ReplaceAll(s, ",", "+"))
+	if err != nil || h.pass || h.tb || h.threads != 1 {
+		return searchSuffixes{}, fmt.Errorf("--hybrids %q: want none or a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH] (tactics in the search)", s)
+	}
+	return h, nil
+}
+
+// defaultHybrids is the --hybrids default of hub, play and analyze: the
+// hybrids that won at equal time (docs/rating.md#tactics).
+const defaultHybrids = "mm4,cmb3,ip3"
+
+// hybridsUsage is the help text of --hybrids.
+const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), or none; see docs/rating.md#tactics"
+
+// firstOracle asks a, then b, about a position (either may be nil): the
+// first that proves it answers.
+func firstOracle(a, b mcts.Oracle) mcts.Oracle {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return mcts.Oracles{a, b}
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+
+	"dama/internal/atomicfile"
+	"dama/rules"
+	"dama/tactics"
+)
+
+// defaultSuite is the project's tactics suite, relative to the repository
+// root.
+const defaultSuite = "arena/tactics/suite.json"
+
+func init() {
+	var o struct {
+		suite, players, pdn, out string
+		build, verbose, add      bool
+		parallel, depth, shallow int
+		screen                   int
+		seed                     int64
+		limit                    int
+	}
+	register(&command{
+		name:    "tactics",
+		summary: "score players on the tactics suite (the fraction of combinations found), or build a suite from games",
+		usage:   "[--suite FILE] --player SPEC[,SPEC...] [--parallel N] | --build --pdn FILE[,FILE...] --out FILE [--depth D] [--shallow D]",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&o.suite, "suite", defaultSuite, "the suite file to score on")
+			fs.StringVar(&o.players, "player", "", "players to score, comma-separated specs as for arena (shipped@800, shipped@t0.25, shipped@800+mm4, classic:12)")
+			fs.IntVar(&o.parallel, "parallel", 1, "positions searched at once (a timed player gets less of the machine with more)")
+			fs.Int64Var(&o.seed, "seed", 1, "seed of the players' randomness")
+			fs.BoolVar(&o.verbose, "verbose", false, "print every position's answer")
+			fs.BoolVar(&o.build, "build", false, "build a suite from the games of --pdn instead of scoring")
+			fs.StringVar(&o.pdn, "pdn", "", "with --build: PDN files of games, comma-separated")
+			fs.StringVar(&o.out, "out", "", "with --build: the suite file to write")
+			fs.BoolVar(&o.add, "append", false, "with --build: keep the positions of the suite at --out (built with the same depths) and add the new ones")
+			fs.IntVar(&o.depth, "depth", 12, "with --build: depth of the reference engine's search that proves a position")
+			fs.IntVar(&o.shallow, "shallow", 3, "with --build: depth of the shallow search that must not see it")
+			fs.IntVar(&o.screen, "screen", 8, "with --build: depth of the cheaper search that picks the positions worth the proving search (see tactics.BuildOptions)")
+			fs.IntVar(&o.limit, "limit", 0, "with --build: stop after this many positions (0: all)")
+			limit(fs, "parallel", 1, 256, "")
+			limit(fs, "depth", 2, 40, "")
+			limit(fs, "shallow", 1, 39, "")
+			limit(fs, "limit", 0, 1e6, "0: all")
+			limit(fs, "screen", 1, 40, "")
+		},
+		run: func(fs *flag.FlagSet, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			if o.build {
+				if o.pdn == "" || o.out == "" {
+					return fmt.Errorf("--build needs --pdn and --out")
+				}
+				return buildSuite(ctx, strings.Split(o.pdn, ","), o.out, tactics.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add)
+			}
+			if o.players == "" {
+				return fmt.Errorf("--player: give at least one player spec")
+			}
+			suite, err := tactics.ReadSuite(o.suite)
+			if err != nil {
+				return err
+			}
+			for _, spec := range strings.Split(o.players, ",") {
+				if err := scoreSuite(ctx, suite, spec, o.parallel, uint64(o.seed), o.verbose); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+}
+
+// scoreSuite scores one player on suite and prints the fraction solved.
+func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel int, seed uint64, verbose bool) error {
+	p, err := playerFromSpec(spec)
+	if err != nil {
+		return fmt.Errorf("--player: %w", err)
+	}
+	defer closePlayer(p)
+	var done func(tactics.Answer)
+	if verbose {
+		done = func(a tactics.Answer) {
+			t := suite.Positions[a.Index]
+			mark := "missed"
+			if a.Solved {
+				mark = "solved"
+			}
+			fmt.Fprintf(stdout, "  %3d %s: played %s, best %s (%s)\n", a.Index+1, mark, a.Move, strings.Join(t.Best, " or "), t.FEN)
+		}
+	}
+	sc, err := tactics.Solve(ctx, suite, p, parallel, seed, done)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: solved %d of %d (%.1f%%)\n", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
+	return nil
+}
+
+// buildSuite examines every game of the PDN files, games parallel at a
+// time, and writes the tactical positions found to out (after those of
+// the suite already there, with add). Interrupted, it writes those of the
+// games finished so far.
+func buildSuite(ctx context.Context, files []string, out string, opt tactics.BuildOptions, parallel, most int, add bool) error {
+	if err := atomicfile.CheckWritable(out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	type job struct {
+		name string
+		idx  int
+	}
+	var jobs []job
+	var games []rules.Record
+	for _, f := range files {
+		gs, err := readPDNFile(f)
+		if err != nil {
+			return err
+		}
+		for i, g := range gs {
+			if g.Err == nil {
+				jobs = append(jobs, job{fmt.Sprintf("%s game %d", f, i+1), len(games)})
+				games = append(games, g.Record)
+			}
+		}
+	}
+	b, err := tactics.NewBuilder(opt)
+	if err != nil {
+		return err
+	}
+	suite := &tactics.Suite{ProvingDepth: b.Options().ProvingDepth, ShallowDepth: b.Options().ShallowDepth, MinGain: b.Options().MinGain, MinMargin: b.Options().MinMargin, ScreenDepth: b.Options().ScreenDepth}
+	found := make([][]tactics.Position, len(jobs))
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	next, total := 0, 0
+	if add {
+		old, err := tactics.ReadSuite(out)
+		if err != nil {
+			return fmt.Errorf("--append: %w", err)
+		}
+		if old.ProvingDepth != suite.ProvingDepth || old.ShallowDepth != suite.ShallowDepth || old.ScreenDepth != suite.ScreenDepth || old.MinGain != suite.MinGain || old.MinMargin != suite.MinMargin {
+			return fmt.Errorf("--append: %s was built with depths %d/%d/%d (proving/shallow/screen), gain %d, margin %d; this build has %d/%d/%d, %d, %d", out,
+				old.ProvingDepth, old.ShallowDepth, old.ScreenDepth, old.MinGain, old.MinMargin, suite.ProvingDepth, suite.ShallowDepth, suite.ScreenDepth, suite.MinGain, suite.MinMargin)
+		}
+		suite.Positions = old.Positions
+		for _, p := range old.Positions {
+			seen[p.FEN] = true
+		}
+		if most > 0 {
+			most += len(old.Positions)
+		}
+		total = len(old.Positions)
+	}
+	take := func(fen string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if seen[fen] {
+			return false
+		}
+		seen[fen] = true
+		return true
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, parallel)
+	for w := range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, _ := tactics.NewBuilder(opt)
+			for {
+				mu.Lock()
+				if next == len(jobs) || (most > 0 && total >= most) || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				j := jobs[next]
+				next++
+				mu.Unlock()
+				ps, err := b.Game(ctx, games[j.idx], j.name, take)
+				if ctx.Err() != nil {
+					return // interrupted: the games finished so far are kept
+				}
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				mu.Lock()
+				found[j.idx] = ps
+				total += len(ps)
+				fmt.Fprintf(stderr, "%s: %d positions (%d in all)\n", j.name, len(ps), total)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	for _, ps := range found {
+		suite.Positions = append(suite.Positions, ps...)
+	}
+	if most > 0 && len(suite.Positions) > most {
+		suite.Positions = suite.Positions[:most]
+	}
+	if len(suite.Positions) == 0 {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("no tactical position in %d games", len(jobs))
+	}
+	if err := suite.Write(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d positions from %d games\n", out, len(suite.Positions), len(jobs))
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dama/internal/evaltest"
+	"dama/tactics"
+)
+
+func TestHybridPlayerSpec(t *testing.T) {
+	ck := "../../model/testdata/sample-v1.ckpt"
+	defer func(b string) { checkpointBackend = b }(checkpointBackend)
+	checkpointBackend = "" // another command's test may have left its --backend
+	for spec, want := range map[string]struct {
+		label      string
+		pass       bool
+		mm, cb     int
+		timedModel bool
+	}{
+		ck + "@800+mm":                {"sample-v1.ckpt@800+mm4", false, 4, 0, false},
+		ck + "@800+mm2":               {"sample-v1.ckpt@800+mm2", false, 2, 0, false},
+		ck + "@t0.25+pass+cmb2":       {"sample-v1.ckpt@t0.25+pass+cmb2", true, 0, 2, true},
+		ck + "@100+cmb+pass+mm3:fp32": {"sample-v1.ckpt@100+pass+mm3+cmb3:fp32", true, 3, 3, false},
+		ck + "@100+ip2+cmb":           {"sample-v1.ckpt@100+cmb3+ip2", false, 0, 3, false},
+	} {
+		p, err := parsePlayerSpec(spec)
+		if err != nil {
+			t.Errorf("%s: %v", spec, err)
+			continue
+		}
+		mp := p.(*modelPlayer)
+		if mp.Label != want.label || mp.Options.PassForced != want.pass || (mp.Time > 0) != want.timedModel {
+			t.Errorf("%s: label %q pass %v time %v; want %q, pass %v", spec, mp.Label, mp.Options.PassForced, mp.Time, want.label, want.pass)
+		}
+		o, _ := mp.Options.Oracle.(*tactics.Minimax)
+		if (o != nil) != (want.mm > 0) || o != nil && (o.Depth != want.mm || !mp.Options.Solver) {
+			t.Errorf("%s: oracle %+v solver %v, want depth %d", spec, mp.Options.Oracle, mp.Options.Solver, want.mm)
+		}
+		ev := mp.Evaluator
+		if ip, ok := ev.(*tactics.Priors); ok {
+			ev = ip.Inner
+			if !strings.Contains(spec, "+ip2") || ip.Depth != 2 {
+				t.Errorf("%s: informed priors of depth %d", spec, ip.Depth)
+			}
+		} else if strings.Contains(spec, "+ip") {
+			t.Errorf("%s: evaluator %T, want informed priors", spec, ev)
+		}
+		c, _ := ev.(*tactics.Combinations)
+		if (c != nil) != (want.cb > 0) || c != nil && (c.Depth != want.cb || c.Inner != mp.ev) {
+			t.Errorf("%s: evaluator %T, want combinations of depth %d around the network", spec, mp.Evaluator, want.cb)
+		}
+		mp.Close()
+	}
+	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@800+ip0", "@t0.25+", "@800+pass+"} {
+		_, err := parsePlayerSpec(ck + bad)
+		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
+		}
+	}
+}
+
+// TestTacticsCommand scores players on a suite of wins in 3 and builds a
+// suite from a committed game, and refuses bad input with one line.
+func TestTacticsCommand(t *testing.T) {
+	dir := t.TempDir()
+	suite := &tactics.Suite{}
+	for _, pz := range evaltest.WinIn3 {
+		suite.Positions = append(suite.Positions, tactics.Position{FEN: pz.FEN, Best: []string{pz.Win}})
+	}
+	path := filepath.Join(dir, "suite.json")
+	if err := suite.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "tactics", "--suite", path, "--player", "classic:3,random", "--verbose")
+	if code != 0 || !strings.Contains(out, "classic:3: solved 3 of 3 (100.0%)") || !strings.Contains(out, "random: solved ") || strings.Count(out, "best ") != 6 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	built := filepath.Join(dir, "built.json")
+	code, out, errs = runCmd(t, "tactics", "--build", "--pdn", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "6", "--shallow", "2", "--screen", "6", "--limit", "2")
+	if code != 0 || !strings.Contains(out, "2 positions") {
+		t.Fatalf("build: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	s, err := tactics.ReadSuite(built)
+	if err != nil || len(s.Positions) != 2 || s.ProvingDepth != 6 || !strings.Contains(s.Positions[0].Source, "shipped64-classic5.pdn game ") {
+		t.Fatalf("built suite %+v: %v", s, err)
+	}
+	code, out, errs = runCmd(t, "tactics", "--build", "--append", "--pdn", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "6", "--shallow", "2", "--screen", "6", "--limit", "1")
+	if s2, err := tactics.ReadSuite(built); code != 0 || err != nil || len(s2.Positions) != 3 || s2.Positions[0].FEN != s.Positions[0].FEN {
+		t.Errorf("append: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"version": 7}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"tactics", "--suite", path},
+		{"tactics", "--suite", bad, "--player", "random"},
+		{"tactics", "--suite", path, "--player", "nosuchplayer"},
+		{"tactics", "--build", "--out", built},
+		{"tactics", "--build", "--append", "--pdn", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "7"},
+	} {
+		code, _, errs := runCmd(t, args...)
+		if code == 0 || strings.Count(strings.TrimSpace(errs), "\n") > 0 || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q, want one error line", args, code, errs)
+		}
+	}
+}
+
+// TestHybridsFlag: --hybrids of hub, play and analyze takes a list of the
+// hybrids, none, or refuses anything else with one line; analyze searches
+// with them.
+func TestHybridsFlag(t *testing.T) {
+	for s, want := range map[string]searchSuffixes{
+		"":            {threads: 1},
+		"none":        {threads: 1},
+		"cmb3,ip2":    {threads: 1, cbDepth: 3, ipDepth: 2},
+		"mm":          {threads: 1, mmDepth: defaultMinimaxDepth},
+		"mm3,cmb,ip4": {threads: 1, mmDepth: 3, cbDepth: defaultCombDepth, ipDepth: 4},
+	} {
+		h, err := parseHybridsFlag(s)
+		if err != nil || h != want {
+			t.Errorf("%q: %+v %v, want %+v", s, h, err, want)
+		}
+	}
+	for _, bad := range []string{"pass", "tb", "threads2", "cmb0", "foo", "mm,", "cmb3;ip2"} {
+		if _, err := parseHybridsFlag(bad); err == nil || !strings.Contains(err.Error(), "--hybrids") {
+			t.Errorf("%q: error %v", bad, err)
+		}
+	}
+	ck := "../../model/testdata/sample-v1.ckpt"
+	code, out, errs := runCmd(t, "analyze", "--model", ck, "--fen", "W:W18,20,28:B10,16", "--visits", "30", "--hybrids", "mm3,cmb2,ip3")
+	if code != 0 || !strings.Contains(out, "28-23") {
+		t.Errorf("analyze: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := runCmd(t, "analyze", "--model", ck, "--hybrids", "bogus"); code == 0 || !strings.Contains(errs, "--hybrids") {
+		t.Errorf("analyze --hybrids bogus: exit %d, stderr %q", code, errs)
+	}
+}

@@ -1,0 +1,198 @@
+package tactics
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"dama/arena/classic"
+	"dama/rules"
+)
+
+// BuildOptions say which positions of a game make the suite. The defaults
+// are the project suite's.
+type BuildOptions struct {
+	// ProvingDepth is the depth of the reference engine's search that
+	// proves a position (default 12).
+	ProvingDepth int
+	// ShallowDepth is the depth of the search that must not see it
+	// (default 3).
+	ShallowDepth int
+	// MinGain is the material the best line must win, in centi-men after
+	// its captures (default 100: a man); a forced win counts as any gain.
+	MinGain int
+	// MinMargin is how much the best move's score must beat every other
+	// move's, in centi-men (default 100).
+	MinMargin int
+	// MinPly skips a game's first plies (the random openings; default 8).
+	MinPly int
+	// ScreenDepth is the depth of a cheaper search that picks the
+	// positions worth the proving search (default 8): those where it
+	// chooses another move than the shallow search, or scores at least
+	// MinGain/2 more. A combination that only the proving depth sees is
+	// missed; the screen makes a suite of a hundred positions an hour's
+	// work on a busy core rather than a day's.
+	ScreenDepth int
+	// MaxNodes caps each search of the reference engine (default 1<<21,
+	// about half a second): a position whose proving searches do not
+	// complete their depth within it (king endings, mostly) is skipped.
+	MaxNodes int64
+}
+
+func (o BuildOptions) withDefaults() BuildOptions {
+	positive(&o.ProvingDepth, 12)
+	positive(&o.ShallowDepth, 3)
+	positive(&o.MinGain, manValue)
+	positive(&o.MinMargin, manValue)
+	positive(&o.MinPly, 8)
+	positive(&o.ScreenDepth, min(8, o.ProvingDepth))
+	if o.MaxNodes <= 0 {
+		o.MaxNodes = 1 << 21
+	}
+	return o
+}
+
+func positive(v *int, def int) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
+// Builder examines positions for a suite with the reference engine. It is
+// not safe for concurrent use.
+type Builder struct {
+	opt BuildOptions
+	e   *classic.Engine
+	rng *rand.Rand
+}
+
+// NewBuilder returns a builder; its searches are reproducible (a fixed
+// seed, fixed depths).
+func NewBuilder(opt BuildOptions) (*Builder, error) {
+	opt = opt.withDefaults()
+	if opt.ProvingDepth > classic.MaxDepth || opt.ShallowDepth >= opt.ProvingDepth {
+		return nil, fmt.Errorf("tactics: proving depth %d must be above the shallow depth %d and at most %d", opt.ProvingDepth, opt.ShallowDepth, classic.MaxDepth)
+	}
+	if opt.ScreenDepth > opt.ProvingDepth {
+		return nil, fmt.Errorf("tactics: screen depth %d above the proving depth %d", opt.ScreenDepth, opt.ProvingDepth)
+	}
+	return &Builder{opt: opt, e: classic.New(classic.Options{}), rng: rand.New(rand.NewPCG(1, 2))}, nil
+}
+
+// Options returns the builder's options, defaults filled in.
+func (b *Builder) Options() BuildOptions { return b.opt }
+
+// search runs the engine on a fresh game from pos to depth d; ok is
+// false when the node cap stopped it before.
+func (b *Builder) search(ctx context.Context, pos rules.Position, d int) (r classic.Result, ok bool, err error) {
+	b.e.Clear()
+	r, err = b.e.Search(ctx, rules.NewGame(pos), classic.Limits{Depth: d, Nodes: b.opt.MaxNodes}, b.rng)
+	// A forced result inside the horizon ends the deepening early.
+	done := r.Depth >= d || r.Score >= classic.WinScore-1000 || r.Score <= -classic.WinScore+1000
+	return r, err == nil && done, err
+}
+
+// Examine reports whether pos is a tactical position: at least two legal
+// moves; every search completes its depth within BuildOptions.MaxNodes;
+// the screen passes it (BuildOptions.ScreenDepth); the proving
+// search's best move differs from the shallow search's; its line wins at least MinGain of material (or the game); and
+// every other move, searched to the same depth, scores at least MinMargin
+// less. The position is searched as a fresh game from its FEN, as the
+// suite is solved.
+func (b *Builder) Examine(ctx context.Context, pos rules.Position, source string) (Position, bool, error) {
+	legal := pos.Legal(nil)
+	if len(legal) < 2 {
+		return Position{}, false, nil
+	}
+	shallow, _, err := b.search(ctx, pos, b.opt.ShallowDepth)
+	if err != nil {
+		return Position{}, false, err
+	}
+	if b.opt.ScreenDepth < b.opt.ProvingDepth {
+		screen, ok, err := b.search(ctx, pos, b.opt.ScreenDepth)
+		if err != nil || !ok {
+			return Position{}, false, err
+		}
+		if screen.Move == shallow.Move && screen.Score-shallow.Score < b.opt.MinGain/2 {
+			return Position{}, false, nil
+		}
+	}
+	deep, ok, err := b.search(ctx, pos, b.opt.ProvingDepth)
+	if err != nil || !ok {
+		return Position{}, false, err
+	}
+	if deep.Move == shallow.Move {
+		return Position{}, false, nil
+	}
+	gain := lineGain(pos, deep)
+	if gain < b.opt.MinGain {
+		return Position{}, false, nil
+	}
+	second := -classic.WinScore - 1
+	for _, m := range legal {
+		if m == deep.Move {
+			continue
+		}
+		after := pos.Play(m)
+		v := classic.WinScore // the opponent has no move: a win, as good as the best
+		if after.HasMoves() {
+			r, ok, err := b.search(ctx, after, b.opt.ProvingDepth-1)
+			if err != nil || !ok {
+				return Position{}, false, err
+			}
+			v = -r.Score
+		}
+		second = max(second, v)
+		if deep.Score-second < b.opt.MinMargin {
+			return Position{}, false, nil
+		}
+	}
+	return Position{
+		FEN: pos.FEN(), Best: []string{deep.Move.String()},
+		Score: deep.Score, Second: second, Gain: gain, Depth: b.opt.ProvingDepth,
+		Shallow: shallow.Move.String(), Source: source,
+	}, true, nil
+}
+
+// lineGain returns the material that the principal variation of r wins
+// for pos's side to move, in centi-men, after the captures at its end
+// (quiesce); a line that ends the game in the side's favour counts as
+// winScore.
+func lineGain(pos rules.Position, r classic.Result) int {
+	if r.Score > classic.WinScore-1000 {
+		return winScore
+	}
+	p := pos
+	for _, m := range r.PV {
+		p = p.Play(m)
+	}
+	s := getSearcher()
+	defer putSearcher(s)
+	end := s.quiesce(p, 0, -winScore-1, winScore+1)
+	if len(r.PV)%2 == 1 {
+		end = -end // the opponent is to move at the end of the line
+	}
+	return end - Material(pos)
+}
+
+// Game examines every position of a recorded game from ply
+// BuildOptions.MinPly on whose FEN take accepts (take(fen) reports whether
+// the FEN is new: positions repeat between games), and returns the
+// tactical ones. name names the game in Source.
+func (b *Builder) Game(ctx context.Context, rec rules.Record, name string, take func(fen string) bool) ([]Position, error) {
+	var out []Position
+	p := rec.Start
+	for ply, m := range rec.Moves {
+		if ply >= b.opt.MinPly && take(p.FEN()) {
+			t, ok, err := b.Examine(ctx, p, fmt.Sprintf("%s ply %d", name, ply+1))
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, t)
+			}
+		}
+		p = p.Play(m)
+	}
+	return out, nil
+}

@@ -1,0 +1,121 @@
+package tactics
+
+import (
+	"context"
+	"fmt"
+
+	"dama/mcts"
+	"dama/rules"
+)
+
+// DefaultFloor is the least prior that Priors gives the moves that win
+// material, shared among them.
+const DefaultFloor = 0.3
+
+// Priors is an mcts.Evaluator around another one (the network) that
+// raises the priors of the moves a shallow material search finds winning
+// (the informed priors of Baier and Winands' MCTS-minimax hybrids,
+// MCTS-IP): at each evaluated position it searches every legal move
+// Depth-1 plies at full width, forced moves not counted, then the
+// captures, and when the best of them ends at least Threshold centi-men
+// above the captures pending at the position (a sacrifice and a multiple
+// capture: the move a policy prior gives little), those best moves share
+// at least Floor of the prior, the others scaled down to make room. The
+// network's value is kept. A PUCT search with a policy prior rarely
+// visits a move with a small prior; this makes it look at the
+// combinations the shallow search sees, and the network's values, deeper
+// in the tree, judge them. Safe for concurrent use when the inner
+// evaluator is.
+type Priors struct {
+	Inner     mcts.Evaluator
+	Depth     int     // plies, the move included, 1..MaxMinimaxDepth
+	Threshold int     // smallest gain in centi-men that counts; 0: DefaultThreshold
+	Floor     float32 // least summed prior of the winning moves; 0: DefaultFloor
+}
+
+// NewPriors returns a Priors evaluator of depth plies around inner, with
+// the default threshold and floor.
+func NewPriors(inner mcts.Evaluator, depth int) (*Priors, error) {
+	if depth < 1 || depth > MaxMinimaxDepth {
+		return nil, fmt.Errorf("tactics: informed priors depth %d out of range 1..%d", depth, MaxMinimaxDepth)
+	}
+	return &Priors{Inner: inner, Depth: depth}, nil
+}
+
+// Unwrap returns the inner evaluator.
+func (p *Priors) Unwrap() mcts.Evaluator { return p.Inner }
+
+// Evaluate implements mcts.Evaluator.
+func (p *Priors) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation) error {
+	if err := p.Inner.Evaluate(ctx, q, e); err != nil {
+		return err
+	}
+	if len(q.Legal) < 2 {
+		return nil
+	}
+	var buf [rules.MaxMoves]bool
+	win := buf[:len(q.Legal)]
+	if !p.Winning(q, win) {
+		return nil
+	}
+	floor := p.Floor
+	if floor <= 0 {
+		floor = DefaultFloor
+	}
+	var have, rest float32
+	for i, w := range win {
+		if w {
+			have += e.Priors[i]
+		} else {
+			rest += e.Priors[i]
+		}
+	}
+	if have >= floor {
+		return nil
+	}
+	n := 0
+	for _, w := range win {
+		if w {
+			n++
+		}
+	}
+	for i, w := range win {
+		switch {
+		case w:
+			e.Priors[i] = (e.Priors[i] + (floor-have)/float32(n))
+		case rest > 0:
+			e.Priors[i] *= (1 - floor) / rest
+		}
+	}
+	return nil
+}
+
+// Winning marks in win (len(q.Legal)) the moves of q the shallow search
+// finds best, and reports whether they gain at least Threshold over the
+// captures pending at q (see Priors).
+func (p *Priors) Winning(q mcts.Query, win []bool) bool {
+	th := p.Threshold
+	if th <= 0 {
+		th = DefaultThreshold
+	}
+	s := getSearcher()
+	defer putSearcher(s)
+	b := s.quiesce(q.Pos, 0, -winScore-1, winScore+1)
+	if b >= winBound || b <= -winBound {
+		return false
+	}
+	var buf [rules.MaxMoves]int
+	score := buf[:len(q.Legal)]
+	best := -winScore - 1
+	for i, m := range q.Legal {
+		score[i] = -s.alphaBeta(q.Pos.Play(m), p.Depth-1, 1, -winScore-1, winScore+1)
+		best = max(best, score[i])
+	}
+	if best < b+th {
+		return false
+	}
+	for i := range win {
+		win[i] = score[i] == best
+	}
+	return true
+}

@@ -1,0 +1,103 @@
+package tactics
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"dama/arena"
+	"dama/rules"
+)
+
+// Answer is a player's move on one suite position.
+type Answer struct {
+	Index  int        // the position's index in the suite
+	Move   rules.Move // the move the player chose
+	Solved bool       // Move is one of the position's best moves
+}
+
+// Score is a player's result on a suite.
+type Score struct {
+	Player  string
+	Answers []Answer // in suite order
+	Solved  int
+}
+
+// Fraction returns the fraction of positions solved.
+func (s Score) Fraction() float64 {
+	if len(s.Answers) == 0 {
+		return 0
+	}
+	return float64(s.Solved) / float64(len(s.Answers))
+}
+
+// Solve asks player for its move in every position of suite, each as a
+// fresh game from its FEN, parallel positions at a time (each with its own
+// game player; a timed player is timed by the wall clock, so parallel
+// above 1 on a busy machine gives it less). rng seeds each game's player.
+// done, if not nil, is called after each position.
+func Solve(ctx context.Context, suite *Suite, player arena.Player, parallel int, seed uint64, done func(Answer)) (Score, error) {
+	parallel = max(parallel, 1)
+	sc := Score{Player: player.Name(), Answers: make([]Answer, len(suite.Positions))}
+	jobs := make(chan int)
+	errs := make([]error, len(suite.Positions))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				a, err := solveOne(ctx, suite.Positions[i], player, rand.New(rand.NewPCG(seed, uint64(i))))
+				a.Index = i
+				errs[i] = err
+				sc.Answers[i] = a
+				if err == nil && done != nil {
+					mu.Lock()
+					done(a)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range suite.Positions {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Score{}, err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return Score{}, fmt.Errorf("tactics: position %d: %w", i+1, err)
+		}
+		if sc.Answers[i].Solved {
+			sc.Solved++
+		}
+	}
+	return sc, nil
+}
+
+func solveOne(ctx context.Context, p Position, player arena.Player, rng *rand.Rand) (Answer, error) {
+	pos, best, err := p.Parsed()
+	if err != nil {
+		return Answer{}, err
+	}
+	g := rules.NewGame(pos)
+	gp, err := player.Start(ctx, g, rng)
+	if err != nil {
+		return Answer{}, err
+	}
+	defer gp.Close()
+	m, err := gp.Move(ctx, g)
+	if err != nil {
+		return Answer{}, err
+	}
+	return Answer{Move: m, Solved: slices.Contains(best, m)}, nil
+}

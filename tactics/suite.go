@@ -1,0 +1,145 @@
+package tactics
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"dama/internal/atomicfile"
+	"dama/rules"
+)
+
+// suiteVersion is the format version of suite files.
+const suiteVersion = 1
+
+// Suite is a set of tactical positions, each with its best moves as a
+// deep full-width search proved them. It is stored as versioned JSON
+// (arena/tactics/suite.json is the project's).
+type Suite struct {
+	Version int `json:"version"`
+	// How the positions were chosen (BuildOptions), for the reader.
+	ProvingDepth int        `json:"proving_depth"`
+	ShallowDepth int        `json:"shallow_depth"`
+	MinGain      int        `json:"min_gain"`
+	MinMargin    int        `json:"min_margin"`
+	ScreenDepth  int        `json:"screen_depth"`
+	Positions    []Position `json:"positions"`
+}
+
+// Position is one tactical position of a Suite.
+type Position struct {
+	FEN string `json:"fen"`
+	// Best are the moves that solve it, in full notation (rules.Move's
+	// String): the deep search's best move, and any other within the
+	// margin of it (none, as the suite is built).
+	Best []string `json:"best"`
+	// Score is the deep search's score of the best move in centi-men for
+	// the side to move (classic's scale; about ±1,000,000 for a won game),
+	// Second the best score of any other move, Gain the material the best
+	// line wins (centi-men, after its captures) and Depth the depth of the
+	// search that proved them.
+	Score  int `json:"score"`
+	Second int `json:"second"`
+	Gain   int `json:"gain"`
+	Depth  int `json:"depth"`
+	// Shallow is the move the shallow search chose instead.
+	Shallow string `json:"shallow"`
+	// Source names the game and ply it comes from.
+	Source string `json:"source"`
+}
+
+// Parsed returns the position of p and its best moves, or an error naming
+// what is wrong.
+func (p Position) Parsed() (rules.Position, []rules.Move, error) {
+	pos, err := rules.ParseFEN(p.FEN)
+	if err != nil {
+		return rules.Position{}, nil, err
+	}
+	if !pos.HasMoves() {
+		return rules.Position{}, nil, fmt.Errorf("fen %q: the side to move has no move", p.FEN)
+	}
+	if len(p.Best) == 0 {
+		return rules.Position{}, nil, fmt.Errorf("fen %q: no best move", p.FEN)
+	}
+	var best []rules.Move
+	for _, s := range p.Best {
+		m, err := rules.ParseMove(pos, s)
+		if err != nil {
+			return rules.Position{}, nil, fmt.Errorf("fen %q: best move %q: %w", p.FEN, s, err)
+		}
+		if slices.Contains(best, m) {
+			return rules.Position{}, nil, fmt.Errorf("fen %q: best move %q given twice", p.FEN, s)
+		}
+		best = append(best, m)
+	}
+	if len(best) == len(pos.Legal(nil)) {
+		return rules.Position{}, nil, fmt.Errorf("fen %q: every legal move is a best move", p.FEN)
+	}
+	return pos, best, nil
+}
+
+// ReadSuite reads and checks a suite file.
+func ReadSuite(path string) (*Suite, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tactics: %w", err)
+	}
+	s, err := DecodeSuite(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// DecodeSuite parses and checks a suite file's contents: its version,
+// unknown fields, and every position (Position.Parsed), named by its
+// index.
+func DecodeSuite(b []byte) (*Suite, error) {
+	var probe struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, fmt.Errorf("tactics: suite file is damaged: %w", err)
+	}
+	if probe.Version == nil {
+		return nil, errors.New("tactics: suite file has no version")
+	}
+	if *probe.Version != suiteVersion {
+		return nil, fmt.Errorf("tactics: suite file version %d, this program reads version %d", *probe.Version, suiteVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var s Suite
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("tactics: suite file is damaged: %w", err)
+	}
+	if len(s.Positions) == 0 {
+		return nil, errors.New("tactics: suite has no positions")
+	}
+	seen := map[string]int{}
+	for i, p := range s.Positions {
+		if _, _, err := p.Parsed(); err != nil {
+			return nil, fmt.Errorf("tactics: position %d: %w", i+1, err)
+		}
+		if j, ok := seen[p.FEN]; ok {
+			return nil, fmt.Errorf("tactics: position %d repeats position %d (%s)", i+1, j, p.FEN)
+		}
+		seen[p.FEN] = i + 1
+	}
+	return &s, nil
+}
+
+// Write writes s to path as indented JSON, under a temporary name renamed
+// into place.
+func (s *Suite) Write(path string) error {
+	s.Version = suiteVersion
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	})
+}

@@ -1,0 +1,54 @@
+package tactics
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const goodSuite = `{"version": 1, "proving_depth": 12, "shallow_depth": 3, "min_gain": 100, "min_margin": 100,
+ "positions": [{"fen": "W:W18,20,28:B10,16", "best": ["28-23"], "score": 999990, "second": 0, "gain": 1000000, "depth": 12, "shallow": "18-14", "source": "test"}]}`
+
+// TestDecodeSuite: a good suite reads back as written; each damaged one
+// is refused with an error naming what is wrong.
+func TestDecodeSuite(t *testing.T) {
+	s, err := DecodeSuite([]byte(goodSuite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "suite.json")
+	if err := s.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSuite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Positions) != 1 || !reflect.DeepEqual(back.Positions[0], s.Positions[0]) || back.ProvingDepth != 12 {
+		t.Errorf("read back %+v, wrote %+v", back, s)
+	}
+	for _, c := range []struct{ text, want string }{
+		{`{"positions": []}`, "no version"},
+		{`{"version": 2}`, "version 2"},
+		{`not json`, "damaged"},
+		{`{"version": 1, "positions": []}`, "no positions"},
+		{`{"version": 1, "extra": 3, "positions": []}`, "unknown field"},
+		{strings.Replace(goodSuite, "W:W18,20,28:B10,16", "W:W18,20,28:B10,99", 1), "position 1"},
+		{strings.Replace(goodSuite, `["28-23"]`, `["27-23"]`, 1), `best move "27-23"`},
+		{strings.Replace(goodSuite, `["28-23"]`, `[]`, 1), "no best move"},
+		{strings.Replace(goodSuite, `["28-23"]`, `["28-23", "28-23"]`, 1), "given twice"},
+		{strings.Replace(goodSuite, `"fen": "W:W18,20,28:B10,16"`, `"fen": "W:W5:B1,2"`, 1), "no move"},
+		{strings.Replace(goodSuite, `}]}`, `}, {"fen": "W:W18,20,28:B10,16", "best": ["28-23"]}]}`, 1), "repeats position 1"},
+	} {
+		_, err := DecodeSuite([]byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.60s...: error %v, want one with %q", c.text, err, c.want)
+		}
+	}
+	if _, err := ReadSuite(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
