@@ -22,6 +22,7 @@ import (
 	"dama/model/infer"
 	"dama/rules"
 	"dama/runfolder"
+	"dama/tactics"
 )
 
 // Networks the play board offers besides the run's checkpoints.
@@ -333,9 +334,12 @@ func (s *Server) searchSetup(w http.ResponseWriter, r *http.Request, req *gameRe
 	return n, lim, func() { release(); free() }, true
 }
 
-// searchOptions are the play board's search settings (those of dama play).
-func searchOptions() mcts.Options {
-	return mcts.Options{FPUReduction: mcts.StandardFPUReduction, Parallel: 4, MaxNodes: engine.TreeNodes(64), PassForced: true}
+// playSearch returns the play board's search over ev: the settings of
+// dama play, its default hybrids (tactics.DefaultHybrids) included.
+func playSearch(ev mcts.Evaluator) (mcts.Evaluator, mcts.Options, error) {
+	opt := mcts.Options{FPUReduction: mcts.StandardFPUReduction, Parallel: 4, MaxNodes: engine.TreeNodes(64), PassForced: true}
+	ev, _, err := tactics.DefaultHybrids.Apply(&opt, ev)
+	return ev, opt, err
 }
 
 // handleEngine plays the engine's move in the game.
@@ -352,7 +356,12 @@ func (s *Server) handleEngine(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.opt.MaxSearch+5*time.Second)
 	defer cancel()
 	start := time.Now()
-	res, err := engine.NewSearcher(n.ev, searchOptions()).Think(ctx, g, lim, nil)
+	ev, opt, err := playSearch(n.ev)
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, "search: "+oneLine(err))
+		return
+	}
+	res, err := engine.NewSearcher(ev, opt).Think(ctx, g, lim, nil)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, "search: "+oneLine(err))
 		return
@@ -382,7 +391,12 @@ func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	ctx, cancel := context.WithTimeout(r.Context(), s.opt.MaxSearch+5*time.Second)
 	defer cancel()
-	a, err := engine.Analyze(ctx, n.ev, g, lim, searchOptions())
+	ev, opt, err := playSearch(n.ev)
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, "analysis: "+oneLine(err))
+		return
+	}
+	a, err := engine.Analyze(ctx, ev, g, lim, opt)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, "analysis: "+oneLine(err))
 		return

@@ -85,36 +85,10 @@ func suffixDepth(s string, def int) (int, error) {
 }
 
 // apply turns the hybrids of h on in opt and around ev (pass, threads and
-// tables are left to the caller) and returns the evaluator to search with and the suffixes
-// for a label.
+// tables are left to the caller; tactics.Hybrids.Apply) and returns the
+// evaluator to search with and the suffixes for a label.
 func (h searchSuffixes) apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, string, error) {
-	label := ""
-	if h.mmDepth > 0 {
-		o, err := tactics.NewMinimax(h.mmDepth)
-		if err != nil {
-			return nil, "", err
-		}
-		// The endgame tables, when the search has them, answer first.
-		opt.Oracle, opt.Solver = firstOracle(opt.Oracle, o), true
-		label += fmt.Sprintf("+mm%d", h.mmDepth)
-	}
-	if h.cbDepth > 0 {
-		c, err := tactics.NewCombinations(ev, h.cbDepth)
-		if err != nil {
-			return nil, "", err
-		}
-		ev = c
-		label += fmt.Sprintf("+cmb%d", h.cbDepth)
-	}
-	if h.ipDepth > 0 {
-		ip, err := tactics.NewPriors(ev, h.ipDepth)
-		if err != nil {
-			return nil, "", err
-		}
-		ev = ip
-		label += fmt.Sprintf("+ip%d", h.ipDepth)
-	}
-	return ev, label, nil
+	return tactics.Hybrids{Minimax: h.mmDepth, Combinations: h.cbDepth, Priors: h.ipDepth}.Apply(opt, ev)
 }
 
 // hybrids turns on the hybrids of h and marks the label with them.
@@ -147,15 +121,3 @@ const defaultHybrids = "mm4,cmb3,ip3"
 
 // hybridsUsage is the help text of --hybrids.
 const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), or none; see docs/rating.md#tactics"
-
-// firstOracle asks a, then b, about a position (either may be nil): the
-// first that proves it answers.
-func firstOracle(a, b mcts.Oracle) mcts.Oracle {
-	switch {
-	case a == nil:
-		return b
-	case b == nil:
-		return a
-	}
-	return mcts.Oracles{a, b}
-}

@@ -139,3 +139,13 @@ func TestHybridsFlag(t *testing.T) {
 		t.Errorf("analyze --hybrids bogus: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestDefaultHybrids: the --hybrids default names tactics.DefaultHybrids,
+// which the web view's board searches with too.
+func TestDefaultHybrids(t *testing.T) {
+	h, err := parseHybridsFlag(defaultHybrids)
+	d := tactics.DefaultHybrids
+	if err != nil || h.mmDepth != d.Minimax || h.cbDepth != d.Combinations || h.ipDepth != d.Priors {
+		t.Errorf("--hybrids %q reads %+v, %v; tactics.DefaultHybrids is %+v", defaultHybrids, h, err, d)
+	}
+}
