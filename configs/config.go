@@ -197,7 +197,10 @@ type SelfPlay struct {
 	// Tables is a folder of endgame tables (dama tb gen) that self-play
 	// searches ask at every new leaf (mcts.Options.Oracle): a position in
 	// them is a proven node with its exact value under the 40-move rule.
-	// Opened and checked when self-play starts; "" = none. Default "".
+	// A game ends as soon as its position is in them, with their result
+	// (a table adjudication), and training gives every position in them
+	// its exact value target. Opened and checked when self-play and the
+	// trainer start; "" = none. Default "".
 	Tables string `mapstructure:"tables" yaml:"tables,omitempty"`
 }
 

@@ -20,6 +20,7 @@ import (
 	"dama/internal/envelope"
 	"dama/model"
 	"dama/rules"
+	"dama/tb"
 )
 
 // Checker is the one validation of a chunk of games on every path into
@@ -36,7 +37,8 @@ import (
 //     whose search values, and those of its previous resign_moves-1
 //     searches, were below selfplay.resign_threshold (files before
 //     version 4 do not record the last search's values; the earlier ones
-//     are checked);
+//     are checked), or a table adjudication (Tables) of a final position
+//     that is not over and did not occur before;
 //   - the search targets are well formed: W/D/L each in [0,1] summing to
 //     1 (or all zero, a ply without search), a policy target summing to 1,
 //     a full search with a visit distribution;
@@ -48,7 +50,12 @@ import (
 //     or, in a file of a format version before 5 only, by the form
 //     run-folder workers recorded then, the network's config digest "/"
 //     the training step (so the chunks of older run folders still pass;
-//     that form names any checkpoint of the same shape and step).
+//     that form names any checkpoint of the same shape and step);
+//   - with Settings, a table adjudication only where the setting names
+//     tables (selfplay.tables, opened with tb.Shared) and its result is
+//     the one they give the final position at its 40-move counter
+//     (TableResult); from format version 6 on, also no game plays on
+//     from a position the tables answer for.
 //
 // The zero Checker, and a nil *Checker, check format, legality and results
 // only. A Checker is safe for concurrent use.
@@ -170,8 +177,15 @@ func (c *Checker) Check(name string, h Header, games []*Game) error {
 			return fail(-1, -1, "model digest %q (model %q) is not one of the run's models", h.ModelDigest, h.Model)
 		}
 	}
+	var tables *tb.Tables
+	if set != nil && set.Tables != "" {
+		var err error
+		if tables, err = tb.Shared(set.Tables); err != nil {
+			return fmt.Errorf("selfplay: chunk %s: opening the run's tables (selfplay.tables): %w", name, err)
+		}
+	}
 	for i, g := range games {
-		if ply, err := validateGame(g, set, h.Version); err != nil {
+		if ply, err := validateGame(g, set, tables, h.Version); err != nil {
 			return fail(i, ply, "%v", err)
 		}
 	}
@@ -179,9 +193,10 @@ func (c *Checker) Check(name string, h Header, games []*Game) error {
 }
 
 // validateGame checks one game against its moves and, when set is not nil,
-// against the rules of those settings; it returns the ply at fault (-1:
-// the game as a whole, len(g.Plies): its end).
-func validateGame(g *Game, set *configs.SelfPlay, version int) (int, error) {
+// against the rules of those settings and their tables (nil: none); it
+// returns the ply at fault (-1: the game as a whole, len(g.Plies): its
+// end).
+func validateGame(g *Game, set *configs.SelfPlay, tables *tb.Tables, version int) (int, error) {
 	if set != nil && g.Start != rules.Start() {
 		return -1, fmt.Errorf("starts from %s, self-play starts from the initial position", g.Start.FEN())
 	}
@@ -200,6 +215,9 @@ func validateGame(g *Game, set *configs.SelfPlay, version int) (int, error) {
 		p := &g.Plies[k]
 		if o := rg.Outcome(); o.Over() {
 			return k, fmt.Errorf("the game was over before this ply (%s by %s)", o.Result, o.Reason)
+		}
+		if r, ok := TableResult(tables, rg); ok && version >= tablesVersion {
+			return k, fmt.Errorf("the position %s is in the tables (%s), but the game goes on", rg.Position().FEN(), r)
 		}
 		if set != nil && set.MaxPlies > 0 && k >= set.MaxPlies {
 			return k, fmt.Errorf("past the ply cap (selfplay.max_plies %d)", set.MaxPlies)
@@ -243,9 +261,17 @@ func validateGame(g *Game, set *configs.SelfPlay, version int) (int, error) {
 		if o.Reason != reason || o.Result != g.Result {
 			return end, fmt.Errorf("records %s by %s, but the final position gives %s by %s", g.Result, g.End, o.Result, o.Reason)
 		}
-	case LengthCap, Resigned:
+	case LengthCap, Resigned, Tables:
 		if o.Over() {
 			return end, fmt.Errorf("records %s by %s, but the final position gives %s by %s", g.Result, g.End, o.Result, o.Reason)
+		}
+		if r, ok := TableResult(tables, rg); ok && g.End != Tables && version >= tablesVersion {
+			return end, fmt.Errorf("records %s by %s, but the final position %s is in the tables (%s)", g.Result, g.End, rg.Position().FEN(), r)
+		}
+	}
+	if g.End == Tables {
+		if err := checkTableEnd(g, set, tables, rg); err != nil {
+			return end, err
 		}
 	}
 	if g.End == LengthCap {
@@ -280,6 +306,29 @@ func validateGame(g *Game, set *configs.SelfPlay, version int) (int, error) {
 		return -1, fmt.Errorf("records would-resign ply %d, its searches give %d", g.WouldResign, would)
 	}
 	return -1, nil
+}
+
+// checkTableEnd checks a table adjudication at the final position of rg.
+func checkTableEnd(g *Game, set *configs.SelfPlay, tables *tb.Tables, rg *rules.Game) error {
+	p := rg.Position()
+	if rg.Repetitions() > 0 {
+		return fmt.Errorf("records %s by %s, but the final position %s occurred before, which the tables do not answer for", g.Result, g.End, p.FEN())
+	}
+	if set == nil {
+		return nil
+	}
+	if tables == nil {
+		return fmt.Errorf("records %s by %s, but the run has no tables (selfplay.tables is not set)", g.Result, g.End)
+	}
+	r, ok := TableResult(tables, rg)
+	if !ok {
+		_, err := tables.Probe(p)
+		return fmt.Errorf("records %s by %s, but the tables do not answer for the final position %s: %v", g.Result, g.End, p.FEN(), err)
+	}
+	if r != g.Result {
+		return fmt.Errorf("records %s by %s, but the tables give %s for the final position %s at 40-move counter %d", g.Result, g.End, r, p.FEN(), rg.QuietPlies())
+	}
+	return nil
 }
 
 // targetTolerance is how far a sum of probabilities may be from 1.

@@ -65,7 +65,8 @@ import (
 //	  flags       uint8    bit 0: Game.NoResign; other bits 0
 //	  result      uint8    rules.Result: 1 White wins, 2 Black wins, 3 draw
 //	  end         uint8    Termination: 1 no moves, 2 repetition,
-//	                       3 40-move rule, 4 length cap, 5 resignation
+//	                       3 40-move rule, 4 length cap, 5 resignation,
+//	                       6 table adjudication (version 6 on)
 //	  wouldResign uvarint  Game.WouldResign+1 (0: never)
 //	  resignWDL   3 float32 Game.ResignWDL, only when end is 5
 //	                       (resignation; version 4 on)
@@ -97,7 +98,11 @@ import (
 // and version 1 has no policy targets (ply flag bit 1 is always clear).
 // Versions before 4 do not record the values of a resignation (resignWDL):
 // Game.ResignWDL reads as zeros. Version 5 has the layout of version 4; it
-// says that the model digest is the checkpoint file's SHA-256.
+// says that the model digest is the checkpoint file's SHA-256. Version 6
+// has the layout of version 5 and adds termination 6, a table
+// adjudication (Tables): the final position is in the run's endgame
+// tables and the result is theirs; the reader refuses termination 6 in
+// an older version.
 // The envelope's uint32 version starts with the same uint16, so Decode
 // tells the layouts apart by it: 1 and 2 are the old frame, any other
 // value the envelope. Header.Version says which version was read.
@@ -107,7 +112,7 @@ import (
 // every position is possible, every move legal, every list complete and
 // the plies chain from the start position through the moves played
 // (ErrMalformed).
-const FormatVersion = 5
+const FormatVersion = 6
 
 // minVersion is the oldest format version the reader reads; versions up to
 // lastLegacy are in the frame before the envelope.
@@ -120,6 +125,10 @@ const (
 	// modelFileVersion is the first version whose model digest is always
 	// ModelDigest of the checkpoint file (Checker refuses another form).
 	modelFileVersion = 5
+	// tablesVersion is the first version with table adjudications
+	// (Tables): from it on, Checker also refuses a game that plays on
+	// inside the run's tables.
+	tablesVersion = 6
 )
 
 // ModelDigest returns the digest chunks record of the model whose
@@ -233,8 +242,8 @@ func appendGame(b []byte, g *Game, version uint32) ([]byte, error) {
 	if g.Result < rules.WhiteWins || g.Result > rules.Draw {
 		return nil, fmt.Errorf("result %v is not a finished game's", g.Result)
 	}
-	if g.End < NoMoves || g.End > Resigned {
-		return nil, fmt.Errorf("termination %d is unknown", g.End)
+	if g.End < NoMoves || g.End > Tables || g.End == Tables && version < tablesVersion {
+		return nil, fmt.Errorf("termination %d is unknown in format version %d", g.End, version)
 	}
 	if g.WouldResign < -1 || g.WouldResign >= len(g.Plies) && g.WouldResign != -1 {
 		return nil, fmt.Errorf("would-resign ply %d outside the game's %d plies", g.WouldResign, len(g.Plies))
@@ -473,8 +482,8 @@ func readGame(r *byteReader, legal []rules.Move, version int) (*Game, error) {
 		return nil, fmt.Errorf("unknown game flags %#x", flags)
 	case g.Result < rules.WhiteWins || g.Result > rules.Draw:
 		return nil, fmt.Errorf("result %d is not a finished game's", g.Result)
-	case g.End < NoMoves || g.End > Resigned:
-		return nil, fmt.Errorf("unknown termination %d", g.End)
+	case g.End < NoMoves || g.End > Tables || g.End == Tables && version < tablesVersion:
+		return nil, fmt.Errorf("unknown termination %d in format version %d", g.End, version)
 	case wr > n:
 		return nil, fmt.Errorf("would-resign ply %d outside the game's %d plies", int(wr)-1, n)
 	case !validWDL(g.ResignWDL):

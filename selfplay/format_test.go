@@ -155,7 +155,7 @@ func TestReaderErrors(t *testing.T) {
 		{"magic only", []byte("DAMAG"), envelope.ErrTruncated, ""},
 		{"wrong magic", mod(func(b []byte) []byte { b[0] = 'X'; return b }), envelope.ErrMagic, "XAMAGAME"},
 		{"text file", []byte("[GameType \"22\"]\n1. 22-18 *\n"), envelope.ErrMagic, "not a games file"},
-		{"wrong version", mod(func(b []byte) []byte { b[8] = 9; return b }), envelope.ErrVersion, "version 9, this program reads versions 1 to 5"},
+		{"wrong version", mod(func(b []byte) []byte { b[8] = 9; return b }), envelope.ErrVersion, "version 9, this program reads versions 1 to 6"},
 		{"cut in the body", data[:len(data)/2], envelope.ErrTruncated, "payload bytes"},
 		{"cut in the checksum", data[:len(data)-3], envelope.ErrTruncated, ""},
 		{"extra bytes", append(slices.Clone(data), 0), envelope.ErrLength, "after the checksum"},

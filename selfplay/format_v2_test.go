@@ -90,8 +90,8 @@ func TestPolicyTargetRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Version != FormatVersion || FormatVersion != 5 {
-		t.Errorf("version %d (FormatVersion %d), want 5", h.Version, FormatVersion)
+	if h.Version != FormatVersion || FormatVersion != 6 {
+		t.Errorf("version %d (FormatVersion %d), want 6", h.Version, FormatVersion)
 	}
 	if !reflect.DeepEqual(got, games) {
 		t.Errorf("games with policy targets read back differently")
@@ -143,7 +143,7 @@ func TestPolicyTargetChecks(t *testing.T) {
 	if _, games, err := Decode(rawFileVersion(2, 1, body)); err != nil || games[0].Plies[0].Policy[0] != 1 {
 		t.Errorf("policy in a version 2 file: err %v", err)
 	}
-	if _, _, err := Decode(rawFileVersion(6, 1, body)); !errors.Is(err, envelope.ErrVersion) {
-		t.Errorf("version 6: err %v, want ErrVersion", err)
+	if _, _, err := Decode(rawFileVersion(7, 1, body)); !errors.Is(err, envelope.ErrVersion) {
+		t.Errorf("version 7: err %v, want ErrVersion", err)
 	}
 }

@@ -42,13 +42,15 @@ import (
 type Termination uint8
 
 // Ways a game ends. The first three are rules of the game, with the
-// numbers of rules.Reason; LengthCap and Resigned are adjudications.
+// numbers of rules.Reason; LengthCap, Resigned and Tables are
+// adjudications.
 const (
 	NoMoves    Termination = iota + 1 // the side to move had no legal move and lost
 	Repetition                        // threefold repetition, a draw
 	FortyMoves                        // the 40-move rule, a draw
 	LengthCap                         // Config.MaxPlies reached, adjudicated a draw
 	Resigned                          // the side to move resigned
+	Tables                            // the final position is in the endgame tables (Config.Tables): their exact result
 )
 
 // String names the termination.
@@ -60,12 +62,14 @@ func (t Termination) String() string {
 		return "length cap"
 	case Resigned:
 		return "resignation"
+	case Tables:
+		return "table adjudication"
 	}
 	return fmt.Sprintf("termination(%d)", uint8(t))
 }
 
 // Adjudicated reports whether the result was decided outside the rules.
-func (t Termination) Adjudicated() bool { return t == LengthCap || t == Resigned }
+func (t Termination) Adjudicated() bool { return t == LengthCap || t == Resigned || t == Tables }
 
 // Ply is one position of a game and what the search found there.
 type Ply struct {
@@ -144,6 +148,7 @@ func GameSeed(base uint64, index int) uint64 {
 type player struct {
 	cfg    Config
 	search *mcts.Search
+	tables *tb.Tables // Config.Tables opened; nil without
 }
 
 // newPlayer returns a player for cfg that asks ev for evaluations.
@@ -152,14 +157,17 @@ func newPlayer(ev mcts.Evaluator, cfg Config) (*player, error) {
 		return nil, err
 	}
 	opt := SearchOptions(cfg.SelfPlay)
+	pl := &player{cfg: cfg}
 	if cfg.Tables != "" {
 		t, err := tb.Shared(cfg.Tables)
 		if err != nil {
 			return nil, fmt.Errorf("selfplay.tables: %w", err)
 		}
 		opt.Oracle = tb.Oracle{T: t}
+		pl.tables = t
 	}
-	return &player{cfg: cfg, search: mcts.New(ev, opt)}, nil
+	pl.search = mcts.New(ev, opt)
+	return pl, nil
 }
 
 // Play plays one game from the start position with the given seed.
@@ -184,6 +192,10 @@ func (pl *player) Play(ctx context.Context, seed uint64) (*Game, error) {
 			default:
 				return nil, fmt.Errorf("selfplay: game ended by %v", o.Reason)
 			}
+			break
+		}
+		if r, ok := TableResult(pl.tables, g); ok {
+			game.Result, game.End = r, Tables
 			break
 		}
 		if cfg.MaxPlies > 0 && g.Ply() >= cfg.MaxPlies {
@@ -251,6 +263,29 @@ func (pl *player) Play(ctx context.Context, seed uint64) (*Game, error) {
 		pl.search.Advance(res.Move)
 	}
 	return game, nil
+}
+
+// TableResult returns the exact result of g's current position from the
+// tables t, as tb.Oracle proves it at the game's 40-move counter and
+// repetitions: ok is false without tables, for a position with more
+// pieces than they hold and for one that occurred before in the game
+// (a repetition may draw it whatever the table says). Self-play ends a
+// game there (Tables) and Checker checks that result.
+func TableResult(t *tb.Tables, g *rules.Game) (rules.Result, bool) {
+	if t == nil {
+		return 0, false
+	}
+	p := g.Position()
+	proof, ok := tb.Oracle{T: t}.Prove(mcts.Query{Pos: p, Repetitions: g.Repetitions(), QuietPlies: g.QuietPlies()})
+	switch {
+	case !ok:
+		return 0, false
+	case proof == mcts.ProofWin:
+		return rules.WinFor(p.Side()), true
+	case proof == mcts.ProofLoss:
+		return rules.WinFor(p.Side().Opponent()), true
+	}
+	return rules.Draw, true
 }
 
 // Run plays games games, with indices first, first+1, ..., cfg.Parallel

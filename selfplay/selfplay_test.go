@@ -335,8 +335,11 @@ func TestTerminationIsRulesReason(t *testing.T) {
 			t.Errorf("Termination(%v) = %d %q, want %d %q", tc.r, got, got, tc.want, tc.r)
 		}
 	}
-	if LengthCap.String() != "length cap" || Resigned.String() != "resignation" {
-		t.Errorf("adjudications named %q, %q", LengthCap, Resigned)
+	if LengthCap.String() != "length cap" || Resigned.String() != "resignation" || Tables.String() != "table adjudication" {
+		t.Errorf("adjudications named %q, %q, %q", LengthCap, Resigned, Tables)
+	}
+	if !Tables.Adjudicated() || Tables != 6 {
+		t.Errorf("Tables is %d, adjudicated %v: game files store 6", Tables, Tables.Adjudicated())
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"dama/model/learn"
 	"dama/runfolder"
 	"dama/selfplay"
+	"dama/tb"
 )
 
 // Options drives Loop.
@@ -77,6 +78,7 @@ type loop struct {
 	trGen   int               // generation whose checkpoint tr holds
 	sp      *selfplay.Worker  // the self-play in this process (nil until it plays)
 	check   *selfplay.Checker // the validation of new chunks
+	tables  *tb.Tables        // selfplay.tables opened: exact value targets; nil without
 }
 
 // Loop runs generations of self-play, training and gating in the run folder
@@ -110,6 +112,11 @@ func Loop(ctx context.Context, opt Options) error {
 		check: selfplay.RunChecker(opt.Config.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))}
 	if l.log == nil {
 		l.log = io.Discard
+	}
+	if dir := opt.Config.SelfPlay.Tables; dir != "" {
+		if l.tables, err = tb.Shared(dir); err != nil {
+			return fmt.Errorf("train: selfplay.tables: %w", err)
+		}
 	}
 	defer func() {
 		if l.tr != nil {
@@ -600,7 +607,7 @@ func (l *loop) fillWindow(order []runfolder.ChunkInfo, size int) error {
 
 // sampleOptions are the training targets the run asks for.
 func (l *loop) sampleOptions() targetOptions {
-	return targetOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix, AuxReply: l.cfg.Model.AuxReply}
+	return targetOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix, AuxReply: l.cfg.Model.AuxReply, Tables: l.tables}
 }
 
 // selfPlay plays need games in this process with the best model, loaded

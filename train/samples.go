@@ -3,9 +3,11 @@ package train
 import (
 	"path/filepath"
 
+	"dama/mcts"
 	"dama/model/learn"
 	"dama/runfolder"
 	"dama/selfplay"
+	"dama/tb"
 )
 
 // gameSamples turns a self-play game into training samples with the value
@@ -27,6 +29,12 @@ type targetOptions struct {
 	// ply, a forced move, a cheap search), which masks the sample out of
 	// that loss.
 	AuxReply bool
+	// Tables, if set (selfplay.tables), give every position they answer
+	// for (tb.Oracle at the ply's 40-move counter; not a position that
+	// occurred before in the game) its exact W/D/L as value target, in
+	// place of the game's result and not mixed with the search's WDL:
+	// ValueTargetMix applies to the other positions only.
+	Tables *tb.Tables
 }
 
 // Samples turns a self-play game into training samples: one per ply
@@ -36,7 +44,8 @@ type targetOptions struct {
 // its visit distribution; the value target is the game's result from the
 // side to move's point of view (an adjudicated length cap is a draw, a
 // resignation a loss for the side that resigned), mixed with the root
-// search's WDL by ValueTargetMix. With AuxReply, a sample whose next ply
+// search's WDL by ValueTargetMix; a position in Tables gets their exact
+// value instead. With AuxReply, a sample whose next ply
 // has a policy target gets it as its reply target (sharing its slices).
 func (o targetOptions) Samples(g *selfplay.Game, dst []learn.Sample) []learn.Sample {
 	winner, decided := g.Result.Winner()
@@ -72,7 +81,9 @@ func (o targetOptions) Samples(g *selfplay.Game, dst []learn.Sample) []learn.Sam
 		default:
 			wdl[2] = 1
 		}
-		if sum := p.WDL[0] + p.WDL[1] + p.WDL[2]; m > 0 && sum > 0 {
+		if exact, ok := o.tableWDL(p); ok {
+			wdl = exact
+		} else if sum := p.WDL[0] + p.WDL[1] + p.WDL[2]; m > 0 && sum > 0 {
 			for k := range wdl {
 				wdl[k] = (1-m)*wdl[k] + m*p.WDL[k]/sum
 			}
@@ -88,6 +99,26 @@ func (o targetOptions) Samples(g *selfplay.Game, dst []learn.Sample) []learn.Sam
 		})
 	}
 	return dst
+}
+
+// tableWDL returns the exact value target of p from o.Tables: one-hot win,
+// draw or loss for the side to move; ok is false where they do not answer.
+func (o targetOptions) tableWDL(p *selfplay.Ply) (wdl [3]float32, ok bool) {
+	if o.Tables == nil {
+		return wdl, false
+	}
+	proof, ok := tb.Oracle{T: o.Tables}.Prove(mcts.Query{Pos: p.Pos, Repetitions: p.Repetitions, QuietPlies: p.QuietPlies})
+	switch {
+	case !ok:
+		return wdl, false
+	case proof == mcts.ProofWin:
+		wdl[0] = 1
+	case proof == mcts.ProofLoss:
+		wdl[2] = 1
+	default:
+		wdl[1] = 1
+	}
+	return wdl, true
 }
 
 // policyTarget returns the normalised policy target of a ply: its stored

@@ -256,7 +256,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 // selfplayStats sums up finished games for the progress bar and summary.
 type selfplayStats struct {
 	games, positions, white, draws, black int
-	resigned, capped                      int
+	resigned, capped, tabled              int
 	checked, falseResign                  int
 }
 
@@ -276,6 +276,8 @@ func (s *selfplayStats) add(g *selfplay.Game) {
 		s.resigned++
 	case selfplay.LengthCap:
 		s.capped++
+	case selfplay.Tables:
+		s.tabled++
 	}
 	if ok, f := g.FalseResignation(); ok {
 		s.checked++
@@ -302,6 +304,9 @@ func (s *selfplayStats) shares() string {
 
 func (s *selfplayStats) summary() string {
 	out := fmt.Sprintf("White/draw/Black %s, %d resigned, %d at the length cap", s.shares(), s.resigned, s.capped)
+	if s.tabled > 0 {
+		out += fmt.Sprintf(", %d adjudicated by the tables", s.tabled)
+	}
 	if s.checked > 0 {
 		out += fmt.Sprintf(", false resignations %d of %d checked", s.falseResign, s.checked)
 	}
