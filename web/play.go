@@ -342,26 +342,50 @@ func playSearch(ev mcts.Evaluator) (mcts.Evaluator, mcts.Options, error) {
 	return ev, opt, err
 }
 
-// handleEngine plays the engine's move in the game.
-func (s *Server) handleEngine(w http.ResponseWriter, r *http.Request) {
+// boardSearch is a search request of the play board, read and admitted:
+// its game, network, limits and search; done releases it.
+type boardSearch struct {
+	req  *gameRequest
+	g    *rules.Game
+	net  *openNet
+	lim  engine.Limits
+	ev   mcts.Evaluator
+	opt  mcts.Options
+	ctx  context.Context
+	done func()
+}
+
+// boardSearch reads and admits a search request of the play board; on
+// false it has answered the request with the error.
+func (s *Server) boardSearch(w http.ResponseWriter, r *http.Request) (*boardSearch, bool) {
 	req, g, ok := readGame(w, r)
 	if !ok {
-		return
+		return nil, false
 	}
-	n, lim, done, ok := s.searchSetup(w, r, req, g)
+	n, lim, release, ok := s.searchSetup(w, r, req, g)
+	if !ok {
+		return nil, false
+	}
+	ev, opt, err := playSearch(n.ev)
+	if err != nil {
+		release()
+		httpError(w, http.StatusInternalServerError, "search: "+oneLine(err))
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opt.MaxSearch+5*time.Second)
+	return &boardSearch{req: req, g: g, net: n, lim: lim, ev: ev, opt: opt, ctx: ctx, done: func() { cancel(); release() }}, true
+}
+
+// handleEngine plays the engine's move in the game.
+func (s *Server) handleEngine(w http.ResponseWriter, r *http.Request) {
+	b, ok := s.boardSearch(w, r)
 	if !ok {
 		return
 	}
-	defer done()
-	ctx, cancel := context.WithTimeout(r.Context(), s.opt.MaxSearch+5*time.Second)
-	defer cancel()
+	defer b.done()
+	n, g := b.net, b.g
 	start := time.Now()
-	ev, opt, err := playSearch(n.ev)
-	if err != nil {
-		httpError(w, http.StatusInternalServerError, "search: "+oneLine(err))
-		return
-	}
-	res, err := engine.NewSearcher(ev, opt).Think(ctx, g, lim, nil)
+	res, err := engine.NewSearcher(b.ev, b.opt).Think(b.ctx, g, b.lim, nil)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, "search: "+oneLine(err))
 		return
@@ -380,23 +404,13 @@ func (s *Server) handleEngine(w http.ResponseWriter, r *http.Request) {
 // handleAnalyze analyses the game's position: the network's value and
 // priors, the search's moves and principal variation.
 func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
-	req, g, ok := readGame(w, r)
+	b, ok := s.boardSearch(w, r)
 	if !ok {
 		return
 	}
-	n, lim, done, ok := s.searchSetup(w, r, req, g)
-	if !ok {
-		return
-	}
-	defer done()
-	ctx, cancel := context.WithTimeout(r.Context(), s.opt.MaxSearch+5*time.Second)
-	defer cancel()
-	ev, opt, err := playSearch(n.ev)
-	if err != nil {
-		httpError(w, http.StatusInternalServerError, "analysis: "+oneLine(err))
-		return
-	}
-	a, err := engine.Analyze(ctx, ev, g, lim, opt)
+	defer b.done()
+	req, n, g := b.req, b.net, b.g
+	a, err := engine.Analyze(b.ctx, b.ev, g, b.lim, b.opt)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, "analysis: "+oneLine(err))
 		return
