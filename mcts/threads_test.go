@@ -3,6 +3,7 @@ package mcts
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -175,23 +176,11 @@ func TestThreadsOneIsDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i > 0 && (!equalInts(res.Visits, first.Visits) || res.Value != first.Value) {
+		if i > 0 && (!slices.Equal(res.Visits, first.Visits) || res.Value != first.Value) {
 			t.Fatalf("run %d: visits %v value %v, first %v %v", i, res.Visits, res.Value, first.Visits, first.Value)
 		}
 		first = res
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // fakeClock is a clock that moves only when told.
@@ -301,7 +290,7 @@ func TestBatchEvaluator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalInts(got.Visits, want.Visits) || got.Value != want.Value {
+	if !slices.Equal(got.Visits, want.Visits) || got.Value != want.Value {
 		t.Errorf("batch evaluator: visits %v value %v, leaf by leaf %v %v", got.Visits, got.Value, want.Visits, want.Value)
 	}
 	if ev.single.Load() != 0 || ev.most.Load() != 3 || ev.batches.Load() < 100 {
