@@ -8,20 +8,14 @@ import (
 	"dama/mcts"
 	"dama/rules"
 	"dama/tb"
+	"dama/tb/tbtest"
 )
 
 // TestThinkPlaysTableMoves: with endgame tables as its oracle, a searcher
 // plays each move of a won ending by the tables (one of their best moves)
 // and wins it under the rules, against a searcher without them.
 func TestThinkPlaysTableMoves(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := tb.Generate(context.Background(), tb.GenOptions{Pieces: 3, Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	tables, err := tb.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tables := tbtest.Tables(t, 3)
 	for _, fen := range []string{"W:WK29,K32:BK1", "W:WK30,K31:BK18", "B:W18:BK1,K5"} {
 		p, _ := rules.ParseFEN(fen)
 		g := rules.NewGame(p)

@@ -13,6 +13,7 @@ import (
 	"dama/internal/evaltest"
 	"dama/rules"
 	"dama/tb"
+	"dama/tb/tbtest"
 )
 
 // TestTablesKey: selfplay.tables gives the searches the tables of the
@@ -20,10 +21,7 @@ import (
 // an error naming the key. The key is in the digest only when set, so the
 // digests of earlier settings stay as they were.
 func TestTablesKey(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := tb.Generate(context.Background(), tb.GenOptions{Pieces: 2, Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := tbtest.Tables(t, 2)
 	pl, err := newPlayer(evaltest.Material{}, testConfig(0, func(c *Config) { c.Tables = dir }))
 	if err != nil {
 		t.Fatal(err)
@@ -50,10 +48,7 @@ func TestTablesKey(t *testing.T) {
 // games.
 func tableGames(t *testing.T, n int) (Config, Header, []*Game) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := tb.Generate(context.Background(), tb.GenOptions{Pieces: 3, Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := tbtest.Tables(t, 3)
 	cfg := checkConfig()
 	cfg.Tables, cfg.MaxPlies, cfg.ResignThreshold, cfg.NoResignShare = dir, 400, 0, 0
 	var games []*Game

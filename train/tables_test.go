@@ -1,12 +1,11 @@
 package train
 
 import (
-	"context"
 	"testing"
 
 	"dama/rules"
 	"dama/selfplay"
-	"dama/tb"
+	"dama/tb/tbtest"
 )
 
 // TestTableValueTargets: with tables, a position they answer for gets its
@@ -14,14 +13,7 @@ import (
 // target mix; a position they do not answer for (too many pieces, or seen
 // before in the game) keeps the mixed game result.
 func TestTableValueTargets(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := tb.Generate(context.Background(), tb.GenOptions{Pieces: 3, Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	tables, err := tb.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tables := tbtest.Tables(t, 3)
 	ply := func(fen string, reps, quiet int) selfplay.Ply {
 		p, err := rules.ParseFEN(fen)
 		if err != nil {
