@@ -31,6 +31,7 @@ var (
 // concurrent use; run many Searches, one per game, sharing one Evaluator.
 type Search struct {
 	ev  Evaluator
+	bev BatchEvaluator // ev, when it evaluates whole batches; nil otherwise
 	opt Options
 
 	nodes []node // the tree; the root is nodes[0]
@@ -64,7 +65,8 @@ type Search struct {
 func New(ev Evaluator, opt Options) *Search {
 	o := opt.withDefaults()
 	positive(&o.Threads, 1)
-	return &Search{ev: ev, opt: o, legal: make([]rules.Move, 0, rules.MaxMoves)}
+	bev, _ := ev.(BatchEvaluator)
+	return &Search{ev: ev, bev: bev, opt: o, legal: make([]rules.Move, 0, rules.MaxMoves)}
 }
 
 // Options returns the options in use, defaults filled in.
@@ -169,7 +171,7 @@ func (s *Search) runOne(ctx context.Context, lim Limit, rng *rand.Rand) (bool, e
 		if stop || err != nil {
 			return full, err
 		}
-		t0 := lim.now()
+		t0 := s.stepStart(lim)
 		err = s.step(ctx, want)
 		s.timeStep(lim, t0)
 		if err != nil {
@@ -249,6 +251,16 @@ func (s *Search) timeUp(lim Limit) bool {
 	return lim.now().Add(s.stepTime + 2*s.stepDev).After(lim.Deadline)
 }
 
+// stepStart reads the clock at the start of a step of a search with a
+// deadline (timeStep measures the step); without one it reads nothing, so
+// a visit-limited search costs no clock reads.
+func (s *Search) stepStart(lim Limit) time.Time {
+	if lim.Deadline.IsZero() {
+		return time.Time{}
+	}
+	return lim.now()
+}
+
 // timeStep adds the wall time of a batch that began at t0 to the
 // estimates that timeUp reads, for Runs with a deadline: the first
 // batch's time, then exponential moving averages over about four batches
@@ -285,7 +297,7 @@ func (s *Search) step(ctx context.Context, want int) error {
 	if batch == 0 {
 		return nil
 	}
-	evaluate(ctx, s.ev, s.leaves[:batch], s.pool, &s.batch)
+	evaluate(ctx, s.ev, s.bev, s.leaves[:batch], s.pool, &s.batch)
 	return s.apply(s.leaves[:batch])
 }
 
@@ -311,11 +323,11 @@ func (s *Search) collect(leaves *[]leaf, want int) (batch int) {
 }
 
 // evaluate evaluates leaves: all in one call on the calling goroutine
-// with a BatchEvaluator (sc is its scratch), else the first on the
+// with be, ev as a BatchEvaluator (sc is its scratch), else the first on the
 // calling goroutine and the others on pool's helpers (pool may be nil for
 // one leaf). It touches no tree: it may run without the tree's lock.
-func evaluate(ctx context.Context, ev Evaluator, leaves []leaf, pool *evalPool, sc *batchScratch) {
-	if be, ok := ev.(BatchEvaluator); ok {
+func evaluate(ctx context.Context, ev Evaluator, be BatchEvaluator, leaves []leaf, pool *evalPool, sc *batchScratch) {
+	if be != nil {
 		sc.qs, sc.es = sc.qs[:0], sc.es[:0]
 		for i := range leaves {
 			sc.qs = append(sc.qs, leaves[i].q)

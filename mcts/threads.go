@@ -90,7 +90,7 @@ func (s *Search) work(ctx context.Context, lim Limit, rng *rand.Rand, tr *thread
 			s.halt(tr, full, err)
 			return
 		}
-		t0 := lim.now()
+		t0 := s.stepStart(lim)
 		batch := s.collect(leaves, want)
 		if batch == 0 {
 			if s.nodes[0].inflight > 0 {
@@ -99,7 +99,7 @@ func (s *Search) work(ctx context.Context, lim Limit, rng *rand.Rand, tr *thread
 			continue
 		}
 		tr.mu.Unlock()
-		evaluate(ctx, s.ev, (*leaves)[:batch], pool, sc)
+		evaluate(ctx, s.ev, s.bev, (*leaves)[:batch], pool, sc)
 		tr.mu.Lock()
 		err = s.apply((*leaves)[:batch])
 		s.timeStep(lim, t0)
