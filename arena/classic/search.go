@@ -151,19 +151,47 @@ func (e *Engine) sync(g *rules.Game) { e.g = rules.Follow(e.g, g) }
 // kept, so games vary with the seed yet repeat exactly for the same seed
 // when lim has no Time. ctx cancels the search with ctx's error.
 func (e *Engine) Search(ctx context.Context, g *rules.Game, lim Limits, rng *rand.Rand) (Result, error) {
-	if err := lim.Validate(); err != nil {
-		return Result{}, err
-	}
 	if rng == nil {
 		return Result{}, errors.New("classic: Search needs a rng")
+	}
+	rootMoves, err := e.begin(ctx, g, lim)
+	if err != nil {
+		return Result{}, err
+	}
+	rng.Shuffle(len(rootMoves), func(i, j int) { rootMoves[i], rootMoves[j] = rootMoves[j], rootMoves[i] })
+	if len(rootMoves) == 1 && lim.Time > 0 {
+		// Nothing to choose, and the clock counts: answer at once.
+		m := rootMoves[0]
+		return Result{Move: m, Score: e.w.Evaluate(e.g.Position()), Nodes: 0, PV: []rules.Move{m}}, nil
+	}
+	var res Result
+	err = e.deepen(lim, func(d int) (int, bool) {
+		score := e.root(d, rootMoves)
+		if e.stop {
+			return 0, false
+		}
+		res = Result{Move: rootMoves[0], Score: score, Depth: d, PV: append([]rules.Move(nil), e.pv[0][:e.pvLen[0]]...)}
+		return score, true
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	res.Nodes = e.nodes
+	return res, nil
+}
+
+// begin checks lim, takes g's position as the root and sets up a search
+// of it within lim, returning the root's legal moves.
+func (e *Engine) begin(ctx context.Context, g *rules.Game, lim Limits) ([]rules.Move, error) {
+	if err := lim.Validate(); err != nil {
+		return nil, err
 	}
 	e.sync(g)
 	root := e.g.Position()
 	rootMoves := root.Legal(e.moves[0])
 	if len(rootMoves) == 0 || e.g.Outcome().Over() {
-		return Result{}, fmt.Errorf("classic: asked to move in a finished game (%s)", root.FEN())
+		return nil, fmt.Errorf("classic: asked to move in a finished game (%s)", root.FEN())
 	}
-	rng.Shuffle(len(rootMoves), func(i, j int) { rootMoves[i], rootMoves[j] = rootMoves[j], rootMoves[i] })
 	e.nodes, e.stop, e.err, e.ctx = 0, false, nil, ctx
 	e.nodeLimit = lim.Nodes
 	e.deadline = time.Time{}
@@ -179,16 +207,20 @@ func (e *Engine) Search(ctx context.Context, g *rules.Game, lim Limits, rng *ran
 			}
 		}
 	}
-	if len(rootMoves) == 1 && lim.Time > 0 {
-		// Nothing to choose, and the clock counts: answer at once.
-		m := rootMoves[0]
-		return Result{Move: m, Score: e.w.Evaluate(root), Nodes: 0, PV: []rules.Move{m}}, nil
-	}
+	return rootMoves, nil
+}
+
+// deepen runs iteration(d) for d = 1, 2, ... within lim: iteration
+// searches the root to depth d and returns its score, and false when the
+// search was stopped during it (its result is then not to be kept). Depth
+// 1 always finishes. It stops after a forced result within the horizon,
+// and in a timed search when half the time is gone (the next iteration
+// would most likely not finish).
+func (e *Engine) deepen(lim Limits, iteration func(d int) (score int, done bool)) error {
 	maxDepth := lim.Depth
 	if maxDepth == 0 {
 		maxDepth = MaxDepth
 	}
-	var res Result
 	start := e.now()
 	nodeLimit, deadline := e.nodeLimit, e.deadline
 	for d := 1; d <= maxDepth; d++ {
@@ -196,17 +228,16 @@ func (e *Engine) Search(ctx context.Context, g *rules.Game, lim Limits, rng *ran
 			// Depth 1 always finishes: it is small, and a move is needed.
 			e.nodeLimit, e.deadline = 0, time.Time{}
 		}
-		score := e.root(d, rootMoves)
+		score, done := iteration(d)
 		if d == 1 {
 			e.nodeLimit, e.deadline = nodeLimit, deadline
 		}
 		if e.err != nil {
-			return Result{}, e.err
+			return e.err
 		}
-		if e.stop {
+		if !done {
 			break
 		}
-		res = Result{Move: rootMoves[0], Score: score, Depth: d, PV: append([]rules.Move(nil), e.pv[0][:e.pvLen[0]]...)}
 		if score >= winBound || score <= -winBound {
 			if WinScore-abs(score) <= d {
 				break // a forced result within the horizon: deeper search cannot change it
@@ -219,11 +250,7 @@ func (e *Engine) Search(ctx context.Context, g *rules.Game, lim Limits, rng *ran
 			break
 		}
 	}
-	if e.err != nil {
-		return Result{}, e.err
-	}
-	res.Nodes = e.nodes
-	return res, nil
+	return e.err
 }
 
 // root searches the root moves to depth d, keeping the best first (stable:
