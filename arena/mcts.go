@@ -17,7 +17,9 @@ import (
 // between moves of a game. A player with a Time searches with the Hub
 // engine's searcher (engine.Searcher), which keeps its time limit. With
 // endgame tables as the oracle (Options.Oracle a tb.Oracle) it plays their
-// moves in table positions (tb.Tables.Choose).
+// moves in table positions (tb.Tables.Choose); elsewhere a move check
+// (Options.Check) reviews the searched move, by its depth alone when the
+// player plays by visits.
 type MCTSPlayer struct {
 	Label     string         // Name of the player
 	Evaluator mcts.Evaluator // shared by all its games; must be safe for concurrent use
@@ -55,6 +57,7 @@ func (p *MCTSPlayer) Start(ctx context.Context, g *rules.Game, rng *rand.Rand) (
 	}
 	mg := &mctsGame{s: mcts.New(p.Evaluator, opt), rng: rng, visits: p.Visits}
 	mg.tables = tb.TablesOf(opt.Oracle)
+	mg.check = opt.Check
 	return mg, nil
 }
 
@@ -63,6 +66,7 @@ type mctsGame struct {
 	rng    *rand.Rand
 	visits int
 	tables *tb.Tables // endgame tables (the oracle's), whose moves it plays
+	check  mcts.MoveCheck
 }
 
 func (m *mctsGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
@@ -74,6 +78,9 @@ func (m *mctsGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) 
 		if mv, _, ok := m.tables.Choose(g, res.Move); ok {
 			return mv, nil
 		}
+	}
+	if m.check != nil && !res.Forced {
+		return m.check.CheckMove(ctx, g, res.Move, 0)
 	}
 	return res.Move, nil
 }

@@ -170,6 +170,7 @@ type Searcher struct {
 	search *mcts.Search
 	ev     mcts.Evaluator
 	tables *tb.Tables // the oracle's endgame tables, whose moves it plays
+	check  mcts.MoveCheck
 	// InfoEvery is the least time between two progress reports (default 500ms).
 	InfoEvery time.Duration
 	// Clock tells the time of the deadlines (nil: the wall clock). With
@@ -192,6 +193,7 @@ func NewSearcher(ev mcts.Evaluator, opt mcts.Options) *Searcher {
 	opt.KeepSearchingWhenFull = true
 	s := &Searcher{search: mcts.New(forThreads(ev, opt.Threads), opt), ev: ev}
 	s.tables = tb.TablesOf(opt.Oracle)
+	s.check = opt.Check
 	return s
 }
 
@@ -236,6 +238,11 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 		start = lim.Start
 	}
 	tp := plan(lim, start)
+	full := tp // the move's whole time, the check's share included
+	checking := s.check != nil && !lim.Infinite
+	if checking && tp.timed() {
+		tp = tp.share(start, 1-s.check.TimeShare(g.Position()))
+	}
 	sctx := ctx
 	if tp.timed() && s.Clock == nil {
 		// A batch in flight at the hard deadline is cut short.
@@ -320,9 +327,15 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	if based {
 		r.Playouts = r.RootVisits - base
 	}
+	chosen := false
 	if s.tables != nil {
 		if m, _, ok := s.tables.Choose(g, r.Move); ok {
-			r.Move = m
+			r.Move, chosen = m, true
+		}
+	}
+	if checking && !chosen && ctx.Err() == nil {
+		if err := s.checkMove(ctx, g, &r, full, clock); err != nil {
+			return mcts.Result{}, err
 		}
 	}
 	if info != nil {
@@ -330,6 +343,28 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	}
 	return r, nil
 }
+
+// checkMove has the move check review r.Move, within the rest of the
+// move's time when it is timed (plan full), and plays what it returns; a
+// replaced move's principal variation is the move alone.
+func (s *Searcher) checkMove(ctx context.Context, g *rules.Game, r *mcts.Result, full timePlan, clock Clock) error {
+	var budget time.Duration
+	if full.timed() {
+		budget = max(full.soft.Sub(clock.Now()), minCheckTime)
+	}
+	m, err := s.check.CheckMove(ctx, g, r.Move, budget)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	if m != r.Move {
+		r.Move, r.PV = m, []rules.Move{m}
+	}
+	return nil
+}
+
+// minCheckTime is the least time a move check of a timed search gets,
+// even when the tree search used all of its share.
+const minCheckTime = time.Millisecond
 
 // evaluateForced fills the value of a forced move's result, which the tree
 // search returns without evaluating anything, from one evaluation of the

@@ -119,6 +119,13 @@ func plan(lim Limits, start time.Time) timePlan {
 	return timePlan{}
 }
 
+// share returns the plan cut to the fraction f of its times from start
+// (the tree search's part when a move check takes the rest).
+func (p timePlan) share(start time.Time, f float64) timePlan {
+	cut := func(t time.Time) time.Time { return start.Add(time.Duration(float64(t.Sub(start)) * f)) }
+	return timePlan{soft: cut(p.soft), hard: cut(p.hard), extend: time.Duration(float64(p.extend) * f)}
+}
+
 // timed reports whether the plan has a time limit.
 func (p timePlan) timed() bool { return !p.hard.IsZero() }
 

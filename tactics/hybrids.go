@@ -8,9 +8,10 @@ import (
 
 // Hybrids chooses the MCTS-minimax hybrids of a search by their depths
 // (0: off): the Minimax oracle, the Combinations evaluator around the
-// network and the Priors evaluator around that.
+// network, the Priors evaluator around that, and the Verifier of the
+// chosen move at the root.
 type Hybrids struct {
-	Minimax, Combinations, Priors int
+	Minimax, Combinations, Priors, Verify int
 }
 
 // DefaultHybrids are the hybrids dama hub, play and analyze and the web
@@ -20,7 +21,7 @@ var DefaultHybrids = Hybrids{Minimax: 4, Combinations: 3, Priors: 3}
 
 // Apply turns the hybrids of h on in opt and around ev and returns the
 // evaluator to search with and the player-label suffixes that name them
-// ("+mm4+cmb3+ip3"). The Minimax oracle comes after an oracle opt already
+// ("+mm4+cmb3+ip3+ab12"); the Verifier goes into opt.Check. The Minimax oracle comes after an oracle opt already
 // has (endgame tables answer first), with the solver on so that its proofs
 // go up the tree.
 func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, string, error) {
@@ -53,6 +54,14 @@ func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, st
 		}
 		ev = p
 		label += fmt.Sprintf("+ip%d", h.Priors)
+	}
+	if h.Verify > 0 {
+		v, err := NewVerifier(h.Verify)
+		if err != nil {
+			return nil, "", err
+		}
+		opt.Check = v
+		label += fmt.Sprintf("+ab%d", h.Verify)
 	}
 	return ev, label, nil
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"dama/arena/classic"
 	"dama/mcts"
 	"dama/tactics"
 )
@@ -14,6 +15,7 @@ const (
 	defaultMinimaxDepth = 4
 	defaultCombDepth    = 3
 	defaultPriorsDepth  = 3
+	defaultVerifyDepth  = 12
 )
 
 // searchSuffixes are the search switches after a checkpoint player's
@@ -22,8 +24,10 @@ const (
 // "+mmD" (the tactics.Minimax oracle of depth D, default 4, with the MCTS
 // solver so that its proofs go up the tree), "+cmbD" (the
 // tactics.Combinations evaluator of depth D, default 3, around the
-// network) and "+ipD" (the tactics.Priors evaluator of depth D, default 3,
-// around that).
+// network), "+ipD" (the tactics.Priors evaluator of depth D, default 3,
+// around that) and "+abD" (the tactics.Verifier of the chosen move, an
+// alpha-beta search of depth D, default 12, within a quarter of a timed
+// move's time).
 type searchSuffixes struct {
 	pass    bool
 	threads int // search threads; 1 when not given
@@ -31,10 +35,11 @@ type searchSuffixes struct {
 	mmDepth int // 0: off
 	cbDepth int // 0: off
 	ipDepth int // 0: off
+	abDepth int // 0: off
 }
 
 // suffixSyntax names the suffixes in errors.
-const suffixSyntax = "+pass, +threadsN, +tb, +mm[DEPTH], +cmb[DEPTH] or +ip[DEPTH]"
+const suffixSyntax = "+pass, +threadsN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH] or +ab[DEPTH]"
 
 // cutSuffixes splits the visits or time text v of spec from its '+'
 // suffixes.
@@ -62,6 +67,8 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 			h.cbDepth, err = suffixDepth(s[3:], defaultCombDepth)
 		case name == "ip":
 			h.ipDepth, err = suffixDepth(s[2:], defaultPriorsDepth)
+		case name == "ab":
+			h.abDepth, err = verifyDepth(s[2:])
 		default:
 			err = fmt.Errorf("unknown suffix %q", "+"+s)
 		}
@@ -84,11 +91,23 @@ func suffixDepth(s string, def int) (int, error) {
 	return d, nil
 }
 
+// verifyDepth reads the depth after +ab ("" for the default).
+func verifyDepth(s string) (int, error) {
+	if s == "" {
+		return defaultVerifyDepth, nil
+	}
+	d, err := strconv.Atoi(s)
+	if err != nil || d < 1 || d > classic.MaxDepth {
+		return 0, fmt.Errorf("verification depth %q: want an integer in 1..%d", s, classic.MaxDepth)
+	}
+	return d, nil
+}
+
 // apply turns the hybrids of h on in opt and around ev (pass, threads and
 // tables are left to the caller; tactics.Hybrids.Apply) and returns the
 // evaluator to search with and the suffixes for a label.
 func (h searchSuffixes) apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, string, error) {
-	return tactics.Hybrids{Minimax: h.mmDepth, Combinations: h.cbDepth, Priors: h.ipDepth}.Apply(opt, ev)
+	return tactics.Hybrids{Minimax: h.mmDepth, Combinations: h.cbDepth, Priors: h.ipDepth, Verify: h.abDepth}.Apply(opt, ev)
 }
 
 // hybrids turns on the hybrids of h and marks the label with them.
@@ -103,14 +122,14 @@ func (p *modelPlayer) hybrids(h searchSuffixes) error {
 }
 
 // parseHybridsFlag reads the --hybrids flag of hub, play and analyze: a
-// comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH], or none.
+// comma-separated list of mm[DEPTH], cmb[DEPTH], ip[DEPTH] and ab[DEPTH], or none.
 func parseHybridsFlag(s string) (searchSuffixes, error) {
 	if s == "" || s == "none" {
 		return searchSuffixes{threads: 1}, nil
 	}
 	_, h, err := cutSuffixes("", "+"+strings.ReplaceAll(s, ",", "+"))
 	if err != nil || h.pass || h.tb || h.threads != 1 {
-		return searchSuffixes{}, fmt.Errorf("--hybrids %q: want none or a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH] (tactics in the search)", s)
+		return searchSuffixes{}, fmt.Errorf("--hybrids %q: want none or a comma-separated list of mm[DEPTH], cmb[DEPTH], ip[DEPTH] and ab[DEPTH] (tactics in the search)", s)
 	}
 	return h, nil
 }
@@ -120,4 +139,4 @@ func parseHybridsFlag(s string) (searchSuffixes, error) {
 const defaultHybrids = "mm4,cmb3,ip3"
 
 // hybridsUsage is the help text of --hybrids.
-const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), or none; see docs/rating.md#tactics"
+const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move), or none; see docs/rating.md#tactics"

@@ -17,14 +17,16 @@ func TestHybridPlayerSpec(t *testing.T) {
 	for spec, want := range map[string]struct {
 		label      string
 		pass       bool
-		mm, cb     int
+		mm, cb, ab int
 		timedModel bool
 	}{
-		ck + "@800+mm":                {"sample-v1.ckpt@800+mm4", false, 4, 0, false},
-		ck + "@800+mm2":               {"sample-v1.ckpt@800+mm2", false, 2, 0, false},
-		ck + "@t0.25+pass+cmb2":       {"sample-v1.ckpt@t0.25+pass+cmb2", true, 0, 2, true},
-		ck + "@100+cmb+pass+mm3:fp32": {"sample-v1.ckpt@100+pass+mm3+cmb3:fp32", true, 3, 3, false},
-		ck + "@100+ip2+cmb":           {"sample-v1.ckpt@100+cmb3+ip2", false, 0, 3, false},
+		ck + "@800+mm":                {"sample-v1.ckpt@800+mm4", false, 4, 0, 0, false},
+		ck + "@800+mm2":               {"sample-v1.ckpt@800+mm2", false, 2, 0, 0, false},
+		ck + "@t0.25+pass+cmb2":       {"sample-v1.ckpt@t0.25+pass+cmb2", true, 0, 2, 0, true},
+		ck + "@100+cmb+pass+mm3:fp32": {"sample-v1.ckpt@100+pass+mm3+cmb3:fp32", true, 3, 3, 0, false},
+		ck + "@100+ip2+cmb":           {"sample-v1.ckpt@100+cmb3+ip2", false, 0, 3, 0, false},
+		ck + "@100+ab+pass":           {"sample-v1.ckpt@100+pass+ab12", true, 0, 0, 12, false},
+		ck + "@t0.1+ab20+cmb":         {"sample-v1.ckpt@t0.1+cmb3+ab20", false, 0, 3, 20, true},
 	} {
 		p, err := parsePlayerSpec(spec)
 		if err != nil {
@@ -38,6 +40,10 @@ func TestHybridPlayerSpec(t *testing.T) {
 		o, _ := mp.Options.Oracle.(*tactics.Minimax)
 		if (o != nil) != (want.mm > 0) || o != nil && (o.Depth != want.mm || !mp.Options.Solver) {
 			t.Errorf("%s: oracle %+v solver %v, want depth %d", spec, mp.Options.Oracle, mp.Options.Solver, want.mm)
+		}
+		v, _ := mp.Options.Check.(*tactics.Verifier)
+		if (v != nil) != (want.ab > 0) || v != nil && v.Depth != want.ab {
+			t.Errorf("%s: move check %+v, want a verifier of depth %d", spec, mp.Options.Check, want.ab)
 		}
 		ev := mp.Evaluator
 		if ip, ok := ev.(*tactics.Priors); ok {
@@ -54,7 +60,7 @@ func TestHybridPlayerSpec(t *testing.T) {
 		}
 		mp.Close()
 	}
-	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@800+ip0", "@t0.25+", "@800+pass+"} {
+	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@800+ip0", "@800+ab0", "@800+ab41", "@800+ab+ab", "@t0.25+", "@800+pass+"} {
 		_, err := parsePlayerSpec(ck + bad)
 		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
@@ -119,13 +125,15 @@ func TestHybridsFlag(t *testing.T) {
 		"cmb3,ip2":    {threads: 1, cbDepth: 3, ipDepth: 2},
 		"mm":          {threads: 1, mmDepth: defaultMinimaxDepth},
 		"mm3,cmb,ip4": {threads: 1, mmDepth: 3, cbDepth: defaultCombDepth, ipDepth: 4},
+		"cmb3,ab":     {threads: 1, cbDepth: 3, abDepth: defaultVerifyDepth},
+		"ab9":         {threads: 1, abDepth: 9},
 	} {
 		h, err := parseHybridsFlag(s)
 		if err != nil || h != want {
 			t.Errorf("%q: %+v %v, want %+v", s, h, err, want)
 		}
 	}
-	for _, bad := range []string{"pass", "tb", "threads2", "cmb0", "foo", "mm,", "cmb3;ip2"} {
+	for _, bad := range []string{"pass", "tb", "threads2", "cmb0", "ab0", "foo", "mm,", "cmb3;ip2"} {
 		if _, err := parseHybridsFlag(bad); err == nil || !strings.Contains(err.Error(), "--hybrids") {
 			t.Errorf("%q: error %v", bad, err)
 		}
@@ -145,7 +153,7 @@ func TestHybridsFlag(t *testing.T) {
 func TestDefaultHybrids(t *testing.T) {
 	h, err := parseHybridsFlag(defaultHybrids)
 	d := tactics.DefaultHybrids
-	if err != nil || h.mmDepth != d.Minimax || h.cbDepth != d.Combinations || h.ipDepth != d.Priors {
+	if err != nil || h.mmDepth != d.Minimax || h.cbDepth != d.Combinations || h.ipDepth != d.Priors || h.abDepth != d.Verify {
 		t.Errorf("--hybrids %q reads %+v, %v; tactics.DefaultHybrids is %+v", defaultHybrids, h, err, d)
 	}
 }

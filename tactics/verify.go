@@ -1,0 +1,105 @@
+package tactics
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"dama/arena/classic"
+	"dama/rules"
+)
+
+// Defaults of a Verifier.
+const (
+	// DefaultVerifyMargin is the gain, in centi-men, a move must show over
+	// the chosen one to replace it: a man, so that only material (or a
+	// forced result) overrules the tree, never the evaluation's positional
+	// terms.
+	DefaultVerifyMargin = 100
+	// DefaultVerifyShare is the share of a timed search's time the
+	// verification takes; DefaultVerifyKingShare the share where a king
+	// is on the board, in the endings where the network is weakest and
+	// the full-width search sees furthest.
+	DefaultVerifyShare     = 0.25
+	DefaultVerifyKingShare = 0.6
+	// verifyTableMiB is the transposition table of each verifying engine.
+	verifyTableMiB = 8
+)
+
+// Verifier is an mcts.MoveCheck: before the move an MCTS chose is played,
+// the reference engine's full-width alpha-beta search (package classic)
+// verifies it at the root (classic.Engine.Verify) and plays instead a move
+// that scores at least Margin more, the combination the tree's policy
+// prior kept it from seeing. This is minimax at the root of a hybrid
+// (Baier and Winands' hybrids put it in the selection, the leaves or the
+// backups): one search per move, so it costs a fixed share of the move's
+// time. Safe for concurrent use: each check takes an engine from a pool.
+type Verifier struct {
+	Depth  int     // deepest iteration, 1..classic.MaxDepth
+	Margin int     // centi-men to gain over the chosen move (DefaultVerifyMargin)
+	Share  float64 // share of a timed search's time (DefaultVerifyShare)
+	// KingShare is the share where a king is on the board
+	// (DefaultVerifyKingShare).
+	KingShare float64
+
+	pool               sync.Pool
+	checked, replaced  atomic.Int64
+	nodes, depthsTotal atomic.Int64
+}
+
+// NewVerifier returns a Verifier searching to depth plies with the default
+// margin and time share.
+func NewVerifier(depth int) (*Verifier, error) {
+	if depth < 1 || depth > classic.MaxDepth {
+		return nil, fmt.Errorf("tactics: verification depth %d out of range 1..%d", depth, classic.MaxDepth)
+	}
+	return &Verifier{Depth: depth, Margin: DefaultVerifyMargin, Share: DefaultVerifyShare, KingShare: DefaultVerifyKingShare}, nil
+}
+
+// TimeShare implements mcts.MoveCheck.
+func (v *Verifier) TimeShare(p rules.Position) float64 {
+	if p.Kings(rules.White)|p.Kings(rules.Black) != 0 {
+		return v.KingShare
+	}
+	return v.Share
+}
+
+// CheckMove implements mcts.MoveCheck: it searches to v.Depth, within
+// budget when budget is positive (the clock then decides how deep), and
+// returns chosen or the move that beat it by v.Margin.
+func (v *Verifier) CheckMove(ctx context.Context, g *rules.Game, chosen rules.Move, budget time.Duration) (rules.Move, error) {
+	e, _ := v.pool.Get().(*classic.Engine)
+	if e == nil {
+		e = classic.New(classic.Options{TableMiB: verifyTableMiB})
+	}
+	defer v.pool.Put(e)
+	verdict, err := e.Verify(ctx, g, chosen, v.Margin, classic.Limits{Depth: v.Depth, Time: budget})
+	if err != nil {
+		return rules.Move{}, fmt.Errorf("tactics: verifying %s: %w", chosen, err)
+	}
+	v.checked.Add(1)
+	v.nodes.Add(verdict.Nodes)
+	v.depthsTotal.Add(int64(verdict.Depth))
+	if verdict.Replaced {
+		v.replaced.Add(1)
+	}
+	return verdict.Move, nil
+}
+
+// VerifierStats counts what a Verifier did.
+type VerifierStats struct {
+	Checked, Replaced int64   // moves verified, and replaced
+	Nodes             int64   // nodes searched in all
+	MeanDepth         float64 // mean depth reached
+}
+
+// Stats returns the counts so far.
+func (v *Verifier) Stats() VerifierStats {
+	s := VerifierStats{Checked: v.checked.Load(), Replaced: v.replaced.Load(), Nodes: v.nodes.Load()}
+	if s.Checked > 0 {
+		s.MeanDepth = float64(v.depthsTotal.Load()) / float64(s.Checked)
+	}
+	return s
+}
