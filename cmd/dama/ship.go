@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -51,6 +52,41 @@ type shipRecord struct {
 	WallHours  float64     `json:"wall_hours"`
 	Ladder     *shipLadder `json:"ladder,omitempty"`
 	Match      string      `json:"match,omitempty"` // the direct match against --match, one line
+	// Ratings are the ladder ratings of the lineage, one per ship with a
+	// rating, oldest first: the curve of strength against training.
+	Ratings []shipRating `json:"ratings,omitempty"`
+}
+
+// addRating appends the rating of r.Ladder, made at the end of piece run,
+// to r.Ratings.
+func (r *shipRecord) addRating(run string) {
+	l := r.Ladder
+	r.Ratings = append(r.Ratings, shipRating{
+		Run: run, ModelSHA: r.ModelSHA, CPUHours: r.CPUHours, WallHours: r.WallHours, Games: r.Games,
+		Ladder: l.Checksum, Visits: l.Visits, PassForced: l.PassForced,
+		Elo: l.Result.Elo, Low: l.Result.Low, High: l.Result.High, RatedGames: l.Result.Games,
+	})
+}
+
+// shipRating is the ladder rating of the model shipped at one point of the
+// lineage's training.
+type shipRating struct {
+	Run        string  `json:"run"` // the piece being trained
+	ModelSHA   string  `json:"model_sha256"`
+	CPUHours   float64 `json:"cpu_hours"` // trainer CPU-hours of the lineage up to this model
+	WallHours  float64 `json:"wall_hours"`
+	Games      int     `json:"games"` // self-play games up to this model
+	Ladder     string  `json:"ladder"`
+	Visits     int     `json:"visits"`
+	PassForced bool    `json:"pass_forced,omitempty"`
+	Elo        float64 `json:"elo"`
+	Low        float64 `json:"low"`
+	High       float64 `json:"high"`
+	RatedGames int     `json:"rated_games"`
+	// Source says where a rating recorded after the fact comes from (an
+	// earlier card in the repository's history); empty when dama ship
+	// measured it.
+	Source string `json:"source,omitempty"`
 }
 
 // shipPiece is one training run of the lineage.
@@ -75,12 +111,13 @@ type shipLadder struct {
 func init() {
 	var o struct {
 		model, run, revision string
+		rewriteCard          bool
 		shipSearch
 	}
 	register(&command{
 		name:    "ship",
 		summary: "ship a trained model: checkpoint without optimizer state, ONNX export, ladder rating and model card into checkpoints/shipped",
-		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--pass-forced] [--ladder-games N] [--match SPEC --match-games N] [--revision REV]",
+		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--pass-forced] [--ladder-games N] [--match SPEC --match-games N] [--revision REV] | --rewrite-card [--out DIR]",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
 			fs.StringVar(&o.model, "model", "", "checkpoint to ship, one the run trained (default: the run's best)")
@@ -94,12 +131,16 @@ func init() {
 			fs.IntVar(&o.matchGames, "match-games", 100, "games of the direct match, even, 2..10^6")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
 			fs.StringVar(&o.revision, "revision", "", "the project revision the card names (default: the binary's, see dama version)")
+			fs.BoolVar(&o.rewriteCard, "rewrite-card", false, "write MODEL.md in --out again from its model.json (after the card's layout changed, or a rating was added to the record), shipping nothing")
 			limit(fs, "visits", 1, 1e6, "")
 			limit(fs, "parallel", 1, 4096, "")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if err := checkBackendFlag(checkpointBackend); err != nil {
 				return err
+			}
+			if o.rewriteCard {
+				return rewriteCard(o.out)
 			}
 			if o.run == "" {
 				return errors.New("--run DIR is required: the card's games, positions and CPU time come from the run's records")
@@ -181,11 +222,12 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 		n := len(prev.Pieces)
 		switch {
 		case piece.InitSHA != "" && piece.InitSHA == prev.ModelSHA:
-			rec.Pieces = prev.Pieces
+			rec.Pieces, rec.Ratings = prev.Pieces, prev.Ratings
 		case n > 0 && piece.InitSHA != "" && prev.Pieces[n-1].Run == piece.Run && prev.Pieces[n-1].InitSHA == piece.InitSHA:
 			// The last piece's run shipped again after more training: its
-			// record replaces the piece's earlier one.
-			rec.Pieces = prev.Pieces[:n-1]
+			// record replaces the piece's earlier one; the earlier
+			// rating stays a point of the curve.
+			rec.Pieces, rec.Ratings = prev.Pieces[:n-1], prev.Ratings
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -277,6 +319,7 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 		}
 		printClimb(res)
 		rec.Ladder = &shipLadder{Checksum: l.Checksum[:12], Visits: visits, PassForced: o.pass, Result: res}
+		rec.addRating(piece.Run)
 	}
 	if match != "" {
 		p, err := player()
@@ -302,6 +345,28 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d bytes), %s, %s and model.json\n", modelPath, len(data), onnxPath, cardPath)
+	return nil
+}
+
+// rewriteCard writes the card in dir again from dir's model.json.
+func rewriteCard(dir string) error {
+	recPath := filepath.Join(dir, "model.json")
+	b, err := os.ReadFile(recPath)
+	if err != nil {
+		return err
+	}
+	var rec shipRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return fmt.Errorf("%s: %w", recPath, err)
+	}
+	if rec.Version != shipRecordVersion {
+		return fmt.Errorf("%s: version %d, want %d", recPath, rec.Version, shipRecordVersion)
+	}
+	cardPath := filepath.Join(dir, checkpoints.CardFile)
+	if err := atomicfile.WriteFile(cardPath, []byte(modelCard(rec))); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s from %s\n", cardPath, recPath)
 	return nil
 }
 
@@ -412,11 +477,45 @@ func modelCard(r shipRecord) string {
 	if r.Match != "" {
 		fmt.Fprintf(&b, "\nDirect match: `%s`\n", r.Match)
 	}
+	b.WriteString(ratingCurve(r.Ratings))
 	pass := ""
 	if r.Ladder != nil && r.Ladder.PassForced {
 		pass = " --pass-forced"
 	}
 	fmt.Fprintf(&b, "\nReproduce the rating: `dama ladder --model checkpoints/shipped/dama.ckpt --visits %d%s`.\n", visitsOf(r), pass)
+	return b.String()
+}
+
+// ratingCurve is the card's table of the lineage's ladder ratings against
+// its training, with a bar per rating (a block per 100 Elo) so that the
+// curve shows in plain text; "" without ratings.
+func ratingCurve(rs []shipRating) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nStrength against training (the ladder rating of each model shipped in the lineage; a block is 100 Elo):\n\n")
+	fmt.Fprintf(&b, "| trainer CPU-hours | wall hours | self-play games | piece | ladder rating [95%%] | search | |\n|---|---|---|---|---|---|---|\n")
+	ladders, passed := map[string]bool{}, map[bool]bool{}
+	sourced := false
+	for _, x := range rs {
+		search := fmt.Sprintf("%d visits", x.Visits)
+		if x.PassForced {
+			search += ", forced moves passed"
+		}
+		fmt.Fprintf(&b, "| %.2f | %.2f | %d | %s | %+.0f [%+.0f, %+.0f], %d games | %s | %s |\n", x.CPUHours, x.WallHours, x.Games, x.Run, x.Elo, x.Low, x.High, x.RatedGames, search, strings.Repeat("█", max(0, int(math.Round(x.Elo/100)))))
+		ladders[x.Ladder], passed[x.PassForced] = true, true
+		sourced = sourced || x.Source != ""
+	}
+	if len(ladders) > 1 {
+		b.WriteString("\nThe ratings were made on different ladders (checksums in model.json) and compare only roughly.\n")
+	}
+	if len(passed) > 1 {
+		b.WriteString("\nPassing forced moves adds about 76 Elo to the same network at 800 visits (docs/experiments.md), so the rows searched so are that much higher than the network alone.\n")
+	}
+	if sourced {
+		b.WriteString("\nRatings made before the card kept this table are taken from the cards shipped with those models (model.json names the commits).\n")
+	}
 	return b.String()
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,5 +189,56 @@ func TestShipMatchCheckedFirst(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("the refused ship created %s (%v)", out, err)
+	}
+}
+
+// The card shows the lineage's ratings against its training, one row per
+// rated ship, and --rewrite-card writes it again from model.json; a ship
+// with a ladder records its rating there.
+func TestShipRatingsCurve(t *testing.T) {
+	out := t.TempDir()
+	rec := shipRecord{Version: shipRecordVersion, ModelSHA: "abc", Ratings: []shipRating{
+		{Run: "p1", CPUHours: 0.4, WallHours: 1.6, Games: 1256, Ladder: "l1", Visits: 800, Elo: 1236, Low: 1116, High: 1356, RatedGames: 60, Source: "card of 998d658"},
+		{Run: "p2", CPUHours: 1.16, WallHours: 3.75, Games: 4256, Ladder: "l1", Visits: 800, Elo: 1681, Low: 1610, High: 1752, RatedGames: 100, Source: "card of 24113c2"},
+		{Run: "p3", CPUHours: 7.94, WallHours: 8.05, Games: 44756, Ladder: "l1", Visits: 800, PassForced: true, Elo: 1950, Low: 1862, High: 2037, RatedGames: 100},
+	}}
+	js, _ := json.Marshal(rec)
+	if err := os.WriteFile(filepath.Join(out, "model.json"), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, so, errs := runCmd(t, "ship", "--rewrite-card", "--out", out); code != 0 || !strings.Contains(so, "wrote ") {
+		t.Fatalf("--rewrite-card: exit %d, stdout %q, stderr %q", code, so, errs)
+	}
+	card, err := os.ReadFile(filepath.Join(out, "MODEL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| 0.40 | 1.60 | 1256 | p1 | +1236 [+1116, +1356], 60 games | 800 visits | " + strings.Repeat("█", 12) + " |",
+		"| 7.94 | 8.05 | 44756 | p3 | +1950 [+1862, +2037], 100 games | 800 visits, forced moves passed | " + strings.Repeat("█", 20) + " |",
+		"Passing forced moves adds about 76 Elo",
+		"taken from the cards shipped with those models",
+	} {
+		if !strings.Contains(string(card), want) {
+			t.Errorf("the card lacks %q:\n%s", want, card)
+		}
+	}
+	if strings.Index(string(card), "| p1 |") > strings.Index(string(card), "| p2 |") {
+		t.Error("the ratings are not oldest first")
+	}
+	rec.Version = 9
+	js, _ = json.Marshal(rec)
+	if err := os.WriteFile(filepath.Join(out, "model.json"), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCmd(t, "ship", "--rewrite-card", "--out", out); code == 0 || !strings.Contains(errs, "version 9") {
+		t.Errorf("--rewrite-card of a version 9 record: exit %d, stderr %q", code, errs)
+	}
+
+	got := shipRecord{ModelSHA: "def", CPUHours: 9, Games: 50000, Ratings: rec.Ratings,
+		Ladder: &shipLadder{Checksum: "l1", Visits: 400, Result: arena.LadderResult{Elo: 2000, Low: 1900, High: 2100, Games: 200}}}
+	got.addRating("p4")
+	if n := len(got.Ratings); n != 4 || got.Ratings[3] != (shipRating{Run: "p4", ModelSHA: "def", CPUHours: 9, Games: 50000, Ladder: "l1", Visits: 400, Elo: 2000, Low: 1900, High: 2100, RatedGames: 200}) {
+		t.Errorf("after a rated ship: ratings %+v", got.Ratings)
 	}
 }
