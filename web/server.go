@@ -62,13 +62,14 @@ type Options struct {
 
 // Server is the web view's http.Handler.
 type Server struct {
-	opt    Options
-	mux    *http.ServeMux
-	watch  *watcher
-	games  *gameIndex
-	eng    *enginePool
-	ctx    context.Context
-	cancel context.CancelFunc
+	opt     Options
+	mux     *http.ServeMux
+	watch   *watcher
+	games   *gameIndex
+	matches *matchIndex
+	eng     *enginePool
+	ctx     context.Context
+	cancel  context.CancelFunc
 
 	mu   sync.Mutex
 	busy map[string]bool // clients with a search running
@@ -101,6 +102,7 @@ func New(opt Options) (*Server, error) {
 		busy: map[string]bool{}, sem: make(chan struct{}, opt.Searches),
 	}
 	s.games = newGameIndex(opt.Run)
+	s.matches = newMatchIndex(opt.Run)
 	s.watch = newWatcher(ctx, opt.Run, s.games, opt.Poll)
 	s.eng = newEnginePool(opt.Run)
 	static, err := fs.Sub(assets, "assets")
@@ -114,6 +116,7 @@ func New(opt Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/games", s.handleGames)
 	s.mux.HandleFunc("GET /api/game", s.handleGame)
 	s.mux.HandleFunc("GET /api/game.pdn", s.handleGamePDN)
+	s.mux.HandleFunc("GET /api/match.pdn", s.handleMatchPDN)
 	s.mux.HandleFunc("GET /api/models", s.handleModels)
 	s.mux.HandleFunc("POST /api/position", s.handlePosition)
 	s.mux.HandleFunc("POST /api/engine", s.handleEngine)
