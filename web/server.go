@@ -1,7 +1,8 @@
 // Package web serves a live view of a training run to a browser: the run
 // page (generations, losses, gating matches, ladder ratings, time shares,
 // the configuration and its changes, waiting and quarantined chunks),
-// updated by server-sent events; the run's self-play games, replayed on a
+// updated by server-sent events; the run's games (self-play chunks, and
+// the gating and ladder games the trainer keeps as PDN), replayed on a
 // board and downloaded as PDN; and a board to play against, or analyse
 // with, the shipped model or any checkpoint of the run.
 //
