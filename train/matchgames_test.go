@@ -141,3 +141,30 @@ func TestGenerationKeepsMatchGames(t *testing.T) {
 	checkArenaGames(t, run, 1)
 	checkLadderGames(t, run, 1)
 }
+
+// Without a gate no games are played, and none of an earlier attempt with
+// a gate stay beside a record that played none.
+func TestNoGateKeepsNoGames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny network for one generation")
+	}
+	cfg := ratedConfig(t, "arena.gating=none", "ladder.every=0")
+	dir := filepath.Join(t.TempDir(), "run")
+	run, err := runfolder.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := run.MatchGamesPath(runfolder.ArenaGames, 1)
+	if err := os.WriteFile(stale, []byte("games of an earlier gate"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Loop(context.Background(), Options{Config: cfg, Dir: dir, SelfPlay: true, Revision: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after an ungated generation (%v)", stale, err)
+	}
+	if gens, err := run.MatchGamesGens(runfolder.LadderGames); err != nil || len(gens) != 0 {
+		t.Errorf("ladder games %v (%v) with the ladder off", gens, err)
+	}
+}
