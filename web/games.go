@@ -64,8 +64,8 @@ type gameSummary struct {
 	End    string `json:"end"`
 }
 
-// Game kinds, as the listing names them; the match kinds are
-// runfolder.ArenaGames and runfolder.LadderGames.
+// selfPlayKind is the kind of a self-play game in the listing; a match
+// game's kind is its runfolder.MatchKind (arena, ladder).
 const selfPlayKind = "selfplay"
 
 func newGameIndex(run *runfolder.Run) *gameIndex {
