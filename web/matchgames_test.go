@@ -215,3 +215,26 @@ func TestEventsPushNewGames(t *testing.T) {
 	}
 	t.Fatal("the stream ended before the new games were pushed")
 }
+
+// BenchmarkMatchFileRead reads a kept gating match of 40 games (alphabeta:2
+// against random, up to 40 plies) as a listing first does, parsing and
+// checking every move; plies/s is what bounds the first listing of a run.
+func BenchmarkMatchFileRead(b *testing.B) {
+	run := testRun(b)
+	addMatchGames(b, run, runfolder.ArenaGames, 5, "alphabeta:2", "random", 40)
+	f := matchFile{runfolder.ArenaGames, 5}
+	games, plies := 0, 0
+	for b.Loop() {
+		x := newMatchIndex(run)
+		e, ok, _ := x.load(f, true)
+		if !ok || e.err != "" {
+			b.Fatalf("%v %s", ok, e.err)
+		}
+		games += len(e.games)
+		for _, g := range e.games {
+			plies += g.Plies
+		}
+	}
+	b.ReportMetric(float64(games)/b.Elapsed().Seconds(), "games/s")
+	b.ReportMetric(float64(plies)/b.Elapsed().Seconds(), "plies/s")
+}
