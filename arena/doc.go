@@ -21,4 +21,7 @@
 // with a table, quiescence and a hand-made evaluation; by depth, node count
 // or time), the fixed yardstick. Players from checkpoints are plugged in
 // through a PlayerFactory by the command line.
+//
+// WriteCounted keeps the games a result counts as PDN: those of dama arena
+// --pdn, and the gating and ladder games a training run keeps.
 package arena

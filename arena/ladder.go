@@ -200,7 +200,9 @@ type LadderOptions struct {
 	// Parallel is the number of games played at once (default 1).
 	Parallel int
 	// OnGame, when set, is called after each game, from the calling
-	// goroutine.
+	// goroutine, with the rung played. The game's Index is its number in
+	// the whole climb: pair i (games 2i and 2i+1) plays the ladder's
+	// opening i, so the indices of a climb are distinct.
 	OnGame func(rung int, r GameResult)
 }
 
@@ -288,9 +290,13 @@ func Climb(ctx context.Context, p Player, l *Ladder, newRung PlayerFactory, opt 
 			Games: 2 * pairs, Parallel: opt.Parallel, Openings: openings[next : next+pairs],
 			Seed: l.Seed ^ int64(splitmix(phase<<32|uint64(i))), MaxPlies: l.MaxPlies,
 		}
+		first := next
 		next += pairs
 		if opt.OnGame != nil {
-			mo.OnGame = func(g GameResult) { opt.OnGame(i, g) }
+			mo.OnGame = func(g GameResult) {
+				g.Index += 2 * first
+				opt.OnGame(i, g)
+			}
 		}
 		m, err := Match(ctx, p, rp, mo)
 		if err != nil {

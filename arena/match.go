@@ -106,7 +106,9 @@ type GameResult struct {
 }
 
 // Record returns the game as a PDN record with tags White, Black, Round
-// (Index+1) and Termination (why it ended; the note of an adjudication).
+// (Index+1), Opening (the pair's number, Index/2+1: both games of a pair
+// start from that opening, whose position the FEN tag gives) and
+// Termination (why it ended; the note of an adjudication).
 func (g GameResult) Record() rules.Record {
 	term := g.Outcome.Reason.String()
 	if g.Outcome.Note != "" {
@@ -117,6 +119,7 @@ func (g GameResult) Record() rules.Record {
 			{Name: "White", Value: g.White},
 			{Name: "Black", Value: g.Black},
 			{Name: "Round", Value: strconv.Itoa(g.Index + 1)},
+			{Name: "Opening", Value: strconv.Itoa(g.Index/2 + 1)},
 			{Name: "Termination", Value: term},
 		},
 		Start:  g.Start,

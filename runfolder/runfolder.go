@@ -29,9 +29,14 @@ import (
 //	accepted/        candidates that passed the arena
 //	rejected/        candidates that failed it
 //	games/           self-play chunks (selfplay's binary format)
-//	generations/     NNNN.json: what each generation consumed and produced
+//	generations/     NNNN.json: what each generation consumed and produced;
+//	                 NNNN.plan.json: the chunks it consumes;
+//	                 NNNN.arena.pdn: the games of its gating match that
+//	                 the result counts; NNNN.ladder.pdn: the games that
+//	                 rated the best model after it (see MatchGamesName)
 //	metrics.jsonl    one JSON object per training step
 //	arena.jsonl      one JSON object per arena match
+//	ladder.jsonl     one JSON object per ladder rating
 //	plots/           PNG plots written by dama report
 //
 // Every file is written under a temporary name and renamed into place.

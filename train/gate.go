@@ -2,8 +2,12 @@ package train
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +16,7 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
+	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
 )
@@ -34,7 +39,12 @@ func (l *loop) findArena(gen int) (*runfolder.ArenaRecord, error) {
 func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*runfolder.ArenaRecord, error) {
 	ac := l.cfg.Arena
 	rec := &runfolder.ArenaRecord{Gen: gen, Candidate: cand, Best: best, Time: time.Now().UTC()}
+	games := l.run.MatchGamesPath(runfolder.ArenaGames, gen)
 	if ac.Gating == "none" {
+		// No games; none of an earlier attempt with another gate stay.
+		if err := os.Remove(games); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
 		rec.Verdict, rec.Promoted = "accept", true
 		return rec, nil
 	}
@@ -56,11 +66,20 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*runfolder
 	}
 	defer be.Close()
 	st := startStage(l.opt.Progress, Event{Gen: gen, Stage: StageArena, Total: ac.Games})
-	onGame := func(r arena.GameResult) { st.game(r) }
+	var played []arena.GameResult
+	onGame := func(r arena.GameResult) {
+		played = append(played, r)
+		st.game(r)
+	}
 	res, err := gateMatch(ctx, ac, l.cfg.SelfPlay, filepath.Base(cand), filepath.Base(best), ce, be, l.cfg.Run.Seed*1_000_003+int64(gen), onGame)
 	st.finish()
 	if err != nil {
 		return nil, err
+	}
+	// The games before the record: a record always has its games, and a
+	// restart that plays the match again rewrites them.
+	if err := arena.WriteCounted(games, played, res.Games(), matchTags("gating match of generation "+strconv.Itoa(gen)+": "+res.A+" vs "+res.B, gen)...); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	est := res.Estimate()
 	rec.Games, rec.Wins, rec.Draws, rec.Losses = res.Games(), res.Wins, res.Draws, res.Losses
@@ -94,6 +113,12 @@ func gateMatch(ctx context.Context, ac configs.Arena, sc configs.SelfPlay, candN
 		mo.Threshold = ac.Threshold
 	}
 	return arena.Match(ctx, a, b, mo)
+}
+
+// matchTags are the tags that name a match of the run's generation gen in
+// its PDN files.
+func matchTags(event string, gen int) []rules.Tag {
+	return []rules.Tag{{Name: "Event", Value: "dama " + event}, {Name: "Site", Value: "dama train"}, {Name: "Generation", Value: strconv.Itoa(gen)}}
 }
 
 // maxElo bounds the Elo figures written to the logs: a match won or lost

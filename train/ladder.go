@@ -21,8 +21,9 @@ import (
 
 // rateCheckpoint rates the model in the checkpoint at path on the ladder l
 // with the settings of lc, searching with the self-play search constants of
-// sc (without noise). onGame, if set, is called after each game.
-func rateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc configs.Ladder, sc configs.SelfPlay, onGame func()) (arena.LadderResult, error) {
+// sc (without noise). onGame, if set, is called after each game (numbered
+// across the climb, see arena.LadderOptions).
+func rateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc configs.Ladder, sc configs.SelfPlay, onGame func(arena.GameResult)) (arena.LadderResult, error) {
 	ck, err := model.Load(path)
 	if err != nil {
 		return arena.LadderResult{}, err
@@ -36,9 +37,9 @@ func rateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc config
 	p := &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", filepath.Base(path), lc.Visits), Evaluator: ev, Visits: lc.Visits, Options: opts}
 	return arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{
 		Games: lc.Games, ProbePairs: 1, Parallel: lc.Parallel,
-		OnGame: func(int, arena.GameResult) {
+		OnGame: func(_ int, g arena.GameResult) {
 			if onGame != nil {
-				onGame()
+				onGame(g)
 			}
 		},
 	})
@@ -82,10 +83,20 @@ func (l *loop) rate(ctx context.Context, gen int) error {
 	}
 	start := time.Now()
 	st := startStage(l.opt.Progress, Event{Gen: gen, Stage: StageLadder, Total: lc.Games})
-	res, err := rateCheckpoint(ctx, l.run.Path(best), lad, lc, l.cfg.SelfPlay, func() { st.add(1) })
+	var played []arena.GameResult
+	res, err := rateCheckpoint(ctx, l.run.Path(best), lad, lc, l.cfg.SelfPlay, func(g arena.GameResult) {
+		played = append(played, g)
+		st.add(1)
+	})
 	st.finish()
 	if err != nil {
 		return err
+	}
+	// The games before the record, as for the gate: a rating redone after
+	// a kill rewrites them.
+	tags := matchTags(fmt.Sprintf("ladder rating of %s after generation %d", best, gen), gen)
+	if err := arena.WriteCounted(l.run.MatchGamesPath(runfolder.LadderGames, gen), played, res.Games, tags...); err != nil {
+		return fmt.Errorf("train: %w", err)
 	}
 	rec.LadderSec = time.Since(start).Seconds()
 	rec.Games, rec.Elo, rec.Low, rec.High = res.Games, res.Elo, res.Low, res.High

@@ -2,12 +2,10 @@ package train
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"dama/arena"
 	"dama/runfolder"
 )
 
@@ -75,25 +73,7 @@ func TestProgressEvents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny network for one generation")
 	}
-	lad := &arena.Ladder{
-		Anchor: "random", Seed: 1, OpeningPlies: 4, MaxPlies: 40,
-		Rungs: []arena.Rung{{Player: "random"}, {Player: "alphabeta:1", Elo: 600, StdErr: 50}},
-	}
-	b, err := lad.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ladder := filepath.Join(t.TempDir(), "ladder.json")
-	if err := os.WriteFile(ladder, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg := loadConfig(t, "quick",
-		"run.generations=1", "model.preset=tiny",
-		"selfplay.games_per_generation=4", "selfplay.parallel=4", "selfplay.visits=4", "selfplay.max_plies=40", "selfplay.eval_batch=4",
-		"train.batch=8", "train.window_min=1", "train.window_max=2000", "train.steps_per_generation=5",
-		"arena.games=4", "arena.parallel=2", "arena.visits=2", "arena.max_plies=40", "arena.gating=threshold",
-		"ladder.every=1", "ladder.games=4", "ladder.visits=2", "ladder.parallel=2", "ladder.file="+ladder,
-	)
+	cfg := ratedConfig(t)
 	sink := &fakeSink{t: t}
 	var log strings.Builder
 	dir := filepath.Join(t.TempDir(), "run")

@@ -44,7 +44,8 @@ func chromium() string {
 }
 
 // The pages in a real browser: the run page renders its table and charts
-// and follows the run live, a game replays to its end, a move played on
+// and follows the run live, a self-play game and a gating game replay to
+// their end, a move played on
 // the board gets the engine's reply, the analysis shows a principal
 // variation; and no script error reaches the console.
 func TestBrowser(t *testing.T) {
@@ -189,32 +190,72 @@ func TestBrowser(t *testing.T) {
 	}
 	do("open the games", chromedp.Navigate(ts.URL+"/#games"))
 	wait("the games list", `document.querySelectorAll('#games tbody tr').length > 0`)
-	if got := text("#games-count"); !strings.HasPrefix(got, "1-7 of 7 (of 7) games") {
-		t.Errorf("games count %q", got)
+	if got := text("#games-count"); !strings.HasPrefix(got, "1-15 of 15 (of 15) games") {
+		t.Errorf("games count %q, want the 7 self-play games and 8 kept match games", got)
 	}
 	do("open game 0-0", chromedp.Click(chromedp.CSS(`#games tbody tr[data-id="0-0"]`)))
 	wait("the replay board", `document.querySelectorAll('#replay-board circle.piece').length === 24`)
 	do("to the end", chromedp.Click(chromedp.CSS(`#r-last`)))
 	wait("the last ply", fmt.Sprintf(`document.querySelector('#r-ply').textContent.startsWith('ply %d / %d')`, len(g.Plies), len(g.Plies)))
-	board, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from({length: 32}, (_, i) => {
-		const sq = document.querySelector('#replay-board g[data-square="' + (i + 1) + '"]');
-		const piece = sq.querySelector('circle.piece');
-		if (!piece) return '.';
-		const white = piece.getAttribute('fill') !== '#222';
-		const king = sq.querySelector('circle.king') !== null;
-		return white ? (king ? 'W' : 'w') : (king ? 'B' : 'b');
-	}).join('')`))
-	if err != nil {
-		t.Fatal(err)
+	replayBoard := func() string {
+		t.Helper()
+		board, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from({length: 32}, (_, i) => {
+			const sq = document.querySelector('#replay-board g[data-square="' + (i + 1) + '"]');
+			const piece = sq.querySelector('circle.piece');
+			if (!piece) return '.';
+			const white = piece.getAttribute('fill') !== '#222';
+			const king = sq.querySelector('circle.king') !== null;
+			return white ? (king ? 'W' : 'w') : (king ? 'B' : 'b');
+		}).join('')`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return board
 	}
-	if want := boardString(final); board != want {
-		t.Errorf("board at the end of game 0-0:\n got %s\nwant %s", board, want)
+	if got, want := replayBoard(), boardString(final); got != want {
+		t.Errorf("board at the end of game 0-0:\n got %s\nwant %s", got, want)
 	}
 	if n := count("#r-moves span"); n != len(g.Plies) {
 		t.Errorf("move list: %d moves, want %d", n, len(g.Plies))
 	}
 	do("back two plies", chromedp.Click(chromedp.CSS(`#r-prev`)), chromedp.Click(chromedp.CSS(`#r-prev`)))
 	shot("replay.png")
+
+	// A gating game, listed by kind, replayed to its end: its moves only,
+	// the page says there are no search statistics, and links the match.
+	b, err := os.ReadFile(run.MatchGamesPath(runfolder.ArenaGames, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := rules.ParsePDN(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := recs[1]
+	final = ag.Start
+	for _, m := range ag.Moves {
+		final = final.Play(m)
+	}
+	do("list the gating games", chromedp.SetValue(chromedp.CSS(`#game-filter select[name=kind]`), "arena"), chromedp.Click(chromedp.CSS(`#game-filter button[type=submit]`)))
+	wait("the gating games", `document.querySelectorAll('#games tbody tr').length === 4 && Array.from(document.querySelectorAll('#games tbody tr')).every((tr) => tr.dataset.kind === 'arena')`)
+	do("open game a2-1", chromedp.Click(chromedp.CSS(`#games tbody tr[data-id="a2-1"]`)))
+	wait("its replay", `document.querySelector('#replay-title').textContent.startsWith('Game a2-1 (gating match of generation 2')`)
+	do("to its end", chromedp.Click(chromedp.CSS(`#r-last`)))
+	wait("its last ply", fmt.Sprintf(`document.querySelector('#r-ply').textContent.startsWith('ply %d / %d')`, len(ag.Moves), len(ag.Moves)))
+	if got, want := replayBoard(), boardString(final); got != want {
+		t.Errorf("board at the end of game a2-1:\n got %s\nwant %s", got, want)
+	}
+	if n := count("#r-moves span"); n != len(ag.Moves) {
+		t.Errorf("move list of a2-1: %d moves, want %d", n, len(ag.Moves))
+	}
+	do("back one ply", chromedp.Click(chromedp.CSS(`#r-prev`)))
+	if got := text("#r-info"); !strings.Contains(got, "No search statistics") || strings.Contains(got, "W/D/L 0") || count("#r-info table") != 0 {
+		t.Errorf("replay info of a gating game %q: want the note that there are no search statistics, no blank table", got)
+	}
+	if href, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#r-match').classList.contains('hidden') ? '' : document.querySelector('#r-match').getAttribute('href')`)); err != nil || href != "api/match.pdn?kind=arena&gen=2" {
+		t.Errorf("whole-match link %q (%v)", href, err)
+	}
+	shot("replay-arena.png")
 
 	// Play: a legal move from the list, the engine's reply, the analysis.
 	do("open the board", chromedp.Navigate(ts.URL+"/#play"))

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -48,15 +49,24 @@ type decoded struct {
 const maxDecoded = 4
 
 type gameSummary struct {
-	ID     string `json:"id"`
-	Chunk  string `json:"chunk"`
-	Gen    int    `json:"gen"` // the generation that trained on it; 0: waiting
-	Model  string `json:"model"`
+	ID    string `json:"id"`
+	Kind  string `json:"kind"`  // selfplay, arena or ladder
+	Chunk string `json:"chunk"` // the file in games/ or generations/
+	// Gen is, for a self-play game, the generation that trained on it (0:
+	// waiting), for a match game the generation it gated or rated after.
+	Gen    int    `json:"gen"`
+	Model  string `json:"model,omitempty"` // self-play: the model that played
+	White  string `json:"white,omitempty"` // a match game's players
+	Black  string `json:"black,omitempty"`
 	Plies  int    `json:"plies"`
 	Result string `json:"result"` // PDN result
 	Winner string `json:"winner"` // white, black or draw
 	End    string `json:"end"`
 }
+
+// selfPlayKind is the kind of a self-play game in the listing; a match
+// game's kind is its runfolder.MatchKind (arena, ladder).
+const selfPlayKind = "selfplay"
 
 func newGameIndex(run *runfolder.Run) *gameIndex {
 	return &gameIndex{run: run, byName: map[string]int{}}
@@ -202,7 +212,7 @@ func (x *gameIndex) read(c int) *chunkEntry {
 
 func summarize(c, i int, name, model string, g *selfplay.Game) gameSummary {
 	return gameSummary{
-		ID: fmt.Sprintf("%d-%d", c, i), Chunk: name, Model: model, Plies: len(g.Plies),
+		ID: fmt.Sprintf("%d-%d", c, i), Kind: selfPlayKind, Chunk: name, Model: model, Plies: len(g.Plies),
 		Result: g.Result.String(), Winner: winnerName(g.Result), End: g.End.String(),
 	}
 }
@@ -266,10 +276,12 @@ func chunkGens(run *runfolder.Run) (map[string]int, error) {
 // maxListed bounds the games one listing returns.
 const maxListed = 500
 
-// handleGames lists games, newest first: ?gen=N (0: waiting),
-// ?result=white|black|draw, ?min=PLIES, ?max=PLIES, ?offset=N, ?limit=N
-// (at most maxListed). The counts are of the chunks read so far
-// (complete: all of them; see maxReadPerList).
+// handleGames lists games, newest first (see mergeGames): ?kind=selfplay|arena|ladder,
+// ?gen=N (self-play: the generation that trains on it, 0: waiting; a
+// match: the generation it gated or rated after), ?result=white|black|draw,
+// ?min=PLIES, ?max=PLIES, ?offset=N, ?limit=N (at most maxListed). The
+// counts are of the files read so far (complete: all of them; see
+// maxReadPerList and maxMatchReadsPerList).
 func (s *Server) handleGames(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	intParam := func(name string, def, lo, hi int) (int, bool) {
@@ -311,23 +323,39 @@ func (s *Server) handleGames(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, fmt.Sprintf("result=%q: want white, black or draw", result))
 		return
 	}
+	kind := q.Get("kind")
+	switch kind {
+	case "", selfPlayKind, string(runfolder.ArenaGames), string(runfolder.LadderGames):
+	default:
+		httpError(w, http.StatusBadRequest, fmt.Sprintf("kind=%q: want selfplay, arena or ladder", kind))
+		return
+	}
 	gens, err := chunkGens(s.opt.Run)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, oneLine(err))
 		return
 	}
-	all, problems, complete, err := s.games.list(gens)
+	self, problems, complete, err := s.games.list(gens)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, oneLine(err))
 		return
 	}
+	matches, mproblems, mgens, mcomplete, err := s.matches.list()
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, oneLine(err))
+		return
+	}
+	all := mergeGames(self, matches)
 	var match []gameSummary
 	genSet := map[int]bool{0: true}
 	for _, g := range gens {
 		genSet[g] = true
 	}
+	for _, g := range mgens {
+		genSet[g] = true
+	}
 	for _, g := range all {
-		if (gen >= 0 && g.Gen != gen) || (result != "" && g.Winner != result) || g.Plies < minP || g.Plies > maxP {
+		if (kind != "" && g.Kind != kind) || (gen >= 0 && g.Gen != gen) || (result != "" && g.Winner != result) || g.Plies < minP || g.Plies > maxP {
 			continue
 		}
 		match = append(match, g)
@@ -341,20 +369,55 @@ func (s *Server) handleGames(w http.ResponseWriter, r *http.Request) {
 	if offset < len(match) {
 		page = match[offset:min(len(match), offset+limit)]
 	}
-	writeJSON(w, map[string]any{"total": len(all), "matched": len(match), "complete": complete, "games": page, "gens": gensSeen, "problems": problems})
+	writeJSON(w, map[string]any{
+		"total": len(all), "matched": len(match), "complete": complete && mcomplete, "games": page,
+		"gens": gensSeen, "problems": append(problems, mproblems...),
+	})
+}
+
+// mergeGames puts the self-play games (newest chunk first) and the match
+// games (newest generation first) in one list, newest first by the order
+// of the run: the waiting self-play games, then for each generation from
+// the last its ladder rating, its gating match and the self-play games it
+// trained on. Each part keeps its own order.
+func mergeGames(self, matches []gameSummary) []gameSummary {
+	out := make([]gameSummary, 0, len(self)+len(matches))
+	out = append(append(out, self...), matches...)
+	gen := func(g gameSummary) int {
+		if g.Kind == selfPlayKind && g.Gen == 0 {
+			return math.MaxInt // waiting: played after every generation done
+		}
+		return g.Gen
+	}
+	rank := map[string]int{string(runfolder.LadderGames): 0, string(runfolder.ArenaGames): 1, selfPlayKind: 2}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if ga, gb := gen(a), gen(b); ga != gb {
+			return ga > gb
+		}
+		return rank[a.Kind] < rank[b.Kind]
+	})
+	return out
 }
 
 // plyView is one ply of a replay: the move played, the position after it,
-// and the search's values and top moves where the file has them.
+// and the search's values and top moves where the file has them (a
+// self-play chunk; the PDN of a match keeps the moves only).
 type plyView struct {
-	Move     string     `json:"move"`
-	Path     []int      `json:"path"`
-	Captured []int      `json:"captured"`
-	Side     string     `json:"side"` // who played it
-	Board    string     `json:"board"`
-	WDL      [3]float32 `json:"wdl"` // for the side to move before the move
-	Full     bool       `json:"full"`
-	Top      []topMove  `json:"top"`
+	Move     string      `json:"move"`
+	Path     []int       `json:"path"`
+	Captured []int       `json:"captured"`
+	Side     string      `json:"side"` // who played it
+	Board    string      `json:"board"`
+	WDL      *[3]float32 `json:"wdl,omitempty"` // for the side to move before the move
+	Full     bool        `json:"full,omitempty"`
+	Top      []topMove   `json:"top,omitempty"`
+}
+
+// movePly is the ply of move m from position p, without search values.
+func movePly(p rules.Position, m rules.Move) plyView {
+	return plyView{Move: m.String(), Path: squares(m.Path()), Captured: squares(m.Captured().Squares()),
+		Side: p.Side().String(), Board: boardString(p.Play(m))}
 }
 
 type topMove struct {
@@ -369,6 +432,10 @@ const topShown = 5
 
 func (s *Server) handleGame(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
+	if isMatchID(id) {
+		s.handleMatchGame(w, id)
+		return
+	}
 	g, d, err := s.games.game(id)
 	if err != nil {
 		httpError(w, http.StatusNotFound, oneLine(err))
@@ -376,9 +443,8 @@ func (s *Server) handleGame(w http.ResponseWriter, r *http.Request) {
 	}
 	plies := make([]plyView, len(g.Plies))
 	for i, p := range g.Plies {
-		m := p.Played()
-		v := plyView{Move: m.String(), Path: squares(m.Path()), Captured: squares(m.Captured().Squares()),
-			Side: p.Pos.Side().String(), Board: boardString(p.Pos.Play(m)), WDL: p.WDL, Full: p.Full}
+		v := movePly(p.Pos, p.Played())
+		v.WDL, v.Full = &p.WDL, p.Full
 		var total uint32
 		for _, n := range p.Visits {
 			total += n
@@ -401,7 +467,8 @@ func (s *Server) handleGame(w http.ResponseWriter, r *http.Request) {
 		plies[i] = v
 	}
 	writeJSON(w, map[string]any{
-		"id": id, "chunk": s.games.chunkName(d.chunk), "model": d.h.Model, "seed": strconv.FormatUint(g.Seed, 10),
+		"id": id, "kind": selfPlayKind, "stats": true,
+		"chunk": s.games.chunkName(d.chunk), "model": d.h.Model, "seed": strconv.FormatUint(g.Seed, 10),
 		"start": boardString(g.Start), "start_fen": g.Start.FEN(), "start_side": g.Start.Side().String(),
 		"result": g.Result.String(), "winner": winnerName(g.Result), "end": g.End.String(), "plies": plies,
 	})
@@ -415,6 +482,10 @@ func (x *gameIndex) chunkName(c int) string {
 
 func (s *Server) handleGamePDN(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
+	if isMatchID(id) {
+		s.handleMatchGamePDN(w, id)
+		return
+	}
 	g, d, err := s.games.game(id)
 	if err != nil {
 		httpError(w, http.StatusNotFound, oneLine(err))
@@ -426,9 +497,7 @@ func (s *Server) handleGamePDN(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError, oneLine(err))
 		return
 	}
-	w.Header().Set("Content-Type", "application/x-pdn; charset=utf-8")
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="dama-game-%s.pdn"`, id))
-	w.Write(buf.Bytes())
+	servePDN(w, "dama-game-"+id+".pdn", buf.Bytes())
 }
 
 // boardString writes a position as 32 characters, square 1 first: w and b

@@ -1,12 +1,16 @@
 package web
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"dama/arena"
 	"dama/configs"
+	"dama/rules"
 	"dama/runfolder"
 )
 
@@ -16,8 +20,9 @@ const sampleRun = "../runfolder/testdata/run-2026-12-01"
 
 // testRun builds a small run folder: the sample run, three more
 // generations with their gating matches and losses, two ladder ratings, a
-// recorded configuration change, a chunk no plan takes yet (waiting) and a
-// quarantined one.
+// recorded configuration change, a chunk no plan takes yet (waiting), a
+// quarantined one, and the kept games of generation 2's gating match and
+// ladder rating (four games each, see addMatchGames).
 func testRun(t testing.TB) *runfolder.Run {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
@@ -45,6 +50,8 @@ func testRun(t testing.TB) *runfolder.Run {
 		t.Fatal(err)
 	}
 	copyFile(t, "../selfplay/testdata/games-v3.dgames", run.Path(runfolder.GamesDir, "chunk-w2-000000.dgames"))
+	addMatchGames(t, run, runfolder.ArenaGames, 2, "alphabeta:1", "random", 4)
+	addMatchGames(t, run, runfolder.LadderGames, 2, "random", "alphabeta:2", 4)
 	if err := os.MkdirAll(run.Path(runfolder.QuarantineDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +96,33 @@ func addGeneration(t testing.TB, run *runfolder.Run, gen int, at time.Time) {
 		ValueLoss: 1 - 0.05*float64(gen), Candidate: best, Score: score, Elo: elo, Promoted: promoted, Best: best,
 		SelfPlaySec: 30, TrainSec: 10 + float64(gen), ArenaSec: 5, Finished: at,
 	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// addMatchGames plays a match of the given games between the players a
+// and b (arena player specs; short games) and keeps it as the trainer
+// does, as generation gen's games of kind.
+func addMatchGames(t testing.TB, run *runfolder.Run, kind runfolder.MatchKind, gen int, a, b string, games int) {
+	t.Helper()
+	pa, err := arena.ParsePlayer(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := arena.ParsePlayer(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var played []arena.GameResult
+	res, err := arena.Match(context.Background(), pa, pb, arena.MatchOptions{
+		Games: games, Seed: int64(gen), MaxPlies: 40, OnGame: func(g arena.GameResult) { played = append(played, g) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = arena.WriteCounted(run.MatchGamesPath(kind, gen), played, res.Games(),
+		rules.Tag{Name: "Event", Value: fmt.Sprintf("dama %s of generation %d", kind, gen)}, rules.Tag{Name: "Generation", Value: fmt.Sprint(gen)})
+	if err != nil {
 		t.Fatal(err)
 	}
 }

@@ -31,6 +31,10 @@ func readSections(run *runfolder.Run, idx *gameIndex) (map[string][]byte, error)
 	if err != nil {
 		return nil, err
 	}
+	games, err := gamesOf(run, idx)
+	if err != nil {
+		return nil, err
+	}
 	best, _ := run.Best()
 	vals := map[string]any{
 		"summary":     summaryOf(run, rep, best),
@@ -42,6 +46,7 @@ func readSections(run *runfolder.Run, idx *gameIndex) (map[string][]byte, error)
 		"config":      configView{Text: string(cfgText), Changes: rep.Changes},
 		"chunks":      chunksView{Waiting: rep.Waiting, Quarantined: rep.Quarantined, List: quar},
 		"workers":     workers,
+		"games":       games,
 	}
 	out := map[string][]byte{}
 	for _, name := range sectionNames {
@@ -242,4 +247,35 @@ type chunksView struct {
 	Waiting     int           `json:"waiting"`
 	Quarantined int           `json:"quarantined"`
 	List        []quarantined `json:"list"`
+}
+
+// gamesView says which games the run has, so that the games page lists
+// again when new ones come: the self-play chunks seen (idx numbers every
+// chunk once) and the generations whose gating match and ladder rating
+// games are kept.
+type gamesView struct {
+	Chunks int   `json:"chunks"`
+	Arena  []int `json:"arena"`
+	Ladder []int `json:"ladder"`
+}
+
+func gamesOf(run *runfolder.Run, idx *gameIndex) (gamesView, error) {
+	v := gamesView{Arena: []int{}, Ladder: []int{}}
+	if err := idx.scan(); err != nil {
+		return v, err
+	}
+	idx.mu.Lock()
+	v.Chunks = len(idx.chunks)
+	idx.mu.Unlock()
+	for _, k := range []struct {
+		kind runfolder.MatchKind
+		dst  *[]int
+	}{{runfolder.ArenaGames, &v.Arena}, {runfolder.LadderGames, &v.Ladder}} {
+		gens, err := run.MatchGamesGens(k.kind)
+		if err != nil {
+			return v, err
+		}
+		*k.dst = append(*k.dst, gens...)
+	}
+	return v, nil
 }

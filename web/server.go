@@ -1,7 +1,8 @@
 // Package web serves a live view of a training run to a browser: the run
 // page (generations, losses, gating matches, ladder ratings, time shares,
 // the configuration and its changes, waiting and quarantined chunks),
-// updated by server-sent events; the run's self-play games, replayed on a
+// updated by server-sent events; the run's games (self-play chunks, and
+// the gating and ladder games the trainer keeps as PDN), replayed on a
 // board and downloaded as PDN; and a board to play against, or analyse
 // with, the shipped model or any checkpoint of the run.
 //
@@ -62,13 +63,14 @@ type Options struct {
 
 // Server is the web view's http.Handler.
 type Server struct {
-	opt    Options
-	mux    *http.ServeMux
-	watch  *watcher
-	games  *gameIndex
-	eng    *enginePool
-	ctx    context.Context
-	cancel context.CancelFunc
+	opt     Options
+	mux     *http.ServeMux
+	watch   *watcher
+	games   *gameIndex
+	matches *matchIndex
+	eng     *enginePool
+	ctx     context.Context
+	cancel  context.CancelFunc
 
 	mu   sync.Mutex
 	busy map[string]bool // clients with a search running
@@ -101,6 +103,7 @@ func New(opt Options) (*Server, error) {
 		busy: map[string]bool{}, sem: make(chan struct{}, opt.Searches),
 	}
 	s.games = newGameIndex(opt.Run)
+	s.matches = newMatchIndex(opt.Run)
 	s.watch = newWatcher(ctx, opt.Run, s.games, opt.Poll)
 	s.eng = newEnginePool(opt.Run)
 	static, err := fs.Sub(assets, "assets")
@@ -114,6 +117,7 @@ func New(opt Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/games", s.handleGames)
 	s.mux.HandleFunc("GET /api/game", s.handleGame)
 	s.mux.HandleFunc("GET /api/game.pdn", s.handleGamePDN)
+	s.mux.HandleFunc("GET /api/match.pdn", s.handleMatchPDN)
 	s.mux.HandleFunc("GET /api/models", s.handleModels)
 	s.mux.HandleFunc("POST /api/position", s.handlePosition)
 	s.mux.HandleFunc("POST /api/engine", s.handleEngine)

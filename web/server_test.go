@@ -214,7 +214,7 @@ func TestEventsSendChanges(t *testing.T) {
 		}
 		seen[ev.name] = true
 		switch ev.name {
-		case "config", "ladder", "chunks":
+		case "config", "ladder", "chunks", "games":
 			t.Errorf("section %s sent again, unchanged", ev.name)
 		case "arena":
 			if !strings.Contains(ev.data, `"gen":5`) {
@@ -294,7 +294,7 @@ type gamesJSON struct {
 func TestGamesList(t *testing.T) {
 	s, ts := newTestServer(t, Options{})
 	var all gamesJSON
-	get(t, ts, "/api/games", 200, &all)
+	get(t, ts, "/api/games?kind=selfplay", 200, &all)
 	_, sample, err := selfplay.ReadFile(s.opt.Run.Path(runfolder.GamesDir, "chunk-main-000000.dgames"))
 	if err != nil {
 		t.Fatal(err)
@@ -303,11 +303,11 @@ func TestGamesList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if all.Total != len(sample)+len(waiting) || !slices.Equal(all.Gens, []int{0, 1}) {
-		t.Fatalf("list: total %d gens %v, want %d and [0 1]", all.Total, all.Gens, len(sample)+len(waiting))
+	if all.Matched != len(sample)+len(waiting) || !slices.Equal(all.Gens, []int{0, 1, 2}) {
+		t.Fatalf("list: %d self-play games, gens %v, want %d and [0 1 2] (2: the kept match games)", all.Matched, all.Gens, len(sample)+len(waiting))
 	}
 	var g1 gamesJSON
-	get(t, ts, "/api/games?gen=1", 200, &g1)
+	get(t, ts, "/api/games?kind=selfplay&gen=1", 200, &g1)
 	if g1.Matched != len(sample) {
 		t.Errorf("gen=1: %d games, want %d", g1.Matched, len(sample))
 	}
@@ -318,7 +318,7 @@ func TestGamesList(t *testing.T) {
 		}
 	}
 	var d gamesJSON
-	get(t, ts, "/api/games?result=draw", 200, &d)
+	get(t, ts, "/api/games?kind=selfplay&result=draw", 200, &d)
 	if d.Matched != draws {
 		t.Errorf("result=draw: %d games, want %d", d.Matched, draws)
 	}
@@ -329,7 +329,7 @@ func TestGamesList(t *testing.T) {
 	}
 	short := len(sample[0].Plies)
 	var l gamesJSON
-	get(t, ts, fmt.Sprintf("/api/games?min=%d&max=%d", short, short), 200, &l)
+	get(t, ts, fmt.Sprintf("/api/games?kind=selfplay&min=%d&max=%d", short, short), 200, &l)
 	for _, g := range l.Games {
 		if g.Plies != short {
 			t.Errorf("min=max=%d lists %+v", short, g)
@@ -339,11 +339,11 @@ func TestGamesList(t *testing.T) {
 		t.Errorf("min=max=%d lists nothing", short)
 	}
 	var page gamesJSON
-	get(t, ts, "/api/games?offset=1&limit=2", 200, &page)
+	get(t, ts, "/api/games?kind=selfplay&offset=1&limit=2", 200, &page)
 	if len(page.Games) != 2 || page.Games[0].ID != all.Games[1].ID {
 		t.Errorf("offset=1&limit=2: %+v", page.Games)
 	}
-	for _, bad := range []string{"gen=x", "result=white-ish", "min=-1", "limit=0", "limit=100000", "offset=no"} {
+	for _, bad := range []string{"gen=x", "result=white-ish", "min=-1", "limit=0", "limit=100000", "offset=no", "kind=arenas", "kind=Arena"} {
 		get(t, ts, "/api/games?"+bad, 400, nil)
 	}
 }
@@ -760,8 +760,8 @@ func TestGamesListReadsInSteps(t *testing.T) {
 		t.Errorf("first listing starts with %+v, want the newest chunk", first.Games)
 	}
 	var second gamesJSON
-	get(t, ts, "/api/games", 200, &second)
-	if !second.Complete || second.Total != (maxReadPerList+1)*len(waiting)+4 {
-		t.Errorf("second listing: complete %v, %d games, want all %d", second.Complete, second.Total, (maxReadPerList+1)*len(waiting)+4)
+	get(t, ts, "/api/games?kind=selfplay", 200, &second)
+	if !second.Complete || second.Matched != (maxReadPerList+1)*len(waiting)+4 {
+		t.Errorf("second listing: complete %v, %d self-play games, want all %d", second.Complete, second.Matched, (maxReadPerList+1)*len(waiting)+4)
 	}
 }

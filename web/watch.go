@@ -251,7 +251,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // sectionNames are the events of the stream, in the order the page uses.
-var sectionNames = []string{"summary", "generations", "losses", "arena", "ladder", "times", "config", "chunks", "workers"}
+var sectionNames = []string{"summary", "generations", "losses", "arena", "ladder", "times", "config", "chunks", "workers", "games"}
 
 // quarantineList lists the quarantined chunks with the first line of why
 // each was refused (at most maxQuarantineShown, newest names last).

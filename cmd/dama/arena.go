@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -182,23 +181,8 @@ func runArena(_ *flag.FlagSet, args []string) error {
 // writeArenaPDN writes the games the result counts (whole pairs, in game
 // order) to path, through a temporary file renamed into place.
 func writeArenaPDN(path string, games []arena.GameResult, res arena.MatchResult) error {
-	pairs := map[int]int{}
-	for _, g := range games {
-		pairs[g.Index/2]++
-	}
-	recs := make([]rules.Record, 0, len(games))
-	slices.SortFunc(games, func(x, y arena.GameResult) int { return x.Index - y.Index })
-	for _, g := range games {
-		if pairs[g.Index/2] == 2 {
-			r := g.Record()
-			r.Tags = append([]rules.Tag{{Name: "Event", Value: "dama arena: " + res.A + " vs " + res.B}, {Name: "Site", Value: "dama"}}, r.Tags...)
-			recs = append(recs, r)
-		}
-	}
-	if len(recs) != res.Games() {
-		return fmt.Errorf("--pdn: %d whole pairs of games recorded, the result counts %d games", len(recs)/2, res.Games())
-	}
-	err := atomicfile.Write(path, func(w io.Writer) error { return rules.WritePDN(w, recs...) })
+	err := arena.WriteCounted(path, games, res.Games(),
+		rules.Tag{Name: "Event", Value: "dama arena: " + res.A + " vs " + res.B}, rules.Tag{Name: "Site", Value: "dama"})
 	if err != nil {
 		return fmt.Errorf("--pdn: %w", err)
 	}

@@ -198,6 +198,7 @@ function watch() {
   for (const name of Object.keys(render)) {
     es.addEventListener(name, (e) => { run[name] = JSON.parse(e.data); render[name](run[name]); });
   }
+  es.addEventListener('games', (e) => gamesChanged(JSON.parse(e.data)));
 }
 $('#ladder-x').addEventListener('change', () => run.ladder && render.ladder(run.ladder));
 
@@ -260,8 +261,27 @@ async function listGames() {
   const sel = $('#game-filter select[name=gen]'), cur = sel.value;
   sel.replaceChildren(el('option', {value: '-1'}, 'all'), ...r.gens.map((g) => el('option', {value: String(g)}, g === 0 ? 'waiting' : String(g))));
   sel.value = cur;
-  $('#games tbody').replaceChildren(...r.games.map((g) => el('tr', {'data-id': g.id, onclick: () => openGame(g.id)},
-    ...[g.id, g.gen || 'waiting', g.plies, g.result, g.end].map((c) => el('td', {}, String(c))), el('td', {class: 'l'}, g.model))));
+  $('#games-new').textContent = '';
+  $('#games tbody').replaceChildren(...r.games.map((g) => el('tr', {'data-id': g.id, 'data-kind': g.kind, onclick: () => openGame(g.id)},
+    el('td', {}, g.id), el('td', {class: 'l'}, kindNames[g.kind] || g.kind),
+    ...[g.gen || 'waiting', g.plies, g.result, g.end].map((c) => el('td', {}, String(c))),
+    el('td', {class: 'l'}, g.kind === 'selfplay' ? g.model : `${g.white} vs ${g.black}`))));
+}
+
+const kindNames = {selfplay: 'self-play', arena: 'gating', ladder: 'ladder'};
+
+// New games (a chunk, a gating match, a ladder rating) are pushed by the
+// event stream: the first page of the list is listed again, a later page
+// says so.
+let gamesSeen = null;
+function gamesChanged(v) {
+  const key = JSON.stringify(v);
+  const first = gamesSeen === null;
+  if (first || key === gamesSeen) { gamesSeen = key; return; }
+  gamesSeen = key;
+  if ($('#tab-games').classList.contains('hidden')) { $('#games tbody').replaceChildren(); return; } // listed when shown
+  if (gamesOffset === 0) listGames().catch(showError);
+  else $('#games-new').textContent = 'new games have come: see newer';
 }
 
 async function openGame(id) {
@@ -270,8 +290,11 @@ async function openGame(id) {
   for (const tr of document.querySelectorAll('#games tbody tr')) tr.classList.toggle('sel', tr.dataset.id === id);
   const g = replay.game;
   $('#replay').classList.remove('hidden');
-  $('#replay-title').textContent = `Game ${g.id}: ${g.result} (${g.end}), ${g.plies.length} plies`;
+  const what = g.kind === 'selfplay' ? 'self-play' : (g.kind === 'arena' ? `gating match of generation ${g.gen}` : `ladder rating after generation ${g.gen}`) + `, ${g.white} vs ${g.black}`;
+  $('#replay-title').textContent = `Game ${g.id} (${what}): ${g.result} (${g.end}), ${g.plies.length} plies`;
   $('#r-pdn').href = 'api/game.pdn?id=' + encodeURIComponent(id);
+  $('#r-match').classList.toggle('hidden', g.kind === 'selfplay');
+  if (g.kind !== 'selfplay') $('#r-match').href = `api/match.pdn?kind=${g.kind}&gen=${g.gen}`;
   const black0 = g.start_side === 'black';
   $('#r-moves').replaceChildren();
   let li = null;
@@ -293,7 +316,10 @@ function showPly(n) {
   const info = $('#r-info');
   info.replaceChildren();
   const next = g.plies[replay.ply];
-  if (next) {
+  if (!g.stats) {
+    info.append(el('div', {class: 'note'}, (next ? `${next.side} to move. ` : '') +
+      'No search statistics: the run keeps the moves of gating and ladder games only (W/D/L and top moves are recorded for self-play games).'));
+  } else if (next) {
     const w = next.wdl;
     info.append(el('div', {}, `${next.side} to move; search W/D/L ${fmt(w[0], 3)} / ${fmt(w[1], 3)} / ${fmt(w[2], 3)}` + (next.full ? '' : ' (cheap search)')));
     if (next.top && next.top.length) {
