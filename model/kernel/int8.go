@@ -39,6 +39,10 @@ type i8Impl struct {
 	// wide: the kernel reads A as uint16 and B as I8Matrix.data16, the
 	// values of the bytes widened (the AVX2 level's convolutions).
 	wide bool
+	// wino: the 3x3 convolutions whose shape allows it run as Winograd
+	// F(2x2, 3x3) products of the same exact sums (the AVX2 level, see
+	// wino_amd64.go), on I8Matrix.wino.
+	wino bool
 	// dense is the kernel of DenseI8 and of the matrices without data16
 	// where it is not this one (the AVX2 level's byte kernel); nil means
 	// this one.
@@ -130,6 +134,43 @@ type I8Matrix struct {
 	inScale  float32   // the input's quantization step
 	scale    []float32 // [np]: inScale * colScale, zero-padded
 	corr     []int32   // [np]: 128 * the sum of each column of data (the SDOT kernel)
+	wino     *winoWeights
+}
+
+// winoWeights are the weights of a 3x3 convolution transformed for the
+// Winograd convolution (PackConv3x3I8, where a level of this CPU has one):
+// u is [16][cw/2][npw][2] int16, the 16 values of (2G) g (2G)^T of each
+// input and output channel, input channels (cw, padded to 16) in pairs,
+// output channels padded to npw (a multiple of 16).
+type winoWeights struct {
+	u       []int16
+	cw, npw int
+}
+
+// winoScratch is the length in bytes of the scratch buffer the Winograd
+// convolution with weights ww needs for batch images of h x w pixels: the
+// padded 16-bit input, one block of transformed tiles (int16) and their
+// products (int32), and 32 bytes to align them.
+func winoScratch(ww *winoWeights, batch, h, w int) int {
+	tiles := winoBlockTiles(batch * (h / 2) * (w / 2))
+	return 2*batch*(h+2)*(w+2)*ww.cw + tiles*16*(2*ww.cw+4*ww.npw) + 32
+}
+
+// winoBlockTiles is the number of tiles, a multiple of the kernel's 6 rows,
+// that the Winograd convolution transforms and multiplies at a time, out
+// of tiles in all: at most 24 (a block's products, 24*16*64 int32 for 64
+// channels, stay in the level-2 cache with the weights).
+func winoBlockTiles(tiles int) int { return min(24, (tiles+5)/6*6) }
+
+// Conv3x3Scratch is the length of the scratch buffer Conv3x3I8 needs with
+// the weights m (packed by PackConv3x3I8) at every level of this CPU:
+// Conv3x3I8Scratch, or more where the Winograd convolution runs.
+func (m *I8Matrix) Conv3x3Scratch(batch, h, w int) int {
+	n := Conv3x3I8Scratch(batch, h, w, m.K/9)
+	if m.wino != nil && h%2 == 0 && w%2 == 0 {
+		n = max(n, winoScratch(m.wino, batch, h, w))
+	}
+	return n
 }
 
 // quantW returns the symmetric int8 quantization of w (a row-major k x n
@@ -215,7 +256,14 @@ func quadUp(c int) int { return (c + 3) &^ 3 }
 func PackConv3x3I8(wt []float32, cin, cout int, inScale float32) *I8Matrix {
 	cp := quadUp(cin)
 	w := padConvWeights("PackConv3x3I8", wt, cin, cp, cout)
-	return packI8(w, 9*cp, cout, inScale, true)
+	m := packI8(w, 9*cp, cout, inScale, true)
+	for _, im := range i8Impls {
+		if im.wino {
+			packWino(m)
+			break
+		}
+	}
+	return m
 }
 
 // Conv3x3I8Scratch is the length of the scratch buffer Conv3x3I8 needs
@@ -283,6 +331,9 @@ func Conv3x3I8(dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bia
 	im := i8Active
 	if wt.data16 == nil {
 		im = im.forDense()
+	}
+	if conv3x3I8Wino(im, dst, src, batch, h, w, cin, cout, wt, bias, residual, relu, scratch) {
+		return
 	}
 	var pad []uint8
 	if im.wide {
