@@ -1,8 +1,9 @@
 //go:build ignore
 
 // gen_amd64.go writes kernel_amd64.s, the SGEMM micro-kernels in Go
-// assembly. Run it with `go generate` (or `go run gen_amd64.go`) in this
-// directory; the default build needs only the generated file.
+// assembly, with gen_wino_amd64.go. Run them with `go generate` (or `go
+// run gen_amd64.go gen_wino_amd64.go`) in this directory; the default
+// build needs only the generated file.
 //
 // Each kernel computes one mr x (nv*vw) tile of C from mr rows of A given
 // as a table of pointers (so that convolutions can read their rows straight
@@ -422,14 +423,16 @@ func genI8(s i8spec) {
 	p("\tLEAQ (R8)(R8*4), R12")
 	p("\tLEAQ (R9)(R8*4), R13")
 	if s.mul == "avx2" {
-		// flagI32 (4): C gets the int32 sums themselves, unscaled (the
-		// products of the Winograd convolution, wino_amd64.go).
+		// flagI32 (4): C gets the int32 sums themselves, unscaled, each
+		// vector of 8 columns 512 bytes past the one before (the
+		// products of the Winograd convolution, laid out [8 columns][16
+		// values][8], wino_amd64.go).
 		p("\tMOVQ flags+%d(FP), CX", flagsOff)
 		p("\tTESTQ $4, CX")
 		p("\tJZ %s", L("float"))
 		for r := 0; r < mr; r++ {
 			for v := 0; v < nv; v++ {
-				p("\tVMOVDQU %s, %s", acc(r, v), cRow(r, v*vb))
+				p("\tVMOVDQU %s, %s", acc(r, v), cRow(r, v*512))
 			}
 		}
 		p("\tVZEROUPPER")
@@ -649,150 +652,6 @@ func genQuantU16AVX2() {
 	p("\tADDQ $32, DI")
 	p("\tDECQ CX")
 	p("\tJNZ quantU16AVX2_loop")
-	p("\tVZEROUPPER")
-	p("\tRET")
-	p("")
-}
-
-// genWinoInAVX2 writes winoInAVX2, the input transform of the Winograd
-// F(2x2, 3x3) convolution (wino_amd64.go): for one 4x4 patch d of a padded
-// image of 16-bit values in [0, 255] (pixels cw*2 bytes apart, rows ldp
-// bytes), the 16 values B^T d B of each channel, 16 channels a step, each
-// a sum of four values of d with signs (B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1
-// 0; 0 1 0 -1]): in [-1020, 1020], exact in int16. Value xi = 4i+j is
-// written cw*2*xi bytes past v.
-func genWinoInAVX2() {
-	p("// func winoInAVX2(v *int16, pad *uint16, cw, ldp int)")
-	p("TEXT ·winoInAVX2(SB), NOSPLIT, $0-32")
-	p("\tMOVQ v+0(FP), DI")
-	p("\tMOVQ pad+8(FP), AX")
-	p("\tMOVQ cw+16(FP), R8")
-	p("\tMOVQ ldp+24(FP), R9")
-	p("\tLEAQ (AX)(R9*1), BX")
-	p("\tLEAQ (AX)(R9*2), CX")
-	p("\tLEAQ (BX)(R9*2), DX")
-	p("\tLEAQ (R8)(R8*1), R10") // a pixel, and the distance between values xi
-	p("\tLEAQ (R10)(R10*2), R11")
-	p("\tLEAQ (R10)(R10*4), R12")
-	p("\tLEAQ (R11)(R10*4), R13")
-	p("\tLEAQ (DI)(R10*8), SI")
-	p("\tSHRQ $4, R8")
-	rows := []string{"AX", "BX", "CX", "DX"}
-	col := func(j int) string { return [...]string{"(%s)", "(%s)(R10*1)", "(%s)(R10*2)", "(%s)(R11*1)"}[j] }
-	at := func(base string, x int) string { // value x (0..7) past base
-		return fmt.Sprintf([...]string{"(%s)", "(%s)(R10*1)", "(%s)(R10*2)", "(%s)(R11*1)", "(%s)(R10*4)", "(%s)(R12*1)", "(%s)(R11*2)", "(%s)(R13*1)"}[x], base)
-	}
-	// Column j of d B from columns a and b of a row: a - b, or a + b.
-	ca, cb, op := [4]int{0, 1, 2, 1}, [4]int{2, 2, 1, 3}, [4]string{"VPSUBW", "VPADDW", "VPSUBW", "VPSUBW"}
-	p("winoInAVX2_loop:")
-	for j := range 4 {
-		for i, r := range rows {
-			p("\tVMOVDQU %s, Y%d", fmt.Sprintf(col(ca[j]), r), i)
-			p("\t%s %s, Y%d, Y%d", op[j], fmt.Sprintf(col(cb[j]), r), i, i)
-		}
-		// The rows of B^T (d B): t0 - t2, t1 + t2, t2 - t1, t1 - t3.
-		p("\tVPSUBW Y2, Y0, Y4")
-		p("\tVPADDW Y2, Y1, Y5")
-		p("\tVPSUBW Y1, Y2, Y6")
-		p("\tVPSUBW Y3, Y1, Y7")
-		for i := 0; i < 4; i++ {
-			x := 4*i + j
-			base := "DI"
-			if x >= 8 {
-				base = "SI"
-			}
-			p("\tVMOVDQU Y%d, %s", 4+i, at(base, x%8))
-		}
-	}
-	for _, r := range []string{"AX", "BX", "CX", "DX", "DI", "SI"} {
-		p("\tADDQ $32, %s", r)
-	}
-	p("\tDECQ R8")
-	p("\tJNZ winoInAVX2_loop")
-	p("\tVZEROUPPER")
-	p("\tRET")
-	p("")
-}
-
-// genWinoOutAVX2 writes winoOutAVX2, the output transform of the Winograd
-// convolution: from the 16 int32 sums M of one tile (ldm bytes apart, 8
-// channels a step) the 2x2 outputs A^T M A (A^T = [1 1 1 0; 0 1 -1 -1]),
-// which are 4 times the direct convolution's sums S (the weights were
-// transformed with 2G): shifted right by 2, exactly, then the epilogue of
-// the int8 kernels (float32(S) * scale, + C with flagAcc, max(0, x) with
-// flagRelu) into dst's 2x2 pixels (n floats apart in a row, rows ldd
-// bytes apart). The additions wrap modulo 2^32 like VPADDD's, so they give
-// 4S exactly whenever |4S| < 2^31 (see winoMaxCin).
-func genWinoOutAVX2() {
-	p("// func winoOutAVX2(dst *float32, m *int32, n, ldm, ldd int, scale *float32, flags int)")
-	p("TEXT ·winoOutAVX2(SB), NOSPLIT, $0-56")
-	p("\tMOVQ dst+0(FP), DI")
-	p("\tMOVQ m+8(FP), SI")
-	p("\tMOVQ n+16(FP), CX")
-	p("\tMOVQ CX, BX")
-	p("\tSHLQ $2, BX")
-	p("\tSHRQ $3, CX")
-	p("\tMOVQ ldm+24(FP), R8")
-	p("\tLEAQ (R8)(R8*2), R9")
-	p("\tLEAQ (R8)(R8*4), R10")
-	p("\tLEAQ (R9)(R8*4), R11")
-	p("\tLEAQ (SI)(R8*8), R12")
-	p("\tMOVQ ldd+32(FP), R13")
-	p("\tADDQ DI, R13")
-	p("\tMOVQ scale+40(FP), AX")
-	p("\tMOVQ flags+48(FP), DX")
-	p("\tVPXOR Y15, Y15, Y15")
-	at := func(x int) string {
-		base := "SI"
-		if x >= 8 {
-			base = "R12"
-		}
-		return fmt.Sprintf([...]string{"(%s)", "(%s)(R8*1)", "(%s)(R8*2)", "(%s)(R9*1)", "(%s)(R8*4)", "(%s)(R10*1)", "(%s)(R9*2)", "(%s)(R11*1)"}[x%8], base)
-	}
-	p("winoOutAVX2_loop:")
-	for i := 0; i < 4; i++ {
-		// Row i of M A: m0 + m1 + m2 and m1 - m2 - m3.
-		p("\tVMOVDQU %s, Y%d", at(4*i), 2*i)
-		p("\tVPADDD %s, Y%d, Y%d", at(4*i+1), 2*i, 2*i)
-		p("\tVPADDD %s, Y%d, Y%d", at(4*i+2), 2*i, 2*i)
-		p("\tVMOVDQU %s, Y%d", at(4*i+1), 2*i+1)
-		p("\tVPSUBD %s, Y%d, Y%d", at(4*i+2), 2*i+1, 2*i+1)
-		p("\tVPSUBD %s, Y%d, Y%d", at(4*i+3), 2*i+1, 2*i+1)
-	}
-	// The rows of A^T (M A): Y8, Y9 the top two pixels, Y10, Y11 the bottom.
-	for x := 0; x < 2; x++ {
-		p("\tVPADDD Y%d, Y%d, Y%d", 2+x, x, 8+x)
-		p("\tVPADDD Y%d, Y%d, Y%d", 4+x, 8+x, 8+x)
-		p("\tVPSUBD Y%d, Y%d, Y%d", 4+x, 2+x, 10+x)
-		p("\tVPSUBD Y%d, Y%d, Y%d", 6+x, 10+x, 10+x)
-	}
-	p("\tVMOVUPS (AX), Y14")
-	for y := 8; y < 12; y++ {
-		p("\tVPSRAD $2, Y%d, Y%d", y, y)
-		p("\tVCVTDQ2PS Y%d, Y%d", y, y)
-		p("\tVMULPS Y14, Y%d, Y%d", y, y)
-	}
-	out := []string{"(DI)", "(DI)(BX*1)", "(R13)", "(R13)(BX*1)"}
-	p("\tTESTQ $1, DX")
-	p("\tJZ winoOutAVX2_noacc")
-	for k, o := range out {
-		p("\tVADDPS %s, Y%d, Y%d", o, 8+k, 8+k)
-	}
-	p("winoOutAVX2_noacc:")
-	p("\tTESTQ $2, DX")
-	p("\tJZ winoOutAVX2_norelu")
-	for y := 8; y < 12; y++ {
-		p("\tVMAXPS Y%d, Y15, Y%d", y, y) // as the int8 kernels: NaN stays NaN
-	}
-	p("winoOutAVX2_norelu:")
-	for k, o := range out {
-		p("\tVMOVUPS Y%d, %s", 8+k, o)
-	}
-	for _, r := range []string{"SI", "R12", "DI", "R13", "AX"} {
-		p("\tADDQ $32, %s", r)
-	}
-	p("\tDECQ CX")
-	p("\tJNZ winoOutAVX2_loop")
 	p("\tVZEROUPPER")
 	p("\tRET")
 	p("")

@@ -49,14 +49,20 @@ const flagI32 = 4
 //go:noescape
 func winoInAVX2(v *int16, pad *uint16, cw, ldp int)
 
-// winoOutAVX2 turns the 16 sums of one tile (value xi at m[xi*ldm/4:], n
-// channels, a multiple of 8) into its 2x2 outputs: S = (A^T M A) / 4, then
-// float32(S) * scale (+ dst with flagAcc, max(0, x) with flagRelu) into
-// dst, the tile's top left pixel (pixels n floats apart, rows ldd bytes).
-// It needs AVX2.
+// winoOutAVX2 turns the 16 sums of one tile (m: [n/8][16][8], n channels,
+// a multiple of 8) into its 2x2 outputs: S = (A^T M A) / 4, then
+// float32(S) * scale + (res + bias) (bias with flags winoBias, res with
+// winoRes; max(0, x) with flagRelu) into dst, the tile's top left pixel
+// (pixels n floats apart, rows ldd bytes; res the same). It needs AVX2.
 //
 //go:noescape
-func winoOutAVX2(dst *float32, m *int32, n, ldm, ldd int, scale *float32, flags int)
+func winoOutAVX2(dst *float32, m *int32, n, ldd int, scale, bias, res *float32, flags int)
+
+// The flags of winoOutAVX2 beside flagRelu.
+const (
+	winoBias = 1
+	winoRes  = 8
+)
 
 // packWino sets m.wino, the Winograd weights of the 3x3 convolution m
 // (packed by packI8 from [3][3][cp][cout]), when its shape allows the
@@ -108,7 +114,8 @@ func conv3x3I8Wino(im *i8Impl, dst, src []float32, batch, h, w, cin, cout int, w
 	if len(scratch) < need {
 		scratch = make([]uint8, need)
 	}
-	// Aligned to 32 bytes: pad, the transformed tiles v, their products m.
+	// Aligned to 32 bytes: pad, the transformed tiles v ([tile][16][cw]),
+	// their products m ([tile][npw/8][16][8]).
 	off := int(-uintptr(unsafe.Pointer(unsafe.SliceData(scratch)))) & 31
 	npad := batch * (h + 2) * (w + 2) * cw
 	pad := unsafe.Slice((*uint16)(unsafe.Pointer(&scratch[off])), npad)
@@ -120,8 +127,12 @@ func conv3x3I8Wino(im *i8Impl, dst, src []float32, batch, h, w, cin, cout int, w
 	inv := 1 / wt.inScale
 	padImagesAs(pad, src, batch, h, w, cin, cw, func(d []uint16, s []float32) { quantU16(d, s, inv) })
 	flags := 0
-	if fillBias(dst, batch*h*w, cout, bias, residual) {
-		flags |= flagAcc
+	var bp *float32
+	if bias != nil {
+		flags, bp = flags|winoBias, &bias[0]
+	}
+	if residual != nil {
+		flags |= winoRes
 	}
 	if relu {
 		flags |= flagRelu
@@ -144,7 +155,7 @@ func conv3x3I8Wino(im *i8Impl, dst, src []float32, batch, h, w, cin, cout int, w
 					rows[r] = (*uint8)(unsafe.Pointer(&v[((i+r)*16+x)*cw]))
 				}
 				for j := 0; j < npw; j += 16 {
-					c := (*float32)(unsafe.Pointer(&m[(i*16+x)*npw+j]))
+					c := (*float32)(unsafe.Pointer(&m[i*16*npw+j*16+x*8]))
 					kernel6x16I8AVX2(cw/4, 1, 0, &rows[0], &ub[bx+4*j], npw, c, 16*npw, nil, nil, flagI32)
 				}
 			}
@@ -152,7 +163,11 @@ func conv3x3I8Wino(im *i8Impl, dst, src []float32, batch, h, w, cin, cout int, w
 		for t := 0; t < nt; t++ {
 			b, r := (t0+t)/perImage, (t0+t)%perImage
 			o := ((b*h+2*(r/tw))*w + 2*(r%tw)) * cout
-			winoOutAVX2(&dst[o], &m[t*16*npw], cout, 4*npw, 4*w*cout, &wt.scale[0], flags)
+			var rp *float32
+			if residual != nil {
+				rp = &residual[o]
+			}
+			winoOutAVX2(&dst[o], &m[t*16*npw], cout, 4*w*cout, &wt.scale[0], bp, rp, flags)
 		}
 	}
 	return true

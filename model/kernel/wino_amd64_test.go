@@ -60,6 +60,7 @@ func TestConv3x3I8Wino(t *testing.T) {
 		res := randI8Slice(rng, sh.batch*sh.h*sh.w*sh.cout, 1, false)
 		runWino(t, name, im, src, sh.batch, sh.h, sh.w, sh.cin, sh.cout, m, nil, nil, false, nil)
 		runWino(t, name+" bias relu", im, src, sh.batch, sh.h, sh.w, sh.cin, sh.cout, m, bias, nil, true, nil)
+		runWino(t, name+" residual only", im, src, sh.batch, sh.h, sh.w, sh.cin, sh.cout, m, nil, res, false, nil)
 		scratch := make([]uint8, m.Conv3x3Scratch(sh.batch, sh.h, sh.w)+1)
 		runWino(t, name+" residual", im, src, sh.batch, sh.h, sh.w, sh.cin, sh.cout, m, bias, res, true, scratch[1:])
 	}
