@@ -395,32 +395,44 @@ func gemmI8(im *i8Impl, m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg
 	var rows [i8MR]*uint8
 	n := b.N
 	mc := mcRows - mcRows%mr
+	// A plain matrix (a dense layer: few rows, large weights) is swept a
+	// strip of nr columns at a time over all its rows, so that the strip
+	// of B stays in the level-1 cache (the policy head's 512 x 1024 bytes
+	// were read again from memory for every tile of rows); a convolution's
+	// small weights are swept for each tile of rows instead.
+	byCols := cin == 0
 	for ic := 0; ic < m; ic += mc {
 		mb := min(mc, m-ic)
 		off := offs[:mb]
 		op.rowOffsets(off, ic)
-		for i := 0; i < mb; i += mr {
+		ni, nj := (mb+mr-1)/mr, (n+nr-1)/nr
+		for t := 0; t < ni*nj; t++ {
+			ti, tj := t/nj, t%nj
+			if byCols {
+				ti, tj = t%ni, t/ni
+			}
+			i, j := ti*mr, tj*nr
 			nrows := min(mr, mb-i)
-			for r := range rows {
-				// Missing rows repeat the first: their results are dropped.
-				rows[r] = &a[es*off[i+min(r, nrows-1)]]
+			if byCols || tj == 0 {
+				for r := range rows {
+					// Missing rows repeat the first: their results are dropped.
+					rows[r] = &a[es*off[i+min(r, nrows-1)]]
+				}
 			}
 			ci := (ic + i) * ldc
-			for j := 0; j < n; j += nr {
-				bp := &bdata[j*4] // column j: 4 bytes into a row of quads or of pairs
-				sp := &b.scale[j]
-				cp := &b.corr[j]
-				ncols := min(nr, n-j)
-				if nrows == mr && ncols == nr {
-					callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &c[ci+j], ldc, sp, cp, flags)
-					continue
-				}
-				if acc {
-					loadTile(buf.c[:], c[ci+j:], ldc, nr, nrows, ncols)
-				}
-				callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &buf.c[0], nr, sp, cp, flags)
-				storeTile(c[ci+j:], buf.c[:], ldc, nr, nrows, ncols)
+			bp := &bdata[j*4] // column j: 4 bytes into a row of quads or of pairs
+			sp := &b.scale[j]
+			cp := &b.corr[j]
+			ncols := min(nr, n-j)
+			if nrows == mr && ncols == nr {
+				callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &c[ci+j], ldc, sp, cp, flags)
+				continue
 			}
+			if acc {
+				loadTile(buf.c[:], c[ci+j:], ldc, nr, nrows, ncols)
+			}
+			callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &buf.c[0], nr, sp, cp, flags)
+			storeTile(c[ci+j:], buf.c[:], ldc, nr, nrows, ncols)
 		}
 	}
 }
