@@ -22,8 +22,10 @@ import (
 // (AVX-VNNI, 6 x 16); on AVX2, VPMADDWD on the operands widened to 16
 // bits for the 3x3 convolutions (6 x 16: the quantized inputs are written
 // as uint16 and PackConv3x3I8 keeps the weights a second time as int16,
-// I8Matrix.data16) and VPMADDUBSW on the bytes for the dense layers (4 x
-// 16: few rows, so the weights' bytes are what costs) on amd64;
+// I8Matrix.data16), most of which run as an exact integer Winograd
+// F(2x2, 3x3) on the same kernel (wino_amd64.go), and VPMADDUBSW on the
+// bytes for the dense layers (4 x 16: few rows, so the weights' bytes are
+// what costs) on amd64;
 // SDOT (FEAT_DotProd, int8_arm64.go, 8 x 32) on arm64; else a portable Go
 // kernel of the same integer arithmetic and the same float32 epilogue
 // (8 x 32). Every level gives the same results bit for bit, and the path
@@ -266,8 +268,9 @@ func PackConv3x3I8(wt []float32, cin, cout int, inScale float32) *I8Matrix {
 	return m
 }
 
-// Conv3x3I8Scratch is the length of the scratch buffer Conv3x3I8 needs
-// (at every level: two bytes a value, which the wide kernel uses).
+// Conv3x3I8Scratch is the length of the scratch buffer Conv3x3I8's direct
+// kernels need (at every level: two bytes a value, which the wide kernel
+// uses); I8Matrix.Conv3x3Scratch covers the Winograd convolution too.
 func Conv3x3I8Scratch(batch, h, w, cin int) int { return 2 * batch * (h + 2) * (w + 2) * quadUp(cin) }
 
 // DenseI8Scratch is the length of the scratch buffer DenseI8 needs.
@@ -320,8 +323,8 @@ func u16Bytes(s []uint16) []uint8 {
 }
 
 // Conv3x3I8 is Conv3x3 with wt packed by PackConv3x3I8 and the products in
-// int8. scratch may be nil or shorter than Conv3x3I8Scratch (then the call
-// allocates).
+// int8. scratch may be nil or shorter than wt.Conv3x3Scratch (then the
+// call allocates).
 func Conv3x3I8(dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bias, residual []float32, relu bool, scratch []uint8) {
 	cp := quadUp(cin)
 	if !checkPackedConv("Conv3x3I8", dst, src, batch, h, w, cin, cout, cp, wt.K, wt.N, bias, residual) {
