@@ -30,7 +30,8 @@ import "unsafe"
 //   - the output transform adds nine values of M with signs, in int32
 //     wrapping modulo 2^32 like every step before it, so it gives 4S
 //     exactly whenever |4S| < 2^31; |4S| <= 4*9*255*127*cin = 1,165,860*cin.
-// Both bounds hold for cin <= winoMaxCin = 1841; wider layers, odd image
+// Both bounds hold for cin <= winoMaxCin = 1841 (cin padded to a multiple
+// of 4, so up to 1840 channels); wider layers, odd image
 // sizes and output channels that are not a multiple of 8 take the direct
 // kernel. TestConv3x3I8Wino checks all of it against the portable kernel,
 // including inputs and weights at these bounds.

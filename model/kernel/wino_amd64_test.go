@@ -90,7 +90,7 @@ func TestConv3x3I8Wino(t *testing.T) {
 func TestConv3x3I8WinoBounds(t *testing.T) {
 	im := winoLevel(t)
 	const cin, cout = winoMaxCin - 1, 16 // 1840, a multiple of 4: no padding
-	if 4*9*255*127*int64(cin) >= 1<<31 || 4*9*255*127*int64(cin+5) < 1<<31 {
+	if 4*9*255*127*int64(winoMaxCin) >= 1<<31 || 4*9*255*127*int64(winoMaxCin+1) < 1<<31 {
 		t.Fatalf("winoMaxCin %d is not the bound", winoMaxCin)
 	}
 	rng := rand.New(rand.NewSource(10))
