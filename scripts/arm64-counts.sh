@@ -12,9 +12,12 @@
 # here with cc). Each count is the difference between two runs of the
 # same benchmark that differ only in the number of forward passes (2, and
 # 2 + about N positions' worth, default 64), so start-up, building the
-# backend and the benchmark's own set-up cancel; the process's other
-# threads (the Go runtime's) add about a million instructions of noise
-# to counts of hundreds of millions. Prints a Markdown table of
+# backend and the benchmark's own set-up cancel. The runs have
+# GOMAXPROCS=1 (an idle P's thread spins looking for work, instructions
+# that grow with the emulated run's wall time: 3% of a count with two)
+# and GOGC=off; what is left of the runtime's other threads varies a
+# run's count by about a million instructions, in differences of 130 to
+# 415 million. Prints a Markdown table of
 # guest instructions per position, and each backend's count against
 # fp32's (--backends, default "fp32 bf16 int8", those this CPU runs);
 # keeps the counts in --out (default a new folder under $TMPDIR). About
@@ -49,7 +52,7 @@ GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go test -c -o "$OUT/infer.test" ./model/in
 # when the benchmark skips (the backend is not on this CPU), 1 when the
 # run fails.
 count() {
-	(cd model/infer && qemu-aarch64 -cpu "$CPU" -plugin "$OUT/libinsncount.so,out=$OUT/$1-$2-$3.count" \
+	(cd model/infer && GOMAXPROCS=1 GOGC=off qemu-aarch64 -cpu "$CPU" -plugin "$OUT/libinsncount.so,out=$OUT/$1-$2-$3.count" \
 		"$OUT/infer.test" -test.run XXX -test.bench "ForwardCounts/$1/batch=$2\$" -test.benchtime "$3x" >"$OUT/$1-$2-$3.txt" 2>&1) ||
 		{ cat "$OUT/$1-$2-$3.txt" >&2; return 1; }
 	grep -q "^BenchmarkForwardCounts/$1/batch=$2" "$OUT/$1-$2-$3.txt" || return 3
