@@ -76,13 +76,19 @@ func BenchmarkBackend(b *testing.B) {
 		}
 		for _, cfg := range benchConfigs(b, "tiny", "small", "workstation") {
 			net, rng := modeltest.PerturbedNet(cfg, 1)
-			be, err := NewBackend(name, net)
-			if err != nil {
-				b.Fatal(err)
-			}
 			qs := modeltest.RandomPositions(rng, 128)
+			// Built by the first sub-benchmark that runs, so that a run
+			// of a few (e.g. under qemu, scripts/arm64-counts.sh) does not
+			// calibrate the int8 backend of every net.
+			var be Backend
 			for _, batch := range []int{1, 8, 32, 128} {
 				b.Run(fmt.Sprintf("%s/%s/batch=%d", name, cfg.Name, batch), func(b *testing.B) {
+					if be == nil {
+						var err error
+						if be, err = NewBackend(name, net); err != nil {
+							b.Fatal(err)
+						}
+					}
 					run := be.NewRunner(batch)
 					input := make([]float32, batch*model.InputSize)
 					policy, wdl := make([]float32, batch*model.PolicySize), make([]float32, batch*model.ValueSize)
@@ -136,5 +142,53 @@ func BenchmarkEvaluator(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "positions/s")
 			b.ReportMetric(ev.Stats().MeanBatch, "batch")
 		})
+	}
+}
+
+// BenchmarkForwardCounts runs b.N forward passes of each backend this CPU
+// runs on the workstation net at batch 1, 8 and 32, for instruction
+// counters rather than clocks: scripts/arm64-counts.sh runs it under
+// qemu-user, whose times mean nothing, with an instruction-count plugin.
+// The int8 backend is built with fixed activation ranges instead of its
+// calibration, which takes minutes under emulation and sets the scales,
+// not the instructions that run.
+func BenchmarkForwardCounts(b *testing.B) {
+	cfg := benchConfigs(b, "workstation")[0]
+	net, rng := modeltest.PerturbedNet(cfg, 1)
+	qs := modeltest.RandomPositions(rng, 32)
+	for _, name := range []string{fp32Name, bf16Name, int8Name} {
+		for _, batch := range []int{1, 8, 32} {
+			b.Run(fmt.Sprintf("%s/batch=%d", name, batch), func(b *testing.B) {
+				if _, err := ResolveBackend(name); err != nil {
+					b.Skip(err)
+				}
+				var be Backend
+				var err error
+				if name == int8Name {
+					var inf *inference
+					if inf, err = newInference(net); err != nil {
+						b.Fatal(err)
+					}
+					ranges := make([]float32, len(inf.layers))
+					for i := range ranges {
+						ranges[i] = 4
+					}
+					be, err = newInt8WithRanges(inf, ranges)
+				} else {
+					be, err = NewBackend(name, net)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				run := be.NewRunner(batch)
+				input := make([]float32, batch*model.InputSize)
+				policy, wdl := make([]float32, batch*model.PolicySize), make([]float32, batch*model.ValueSize)
+				modeltest.EncodeAll(input, qs[:batch])
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					run.Forward(input, batch, policy, wdl)
+				}
+			})
+		}
 	}
 }

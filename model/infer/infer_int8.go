@@ -64,8 +64,6 @@ type int8Backend struct {
 	// ranges is the calibrated input range of each layer (0 for the
 	// float32 layers).
 	ranges []float32
-	// scratch is the length of the byte scratch buffer per position.
-	scratch int
 }
 
 // newInt8Backend builds the backend on any CPU (without AVX2 or
@@ -115,10 +113,8 @@ func newInt8WithRanges(inf *inference, ranges []float32) (*int8Backend, error) {
 		step := r / 255
 		if l.conv3() {
 			b.packed[i] = kernel.PackConv3x3I8(l.w, l.Cin, l.Cout, step)
-			b.scratch = max(b.scratch, kernel.Conv3x3I8Scratch(1, model.Rows, model.Cols, l.Cin))
 		} else {
 			b.packed[i] = kernel.PackI8(l.w, l.Cin, l.Cout, step)
-			b.scratch = max(b.scratch, kernel.DenseI8Scratch(l.rowsPer(), l.Cin))
 		}
 	}
 	return b, nil
@@ -172,15 +168,24 @@ func (b *int8Backend) Name() string { return int8Name }
 
 func (b *int8Backend) NewRunner(maxBatch int) Runner {
 	ws := b.inf.newActivations(maxBatch)
-	// The float32 convolution scratch only for the float32 3x3 layers.
-	need := 0
+	// The float32 convolution scratch only for the float32 3x3 layers;
+	// the byte scratch (quantized inputs, the Winograd convolution's
+	// tiles) for the int8 ones.
+	need, need8 := 0, 0
 	for i, l := range b.inf.layers {
-		if l.conv3() && b.packed[i] == nil {
+		q := b.packed[i]
+		switch {
+		case q == nil && l.conv3():
 			need = max(need, conv3x3Scratch(maxBatch, model.Rows, model.Cols, l.Cin))
+		case q == nil:
+		case l.conv3():
+			need8 = max(need8, q.Conv3x3Scratch(maxBatch, model.Rows, model.Cols))
+		default:
+			need8 = max(need8, kernel.DenseI8Scratch(maxBatch*l.rowsPer(), l.Cin))
 		}
 	}
 	ws.scratch = make([]float32, need)
-	return &planRunner{inf: b.inf, ws: ws, k: &int8Kernels{packed: b.packed, scratch: make([]uint8, maxBatch*b.scratch)}}
+	return &planRunner{inf: b.inf, ws: ws, k: &int8Kernels{packed: b.packed, scratch: make([]uint8, need8)}}
 }
 
 // int8Kernels computes the layers of a runner packed in int8 (all but the

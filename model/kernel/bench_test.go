@@ -86,7 +86,7 @@ func BenchmarkConv3x3I8(b *testing.B) {
 					dst := make([]float32, batch*h*w*filters)
 					wt := PackConv3x3I8(randSlice(rng, 9*filters*filters), filters, filters, 4.0/255)
 					bias := randSlice(rng, filters)
-					scratch := make([]uint8, Conv3x3I8Scratch(batch, h, w, filters))
+					scratch := make([]uint8, wt.Conv3x3Scratch(batch, h, w))
 					withI8(im, func() {
 						measure(b, 2*float64(batch*h*w*9*filters*filters), func() {
 							Conv3x3I8(dst, src, batch, h, w, filters, filters, wt, bias, nil, true, scratch)

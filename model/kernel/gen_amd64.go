@@ -1,8 +1,9 @@
 //go:build ignore
 
 // gen_amd64.go writes kernel_amd64.s, the SGEMM micro-kernels in Go
-// assembly. Run it with `go generate` (or `go run gen_amd64.go`) in this
-// directory; the default build needs only the generated file.
+// assembly, with gen_wino_amd64.go. Run them with `go generate` (or `go
+// run gen_amd64.go gen_wino_amd64.go`) in this directory; the default
+// build needs only the generated file.
 //
 // Each kernel computes one mr x (nv*vw) tile of C from mr rows of A given
 // as a table of pointers (so that convolutions can read their rows straight
@@ -235,6 +236,8 @@ func main() {
 	genQuantU8()
 	genQuantU8AVX2()
 	genQuantU16AVX2()
+	genWinoInAVX2()
+	genWinoOutAVX2()
 	genFMAPeak()
 	if err := os.WriteFile("kernel_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
@@ -413,16 +416,33 @@ func genI8(s i8spec) {
 	p("\tADDQ skip+16(FP), AX")
 	p("\tDECQ nseg+8(FP)") // the argument slot is this frame's to change
 	p("\tJNZ %s", L("seg"))
-	p("\tMOVQ scale+64(FP), AX")
-	for v := 0; v < nv; v++ {
-		p("\tVMOVUPS %d(AX), %s", v*vb, breg(v))
-	}
 	p("\tMOVQ c+48(FP), DI")
 	p("\tMOVQ ldc+56(FP), R8")
 	p("\tSHLQ $2, R8")
 	p("\tLEAQ (R8)(R8*2), R9")
 	p("\tLEAQ (R8)(R8*4), R12")
 	p("\tLEAQ (R9)(R8*4), R13")
+	if s.mul == "avx2" {
+		// flagI32 (4): C gets the int32 sums themselves, unscaled, each
+		// vector of 8 columns 512 bytes past the one before (the
+		// products of the Winograd convolution, laid out [8 columns][16
+		// values][8], wino_amd64.go).
+		p("\tMOVQ flags+%d(FP), CX", flagsOff)
+		p("\tTESTQ $4, CX")
+		p("\tJZ %s", L("float"))
+		for r := 0; r < mr; r++ {
+			for v := 0; v < nv; v++ {
+				p("\tVMOVDQU %s, %s", acc(r, v), cRow(r, v*512))
+			}
+		}
+		p("\tVZEROUPPER")
+		p("\tRET")
+		p("%s:", L("float"))
+	}
+	p("\tMOVQ scale+64(FP), AX")
+	for v := 0; v < nv; v++ {
+		p("\tVMOVUPS %d(AX), %s", v*vb, breg(v))
+	}
 	for r := 0; r < mr; r++ {
 		for v := 0; v < nv; v++ {
 			p("\tVCVTDQ2PS %s, %s", acc(r, v), acc(r, v))

@@ -22,8 +22,10 @@ import (
 // (AVX-VNNI, 6 x 16); on AVX2, VPMADDWD on the operands widened to 16
 // bits for the 3x3 convolutions (6 x 16: the quantized inputs are written
 // as uint16 and PackConv3x3I8 keeps the weights a second time as int16,
-// I8Matrix.data16) and VPMADDUBSW on the bytes for the dense layers (4 x
-// 16: few rows, so the weights' bytes are what costs) on amd64;
+// I8Matrix.data16), most of which run as an exact integer Winograd
+// F(2x2, 3x3) on the same kernel (wino_amd64.go), and VPMADDUBSW on the
+// bytes for the dense layers (4 x 16: few rows, so the weights' bytes are
+// what costs) on amd64;
 // SDOT (FEAT_DotProd, int8_arm64.go, 8 x 32) on arm64; else a portable Go
 // kernel of the same integer arithmetic and the same float32 epilogue
 // (8 x 32). Every level gives the same results bit for bit, and the path
@@ -39,6 +41,10 @@ type i8Impl struct {
 	// wide: the kernel reads A as uint16 and B as I8Matrix.data16, the
 	// values of the bytes widened (the AVX2 level's convolutions).
 	wide bool
+	// wino: the 3x3 convolutions whose shape allows it run as Winograd
+	// F(2x2, 3x3) products of the same exact sums (the AVX2 level, see
+	// wino_amd64.go), on I8Matrix.wino.
+	wino bool
 	// dense is the kernel of DenseI8 and of the matrices without data16
 	// where it is not this one (the AVX2 level's byte kernel); nil means
 	// this one.
@@ -130,6 +136,43 @@ type I8Matrix struct {
 	inScale  float32   // the input's quantization step
 	scale    []float32 // [np]: inScale * colScale, zero-padded
 	corr     []int32   // [np]: 128 * the sum of each column of data (the SDOT kernel)
+	wino     *winoWeights
+}
+
+// winoWeights are the weights of a 3x3 convolution transformed for the
+// Winograd convolution (PackConv3x3I8, where a level of this CPU has one):
+// u is [16][cw/2][npw][2] int16, the 16 values of (2G) g (2G)^T of each
+// input and output channel, input channels (cw, padded to 16) in pairs,
+// output channels padded to npw (a multiple of 16).
+type winoWeights struct {
+	u       []int16
+	cw, npw int
+}
+
+// winoScratch is the length in bytes of the scratch buffer the Winograd
+// convolution with weights ww needs for batch images of h x w pixels: the
+// padded 16-bit input, one block of transformed tiles (int16) and their
+// products (int32), and 32 bytes to align them.
+func winoScratch(ww *winoWeights, batch, h, w int) int {
+	tiles := winoBlockTiles(batch * (h / 2) * (w / 2))
+	return 2*batch*(h+2)*(w+2)*ww.cw + tiles*16*(2*ww.cw+4*ww.npw) + 32
+}
+
+// winoBlockTiles is the number of tiles, a multiple of the kernel's 6 rows,
+// that the Winograd convolution transforms and multiplies at a time, out
+// of tiles in all: at most 24 (a block's products, 24*16*64 int32 for 64
+// channels, stay in the level-2 cache with the weights).
+func winoBlockTiles(tiles int) int { return min(24, (tiles+5)/6*6) }
+
+// Conv3x3Scratch is the length of the scratch buffer Conv3x3I8 needs with
+// the weights m (packed by PackConv3x3I8) at every level of this CPU:
+// Conv3x3I8Scratch, or more where the Winograd convolution runs.
+func (m *I8Matrix) Conv3x3Scratch(batch, h, w int) int {
+	n := Conv3x3I8Scratch(batch, h, w, m.K/9)
+	if m.wino != nil && h%2 == 0 && w%2 == 0 {
+		n = max(n, winoScratch(m.wino, batch, h, w))
+	}
+	return n
 }
 
 // quantW returns the symmetric int8 quantization of w (a row-major k x n
@@ -215,11 +258,19 @@ func quadUp(c int) int { return (c + 3) &^ 3 }
 func PackConv3x3I8(wt []float32, cin, cout int, inScale float32) *I8Matrix {
 	cp := quadUp(cin)
 	w := padConvWeights("PackConv3x3I8", wt, cin, cp, cout)
-	return packI8(w, 9*cp, cout, inScale, true)
+	m := packI8(w, 9*cp, cout, inScale, true)
+	for _, im := range i8Impls {
+		if im.wino {
+			packWino(m)
+			break
+		}
+	}
+	return m
 }
 
-// Conv3x3I8Scratch is the length of the scratch buffer Conv3x3I8 needs
-// (at every level: two bytes a value, which the wide kernel uses).
+// Conv3x3I8Scratch is the length of the scratch buffer Conv3x3I8's direct
+// kernels need (at every level: two bytes a value, which the wide kernel
+// uses); I8Matrix.Conv3x3Scratch covers the Winograd convolution too.
 func Conv3x3I8Scratch(batch, h, w, cin int) int { return 2 * batch * (h + 2) * (w + 2) * quadUp(cin) }
 
 // DenseI8Scratch is the length of the scratch buffer DenseI8 needs.
@@ -272,8 +323,8 @@ func u16Bytes(s []uint16) []uint8 {
 }
 
 // Conv3x3I8 is Conv3x3 with wt packed by PackConv3x3I8 and the products in
-// int8. scratch may be nil or shorter than Conv3x3I8Scratch (then the call
-// allocates).
+// int8. scratch may be nil or shorter than wt.Conv3x3Scratch (then the
+// call allocates).
 func Conv3x3I8(dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bias, residual []float32, relu bool, scratch []uint8) {
 	cp := quadUp(cin)
 	if !checkPackedConv("Conv3x3I8", dst, src, batch, h, w, cin, cout, cp, wt.K, wt.N, bias, residual) {
@@ -283,6 +334,9 @@ func Conv3x3I8(dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bia
 	im := i8Active
 	if wt.data16 == nil {
 		im = im.forDense()
+	}
+	if conv3x3I8Wino(im, dst, src, batch, h, w, cin, cout, wt, bias, residual, relu, scratch) {
+		return
 	}
 	var pad []uint8
 	if im.wide {
@@ -344,32 +398,44 @@ func gemmI8(im *i8Impl, m int, b *I8Matrix, a []uint8, lda, h, w, cin, nseg, seg
 	var rows [i8MR]*uint8
 	n := b.N
 	mc := mcRows - mcRows%mr
+	// A plain matrix (a dense layer: few rows, large weights) is swept a
+	// strip of nr columns at a time over all its rows, so that the strip
+	// of B stays in the level-1 cache (the policy head's 512 x 1024 bytes
+	// were read again from memory for every tile of rows); a convolution's
+	// small weights are swept for each tile of rows instead.
+	byCols := cin == 0
 	for ic := 0; ic < m; ic += mc {
 		mb := min(mc, m-ic)
 		off := offs[:mb]
 		op.rowOffsets(off, ic)
-		for i := 0; i < mb; i += mr {
+		ni, nj := (mb+mr-1)/mr, (n+nr-1)/nr
+		for t := 0; t < ni*nj; t++ {
+			ti, tj := t/nj, t%nj
+			if byCols {
+				ti, tj = t%ni, t/ni
+			}
+			i, j := ti*mr, tj*nr
 			nrows := min(mr, mb-i)
-			for r := range rows {
-				// Missing rows repeat the first: their results are dropped.
-				rows[r] = &a[es*off[i+min(r, nrows-1)]]
+			if byCols || tj == 0 {
+				for r := range rows {
+					// Missing rows repeat the first: their results are dropped.
+					rows[r] = &a[es*off[i+min(r, nrows-1)]]
+				}
 			}
 			ci := (ic + i) * ldc
-			for j := 0; j < n; j += nr {
-				bp := &bdata[j*4] // column j: 4 bytes into a row of quads or of pairs
-				sp := &b.scale[j]
-				cp := &b.corr[j]
-				ncols := min(nr, n-j)
-				if nrows == mr && ncols == nr {
-					callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &c[ci+j], ldc, sp, cp, flags)
-					continue
-				}
-				if acc {
-					loadTile(buf.c[:], c[ci+j:], ldc, nr, nrows, ncols)
-				}
-				callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &buf.c[0], nr, sp, cp, flags)
-				storeTile(c[ci+j:], buf.c[:], ldc, nr, nrows, ncols)
+			bp := &bdata[j*4] // column j: 4 bytes into a row of quads or of pairs
+			sp := &b.scale[j]
+			cp := &b.corr[j]
+			ncols := min(nr, n-j)
+			if nrows == mr && ncols == nr {
+				callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &c[ci+j], ldc, sp, cp, flags)
+				continue
 			}
+			if acc {
+				loadTile(buf.c[:], c[ci+j:], ldc, nr, nrows, ncols)
+			}
+			callKernelI8(im.id, seg, nseg, skip, &rows[0], bp, b.np, &buf.c[0], nr, sp, cp, flags)
+			storeTile(c[ci+j:], buf.c[:], ldc, nr, nrows, ncols)
 		}
 	}
 }

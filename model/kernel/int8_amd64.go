@@ -75,7 +75,7 @@ func archI8Impls() []*i8Impl {
 		l = append(l, &i8Impl{name: "avxvnni", reason: "the CPU has AVX-VNNI, not AVX512_VNNI", id: idAVXVNNI, mr: 6, nr: 16})
 	}
 	return append(l, &i8Impl{name: "avx2", reason: "the CPU has AVX2, neither AVX512_VNNI nor AVX-VNNI", id: idI8AVX2, mr: 6, nr: 16, wide: true,
-		dense: &i8Impl{name: "avx2-bytes", reason: "the dense layers of the avx2 level", id: idI8AVX2Bytes, mr: 4, nr: 16}})
+		wino: true, dense: &i8Impl{name: "avx2-bytes", reason: "the dense layers of the avx2 level", id: idI8AVX2Bytes, mr: 4, nr: 16}})
 }
 
 // callKernelI8 runs level id's micro-kernel on one tile (a direct call to

@@ -16,3 +16,11 @@ func quantU8Native(id int, dst []uint8, src []float32, inv float32) int { return
 
 // quantU16Native quantizes nothing: no level here reads 16-bit inputs.
 func quantU16Native(id int, dst []uint16, src []float32, inv float32) int { return 0 }
+
+// packWino does nothing: no level here has a Winograd convolution.
+func packWino(m *I8Matrix) {}
+
+// conv3x3I8Wino reports false: no level here has a Winograd convolution.
+func conv3x3I8Wino(im *i8Impl, dst, src []float32, batch, h, w, cin, cout int, wt *I8Matrix, bias, residual []float32, relu bool, scratch []uint8) bool {
+	return false
+}

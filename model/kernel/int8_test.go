@@ -450,7 +450,8 @@ func widenedB(bm []int8, kq, ldb int) []int8 {
 }
 
 // Conv3x3I8 gives the same results with no scratch, with one of the size
-// Conv3x3I8Scratch gives, with one that starts at an odd address (the
+// I8Matrix.Conv3x3Scratch gives (Conv3x3I8Scratch, or the Winograd
+// convolution's), with one that starts at an odd address (the
 // 16-bit kernel's operands then go to a new buffer) and with one too
 // short, at every level, and writes nothing past the scratch's length.
 func TestConv3x3I8Scratch(t *testing.T) {
@@ -458,7 +459,7 @@ func TestConv3x3I8Scratch(t *testing.T) {
 	const batch, h, w, cin, cout = 2, 8, 4, 12, 16
 	src := randI8Slice(rng, batch*h*w*cin, 1, true)
 	m := PackConv3x3I8(randI8Slice(rng, 9*cin*cout, 0.1, false), cin, cout, slices.Max(src)/255)
-	need := Conv3x3I8Scratch(batch, h, w, cin)
+	need := m.Conv3x3Scratch(batch, h, w)
 	for _, im := range i8Impls {
 		var want []float32
 		for _, sc := range []struct {

@@ -4,7 +4,7 @@ package kernel
 
 import "golang.org/x/sys/cpu"
 
-//go:generate go run gen_amd64.go
+//go:generate go run gen_amd64.go gen_wino_amd64.go
 
 // The assembly micro-kernels (kernel_amd64.s) compute a full mr x nr tile
 // C = A[0:mr][0:k] * B[0:k][0:nr] (+ C with flagAcc, then max(0, x) with
