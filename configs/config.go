@@ -12,6 +12,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -200,12 +202,39 @@ type SelfPlay struct {
 	// A game ends as soon as its position is in them, with their result
 	// (a table adjudication), and training gives every position in them
 	// its exact value target. Opened and checked when self-play and the
-	// trainer start; "" = none. Default "".
+	// trainer start. "auto:N", N in 2..4, asks for the tables of up to N
+	// pieces, generated where they are opened into a cache folder of the
+	// user's (tb.CacheDir; seconds, once per machine; more pieces: dama
+	// tb gen and the folder); "" = none. Default "".
 	Tables string `mapstructure:"tables" yaml:"tables,omitempty"`
 }
 
 // Gumbel reports whether s asks for Gumbel root search.
 func (s SelfPlay) Gumbel() bool { return s.RootSearch == "gumbel" }
+
+// AutoTablesPrefix starts a selfplay.tables value that asks for generated
+// tables ("auto:4") instead of naming a folder.
+const AutoTablesPrefix = "auto:"
+
+// MaxAutoTablePieces is the most pieces of selfplay.tables "auto:N": the
+// tables of up to 4 pieces take some 10 CPU-seconds to generate, those of
+// 5 some 4 CPU-minutes (dama tb gen).
+const MaxAutoTablePieces = 4
+
+// AutoTables reports whether s.Tables asks for generated tables (it starts
+// with AutoTablesPrefix) and of up to how many pieces: 0 when the number
+// is not one of 2..MaxAutoTablePieces (Validate names it).
+func (s SelfPlay) AutoTables() (pieces int, ok bool) {
+	rest, ok := strings.CutPrefix(s.Tables, AutoTablesPrefix)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 2 || n > MaxAutoTablePieces || strconv.Itoa(n) != rest {
+		return 0, true
+	}
+	return n, true
+}
 
 // Backends are the allowed values of selfplay.backend (the names the
 // model package registers; a test keeps the two lists equal).

@@ -148,6 +148,9 @@ func (s SelfPlay) validate(v *validator) {
 	v.intIn("selfplay.gumbel_m", s.GumbelM, 1, 128)
 	v.floatIn("selfplay.gumbel_c_visit", s.GumbelCVisit, 0, false, 10000, true)
 	v.floatIn("selfplay.gumbel_c_scale", s.GumbelCScale, 0, false, 100, true)
+	n, auto := s.AutoTables()
+	v.check("selfplay.tables", fmt.Sprintf("%q", s.Tables), !auto || n > 0,
+		fmt.Sprintf(`a folder of tables, "" (none) or %sN with N in 2..%d (tables of more pieces: dama tb gen --pieces N --out DIR, then the folder)`, AutoTablesPrefix, MaxAutoTablePieces))
 }
 
 // bound returns x, another key's value that bounds a key's range, when

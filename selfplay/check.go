@@ -178,9 +178,9 @@ func (c *Checker) Check(name string, h Header, games []*Game) error {
 		}
 	}
 	var tables *tb.Tables
-	if set != nil && set.Tables != "" {
+	if set != nil {
 		var err error
-		if tables, err = tb.Shared(set.Tables); err != nil {
+		if tables, err = OpenTables(*set, nil); err != nil {
 			return fmt.Errorf("selfplay: chunk %s: opening the run's tables (selfplay.tables): %w", name, err)
 		}
 	}

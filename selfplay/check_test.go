@@ -414,10 +414,11 @@ func TestCheckPastSettings(t *testing.T) {
 	}
 }
 
-// TestCheckCommittedSamples: the committed files of versions 1 to 3 pass
-// the check of format, legality and results.
+// TestCheckCommittedSamples: the committed files of versions 1 to 3 and 6
+// pass the check of format, legality and results (the version 6 one also
+// that of its settings and tables: TestReadsVersion6).
 func TestCheckCommittedSamples(t *testing.T) {
-	for _, name := range []string{"games-v1.dgames", "games-v2.dgames", "games-v3.dgames"} {
+	for _, name := range []string{"games-v1.dgames", "games-v2.dgames", "games-v3.dgames", "games-v6.dgames"} {
 		if _, _, err := (&Checker{}).CheckFile(filepath.Join("testdata", name)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}

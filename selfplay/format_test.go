@@ -401,14 +401,14 @@ func appendTrailer(b []byte) []byte {
 // and reads again unchanged. Each input is read as a file, as a file with
 // its checksum repaired (in the envelope and in the frame of versions 1
 // and 2), and as the uncompressed body of a file of versions 1 and 3
-// (first byte: the game count). The committed samples of versions 1, 2 and 3 are
+// (first byte: the game count). The committed samples of versions 1, 2, 3 and 6 are
 // seeds beside the corpus in testdata/fuzz. Run it with a minimisation
 // time (with the default the fuzzer spends its time minimising the large
 // seeds and sits at 0 execs/s):
 //
 //	go test ./selfplay/ -run XXX -fuzz FuzzDecode -fuzztime 60s -fuzzminimizetime 5s
 func FuzzDecode(f *testing.F) {
-	for _, name := range []string{"games-v1.dgames", "games-v2.dgames", "games-v3.dgames"} {
+	for _, name := range []string{"games-v1.dgames", "games-v2.dgames", "games-v3.dgames", "games-v6.dgames"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

@@ -29,10 +29,12 @@ package selfplay
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 
 	"golang.org/x/sync/errgroup"
 
+	"dama/configs"
 	"dama/mcts"
 	"dama/rules"
 	"dama/tb"
@@ -158,16 +160,33 @@ func newPlayer(ev mcts.Evaluator, cfg Config) (*player, error) {
 	}
 	opt := SearchOptions(cfg.SelfPlay)
 	pl := &player{cfg: cfg}
-	if cfg.Tables != "" {
-		t, err := tb.Shared(cfg.Tables)
-		if err != nil {
-			return nil, fmt.Errorf("selfplay.tables: %w", err)
-		}
+	t, err := OpenTables(cfg.SelfPlay, nil)
+	if err != nil {
+		return nil, fmt.Errorf("selfplay.tables: %w", err)
+	}
+	if t != nil {
 		opt.Oracle = tb.Oracle{T: t}
 		pl.tables = t
 	}
 	pl.search = mcts.New(ev, opt)
 	return pl, nil
+}
+
+// OpenTables returns the endgame tables that s.Tables names, opened once
+// per process (tb.Shared), or nil for none: a folder's, or for "auto:N"
+// those of up to N pieces in the user's cache folder, generated there
+// first where missing (tb.SharedCache; log, when not nil, gets its line).
+func OpenTables(s configs.SelfPlay, log io.Writer) (*tb.Tables, error) {
+	if n, ok := s.AutoTables(); ok {
+		if n == 0 {
+			return nil, fmt.Errorf("%q: want %sN with N in 2..%d", s.Tables, configs.AutoTablesPrefix, configs.MaxAutoTablePieces)
+		}
+		return tb.SharedCache(n, log)
+	}
+	if s.Tables == "" {
+		return nil, nil
+	}
+	return tb.Shared(s.Tables)
 }
 
 // Play plays one game from the start position with the given seed.

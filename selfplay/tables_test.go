@@ -42,6 +42,37 @@ func TestTablesKey(t *testing.T) {
 	}
 }
 
+// TestAutoTablesKey: selfplay.tables "auto:2" gives the searches the
+// tables of up to 2 pieces of the user's cache folder, generated there by
+// the first player; the digest holds "auto:2", not the folder, so it is
+// the same on every machine.
+func TestAutoTablesKey(t *testing.T) {
+	tbtest.Cache(t)
+	auto := testConfig(0, func(c *Config) { c.Tables = "auto:2" })
+	pl, err := newPlayer(evaltest.Material{}, auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := tb.CacheDir(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, ok := pl.search.Options().Oracle.(tb.Oracle)
+	if !ok || o.T.Dir() != dir || o.T.Pieces() != 2 {
+		t.Fatalf("selfplay.tables auto:2: the search's oracle is %v, want the tables of %s", pl.search.Options().Oracle, dir)
+	}
+	if _, err := tb.Open(dir); err != nil {
+		t.Errorf("the generated folder: %v", err)
+	}
+	folder := testConfig(0, func(c *Config) { c.Tables = dir })
+	if auto.Digest() == folder.Digest() || auto.Digest() == testConfig(0, nil).Digest() {
+		t.Error("auto:2 has the digest of its folder or of no tables")
+	}
+	if _, err := OpenTables(configs.SelfPlay{Tables: "auto:7"}, nil); err == nil || !strings.Contains(err.Error(), `"auto:7": want auto:N with N in 2..4`) {
+		t.Errorf("auto:7: %v", err)
+	}
+}
+
 // tableGames plays n games of checkConfig with the 3-piece tables of a
 // new folder (without resignation, with a longer ply cap, so that games
 // reach the tables) and returns the settings, the chunk header and the

@@ -113,10 +113,9 @@ func Loop(ctx context.Context, opt Options) error {
 	if l.log == nil {
 		l.log = io.Discard
 	}
-	if dir := opt.Config.SelfPlay.Tables; dir != "" {
-		if l.tables, err = tb.Shared(dir); err != nil {
-			return fmt.Errorf("train: selfplay.tables: %w", err)
-		}
+	// Generated tables (auto:N) are made here, before any self-play.
+	if l.tables, err = selfplay.OpenTables(opt.Config.SelfPlay, l.log); err != nil {
+		return fmt.Errorf("train: selfplay.tables: %w", err)
 	}
 	defer func() {
 		if l.tr != nil {

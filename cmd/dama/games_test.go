@@ -46,7 +46,7 @@ func sampleRun(t *testing.T) string {
 // a flipped result or of another run's settings (exit 1).
 func TestGamesCheck(t *testing.T) {
 	code, out, errs := runCmd(t, "games", "check", "../../selfplay/testdata")
-	if code != 0 || out != "3 chunks, 9 games, 360 positions: all pass the trainer's check (format, legality and results)\n" {
+	if code != 0 || out != "4 chunks, 15 games, 1085 positions: all pass the trainer's check (format, legality and results)\n" {
 		t.Errorf("the committed samples: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	run := sampleRun(t)

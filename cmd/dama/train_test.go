@@ -19,6 +19,7 @@ import (
 	"dama/model"
 	"dama/runfolder"
 	"dama/selfplay"
+	"dama/tb/tbtest"
 )
 
 // The test binary doubles as the dama binary for tests that start, kill and
@@ -537,5 +538,32 @@ func TestShipLineage(t *testing.T) {
 		if !strings.Contains(string(card), want) {
 			t.Errorf("card lacks %q:\n%s", want, card)
 		}
+	}
+}
+
+// TestTrainAutoTables: dama train --set selfplay.tables=auto:2 generates
+// the tables into the user's cache folder before the first generation and
+// plays with them; a number of pieces outside 2..4 is a one-line error
+// naming the key, before any work.
+func TestTrainAutoTables(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range []string{"auto:5", "auto:1", "auto:x"} {
+		code, out, errs := runCmd(t, "train", "--run", dir, "--config", "quick", "--set", "selfplay.tables="+bad)
+		if code != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `selfplay.tables = "`+bad+`"`) || !strings.Contains(errs, "auto:N with N in 2..4") {
+			t.Errorf("selfplay.tables=%s: exit %d, stdout %q, stderr %q", bad, code, out, errs)
+		}
+	}
+	if testing.Short() {
+		t.Skip("starts a training process")
+	}
+	cache := tbtest.Cache(t)
+	args := append([]string{"train", "--run", filepath.Join(t.TempDir(), "run")}, fastRun...)
+	out, err := damaCmd(append(args, "--set", "run.generations=1", "--set", "selfplay.tables=auto:2")...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dama train: %v\n%s", err, out)
+	}
+	want := "endgame tables of up to 2 pieces: generated 4 of 4 signatures into " + filepath.Join(cache, "dama", "tables-v1-2p")
+	if i := strings.Index(string(out), want); i < 0 || i > strings.Index(string(out), "gen 1: games") {
+		t.Errorf("no line %q before generation 1:\n%s", want, out)
 	}
 }

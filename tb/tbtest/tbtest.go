@@ -24,3 +24,17 @@ func Tables(t testing.TB, pieces int) (string, *tb.Tables) {
 	}
 	return dir, tables
 }
+
+// Cache points the user's cache folder (os.UserCacheDir: XDG_CACHE_HOME,
+// and HOME where that is not read) at a temporary folder of t for the rest
+// of the test, so that generated tables (selfplay.tables "auto:N",
+// tb.SharedCache) go there, and returns it. It sets the environment, so
+// the test must not be parallel.
+func Cache(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", dir)
+	t.Setenv("HOME", dir)
+	t.Setenv("LocalAppData", dir)
+	return dir
+}
