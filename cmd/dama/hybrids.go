@@ -62,13 +62,13 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 		case name == threadsSuffix:
 			h.threads, err = parseThreads(s[len(threadsSuffix):])
 		case name == "mm":
-			h.mmDepth, err = suffixDepth(s[2:], defaultMinimaxDepth)
+			h.mmDepth, err = suffixDepth(s[2:], defaultMinimaxDepth, tactics.MaxMinimaxDepth)
 		case name == "cmb":
-			h.cbDepth, err = suffixDepth(s[3:], defaultCombDepth)
+			h.cbDepth, err = suffixDepth(s[3:], defaultCombDepth, tactics.MaxMinimaxDepth)
 		case name == "ip":
-			h.ipDepth, err = suffixDepth(s[2:], defaultPriorsDepth)
+			h.ipDepth, err = suffixDepth(s[2:], defaultPriorsDepth, tactics.MaxMinimaxDepth)
 		case name == "ab":
-			h.abDepth, err = verifyDepth(s[2:])
+			h.abDepth, err = suffixDepth(s[2:], defaultVerifyDepth, classic.MaxDepth)
 		default:
 			err = fmt.Errorf("unknown suffix %q", "+"+s)
 		}
@@ -79,26 +79,15 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 	return parts[0], h, nil
 }
 
-// suffixDepth reads the depth after a hybrid suffix ("" for def).
-func suffixDepth(s string, def int) (int, error) {
+// suffixDepth reads the depth after a hybrid suffix ("" for def), at
+// most maxDepth.
+func suffixDepth(s string, def, maxDepth int) (int, error) {
 	if s == "" {
 		return def, nil
 	}
 	d, err := strconv.Atoi(s)
-	if err != nil || d < 1 || d > tactics.MaxMinimaxDepth {
-		return 0, fmt.Errorf("hybrid depth %q: want an integer in 1..%d", s, tactics.MaxMinimaxDepth)
-	}
-	return d, nil
-}
-
-// verifyDepth reads the depth after +ab ("" for the default).
-func verifyDepth(s string) (int, error) {
-	if s == "" {
-		return defaultVerifyDepth, nil
-	}
-	d, err := strconv.Atoi(s)
-	if err != nil || d < 1 || d > classic.MaxDepth {
-		return 0, fmt.Errorf("verification depth %q: want an integer in 1..%d", s, classic.MaxDepth)
+	if err != nil || d < 1 || d > maxDepth {
+		return 0, fmt.Errorf("hybrid depth %q: want an integer in 1..%d", s, maxDepth)
 	}
 	return d, nil
 }
