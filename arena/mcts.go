@@ -74,15 +74,11 @@ func (m *mctsGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) 
 	if err != nil {
 		return rules.Move{}, err
 	}
-	if m.tables != nil {
-		if mv, _, ok := m.tables.Choose(g, res.Move); ok {
-			return mv, nil
-		}
+	check := m.check
+	if res.Forced {
+		check = nil // one legal move: nothing to check
 	}
-	if m.check != nil && !res.Forced {
-		return m.check.CheckMove(ctx, g, res.Move, 0)
-	}
-	return res.Move, nil
+	return engine.PlayedMove(ctx, g, res.Move, m.tables, check, 0)
 }
 
 func (m *mctsGame) Close() {}

@@ -327,16 +327,20 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	if based {
 		r.Playouts = r.RootVisits - base
 	}
-	chosen := false
-	if s.tables != nil {
-		if m, _, ok := s.tables.Choose(g, r.Move); ok {
-			r.Move, chosen = m, true
+	var check mcts.MoveCheck
+	var budget time.Duration
+	if checking && ctx.Err() == nil {
+		check = s.check
+		if full.timed() {
+			budget = max(full.soft.Sub(clock.Now()), minCheckTime)
 		}
 	}
-	if checking && !chosen && ctx.Err() == nil {
-		if err := s.checkMove(ctx, g, &r, full, clock); err != nil {
-			return mcts.Result{}, err
-		}
+	m, err := PlayedMove(ctx, g, r.Move, s.tables, check, budget)
+	if err != nil {
+		return mcts.Result{}, err
+	}
+	if m != r.Move {
+		r.Move, r.PV = m, []rules.Move{m}
 	}
 	if info != nil {
 		info(Info{Result: r, Elapsed: clock.Now().Sub(start), Final: true})
@@ -344,22 +348,25 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	return r, nil
 }
 
-// checkMove has the move check review r.Move, within the rest of the
-// move's time when it is timed (plan full), and plays what it returns; a
-// replaced move's principal variation is the move alone.
-func (s *Searcher) checkMove(ctx context.Context, g *rules.Game, r *mcts.Result, full timePlan, clock Clock) error {
-	var budget time.Duration
-	if full.timed() {
-		budget = max(full.soft.Sub(clock.Now()), minCheckTime)
+// PlayedMove returns the move to play in g after a search chose m (the
+// one rule of every player of a search): in a position of the endgame
+// tables, a move that keeps their value (tb.Tables.Choose, m itself when
+// it does); elsewhere the move check's verdict within budget (0: its own
+// depth decides); m when tables and check are nil.
+func PlayedMove(ctx context.Context, g *rules.Game, m rules.Move, tables *tb.Tables, check mcts.MoveCheck, budget time.Duration) (rules.Move, error) {
+	if tables != nil {
+		if t, _, ok := tables.Choose(g, m); ok {
+			return t, nil
+		}
 	}
-	m, err := s.check.CheckMove(ctx, g, r.Move, budget)
+	if check == nil {
+		return m, nil
+	}
+	c, err := check.CheckMove(ctx, g, m, budget)
 	if err != nil {
-		return fmt.Errorf("engine: %w", err)
+		return rules.Move{}, fmt.Errorf("engine: %w", err)
 	}
-	if m != r.Move {
-		r.Move, r.PV = m, []rules.Move{m}
-	}
-	return nil
+	return c, nil
 }
 
 // minCheckTime is the least time a move check of a timed search gets,
