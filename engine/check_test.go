@@ -35,7 +35,8 @@ func (c *fakeCheck) CheckMove(ctx context.Context, g *rules.Game, chosen rules.M
 
 // A move check (mcts.Options.Check) gets its share of a timed move, the
 // tree search the rest, and its move is played; by visits it gets no
-// budget; a forced move is not checked.
+// budget; a forced move is not checked, nor a timed move where its share
+// is 0.
 func TestThinkMoveCheck(t *testing.T) {
 	clock := newFakeClock()
 	check := &fakeCheck{clock: clock, share: 0.4}
@@ -85,5 +86,26 @@ func TestThinkMoveCheck(t *testing.T) {
 	}
 	if len(check.budgets) != 0 {
 		t.Errorf("a forced move was checked (%v)", check.budgets)
+	}
+
+	// A share of 0 (a quiet position, say) leaves a timed move to the
+	// tree alone, for its whole time; by visits the check still runs.
+	check.share, check.budgets = 0, nil
+	s.Reset()
+	res, took = think(t, s, clock, g, Limits{Time: move, WholeTime: true})
+	if len(check.budgets) != 0 {
+		t.Errorf("share 0: the timed move was checked (%v)", check.budgets)
+	}
+	if took > move+5*time.Millisecond || took < move-5*time.Millisecond {
+		t.Errorf("share 0: the timed move took %v, want its %v", took, move)
+	}
+	if !legal(g.Position(), res.Move) {
+		t.Errorf("share 0: played %s, not a legal move", res.Move)
+	}
+	if _, err := s.Think(context.Background(), g, Limits{Visits: 40}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(check.budgets) != 1 {
+		t.Errorf("share 0, search by visits: %d checks, want 1", len(check.budgets))
 	}
 }

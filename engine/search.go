@@ -241,7 +241,13 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	full := tp // the move's whole time, the check's share included
 	checking := s.check != nil && !lim.Infinite
 	if checking && tp.timed() {
-		tp = tp.share(start, 1-s.check.TimeShare(g.Position()))
+		// A share of 0 leaves a timed move unchecked: the tree takes
+		// the whole time.
+		if f := s.check.TimeShare(g.Position()); f > 0 {
+			tp = tp.share(start, 1-f)
+		} else {
+			checking = false
+		}
 	}
 	sctx := ctx
 	if tp.timed() && s.Clock == nil {

@@ -123,7 +123,8 @@ type MoveCheck interface {
 	// to its own depth.
 	CheckMove(ctx context.Context, g *rules.Game, chosen rules.Move, budget time.Duration) (rules.Move, error)
 	// TimeShare is the fraction of a timed search's time in p that the
-	// check takes, in [0, 1).
+	// check takes, in [0, 1); 0 leaves a timed search's move in p
+	// unchecked.
 	TimeShare(p rules.Position) float64
 }
 

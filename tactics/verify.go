@@ -24,6 +24,10 @@ const (
 	// the full-width search sees furthest.
 	DefaultVerifyShare     = 0.25
 	DefaultVerifyKingShare = 0.6
+	// DefaultVerifyQuietShare is the share in a quiet position (Quiet):
+	// none, as a combination starts with a capture or a sacrifice, so the
+	// tree keeps the whole time where neither is on the board.
+	DefaultVerifyQuietShare = 0
 	// verifyTableMiB is the transposition table of each verifying engine.
 	verifyTableMiB = 8
 )
@@ -43,6 +47,10 @@ type Verifier struct {
 	// KingShare is the share where a king is on the board
 	// (DefaultVerifyKingShare).
 	KingShare float64
+	// QuietShare is the share in a quiet position without kings (Quiet;
+	// DefaultVerifyQuietShare). A timed search does not check a move
+	// where the share is 0.
+	QuietShare float64
 
 	pool               sync.Pool
 	checked, replaced  atomic.Int64
@@ -55,15 +63,39 @@ func NewVerifier(depth int) (*Verifier, error) {
 	if depth < 1 || depth > classic.MaxDepth {
 		return nil, fmt.Errorf("tactics: verification depth %d out of range 1..%d", depth, classic.MaxDepth)
 	}
-	return &Verifier{Depth: depth, Margin: DefaultVerifyMargin, Share: DefaultVerifyShare, KingShare: DefaultVerifyKingShare}, nil
+	return &Verifier{Depth: depth, Margin: DefaultVerifyMargin, Share: DefaultVerifyShare, KingShare: DefaultVerifyKingShare, QuietShare: DefaultVerifyQuietShare}, nil
 }
 
-// TimeShare implements mcts.MoveCheck.
+// TimeShare implements mcts.MoveCheck: KingShare where a king is on the
+// board, else QuietShare in a quiet position, else Share.
 func (v *Verifier) TimeShare(p rules.Position) float64 {
-	if p.Kings(rules.White)|p.Kings(rules.Black) != 0 {
+	switch {
+	case p.Kings(rules.White)|p.Kings(rules.Black) != 0:
 		return v.KingShare
+	case Quiet(p):
+		return v.QuietShare
 	}
 	return v.Share
+}
+
+// Quiet reports whether no capture is near in p: the side to move has
+// none, the other side would have none if it moved, and no move of the
+// side to move gives it one. A combination starts with a capture or with
+// a sacrifice that forces one, so none starts in a quiet position; one
+// the opponent prepares takes it a move more.
+func Quiet(p rules.Position) bool {
+	me := p.Side()
+	op := me.Opponent()
+	if p.HasCapture(me) || p.HasCapture(op) {
+		return false
+	}
+	var buf [64]rules.Move
+	for _, m := range p.Legal(buf[:0]) {
+		if p.Play(m).HasCapture(op) {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckMove implements mcts.MoveCheck: it searches to v.Depth, within

@@ -2,6 +2,7 @@ package tactics
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 
 	"dama/arena/classic"
@@ -43,13 +44,83 @@ func TestVerifier(t *testing.T) {
 	}
 }
 
+// Quiet is what its comment says, checked against the move generator on
+// the positions of random games: no move of the side to move captures, no
+// reply to any of its moves does, and the other side, were it to move,
+// could not capture either.
+func TestQuiet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 0))
+	var quiet, near int
+	for game := 0; game < 60; game++ {
+		g := rules.NewGame(rules.Start())
+		for !g.Outcome().Over() && g.Ply() < 200 {
+			p := g.Position()
+			moves := p.Legal(nil)
+			want := true
+			for _, m := range moves {
+				if m.IsCapture() {
+					want = false
+				}
+				for _, r := range p.Play(m).Legal(nil) {
+					if r.IsCapture() {
+						want = false
+					}
+				}
+			}
+			if want {
+				// The other side to move: the same pieces, the other
+				// colour's turn.
+				other, err := rules.ParseFEN(otherSide(p.FEN()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range other.Legal(nil) {
+					if m.IsCapture() {
+						want = false
+					}
+				}
+			}
+			if got := Quiet(p); got != want {
+				t.Fatalf("%s: Quiet %v, want %v", p.FEN(), got, want)
+			}
+			if want {
+				quiet++
+			} else {
+				near++
+			}
+			g.PlayUnchecked(moves[rng.IntN(len(moves))])
+		}
+	}
+	if quiet == 0 || near == 0 {
+		t.Errorf("%d quiet positions and %d with a capture near: want both", quiet, near)
+	}
+}
+
+// otherSide returns fen with the other side to move.
+func otherSide(fen string) string {
+	if fen[0] == 'W' {
+		return "B" + fen[1:]
+	}
+	return "W" + fen[1:]
+}
+
 func TestVerifierShareAndDepth(t *testing.T) {
 	v, err := NewVerifier(8)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := v.TimeShare(rules.Start()); got != DefaultVerifyShare {
-		t.Errorf("start position: share %v, want %v", got, DefaultVerifyShare)
+	if got := v.TimeShare(rules.Start()); got != DefaultVerifyQuietShare {
+		t.Errorf("start position (quiet): share %v, want the quiet share %v", got, DefaultVerifyQuietShare)
+	}
+	// The first position of a random game where a capture is near.
+	rng := rand.New(rand.NewPCG(5, 0))
+	g0 := rules.NewGame(rules.Start())
+	for Quiet(g0.Position()) {
+		moves := g0.Legal(nil)
+		g0.PlayUnchecked(moves[rng.IntN(len(moves))])
+	}
+	if got := v.TimeShare(g0.Position()); got != DefaultVerifyShare {
+		t.Errorf("%s (not quiet): share %v, want %v", g0.Position().FEN(), got, DefaultVerifyShare)
 	}
 	kings, err := rules.ParseFEN("W:WK6,21:B9,10")
 	if err != nil {
