@@ -28,6 +28,7 @@ const defaultLadderVisits = 800
 func init() {
 	var o struct {
 		model, ladder, out, players, anchor, revision string
+		hybrids                                       string
 		moveTime                                      float64
 		visits, games, parallel, probe, span, threads int
 		seed                                          int64
@@ -36,7 +37,7 @@ func init() {
 	register(&command{
 		name:    "ladder",
 		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
-		usage:   "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--threads N] [--games N] | --show | --calibrate [--players A,B,...] --out FILE",
+		usage:   "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | --show | --calibrate [--players A,B,...] --out FILE",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
 			checkpointBackend = ""
@@ -46,6 +47,7 @@ func init() {
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
 			fs.Float64Var(&o.moveTime, "time", 0, "wall-clock seconds per move of the model instead of --visits, 0.001..3600 (0: --visits); keep --parallel at most the free cores")
 			fs.BoolVar(&o.pass, "pass-forced", false, "the model's search: "+passForcedUsage+"; off by default, as in training runs' ladder ratings")
+			fs.StringVar(&o.hybrids, "hybrids", "none", "the model's search: "+hybridsUsage+"; none by default, as in training runs' ladder ratings")
 			fs.IntVar(&o.threads, "threads", 1, fmt.Sprintf("the model's search threads, 1..%d (each game's search; keep threads x --parallel at most the free cores)", engine.MaxThreads))
 			fs.IntVar(&o.games, "games", 200, "games in all, even; at least 2 x probe x rungs")
 			fs.IntVar(&o.probe, "probe", 2, "pairs of games against every rung before the rest goes to the rungs near the model, 1..1000")
@@ -121,6 +123,10 @@ func init() {
 					return fmt.Errorf("--time %v: %w", o.moveTime, err)
 				}
 			}
+			h, err := parseHybridsFlag(o.hybrids)
+			if err != nil {
+				return err
+			}
 			var tables *tb.Tables
 			if checkpointTables != "" {
 				if tables, err = openTables(checkpointTables); err != nil {
@@ -147,6 +153,9 @@ func init() {
 				return fmt.Errorf("--threads: %w", err)
 			}
 			p.threads(o.threads)
+			if err := p.hybrids(h); err != nil {
+				return err
+			}
 			if tables != nil {
 				withTables(&p.Options, tables)
 				p.Label += tbSuffix

@@ -109,6 +109,12 @@ func TestTrainCommandRuns(t *testing.T) {
 	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet", "--pass-forced"); code != 0 || !strings.Contains(lo, "@4+pass on the ladder") {
 		t.Errorf("dama ladder --pass-forced: exit %d, %s\n%s", code, le, lo)
 	}
+	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet", "--hybrids", "mm2,ab3"); code != 0 || !strings.Contains(lo, "@4+mm2+ab3 on the ladder") {
+		t.Errorf("dama ladder --hybrids mm2,ab3: exit %d, %s\n%s", code, le, lo)
+	}
+	if code, _, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--hybrids", "ab99"); code == 0 || !strings.Contains(le, "--hybrids") {
+		t.Errorf("dama ladder --hybrids ab99: exit %d, stderr %q", code, le)
+	}
 	if !strings.Contains(rep, "ladder.png") {
 		t.Errorf("report does not plot the ladder:\n%s", rep)
 	}
