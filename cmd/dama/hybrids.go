@@ -27,7 +27,7 @@ const (
 // network), "+ipD" (the tactics.Priors evaluator of depth D, default 3,
 // around that) and "+abD" (the tactics.Verifier of the chosen move, an
 // alpha-beta search of depth D, default 12, within a quarter of a timed
-// move's time).
+// move's time where a capture is near).
 type searchSuffixes struct {
 	pass    bool
 	threads int // search threads; 1 when not given
@@ -128,4 +128,4 @@ func parseHybridsFlag(s string) (searchSuffixes, error) {
 const defaultHybrids = "mm4,cmb3,ip3"
 
 // hybridsUsage is the help text of --hybrids.
-const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move), or none; see docs/rating.md#tactics"
+const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), or none; see docs/rating.md#tactics"
