@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"dama/tactics"
 )
 
 // FieldError is a field with a value outside its allowed range.
@@ -151,6 +153,13 @@ func (s SelfPlay) validate(v *validator) {
 	n, auto := s.AutoTables()
 	v.check("selfplay.tables", fmt.Sprintf("%q", s.Tables), !auto || n > 0,
 		fmt.Sprintf(`a folder of tables, "" (none) or %sN with N in 2..%d (tables of more pieces: dama tb gen --pieces N --out DIR, then the folder)`, AutoTablesPrefix, MaxAutoTablePieces))
+	h, err := tactics.ParseHybrids(s.Hybrids)
+	v.check("selfplay.hybrids", fmt.Sprintf("%q", s.Hybrids), err == nil,
+		fmt.Sprintf(`"" or none, or a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH], each at most once, DEPTH in 1..%d (the syntax of dama play --hybrids)`, tactics.MaxMinimaxDepth))
+	if err == nil && h.Verify > 0 {
+		v.check("selfplay.hybrids", fmt.Sprintf("%q", s.Hybrids), false,
+			"no ab: the verifier checks a timed move by alpha-beta, self-play searches by visits, and an alpha-beta search of every move would cost more than the game")
+	}
 }
 
 // bound returns x, another key's value that bounds a key's range, when
