@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"dama/configs"
+	"dama/tactics"
 )
 
 // Config is what self-play plays by: the selfplay section of the run
@@ -48,12 +49,26 @@ func (c Config) digestForm() digestForm {
 		NoResignShare: c.NoResignShare, Seed: c.Seed,
 		Solver: c.Solver, PassForced: c.PassForced,
 		ForcedPlayoutsK: c.ForcedPlayoutsK, PolicyTargetPruning: c.PolicyTargetPruning,
-		Tables: c.Tables,
+		Tables: c.Tables, Hybrids: c.hybridsDigest(),
 	}
 	if c.Gumbel() {
 		d.RootSearch, d.GumbelM, d.GumbelCVisit, d.GumbelCScale = c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale
 	}
 	return d
+}
+
+// hybridsDigest returns Hybrids as the digest holds it: "" for none ("" or
+// "none"), else the list with every depth written (tactics.Hybrids.String:
+// "mm" and "mm4" play the same games).
+func (c Config) hybridsDigest() string {
+	h, err := tactics.ParseHybrids(c.Hybrids)
+	switch {
+	case err != nil:
+		return c.Hybrids // refused by Validate
+	case h == tactics.Hybrids{}:
+		return ""
+	}
+	return h.String()
 }
 
 // digestForm is what Digest hashes, as JSON: the form in which earlier
@@ -86,4 +101,5 @@ type digestForm struct {
 	GumbelCVisit        float64 `json:"gumbel_c_visit,omitempty"`
 	GumbelCScale        float64 `json:"gumbel_c_scale,omitempty"`
 	Tables              string  `json:"tables,omitempty"`
+	Hybrids             string  `json:"hybrids,omitempty"` // tactics.Hybrids.String, "" for none
 }
