@@ -218,7 +218,9 @@ type SelfPlay struct {
 	// 1..8. Not the verifier ab: self-play searches by visits, and an
 	// alpha-beta search per move would cost more than the game. Gating
 	// and ladder games search without them, as without the solver and
-	// the tables. Default "".
+	// the tables. configs keeps the text as it is: package selfplay,
+	// which reads it, checks it (selfplay.ValidateSettings, before any
+	// game of the trainer and the workers). Default "".
 	Hybrids string `mapstructure:"hybrids" yaml:"hybrids,omitempty"`
 }
 

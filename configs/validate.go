@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"dama/tactics"
 )
 
 // FieldError is a field with a value outside its allowed range.
@@ -39,7 +37,8 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // Validate checks every field and returns every problem found, each a
 // *FieldError naming the field, the bad value and the allowed range (joined
-// with errors.Join), or nil.
+// with errors.Join), or nil. The list of selfplay.hybrids is checked by
+// package selfplay, which reads it (selfplay.ValidateSettings).
 func (c *Config) Validate() error {
 	var v validator
 	c.validate(&v)
@@ -110,7 +109,8 @@ func (c *Config) validate(v *validator) {
 }
 
 // Validate checks every field of the selfplay section and returns every
-// problem found, as Config.Validate does.
+// problem found, as Config.Validate does; selfplay.hybrids is left to
+// package selfplay (selfplay.ValidateSettings).
 func (s SelfPlay) Validate() error {
 	var v validator
 	s.validate(&v)
@@ -153,13 +153,9 @@ func (s SelfPlay) validate(v *validator) {
 	n, auto := s.AutoTables()
 	v.check("selfplay.tables", fmt.Sprintf("%q", s.Tables), !auto || n > 0,
 		fmt.Sprintf(`a folder of tables, "" (none) or %sN with N in 2..%d (tables of more pieces: dama tb gen --pieces N --out DIR, then the folder)`, AutoTablesPrefix, MaxAutoTablePieces))
-	h, err := tactics.ParseHybrids(s.Hybrids)
-	v.check("selfplay.hybrids", fmt.Sprintf("%q", s.Hybrids), err == nil,
-		fmt.Sprintf(`"" or none, or a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH], each at most once, DEPTH in 1..%d (the syntax of dama play --hybrids)`, tactics.MaxMinimaxDepth))
-	if err == nil && h.Verify > 0 {
-		v.check("selfplay.hybrids", fmt.Sprintf("%q", s.Hybrids), false,
-			"no ab: the verifier checks a timed move by alpha-beta, self-play searches by visits, and an alpha-beta search of every move would cost more than the game")
-	}
+	// selfplay.hybrids is a list in the syntax of package tactics, which
+	// configs does not import: package selfplay checks it
+	// (selfplay.ValidateSettings), before any game of every path.
 }
 
 // bound returns x, another key's value that bounds a key's range, when

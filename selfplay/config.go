@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"dama/configs"
 	"dama/tactics"
@@ -22,8 +24,39 @@ type Config struct {
 }
 
 // Validate returns every field of c out of range, each naming its key
-// (configs.SelfPlay.Validate), or nil.
-func (c Config) Validate() error { return c.SelfPlay.Validate() }
+// (ValidateSettings), or nil.
+func (c Config) Validate() error { return ValidateSettings(c.SelfPlay) }
+
+// ValidateSettings returns every problem of the self-play section s, each
+// a *configs.FieldError naming its key, or nil: the ranges configs checks
+// (configs.SelfPlay.Validate) and selfplay.hybrids, a list in the syntax
+// of package tactics that configs, which imports no package of dama,
+// leaves to this package (HybridsError). Every path that plays self-play
+// checks it before its first game: the trainer (train.Loop, and dama
+// train right after loading), dama selfplay --config, the workers
+// (Worker.Run and Play: dama selfplay --run, the trainer's own), the
+// broker worker on receiving the run's configuration, and Run.
+func ValidateSettings(s configs.SelfPlay) error {
+	return errors.Join(s.Validate(), HybridsError(s.Hybrids))
+}
+
+// HybridsError returns the error of selfplay.hybrids = s, or nil: a list
+// that tactics.ParseHybrids refuses, or one with the verifier ab, which
+// self-play does not take. The error names the key and the value, as
+// configs' errors do.
+func HybridsError(s string) error {
+	h, err := tactics.ParseHybrids(s)
+	var want string
+	switch {
+	case err != nil:
+		want = fmt.Sprintf(`"" or none, or a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH], each at most once, DEPTH in 1..%d (the syntax of dama play --hybrids)`, tactics.MaxMinimaxDepth)
+	case h.Verify > 0:
+		want = "no ab: the verifier checks a timed move by alpha-beta, self-play searches by visits, and an alpha-beta search of every move would cost more than the game"
+	default:
+		return nil
+	}
+	return &configs.FieldError{Field: "selfplay.hybrids", Value: fmt.Sprintf("%q", s), Want: want}
+}
 
 // Digest returns a hex SHA-256 of the settings that decide the games
 // (the search and game settings and the seed, not the evaluator's), so
@@ -64,7 +97,7 @@ func (c Config) hybridsDigest() string {
 	h, err := tactics.ParseHybrids(c.Hybrids)
 	switch {
 	case err != nil:
-		return c.Hybrids // refused by Validate
+		return c.Hybrids // refused by Validate (HybridsError)
 	case h == tactics.Hybrids{}:
 		return ""
 	}

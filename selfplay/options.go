@@ -1,7 +1,6 @@
 package selfplay
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 
@@ -46,13 +45,11 @@ func SearchOptions(c configs.SelfPlay) mcts.Options {
 // solver) and returns the evaluator to search with: ev itself without
 // hybrids.
 func searchHybrids(s configs.SelfPlay, opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, error) {
-	h, err := tactics.ParseHybrids(s.Hybrids)
-	if err == nil && h.Verify > 0 {
-		err = errors.New("the verifier ab is not for self-play")
+	if err := HybridsError(s.Hybrids); err != nil {
+		return nil, err
 	}
-	if err == nil {
-		ev, _, err = h.Apply(opt, ev)
-	}
+	h, _ := tactics.ParseHybrids(s.Hybrids) // HybridsError read it
+	ev, _, err := h.Apply(opt, ev)
 	if err != nil {
 		return nil, fmt.Errorf("selfplay.hybrids %q: %w", s.Hybrids, err)
 	}
