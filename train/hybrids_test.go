@@ -2,6 +2,8 @@ package train
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +12,26 @@ import (
 	"dama/runfolder"
 	"dama/selfplay"
 )
+
+// TestHybridsRefused: Loop refuses a bad selfplay.hybrids (configs keeps
+// the text; selfplay.ValidateSettings reads it) with one line naming the
+// key, before it makes the run folder, with self-play in the process or
+// only in workers.
+func TestHybridsRefused(t *testing.T) {
+	for _, bad := range []string{"bogus", "mm4,ab12"} {
+		cfg := loadConfig(t, "quick", "selfplay.hybrids="+bad)
+		for _, sp := range []bool{true, false} {
+			dir := filepath.Join(t.TempDir(), "run")
+			err := Loop(context.Background(), Options{Config: cfg, Dir: dir, SelfPlay: sp, Revision: "test"})
+			if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), `selfplay.hybrids = "`+bad+`": want`) {
+				t.Errorf("selfplay.hybrids=%s, self-play %v: %v", bad, sp, err)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("selfplay.hybrids=%s: the refused run made %s: %v", bad, dir, err)
+			}
+		}
+	}
+}
 
 // TestHybridsRun: with selfplay.hybrids "mm4,cmb3,ip3" a run's self-play
 // searches with them: its chunks carry the digest of settings with the
