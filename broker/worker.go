@@ -296,6 +296,9 @@ func parseConfig(data []byte) (*configs.Config, error) {
 		return nil, err
 	}
 	cfg, err := configs.Load(f.Name(), nil, nil)
+	if err == nil {
+		err = selfplay.ValidateSettings(cfg.SelfPlay) // selfplay.hybrids, which configs leaves to selfplay
+	}
 	if err != nil {
 		return nil, fmt.Errorf("broker: the run's configuration: %w", err)
 	}

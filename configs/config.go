@@ -207,6 +207,21 @@ type SelfPlay struct {
 	// user's (tb.CacheDir; seconds, once per machine; more pieces: dama
 	// tb gen and the folder); "" = none. Default "".
 	Tables string `mapstructure:"tables" yaml:"tables,omitempty"`
+	// Hybrids are the MCTS-minimax hybrids of package tactics that
+	// self-play searches with, in the syntax of dama play's --hybrids
+	// (tactics.ParseHybrids): "" or "none" for none, else a comma-separated
+	// list of mm[DEPTH] (the Minimax oracle proves wins and losses at new
+	// leaves, with the solver on so that its proofs go up the tree),
+	// cmb[DEPTH] (the Combinations evaluator: a material search at leaves
+	// moves the network's value) and ip[DEPTH] (the Priors evaluator:
+	// informed priors for winning moves), each at most once, DEPTH in
+	// 1..8. Not the verifier ab: self-play searches by visits, and an
+	// alpha-beta search per move would cost more than the game. Gating
+	// and ladder games search without them, as without the solver and
+	// the tables. configs keeps the text as it is: package selfplay,
+	// which reads it, checks it (selfplay.ValidateSettings, before any
+	// game of the trainer and the workers). Default "".
+	Hybrids string `mapstructure:"hybrids" yaml:"hybrids,omitempty"`
 }
 
 // Gumbel reports whether s asks for Gumbel root search.
@@ -376,7 +391,7 @@ var LaterKeys = []string{
 	"selfplay.eval_workers", "selfplay.backend", "selfplay.solver", "selfplay.pass_forced",
 	"selfplay.forced_playouts_k", "selfplay.policy_target_pruning",
 	"selfplay.root_search", "selfplay.gumbel_m", "selfplay.gumbel_c_visit", "selfplay.gumbel_c_scale",
-	"selfplay.tables",
+	"selfplay.tables", "selfplay.hybrids",
 	"train.value_target_mix", "train.aux_reply_weight",
 	"ladder.every", "ladder.visits", "ladder.games", "ladder.parallel", "ladder.file",
 }

@@ -37,7 +37,8 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // Validate checks every field and returns every problem found, each a
 // *FieldError naming the field, the bad value and the allowed range (joined
-// with errors.Join), or nil.
+// with errors.Join), or nil. The list of selfplay.hybrids is checked by
+// package selfplay, which reads it (selfplay.ValidateSettings).
 func (c *Config) Validate() error {
 	var v validator
 	c.validate(&v)
@@ -108,7 +109,8 @@ func (c *Config) validate(v *validator) {
 }
 
 // Validate checks every field of the selfplay section and returns every
-// problem found, as Config.Validate does.
+// problem found, as Config.Validate does; selfplay.hybrids is left to
+// package selfplay (selfplay.ValidateSettings).
 func (s SelfPlay) Validate() error {
 	var v validator
 	s.validate(&v)
@@ -151,6 +153,9 @@ func (s SelfPlay) validate(v *validator) {
 	n, auto := s.AutoTables()
 	v.check("selfplay.tables", fmt.Sprintf("%q", s.Tables), !auto || n > 0,
 		fmt.Sprintf(`a folder of tables, "" (none) or %sN with N in 2..%d (tables of more pieces: dama tb gen --pieces N --out DIR, then the folder)`, AutoTablesPrefix, MaxAutoTablePieces))
+	// selfplay.hybrids is a list in the syntax of package tactics, which
+	// configs does not import: package selfplay checks it
+	// (selfplay.ValidateSettings), before any game of every path.
 }
 
 // bound returns x, another key's value that bounds a key's range, when

@@ -4,8 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"dama/configs"
+	"dama/tactics"
 )
 
 // Config is what self-play plays by: the selfplay section of the run
@@ -21,8 +24,39 @@ type Config struct {
 }
 
 // Validate returns every field of c out of range, each naming its key
-// (configs.SelfPlay.Validate), or nil.
-func (c Config) Validate() error { return c.SelfPlay.Validate() }
+// (ValidateSettings), or nil.
+func (c Config) Validate() error { return ValidateSettings(c.SelfPlay) }
+
+// ValidateSettings returns every problem of the self-play section s, each
+// a *configs.FieldError naming its key, or nil: the ranges configs checks
+// (configs.SelfPlay.Validate) and selfplay.hybrids, a list in the syntax
+// of package tactics that configs, which imports no package of dama,
+// leaves to this package (HybridsError). Every path that plays self-play
+// checks it before its first game: the trainer (train.Loop, and dama
+// train right after loading), dama selfplay --config, the workers
+// (Worker.Run and Play: dama selfplay --run, the trainer's own), the
+// broker worker on receiving the run's configuration, and Run.
+func ValidateSettings(s configs.SelfPlay) error {
+	return errors.Join(s.Validate(), HybridsError(s.Hybrids))
+}
+
+// HybridsError returns the error of selfplay.hybrids = s, or nil: a list
+// that tactics.ParseHybrids refuses, or one with the verifier ab, which
+// self-play does not take. The error names the key and the value, as
+// configs' errors do.
+func HybridsError(s string) error {
+	h, err := tactics.ParseHybrids(s)
+	var want string
+	switch {
+	case err != nil:
+		want = fmt.Sprintf(`"" or none, or a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH], each at most once, DEPTH in 1..%d (the syntax of dama play --hybrids)`, tactics.MaxMinimaxDepth)
+	case h.Verify > 0:
+		want = "no ab: the verifier checks a timed move by alpha-beta, self-play searches by visits, and an alpha-beta search of every move would cost more than the game"
+	default:
+		return nil
+	}
+	return &configs.FieldError{Field: "selfplay.hybrids", Value: fmt.Sprintf("%q", s), Want: want}
+}
 
 // Digest returns a hex SHA-256 of the settings that decide the games
 // (the search and game settings and the seed, not the evaluator's), so
@@ -48,12 +82,26 @@ func (c Config) digestForm() digestForm {
 		NoResignShare: c.NoResignShare, Seed: c.Seed,
 		Solver: c.Solver, PassForced: c.PassForced,
 		ForcedPlayoutsK: c.ForcedPlayoutsK, PolicyTargetPruning: c.PolicyTargetPruning,
-		Tables: c.Tables,
+		Tables: c.Tables, Hybrids: c.hybridsDigest(),
 	}
 	if c.Gumbel() {
 		d.RootSearch, d.GumbelM, d.GumbelCVisit, d.GumbelCScale = c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale
 	}
 	return d
+}
+
+// hybridsDigest returns Hybrids as the digest holds it: "" for none ("" or
+// "none"), else the list with every depth written (tactics.Hybrids.String:
+// "mm" and "mm4" play the same games).
+func (c Config) hybridsDigest() string {
+	h, err := tactics.ParseHybrids(c.Hybrids)
+	switch {
+	case err != nil:
+		return c.Hybrids // refused by Validate (HybridsError)
+	case h == tactics.Hybrids{}:
+		return ""
+	}
+	return h.String()
 }
 
 // digestForm is what Digest hashes, as JSON: the form in which earlier
@@ -86,4 +134,5 @@ type digestForm struct {
 	GumbelCVisit        float64 `json:"gumbel_c_visit,omitempty"`
 	GumbelCScale        float64 `json:"gumbel_c_scale,omitempty"`
 	Tables              string  `json:"tables,omitempty"`
+	Hybrids             string  `json:"hybrids,omitempty"` // tactics.Hybrids.String, "" for none
 }

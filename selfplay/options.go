@@ -1,11 +1,13 @@
 package selfplay
 
 import (
+	"fmt"
 	"runtime"
 
 	"dama/configs"
 	"dama/mcts"
 	"dama/model/infer"
+	"dama/tactics"
 )
 
 // This file is the one place where the self-play settings (configs.SelfPlay)
@@ -38,10 +40,26 @@ func SearchOptions(c configs.SelfPlay) mcts.Options {
 	return o
 }
 
+// searchHybrids turns the hybrids of s.Hybrids on in opt and around ev
+// (tactics.Hybrids.Apply: the Minimax oracle after the tables, with the
+// solver) and returns the evaluator to search with: ev itself without
+// hybrids.
+func searchHybrids(s configs.SelfPlay, opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, error) {
+	if err := HybridsError(s.Hybrids); err != nil {
+		return nil, err
+	}
+	h, _ := tactics.ParseHybrids(s.Hybrids) // HybridsError read it
+	ev, _, err := h.Apply(opt, ev)
+	if err != nil {
+		return nil, fmt.Errorf("selfplay.hybrids %q: %w", s.Hybrids, err)
+	}
+	return ev, nil
+}
+
 // MatchOptions returns the options of the searches of gating and ladder
 // games under c: self-play's PUCT constants and pass_forced, without
 // noise, temperature or the self-play techniques (solver, forced
-// playouts, Gumbel search); maxPlies is the match's length cap (0: none).
+// playouts, Gumbel search, tables, hybrids); maxPlies is the match's length cap (0: none).
 func MatchOptions(c configs.SelfPlay, maxPlies int) mcts.Options {
 	return mcts.Options{CPuct: c.CPuct, FPUReduction: c.FPUReduction, MaxPlies: maxPlies, PassForced: c.PassForced}
 }

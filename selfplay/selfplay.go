@@ -168,6 +168,9 @@ func newPlayer(ev mcts.Evaluator, cfg Config) (*player, error) {
 		opt.Oracle = tb.Oracle{T: t}
 		pl.tables = t
 	}
+	if ev, err = searchHybrids(cfg.SelfPlay, &opt, ev); err != nil {
+		return nil, err
+	}
 	pl.search = mcts.New(ev, opt)
 	return pl, nil
 }

@@ -164,8 +164,12 @@ func (w *Worker) logf(format string, args ...any) {
 
 // Run plays chunk after chunk with the newest best model until Games games
 // are written or ctx ends; then it writes the games already finished and
-// returns nil.
+// returns nil. Settings out of range (ValidateSettings) are an error
+// before it asks for a model.
 func (w *Worker) Run(ctx context.Context) error {
+	if err := ValidateSettings(w.Settings); err != nil {
+		return fmt.Errorf("selfplay: worker %s: %w", w.Name, err)
+	}
 	per := w.PerChunk
 	if per <= 0 {
 		per = 16
@@ -232,8 +236,12 @@ func (w *Worker) Run(ctx context.Context) error {
 // game. When ctx ends or a game fails it writes the finished games (in
 // index order) and returns the error. It is the trainer's own self-play;
 // its sink must reserve and write after ctx has ended. OnGame is called as
-// each game finishes.
+// each game finishes. Settings out of range are an error before it asks
+// for a model, as in Run.
 func (w *Worker) Play(ctx context.Context, games, perChunk int, seed uint64) error {
+	if err := ValidateSettings(w.Settings); err != nil {
+		return fmt.Errorf("selfplay: worker %s: %w", w.Name, err)
+	}
 	ok, err := w.follow(ctx)
 	if err != nil {
 		return err

@@ -2,7 +2,10 @@ package tactics
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
+	"dama/arena/classic"
 	"dama/mcts"
 )
 
@@ -18,6 +21,91 @@ type Hybrids struct {
 // view's board search with: the three together won at equal time
 // (docs/rating.md#tactics).
 var DefaultHybrids = Hybrids{Minimax: 4, Combinations: 3, Priors: 3}
+
+// Default depths of the hybrids named without one ("mm" for "mm4").
+const (
+	DefaultMinimaxDepth      = 4
+	DefaultCombinationsDepth = 3
+	DefaultPriorsDepth       = 3
+	DefaultVerifyDepth       = 12
+)
+
+// HybridsSyntax names the items a list of hybrids may hold, for errors.
+const HybridsSyntax = "mm[DEPTH], cmb[DEPTH], ip[DEPTH] or ab[DEPTH]"
+
+// hybridItems are the names of a list's items, the default depth of each
+// and its bound, and where the depth goes.
+var hybridItems = []struct {
+	name          string
+	def, maxDepth int
+	depth         func(*Hybrids) *int
+}{
+	{"mm", DefaultMinimaxDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Minimax }},
+	{"cmb", DefaultCombinationsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Combinations }},
+	{"ip", DefaultPriorsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Priors }},
+	{"ab", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }},
+}
+
+// ParseHybrids reads a list of hybrids, the one syntax of dama's --hybrids
+// flag, its player suffixes (+mm4 is the list "mm4") and the setting
+// selfplay.hybrids: "" or "none" for none, else items separated by commas,
+// each at most once, mm[DEPTH] (the Minimax oracle), cmb[DEPTH] (the
+// Combinations evaluator), ip[DEPTH] (the Priors evaluator) and ab[DEPTH]
+// (the Verifier); a depth left out is the item's default
+// (DefaultMinimaxDepth...), mm, cmb and ip go up to MaxMinimaxDepth, ab
+// up to classic.MaxDepth. String writes the list back.
+func ParseHybrids(s string) (Hybrids, error) {
+	var h Hybrids
+	if s == "" || s == "none" {
+		return h, nil
+	}
+	for _, it := range strings.Split(s, ",") {
+		name := strings.TrimRight(it, "0123456789")
+		i := hybridItem(name)
+		if i < 0 {
+			return Hybrids{}, fmt.Errorf("tactics: hybrid %q: want %s", it, HybridsSyntax)
+		}
+		item := hybridItems[i]
+		d := item.depth(&h)
+		if *d != 0 {
+			return Hybrids{}, fmt.Errorf("tactics: hybrid %s given twice", name)
+		}
+		*d = item.def
+		if digits := it[len(name):]; digits != "" {
+			n, err := strconv.Atoi(digits)
+			if err != nil || n < 1 || n > item.maxDepth {
+				return Hybrids{}, fmt.Errorf("tactics: hybrid %q: depth %s: want an integer in 1..%d", it, digits, item.maxDepth)
+			}
+			*d = n
+		}
+	}
+	return h, nil
+}
+
+// hybridItem returns the index of the hybrid item called name, or -1.
+func hybridItem(name string) int {
+	for i, it := range hybridItems {
+		if it.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// String returns h in the syntax of ParseHybrids, every depth written:
+// "none", or a list such as "mm4,cmb3,ip3".
+func (h Hybrids) String() string {
+	var items []string
+	for _, it := range hybridItems {
+		if d := *it.depth(&h); d != 0 {
+			items = append(items, it.name+strconv.Itoa(d))
+		}
+	}
+	if len(items) == 0 {
+		return "none"
+	}
+	return strings.Join(items, ",")
+}
 
 // Apply turns the hybrids of h on in opt and around ev and returns the
 // evaluator to search with and the player-label suffixes that name them

@@ -93,6 +93,11 @@ func Loop(ctx context.Context, opt Options) error {
 	if err := opt.Config.Validate(); err != nil {
 		return err
 	}
+	// selfplay.hybrids, which configs leaves to package selfplay: before
+	// the run folder is touched, whoever plays the games.
+	if err := selfplay.ValidateSettings(opt.Config.SelfPlay); err != nil {
+		return err
+	}
 	if err := runfolder.CheckAllowChange(opt.AllowChange); err != nil {
 		return err
 	}

@@ -2,20 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
-	"dama/arena/classic"
 	"dama/mcts"
 	"dama/tactics"
-)
-
-// Default depths of the hybrid suffixes given without one.
-const (
-	defaultMinimaxDepth = 4
-	defaultCombDepth    = 3
-	defaultPriorsDepth  = 3
-	defaultVerifyDepth  = 12
 )
 
 // searchSuffixes are the search switches after a checkpoint player's
@@ -61,14 +51,18 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 			h.tb = true
 		case name == threadsSuffix:
 			h.threads, err = parseThreads(s[len(threadsSuffix):])
-		case name == "mm":
-			h.mmDepth, err = suffixDepth(s[2:], defaultMinimaxDepth, tactics.MaxMinimaxDepth)
-		case name == "cmb":
-			h.cbDepth, err = suffixDepth(s[3:], defaultCombDepth, tactics.MaxMinimaxDepth)
-		case name == "ip":
-			h.ipDepth, err = suffixDepth(s[2:], defaultPriorsDepth, tactics.MaxMinimaxDepth)
-		case name == "ab":
-			h.abDepth, err = suffixDepth(s[2:], defaultVerifyDepth, classic.MaxDepth)
+		case name == "mm" || name == "cmb" || name == "ip" || name == "ab":
+			// A hybrid suffix is a list of one (tactics.ParseHybrids),
+			// seen only once.
+			var one tactics.Hybrids
+			if one, err = tactics.ParseHybrids(s); err == nil {
+				hy := h.hybrids()
+				hy.Minimax += one.Minimax
+				hy.Combinations += one.Combinations
+				hy.Priors += one.Priors
+				hy.Verify += one.Verify
+				h.setHybrids(hy)
+			}
 		default:
 			err = fmt.Errorf("unknown suffix %q", "+"+s)
 		}
@@ -79,24 +73,21 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 	return parts[0], h, nil
 }
 
-// suffixDepth reads the depth after a hybrid suffix ("" for def), at
-// most maxDepth.
-func suffixDepth(s string, def, maxDepth int) (int, error) {
-	if s == "" {
-		return def, nil
-	}
-	d, err := strconv.Atoi(s)
-	if err != nil || d < 1 || d > maxDepth {
-		return 0, fmt.Errorf("hybrid depth %q: want an integer in 1..%d", s, maxDepth)
-	}
-	return d, nil
+// hybrids returns the hybrids of h.
+func (h searchSuffixes) hybrids() tactics.Hybrids {
+	return tactics.Hybrids{Minimax: h.mmDepth, Combinations: h.cbDepth, Priors: h.ipDepth, Verify: h.abDepth}
+}
+
+// setHybrids sets the hybrids of h to hy.
+func (h *searchSuffixes) setHybrids(hy tactics.Hybrids) {
+	h.mmDepth, h.cbDepth, h.ipDepth, h.abDepth = hy.Minimax, hy.Combinations, hy.Priors, hy.Verify
 }
 
 // apply turns the hybrids of h on in opt and around ev (pass, threads and
 // tables are left to the caller; tactics.Hybrids.Apply) and returns the
 // evaluator to search with and the suffixes for a label.
 func (h searchSuffixes) apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, string, error) {
-	return tactics.Hybrids{Minimax: h.mmDepth, Combinations: h.cbDepth, Priors: h.ipDepth, Verify: h.abDepth}.Apply(opt, ev)
+	return h.hybrids().Apply(opt, ev)
 }
 
 // hybrids turns on the hybrids of h and marks the label with them.
@@ -110,16 +101,17 @@ func (p *modelPlayer) hybrids(h searchSuffixes) error {
 	return nil
 }
 
-// parseHybridsFlag reads the --hybrids flag of hub, play and analyze: a
-// comma-separated list of mm[DEPTH], cmb[DEPTH], ip[DEPTH] and ab[DEPTH], or none.
+// parseHybridsFlag reads the --hybrids flag of hub, play, analyze and
+// ladder: a comma-separated list of mm[DEPTH], cmb[DEPTH], ip[DEPTH] and
+// ab[DEPTH], or none, in the syntax of tactics.ParseHybrids (that of
+// selfplay.hybrids too).
 func parseHybridsFlag(s string) (searchSuffixes, error) {
-	if s == "" || s == "none" {
-		return searchSuffixes{threads: 1}, nil
+	hy, err := tactics.ParseHybrids(s)
+	if err != nil {
+		return searchSuffixes{}, fmt.Errorf("--hybrids %q: %w (or none)", s, err)
 	}
-	_, h, err := cutSuffixes("", "+"+strings.ReplaceAll(s, ",", "+"))
-	if err != nil || h.pass || h.tb || h.threads != 1 {
-		return searchSuffixes{}, fmt.Errorf("--hybrids %q: want none or a comma-separated list of mm[DEPTH], cmb[DEPTH], ip[DEPTH] and ab[DEPTH] (tactics in the search)", s)
-	}
+	h := searchSuffixes{threads: 1}
+	h.setHybrids(hy)
 	return h, nil
 }
 

@@ -97,7 +97,8 @@ func (selfplayRandom) Evaluate(_ context.Context, q mcts.Query, out *mcts.Evalua
 // selfplaySettings returns the self-play settings of dama selfplay --model:
 // the selfplay section of the run configuration in --config (loaded and
 // validated by configs.Load, as dama train loads it; the documented
-// defaults without --config), with --parallel, --visits and --seed over it:
+// defaults without --config), with --parallel, --visits and --seed over it,
+// checked as self-play checks it (selfplay.Config.Validate):
 // selfplay.Config holds that section as it is, as for the trainer. The base
 // seed is --seed, else the file's run.seed, else 0.
 func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, error) {
@@ -124,10 +125,13 @@ func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, err
 	if set["seed"] {
 		seed = o.seed
 	}
-	if err := cfg.Validate(); err != nil {
+	// The section with the flags over it, as self-play checks it (its
+	// ranges and selfplay.hybrids, which configs leaves to selfplay).
+	sc := selfplay.Config{SelfPlay: cfg.SelfPlay, Seed: seed}
+	if err := sc.Validate(); err != nil {
 		return selfplay.Config{}, err
 	}
-	return selfplay.Config{SelfPlay: cfg.SelfPlay, Seed: seed}, nil
+	return sc, nil
 }
 
 func runSelfplay(fs *flag.FlagSet, args []string) error {

@@ -125,3 +125,55 @@ func writeText(t *testing.T, path, text string) string {
 	}
 	return path
 }
+
+// TestSelfplayHybrids: dama selfplay --config with selfplay.hybrids plays
+// with them: the chunk carries the digest of the settings with the
+// hybrids, and searches prove roots, which only the Minimax oracle does
+// here (a uniform evaluator, no solver, no tables). The verifier ab is a
+// one-line error naming the key.
+func TestSelfplayHybrids(t *testing.T) {
+	dir := t.TempDir()
+	cfgFile := writeText(t, filepath.Join(dir, "sp.yaml"), "selfplay:\n  hybrids: mm4,cmb3,ip3\n  max_plies: 120\n")
+	out := filepath.Join(dir, "games")
+	code, _, errs := runCmd(t, "selfplay", "--model", "random", "--games", "2", "--out", out,
+		"--config", cfgFile, "--visits", "8", "--parallel", "2", "--seed", "3", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	files, err := selfplay.Chunks(out)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("chunks %v, err %v", files, err)
+	}
+	h, games, err := selfplay.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := configs.Load(cfgFile, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.SelfPlay.Visits, cfg.SelfPlay.Parallel = 8, 2
+	want := selfplay.Config{SelfPlay: cfg.SelfPlay, Seed: 3}
+	without := want
+	without.Hybrids = ""
+	if h.ConfigDigest != want.Digest() || h.ConfigDigest == without.Digest() {
+		t.Errorf("digest %s, want %s with the hybrids (%s without)", h.ConfigDigest, want.Digest(), without.Digest())
+	}
+	proven := 0
+	for _, g := range games {
+		for _, p := range g.Plies {
+			if p.WDL == [3]float32{1, 0, 0} || p.WDL == [3]float32{0, 0, 1} {
+				proven++
+			}
+		}
+	}
+	if proven == 0 {
+		t.Errorf("no search of %d games proved its root", len(games))
+	}
+
+	bad := writeText(t, filepath.Join(dir, "ab.yaml"), "selfplay:\n  hybrids: mm4,ab12\n")
+	code, _, errs = runCmd(t, "selfplay", "--model", "random", "--games", "1", "--out", out, "--config", bad)
+	if code != 1 || !strings.Contains(errs, `selfplay.hybrids = "mm4,ab12": want no ab`) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+		t.Errorf("selfplay.hybrids with ab: exit %d, stderr %q, want a one-line error naming the key", code, errs)
+	}
+}

@@ -123,9 +123,9 @@ func TestHybridsFlag(t *testing.T) {
 		"":            {threads: 1},
 		"none":        {threads: 1},
 		"cmb3,ip2":    {threads: 1, cbDepth: 3, ipDepth: 2},
-		"mm":          {threads: 1, mmDepth: defaultMinimaxDepth},
-		"mm3,cmb,ip4": {threads: 1, mmDepth: 3, cbDepth: defaultCombDepth, ipDepth: 4},
-		"cmb3,ab":     {threads: 1, cbDepth: 3, abDepth: defaultVerifyDepth},
+		"mm":          {threads: 1, mmDepth: tactics.DefaultMinimaxDepth},
+		"mm3,cmb,ip4": {threads: 1, mmDepth: 3, cbDepth: tactics.DefaultCombinationsDepth, ipDepth: 4},
+		"cmb3,ab":     {threads: 1, cbDepth: 3, abDepth: tactics.DefaultVerifyDepth},
 		"ab9":         {threads: 1, abDepth: 9},
 	} {
 		h, err := parseHybridsFlag(s)

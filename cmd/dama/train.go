@@ -15,6 +15,7 @@ import (
 
 	"dama/configs"
 	"dama/runfolder"
+	"dama/selfplay"
 	"dama/train"
 )
 
@@ -79,6 +80,11 @@ func init() {
 			}
 			cfg, err := configs.Load(source, os.Environ(), sets)
 			if err != nil {
+				return err
+			}
+			// The self-play settings as self-play reads them (selfplay.hybrids),
+			// before a broker, a web page or the run folder starts.
+			if err := selfplay.ValidateSettings(cfg.SelfPlay); err != nil {
 				return err
 			}
 			dir := *runDir

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -544,6 +545,28 @@ func TestShipLineage(t *testing.T) {
 		if !strings.Contains(string(card), want) {
 			t.Errorf("card lacks %q:\n%s", want, card)
 		}
+	}
+}
+
+// TestTrainHybridsRefused: dama train --set selfplay.hybrids with a bad
+// list or the verifier ab stops before any work (no run folder, nothing
+// on stdout) with one line naming the key and the value: the check of
+// package selfplay (selfplay.ValidateSettings), since configs keeps the
+// text as it is.
+func TestTrainHybridsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	for _, tc := range []struct{ value, want string }{
+		{"bogus", "a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH]"},
+		{"mm9", "DEPTH in 1..8"},
+		{"mm4,ab12", "no ab"},
+	} {
+		code, out, errs := runCmd(t, "train", "--run", dir, "--config", "quick", "--set", "selfplay.hybrids="+tc.value)
+		if code != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `selfplay.hybrids = "`+tc.value+`": want`) || !strings.Contains(errs, tc.want) {
+			t.Errorf("selfplay.hybrids=%s: exit %d, stdout %q, stderr %q", tc.value, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused runs made %s: %v", dir, err)
 	}
 }
 
