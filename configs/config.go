@@ -163,8 +163,9 @@ type SelfPlay struct {
 	CacheSize int `mapstructure:"cache_size" yaml:"cache_size"`
 	// Backend is the network's forward pass in self-play, gating and
 	// ladder games: "auto" (bf16 where the CPU has AVX512_BF16, else
-	// fp32), "fp32", "bf16" (needs AVX512_BF16) or "int8" (needs AVX2
-	// or FEAT_DotProd; never chosen by "auto"). Default "auto".
+	// int8 where an amd64 CPU has AVX2, else fp32), "fp32", "bf16"
+	// (needs AVX512_BF16) or "int8" (needs AVX2 or FEAT_DotProd).
+	// Default "auto".
 	Backend string `mapstructure:"backend" yaml:"backend"`
 	// Solver turns on the MCTS solver: proven wins, losses and draws are
 	// propagated up the tree and not searched further, and a proven win

@@ -246,7 +246,7 @@ func logBackend(who string, ev *infer.Evaluator, requested string) {
 
 // backendUsage is the help text of the --backend flags.
 func backendUsage() string {
-	return "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else fp32), fp32, bf16 (needs AVX512_BF16) or int8 (needs AVX2 or AVX-VNNI/AVX512_VNNI; never chosen by auto); one of " + strings.Join(infer.BackendNames(), ", ")
+	return "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else int8 where an amd64 CPU has AVX2, else fp32), fp32, bf16 (needs AVX512_BF16) or int8 (needs AVX2 or AVX-VNNI/AVX512_VNNI, or FEAT_DotProd on arm64); one of " + strings.Join(infer.BackendNames(), ", ")
 }
 
 // checkBackendFlag checks the name given to --backend before any work: an

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"runtime"
 	"testing"
 
 	"dama/model/kernel"
@@ -34,7 +35,7 @@ func TestBF16MatchesFP32(t *testing.T) {
 }
 
 // Where the CPU lacks AVX512_BF16 (forced here), "bf16" is refused with a
-// clear error and "auto" falls back to fp32; where it has it, "bf16" can be
+// clear error and "auto" falls back to int8 or fp32; where it has it, "bf16" can be
 // forced and an evaluator runs it.
 func TestBF16Selection(t *testing.T) {
 	saved := bf16Available
@@ -43,8 +44,8 @@ func TestBF16Selection(t *testing.T) {
 	if _, err := ResolveBackend("bf16"); err == nil {
 		t.Error("bf16 accepted on a CPU without AVX512_BF16")
 	}
-	if got, err := ResolveBackend("auto"); err != nil || got != "fp32" {
-		t.Errorf("auto without AVX512_BF16 = %q, %v; want fp32", got, err)
+	if got, err := ResolveBackend("auto"); err != nil || got != noBF16Auto() {
+		t.Errorf("auto without AVX512_BF16 = %q, %v; want %s", got, err, noBF16Auto())
 	}
 	bf16Available = saved
 	if got, err := ResolveBackend("auto"); err != nil || (got == "bf16") != kernel.BF16Preferred() {
@@ -54,4 +55,13 @@ func TestBF16Selection(t *testing.T) {
 		t.Skip("this CPU has no AVX512_BF16: the forced bf16 evaluator is not available")
 	}
 	checkForcedEvaluator(t, "bf16", bf16WDLTol)
+}
+
+// noBF16Auto is what "auto" picks where bf16 is not available: int8 on
+// amd64 where the CPU has an int8 kernel, else fp32.
+func noBF16Auto() string {
+	if runtime.GOARCH == "amd64" && int8Available() {
+		return int8Name
+	}
+	return fp32Name
 }

@@ -69,8 +69,9 @@ func TestInt8Calibration(t *testing.T) {
 }
 
 // Where the CPU lacks AVX2 and FEAT_DotProd (forced here), "int8" is refused with a
-// clear error, and "auto" never picks it; where it has it, "int8" can be
-// forced and an evaluator runs it.
+// clear error, and "auto" does not pick it; where it has it, "auto" picks
+// it on amd64 unless bf16 is native, and "int8" can be forced and an
+// evaluator runs it.
 func TestInt8Selection(t *testing.T) {
 	saved := int8Available
 	defer func() { int8Available = saved }()
@@ -78,10 +79,20 @@ func TestInt8Selection(t *testing.T) {
 	if _, err := ResolveBackend("int8"); err == nil || !strings.Contains(err.Error(), "AVX2") {
 		t.Errorf("int8 on a CPU without AVX2: error %v, want one naming AVX2", err)
 	}
-	int8Available = func() bool { return true }
 	if got, _ := ResolveBackend("auto"); got == "int8" {
-		t.Error("auto chose int8")
+		t.Error("auto chose int8 where the CPU has no int8 kernel")
 	}
+	int8Available = func() bool { return true }
+	want := runtime.GOARCH == "amd64" && !kernel.BF16Preferred()
+	if got, _ := ResolveBackend("auto"); (got == "int8") != want {
+		t.Errorf("auto chose %s with int8 available; want int8: %v (amd64 without native bf16)", got, want)
+	}
+	savedBF16 := bf16Available
+	bf16Available = func() bool { return false }
+	if got, _ := ResolveBackend("auto"); (got == "int8") != (runtime.GOARCH == "amd64") {
+		t.Errorf("auto without bf16 chose %s with int8 available on %s", got, runtime.GOARCH)
+	}
+	bf16Available = savedBF16
 	int8Available = saved
 	if !kernel.I8Native() {
 		t.Skip("this CPU has neither AVX2 nor FEAT_DotProd: the forced int8 evaluator is not available")
