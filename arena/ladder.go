@@ -425,8 +425,7 @@ func Calibrate(ctx context.Context, players []string, factory PlayerFactory, opt
 	if opt.Anchor == "" {
 		opt.Anchor = players[0]
 	}
-	anchor := slices.Index(players, opt.Anchor)
-	if anchor < 0 {
+	if !slices.Contains(players, opt.Anchor) {
 		return nil, fmt.Errorf("arena: calibrate: anchor %q is not one of the players", opt.Anchor)
 	}
 	// Every player is made once before any game: a bad one, or one listed
@@ -444,18 +443,43 @@ func Calibrate(ctx context.Context, players []string, factory PlayerFactory, opt
 		}
 		seen[name] = i
 	}
-	openings, err := randomOpenings(opt.Games/2, opt.OpeningPlies, seededRNG(opt.Seed, 0x63616c6962))
+	l := &Ladder{Version: ladderVersion, Created: time.Now().UTC(), Anchor: opt.Anchor, Seed: opt.Seed, OpeningPlies: opt.OpeningPlies, MaxPlies: opt.MaxPlies}
+	return calibrate(ctx, l, players, 0, factory, opt)
+}
+
+// calibrate plays the calibration matches of players that involve a
+// player at index from or above (each plays the opt.Span players below
+// it), adds them to l.Matches (the earlier players' matches, kept), fits
+// every rating from all of l.Matches and sets l.Rungs, sorted by rating.
+// The rungs of players below from keep their MoveMillis from l.Rungs.
+func calibrate(ctx context.Context, l *Ladder, players []string, from int, factory PlayerFactory, opt CalibrateOptions) (*Ladder, error) {
+	anchor := slices.Index(players, l.Anchor)
+	if anchor < 0 {
+		return nil, fmt.Errorf("arena: calibrate: anchor %q is not one of the players", l.Anchor)
+	}
+	index := make(map[string]int, len(players))
+	for i, p := range players {
+		index[p] = i
+	}
+	var pairings []pairing
+	for _, m := range l.Matches {
+		i, iok := index[m.A]
+		j, jok := index[m.B]
+		if !iok || !jok {
+			return nil, fmt.Errorf("arena: calibrate: the ladder's match %s vs %s names a player that is not a rung", m.A, m.B)
+		}
+		pairings = append(pairings, pairing{I: i, J: j, Pairs: m.Pairs})
+	}
+	openings, err := randomOpenings(opt.Games/2, l.OpeningPlies, seededRNG(l.Seed, 0x63616c6962))
 	if err != nil {
 		return nil, err
 	}
-	l := &Ladder{Version: ladderVersion, Created: time.Now().UTC(), Anchor: opt.Anchor, Seed: opt.Seed, OpeningPlies: opt.OpeningPlies, MaxPlies: opt.MaxPlies}
-	var pairings []pairing
 	timing := make([]struct {
 		moves int
 		dur   time.Duration
 	}, len(players))
 	for i := range players {
-		for j := i + 1; j <= i+opt.Span && j < len(players); j++ {
+		for j := max(i+1, from); j <= i+opt.Span && j < len(players); j++ {
 			a, err := factory(players[i])
 			if err != nil {
 				return nil, fmt.Errorf("arena: calibrate: %w", err)
@@ -467,7 +491,7 @@ func Calibrate(ctx context.Context, players []string, factory PlayerFactory, opt
 			ta, tb := &timedPlayer{Player: a}, &timedPlayer{Player: b}
 			m, err := Match(ctx, ta, tb, MatchOptions{
 				Games: opt.Games, Parallel: opt.Parallel, Openings: openings,
-				Seed: opt.Seed ^ int64(splitmix(uint64(i)<<32|uint64(j))), MaxPlies: opt.MaxPlies, OnGame: opt.OnGame,
+				Seed: l.Seed ^ int64(splitmix(uint64(i)<<32|uint64(j))), MaxPlies: l.MaxPlies, OnGame: opt.OnGame,
 			})
 			closeIf(a)
 			closeIf(b)
@@ -489,9 +513,17 @@ func Calibrate(ctx context.Context, players []string, factory PlayerFactory, opt
 	if err != nil {
 		return nil, err
 	}
+	old := make(map[string]float64, len(l.Rungs))
+	for _, r := range l.Rungs {
+		old[r.Player] = r.MoveMillis
+	}
+	l.Rungs = l.Rungs[:0:0]
 	for i, p := range players {
 		r := Rung{Player: p, Elo: math.Round(elo[i]*10) / 10, StdErr: math.Round(se[i]*10) / 10}
-		if timing[i].moves > 0 {
+		switch {
+		case i < from:
+			r.MoveMillis = old[p]
+		case timing[i].moves > 0:
 			r.MoveMillis = math.Round(float64(timing[i].dur.Microseconds())/float64(timing[i].moves)) / 1000
 		}
 		l.Rungs = append(l.Rungs, r)
@@ -499,6 +531,56 @@ func Calibrate(ctx context.Context, players []string, factory PlayerFactory, opt
 	l.Rungs[anchor].Elo, l.Rungs[anchor].StdErr = 0, 0
 	sort.SliceStable(l.Rungs, func(a, b int) bool { return l.Rungs[a].Elo < l.Rungs[b].Elo })
 	return l, nil
+}
+
+// Extend returns a copy of l with the players add (weakest first) as new
+// rungs above its own: each new player plays the opt.Span players below it
+// (the strongest rungs of l and the new players before it), and every
+// rating is fitted again from l's calibration matches and the new ones,
+// so the old rungs move only as far as the new games tell about them.
+// The openings, plies and anchor are l's; opt.Games may differ from the
+// games of l's matches (the openings are then the first of the same
+// draw). l itself is not changed.
+func Extend(ctx context.Context, l *Ladder, add []string, factory PlayerFactory, opt CalibrateOptions) (*Ladder, error) {
+	if opt.Games == 0 {
+		opt.Games = 100
+	}
+	if opt.Span == 0 {
+		opt.Span = 2
+	}
+	if len(add) == 0 {
+		return nil, errors.New("arena: extend: no players to add")
+	}
+	players := l.Players()
+	seen := map[string]string{}
+	for _, spec := range players {
+		p, err := factory(spec)
+		if err != nil {
+			return nil, fmt.Errorf("arena: extend: the ladder's rung %w", err)
+		}
+		seen[p.Name()] = spec
+		closeIf(p)
+	}
+	for _, spec := range add {
+		p, err := factory(spec)
+		if err != nil {
+			return nil, fmt.Errorf("arena: extend: %w", err)
+		}
+		name := p.Name()
+		closeIf(p)
+		if was, ok := seen[name]; ok {
+			return nil, fmt.Errorf("arena: extend: %s is %s, already a rung (%s): add each player once", spec, name, was)
+		}
+		seen[name] = spec
+		players = append(players, spec)
+	}
+	n := *l
+	n.Created = time.Now().UTC()
+	n.Revision = ""
+	n.Checksum = ""
+	n.Rungs = slices.Clone(l.Rungs)
+	n.Matches = slices.Clone(l.Matches)
+	return calibrate(ctx, &n, players, len(l.Rungs), factory, opt)
 }
 
 func closeIf(p Player) {

@@ -2,7 +2,10 @@ package arena
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -263,6 +266,92 @@ func TestCalibrateChecksPlayersFirst(t *testing.T) {
 		})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || games != 0 {
 			t.Errorf("%v: %v after %d games, want an error with %q before any game", tc.players, err, games, tc.want)
+		}
+	}
+}
+
+// Extend adds rungs by playing only the new players' matches: a ladder
+// extended by two players has the matches and ratings of one calibrated
+// with all of them at once, and the old ladder is left as it was.
+func TestExtendMatchesCalibrate(t *testing.T) {
+	ctx := context.Background()
+	all := []string{"random", "alphabeta:1", "alphabeta:2", "alphabeta:3"}
+	opt := CalibrateOptions{Games: 4}
+	whole, err := Calibrate(ctx, all, ParsePlayer, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := Calibrate(ctx, all[:2], ParsePlayer, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseRungs, baseMatches := slices.Clone(base.Rungs), slices.Clone(base.Matches)
+	var played []string
+	ext, err := Extend(ctx, base, all[2:], ParsePlayer, CalibrateOptions{Games: 4, OnMatch: func(m MatchResult) {
+		played = append(played, m.A+" vs "+m.B)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(base.Rungs, baseRungs) || !slices.Equal(base.Matches, baseMatches) {
+		t.Errorf("Extend changed the ladder it extends")
+	}
+	// Only the new players' matches are played: alphabeta:2 against the two
+	// below it, alphabeta:3 against alphabeta:1 and alphabeta:2.
+	if want := 4; len(played) != want {
+		t.Errorf("played %v, want %d matches", played, want)
+	}
+	key := func(m LadderMatch) string { return fmt.Sprintf("%s|%s|%v", m.A, m.B, m.Pairs) }
+	got, want := map[string]bool{}, map[string]bool{}
+	for _, m := range ext.Matches {
+		got[key(m)] = true
+	}
+	for _, m := range whole.Matches {
+		want[key(m)] = true
+	}
+	if !maps.Equal(got, want) || len(ext.Matches) != len(whole.Matches) {
+		t.Errorf("extended ladder's matches %v, want those of one calibration %v", ext.Matches, whole.Matches)
+	}
+	if len(ext.Rungs) != len(whole.Rungs) {
+		t.Fatalf("extended ladder has %d rungs, want %d", len(ext.Rungs), len(whole.Rungs))
+	}
+	for i, r := range ext.Rungs {
+		w := whole.Rungs[i]
+		if r.Player != w.Player || math.Abs(r.Elo-w.Elo) > 0.11 || math.Abs(r.StdErr-w.StdErr) > 0.11 {
+			t.Errorf("rung %d: %+v, want %+v", i, r, w)
+		}
+	}
+	if ext.Rungs[0].MoveMillis != base.Rungs[0].MoveMillis {
+		t.Errorf("old rung's move time %v, want the ladder's %v", ext.Rungs[0].MoveMillis, base.Rungs[0].MoveMillis)
+	}
+	b, err := ext.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeLadder(b); err != nil {
+		t.Errorf("extended ladder does not read back: %v", err)
+	}
+}
+
+// Extend refuses, before any game, a player that is a rung already (under
+// any spelling), a bad spec and an empty list.
+func TestExtendRefuses(t *testing.T) {
+	base := testLadder(t)
+	for _, tc := range []struct {
+		add  []string
+		want string
+	}{
+		{[]string{"ab:1"}, "already a rung"},
+		{[]string{"alphabeta:4", "alphabeta:99"}, `"alphabeta:99"`},
+		{[]string{"alphabeta:4", "alphabeta:4"}, "already a rung"},
+		{nil, "no players"},
+	} {
+		games := 0
+		_, err := Extend(context.Background(), base, tc.add, ParsePlayer, CalibrateOptions{
+			Games: 2, OnGame: func(GameResult) { games++ },
+		})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || games != 0 {
+			t.Errorf("%v: %v after %d games, want an error with %q before any game", tc.add, err, games, tc.want)
 		}
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"dama/arena"
 	"dama/rules"
 )
 
@@ -110,5 +112,54 @@ func TestResultFileCheckedFirst(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("the refused commands left %v", ents)
+	}
+}
+
+// ladder --extend adds rungs to a ladder file and keeps its calibration
+// games: the new file holds the old matches and the new rung's, and is
+// read as a ladder; a player already a rung, or --extend with
+// --calibrate, is refused with one line before any game.
+func TestLadderExtend(t *testing.T) {
+	dir := t.TempDir()
+	base, ext := filepath.Join(dir, "base.json"), filepath.Join(dir, "ext.json")
+	if code, _, errs := runCmd(t, "ladder", "--calibrate", "--players", "random,alphabeta:1", "--games", "2", "--out", base, "--quiet"); code != 0 {
+		t.Fatalf("calibrate: exit %d: %s", code, errs)
+	}
+	code, out, errs := runCmd(t, "ladder", "--ladder", base, "--extend", "alphabeta:2", "--games", "2", "--out", ext, "--quiet")
+	if code != 0 {
+		t.Fatalf("extend: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "wrote "+ext) {
+		t.Errorf("extend printed %q, want it to name %s", out, ext)
+	}
+	old, err := arena.ReadLadder(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := arena.ReadLadder(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Players(); len(got) != 3 || !slices.Contains(got, "alphabeta:2") {
+		t.Errorf("extended rungs %v, want the two of %s and alphabeta:2", got, base)
+	}
+	if len(l.Matches) != len(old.Matches)+2 || l.Matches[0] != old.Matches[0] {
+		t.Errorf("extended matches %v, want %v and alphabeta:2's two", l.Matches, old.Matches)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ladder", "--ladder", base, "--extend", "ab:1", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "already a rung"},
+		{[]string{"ladder", "--ladder", base, "--extend", "alphabeta:2", "--calibrate", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "give one"},
+		{[]string{"ladder", "--ladder", base, "--extend", "classic:99", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "--extend"},
+	} {
+		code, out, errs := runCmd(t, tc.args...)
+		if code != 1 || out != "" || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("dama %s: exit %d, stdout %q, stderr %q; want only a one-line error with %q", strings.Join(tc.args, " "), code, out, errs, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
+		t.Errorf("a refused extension wrote its --out")
 	}
 }

@@ -28,6 +28,7 @@ const defaultLadderVisits = 800
 func init() {
 	var o struct {
 		model, ladder, out, players, anchor, revision string
+		extend                                        string
 		hybrids                                       string
 		moveTime                                      float64
 		visits, games, parallel, probe, span, threads int
@@ -37,7 +38,7 @@ func init() {
 	register(&command{
 		name:    "ladder",
 		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
-		usage:   "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | --show | --calibrate [--players A,B,...] --out FILE",
+		usage:   "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | --show | --calibrate [--players A,B,...] --out FILE | --extend A,B,... --out FILE",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
 			checkpointBackend = ""
@@ -56,12 +57,13 @@ func init() {
 			fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
 			fs.BoolVar(&o.show, "show", false, "print the ladder's rungs and ratings")
 			fs.BoolVar(&o.calibrate, "calibrate", false, "re-measure the rungs' ratings (each plays the two above it) and write a new ladder file to --out")
+			fs.StringVar(&o.extend, "extend", "", "add rungs above the ladder's, weakest first, comma-separated (e.g. classic:13,classic:15): each plays the --span rungs below it for --games games, every rating is fitted again from the ladder's calibration games and the new ones, and the new ladder file is written to --out")
 			fs.StringVar(&o.players, "players", "", "with --calibrate: the rungs, weakest first, comma-separated (default: the current ladder's)")
 			fs.StringVar(&o.anchor, "anchor", "random", "with --calibrate: the player rated 0")
-			fs.IntVar(&o.span, "span", 2, "with --calibrate: how many rungs up each rung plays, 1..10")
+			fs.IntVar(&o.span, "span", 2, "with --calibrate or --extend: how many rungs up each rung plays, 1..10")
 			fs.Int64Var(&o.seed, "seed", 1, "with --calibrate: seed of the openings (kept in the file for every later rating)")
-			fs.StringVar(&o.out, "out", "", "with --calibrate: the ladder file to write")
-			fs.StringVar(&o.revision, "revision", "", "with --calibrate: the project revision to record (default: the build's)")
+			fs.StringVar(&o.out, "out", "", "with --calibrate or --extend: the ladder file to write")
+			fs.StringVar(&o.revision, "revision", "", "with --calibrate or --extend: the project revision to record (default: the build's)")
 			fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 			limit(fs, "visits", 1, 1e6, "")
 			limit(fs, "threads", 1, engine.MaxThreads, "")
@@ -81,9 +83,11 @@ func init() {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			switch {
-			case o.calibrate:
+			case o.calibrate && o.extend != "":
+				return errors.New("--calibrate and --extend: give one (--extend keeps the ladder's games, --calibrate plays all again)")
+			case o.calibrate || o.extend != "":
 				if o.out == "" {
-					return errors.New("--calibrate needs --out FILE (e.g. arena/ladder.json)")
+					return errors.New("--calibrate and --extend need --out FILE (e.g. arena/ladder.json)")
 				}
 				if err := atomicfile.CheckWritable(o.out); err != nil {
 					return fmt.Errorf("--out: %w", err)
@@ -91,9 +95,13 @@ func init() {
 				if o.games%2 != 0 {
 					return fmt.Errorf("--games %d: want an even number (each opening is played with both colours)", o.games)
 				}
+				list, flagName := o.players, "--players"
+				if o.extend != "" {
+					list, flagName = o.extend, "--extend"
+				}
 				var players []string
-				if o.players != "" {
-					for _, p := range strings.Split(o.players, ",") {
+				if list != "" {
+					for _, p := range strings.Split(list, ",") {
 						players = append(players, strings.TrimSpace(p))
 					}
 				} else if l != nil {
@@ -103,10 +111,22 @@ func init() {
 				}
 				for _, p := range players {
 					if _, err := arena.ParsePlayer(p); err != nil {
-						return fmt.Errorf("--players: %w", err)
+						return fmt.Errorf("%s: %w", flagName, err)
 					}
 				}
-				return calibrateLadder(ctx, players, o.anchor, o.out, o.revision, o.seed, o.games, o.span, o.parallel, o.quiet)
+				if o.extend != "" {
+					if l == nil {
+						return fmt.Errorf("--extend needs a readable ladder: %w", err)
+					}
+					return calibrateLadder(ctx, o.out, o.revision, len(l.Rungs), players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
+						opt.Parallel = o.parallel
+						return arena.Extend(ctx, l, players, arena.ParsePlayer, opt)
+					})
+				}
+				return calibrateLadder(ctx, o.out, o.revision, 0, players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
+					opt.Parallel, opt.Seed, opt.Anchor = o.parallel, o.seed, o.anchor
+					return arena.Calibrate(ctx, players, arena.ParsePlayer, opt)
+				})
 			case o.show:
 				printLadder(l)
 				return nil
@@ -242,13 +262,24 @@ func orDash(s string) string {
 	return s
 }
 
-func calibrateLadder(ctx context.Context, players []string, anchor, out, rev string, seed int64, games, span, parallel int, quiet bool) error {
+// calibrateLadder runs a calibration (run: arena.Calibrate or
+// arena.Extend, given the options with progress and the span and games
+// set), with a progress bar over the matches of the players after the
+// first below that it plays, and writes the new ladder to out.
+func calibrateLadder(ctx context.Context, out, rev string, below int, players []string, span, games int, quiet bool, run func(arena.CalibrateOptions) (*arena.Ladder, error)) error {
 	if rev == "" {
 		rev = buildVersion()
 	}
 	matches := 0
-	for i := range players {
-		matches += min(span, len(players)-1-i)
+	if below == 0 {
+		for i := range players {
+			matches += min(span, len(players)-1-i)
+		}
+	} else {
+		// Each added player plays the span players below it.
+		for i := range players {
+			matches += min(span, below+i)
+		}
 	}
 	bar := progressbar.NewOptions(matches*games,
 		progressbar.OptionSetWriter(stderr),
@@ -259,8 +290,8 @@ func calibrateLadder(ctx context.Context, players []string, anchor, out, rev str
 		progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
-	l, err := arena.Calibrate(ctx, players, arena.ParsePlayer, arena.CalibrateOptions{
-		Games: games, Parallel: parallel, Seed: seed, Span: span, Anchor: anchor,
+	l, err := run(arena.CalibrateOptions{
+		Games: games, Span: span,
 		OnGame: func(arena.GameResult) { _ = bar.Add(1) },
 		OnMatch: func(m arena.MatchResult) {
 			_ = bar.Clear()
