@@ -50,12 +50,13 @@ func TestHybridsKey(t *testing.T) {
 }
 
 // TestHybridsDigestUnchanged: a configuration without the key (the
-// quick preset, the value-mix arm) archives no hybrids line, "" and none
+// presets, the value-mix arm) archives no hybrids line, "" and none
 // included, and keeps the digest it had before the key existed (recorded
 // with the version before it).
 func TestHybridsDigestUnchanged(t *testing.T) {
 	for _, tc := range []struct{ config, digest string }{
 		{"quick", "94611b5c63d0c90adcafcb25de8519c52c85c66f4ca5130e8737ae34c5f0f146"},
+		{"workstation", "e40386ded24be925694495458d084ff4822b6f698738000b0e0ef380712f08e7"},
 		{"ab/value-mix.yaml", "1c9bae7cb0773586e2c83ceff9c2f3e48b5602ff3c9d756cfa957261f4472914"},
 	} {
 		c, err := Load(tc.config, nil, nil)
