@@ -432,12 +432,10 @@ func Calibrate(ctx context.Context, players []string, factory PlayerFactory, opt
 	// twice (under any spelling of its spec), fails now, not hours in.
 	seen := map[string]int{}
 	for i, spec := range players {
-		p, err := factory(spec)
+		name, err := playerName(factory, spec)
 		if err != nil {
 			return nil, fmt.Errorf("arena: calibrate: %w", err)
 		}
-		name := p.Name()
-		closeIf(p)
 		if j, ok := seen[name]; ok {
 			return nil, fmt.Errorf("arena: calibrate: players %d (%s) and %d (%s) are both %s: list each player once", j+1, players[j], i+1, spec, name)
 		}
@@ -554,20 +552,17 @@ func Extend(ctx context.Context, l *Ladder, add []string, factory PlayerFactory,
 	players := l.Players()
 	seen := map[string]string{}
 	for _, spec := range players {
-		p, err := factory(spec)
+		name, err := playerName(factory, spec)
 		if err != nil {
-			return nil, fmt.Errorf("arena: extend: the ladder's rung %w", err)
+			return nil, fmt.Errorf("arena: extend: the ladder's rung: %w", err)
 		}
-		seen[p.Name()] = spec
-		closeIf(p)
+		seen[name] = spec
 	}
 	for _, spec := range add {
-		p, err := factory(spec)
+		name, err := playerName(factory, spec)
 		if err != nil {
 			return nil, fmt.Errorf("arena: extend: %w", err)
 		}
-		name := p.Name()
-		closeIf(p)
 		if was, ok := seen[name]; ok {
 			return nil, fmt.Errorf("arena: extend: %s is %s, already a rung (%s): add each player once", spec, name, was)
 		}
@@ -581,6 +576,17 @@ func Extend(ctx context.Context, l *Ladder, add []string, factory PlayerFactory,
 	n.Rungs = slices.Clone(l.Rungs)
 	n.Matches = slices.Clone(l.Matches)
 	return calibrate(ctx, &n, players, len(l.Rungs), factory, opt)
+}
+
+// playerName makes the player of spec, to check it before any game, and
+// returns its name (one per player, whatever the spelling of its spec).
+func playerName(factory PlayerFactory, spec string) (string, error) {
+	p, err := factory(spec)
+	if err != nil {
+		return "", err
+	}
+	defer closeIf(p)
+	return p.Name(), nil
 }
 
 func closeIf(p Player) {

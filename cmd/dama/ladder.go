@@ -114,10 +114,7 @@ func init() {
 						return fmt.Errorf("%s: %w", flagName, err)
 					}
 				}
-				if o.extend != "" {
-					if l == nil {
-						return fmt.Errorf("--extend needs a readable ladder: %w", err)
-					}
+				if o.extend != "" { // l is read: a bad --ladder failed above
 					return calibrateLadder(ctx, o.out, o.revision, len(l.Rungs), players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
 						opt.Parallel = o.parallel
 						return arena.Extend(ctx, l, players, arena.ParsePlayer, opt)
@@ -264,22 +261,15 @@ func orDash(s string) string {
 
 // calibrateLadder runs a calibration (run: arena.Calibrate or
 // arena.Extend, given the options with progress and the span and games
-// set), with a progress bar over the matches of the players after the
-// first below that it plays, and writes the new ladder to out.
+// set) of players above the below rungs kept, with a progress bar over
+// the matches it plays, and writes the new ladder to out.
 func calibrateLadder(ctx context.Context, out, rev string, below int, players []string, span, games int, quiet bool, run func(arena.CalibrateOptions) (*arena.Ladder, error)) error {
 	if rev == "" {
 		rev = buildVersion()
 	}
-	matches := 0
-	if below == 0 {
-		for i := range players {
-			matches += min(span, len(players)-1-i)
-		}
-	} else {
-		// Each added player plays the span players below it.
-		for i := range players {
-			matches += min(span, below+i)
-		}
+	matches := 0 // each player plays the span players below it
+	for i := range players {
+		matches += min(span, below+i)
 	}
 	bar := progressbar.NewOptions(matches*games,
 		progressbar.OptionSetWriter(stderr),
