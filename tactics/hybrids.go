@@ -12,9 +12,11 @@ import (
 // Hybrids chooses the MCTS-minimax hybrids of a search by their depths
 // (0: off): the Minimax oracle, the Combinations evaluator around the
 // network, the Priors evaluator around that, and the Verifier of the
-// chosen move at the root.
+// chosen move at the root; Judged gives the Verifier the evaluator the
+// tree searches with as its Judge (the item "abn" where "ab" has none).
 type Hybrids struct {
 	Minimax, Combinations, Priors, Verify int
+	Judged                                bool
 }
 
 // DefaultHybrids are the hybrids dama hub, play and analyze and the web
@@ -31,7 +33,7 @@ const (
 )
 
 // HybridsSyntax names the items a list of hybrids may hold, for errors.
-const HybridsSyntax = "mm[DEPTH], cmb[DEPTH], ip[DEPTH] or ab[DEPTH]"
+const HybridsSyntax = "mm[DEPTH], cmb[DEPTH], ip[DEPTH], ab[DEPTH] or abn[DEPTH]"
 
 // hybridItems are the names of a list's items, the default depth of each
 // and its bound, and where the depth goes.
@@ -39,19 +41,22 @@ var hybridItems = []struct {
 	name          string
 	def, maxDepth int
 	depth         func(*Hybrids) *int
+	judged        bool // the item sets Hybrids.Judged
 }{
-	{"mm", DefaultMinimaxDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Minimax }},
-	{"cmb", DefaultCombinationsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Combinations }},
-	{"ip", DefaultPriorsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Priors }},
-	{"ab", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }},
+	{"mm", DefaultMinimaxDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Minimax }, false},
+	{"cmb", DefaultCombinationsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Combinations }, false},
+	{"ip", DefaultPriorsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Priors }, false},
+	{"ab", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }, false},
+	{"abn", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }, true},
 }
 
 // ParseHybrids reads a list of hybrids, the one syntax of dama's --hybrids
 // flag, its player suffixes (+mm4 is the list "mm4") and the setting
 // selfplay.hybrids: "" or "none" for none, else items separated by commas,
 // each at most once, mm[DEPTH] (the Minimax oracle), cmb[DEPTH] (the
-// Combinations evaluator), ip[DEPTH] (the Priors evaluator) and ab[DEPTH]
-// (the Verifier); a depth left out is the item's default
+// Combinations evaluator), ip[DEPTH] (the Priors evaluator), ab[DEPTH]
+// (the Verifier) and abn[DEPTH] (the Verifier with the network as its
+// Judge; at most one of ab and abn); a depth left out is the item's default
 // (DefaultMinimaxDepth...), mm, cmb and ip go up to MaxMinimaxDepth, ab
 // up to classic.MaxDepth. String writes the list back.
 func ParseHybrids(s string) (Hybrids, error) {
@@ -68,9 +73,15 @@ func ParseHybrids(s string) (Hybrids, error) {
 		item := hybridItems[i]
 		d := item.depth(&h)
 		if *d != 0 {
+			if (name == "ab" || name == "abn") && h.Judged != item.judged {
+				return Hybrids{}, fmt.Errorf("tactics: hybrids ab and abn given together (at most one verifier)")
+			}
 			return Hybrids{}, fmt.Errorf("tactics: hybrid %s given twice", name)
 		}
 		*d = item.def
+		if item.judged {
+			h.Judged = true
+		}
 		if digits := it[len(name):]; digits != "" {
 			n, err := strconv.Atoi(digits)
 			if err != nil || n < 1 || n > item.maxDepth {
@@ -97,7 +108,7 @@ func hybridItem(name string) int {
 func (h Hybrids) String() string {
 	var items []string
 	for _, it := range hybridItems {
-		if d := *it.depth(&h); d != 0 {
+		if d := *it.depth(&h); d != 0 && it.judged == (it.depth(&h) == &h.Verify && h.Judged) {
 			items = append(items, it.name+strconv.Itoa(d))
 		}
 	}
@@ -148,8 +159,13 @@ func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, st
 		if err != nil {
 			return nil, "", err
 		}
+		name := "ab"
+		if h.Judged {
+			v.Judge = ev
+			name = "abn"
+		}
 		opt.Check = v
-		label += fmt.Sprintf("+ab%d", h.Verify)
+		label += fmt.Sprintf("+%s%d", name, h.Verify)
 	}
 	return ev, label, nil
 }

@@ -23,6 +23,8 @@ func TestParseHybrids(t *testing.T) {
 		{"ip2,mm8", Hybrids{Minimax: 8, Priors: 2}, "mm8,ip2"},
 		{"cmb,ab", Hybrids{Combinations: DefaultCombinationsDepth, Verify: DefaultVerifyDepth}, "cmb3,ab12"},
 		{"ab40", Hybrids{Verify: classic.MaxDepth}, "ab40"},
+		{"abn", Hybrids{Verify: DefaultVerifyDepth, Judged: true}, "abn12"},
+		{"mm4,cmb3,ip3,abn10", Hybrids{Minimax: 4, Combinations: 3, Priors: 3, Verify: 10, Judged: true}, "mm4,cmb3,ip3,abn10"},
 	} {
 		h, err := ParseHybrids(tc.s)
 		if err != nil || h != tc.want || h.String() != tc.back {
@@ -38,6 +40,10 @@ func TestParseHybrids(t *testing.T) {
 		{"ab41", "1..40"},
 		{"mm,", `hybrid "": want mm[DEPTH]`},
 		{"mm3,mm4", "mm given twice"},
+		{"abn,abn4", "abn given twice"},
+		{"ab,abn", "ab and abn given together"},
+		{"abn12,ab12", "ab and abn given together"},
+		{"abn0", `"abn0": depth 0`},
 		{"cmb3;ip2", `"cmb3;ip2"`},
 		{"pass", `"pass"`},
 		{"tb", `"tb"`},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dama/arena/classic"
+	"dama/mcts"
 	"dama/rules"
 )
 
@@ -51,9 +52,17 @@ type Verifier struct {
 	// DefaultVerifyQuietShare). A timed search does not check a move
 	// where the share is 0.
 	QuietShare float64
+	// Judge, if set, has the last word on a replacement that is not a
+	// forced result: the network (the evaluator the tree searches with)
+	// is asked at the end of both lines, the replacement's and the chosen
+	// move's, and the replacement stands only where it values the
+	// replacement's line more. A forced win of the replacement, or a
+	// forced loss of the chosen move, always stands.
+	Judge mcts.Evaluator
 
 	pool               sync.Pool
 	checked, replaced  atomic.Int64
+	vetoed             atomic.Int64
 	nodes, depthsTotal atomic.Int64
 }
 
@@ -114,22 +123,85 @@ func (v *Verifier) CheckMove(ctx context.Context, g *rules.Game, chosen rules.Mo
 	v.checked.Add(1)
 	v.nodes.Add(verdict.Nodes)
 	v.depthsTotal.Add(int64(verdict.Depth))
-	if verdict.Replaced {
-		v.replaced.Add(1)
+	if !verdict.Replaced {
+		return chosen, nil
 	}
+	if v.Judge != nil && !classic.Decisive(verdict.Score) && !classic.Decisive(verdict.Held) {
+		ok, err := v.judged(ctx, g, verdict.PV, verdict.HeldPV)
+		if err != nil {
+			return rules.Move{}, fmt.Errorf("tactics: judging %s against %s: %w", verdict.Move, chosen, err)
+		}
+		if !ok {
+			v.vetoed.Add(1)
+			return chosen, nil
+		}
+	}
+	v.replaced.Add(1)
 	return verdict.Move, nil
+}
+
+// judged reports whether v.Judge values the end of the line pv more than
+// the end of the line held, both played from g, for g's side to move.
+func (v *Verifier) judged(ctx context.Context, g *rules.Game, pv, held []rules.Move) (bool, error) {
+	a, err := lineValue(ctx, v.Judge, g, pv)
+	if err != nil {
+		return false, err
+	}
+	b, err := lineValue(ctx, v.Judge, g, held)
+	if err != nil {
+		return false, err
+	}
+	return a > b, nil
+}
+
+// lineValue plays line from g (on a copy) and returns the value, W-L for
+// g's side to move, of where it ends: the rules' result if the game is
+// over there, else ev's.
+func lineValue(ctx context.Context, ev mcts.Evaluator, g *rules.Game, line []rules.Move) (float64, error) {
+	c := rules.NewGame(g.Start())
+	for _, m := range g.Moves() {
+		c.PlayUnchecked(m)
+	}
+	root := g.Position().Side()
+	for _, m := range line {
+		if err := c.Play(m); err != nil {
+			return 0, fmt.Errorf("line %v: %w", line, err)
+		}
+	}
+	if o := c.Outcome(); o.Over() {
+		w, ok := o.Result.Winner()
+		switch {
+		case !ok:
+			return 0, nil
+		case w == root:
+			return 1, nil
+		}
+		return -1, nil
+	}
+	p := c.Position()
+	q := mcts.Query{Pos: p, Legal: p.Legal(nil), Repetitions: c.Repetitions(), QuietPlies: c.QuietPlies()}
+	e := mcts.Evaluation{Priors: make([]float32, len(q.Legal))}
+	if err := ev.Evaluate(ctx, q, &e); err != nil {
+		return 0, err
+	}
+	val := float64(e.WDL[0] - e.WDL[2])
+	if p.Side() != root {
+		val = -val
+	}
+	return val, nil
 }
 
 // VerifierStats counts what a Verifier did.
 type VerifierStats struct {
 	Checked, Replaced int64   // moves verified, and replaced
+	Vetoed            int64   // replacements the Judge turned down
 	Nodes             int64   // nodes searched in all
 	MeanDepth         float64 // mean depth reached
 }
 
 // Stats returns the counts so far.
 func (v *Verifier) Stats() VerifierStats {
-	s := VerifierStats{Checked: v.checked.Load(), Replaced: v.replaced.Load(), Nodes: v.nodes.Load()}
+	s := VerifierStats{Checked: v.checked.Load(), Replaced: v.replaced.Load(), Vetoed: v.vetoed.Load(), Nodes: v.nodes.Load()}
 	if s.Checked > 0 {
 		s.MeanDepth = float64(v.depthsTotal.Load()) / float64(s.Checked)
 	}

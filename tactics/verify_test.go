@@ -3,9 +3,11 @@ package tactics
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"dama/arena/classic"
+	"dama/mcts"
 	"dama/rules"
 )
 
@@ -141,5 +143,112 @@ func TestVerifierShareAndDepth(t *testing.T) {
 	}
 	if _, err := v.CheckMove(context.Background(), g, foreign.Legal(nil)[0], 0); err == nil {
 		t.Error("an illegal move was checked without an error")
+	}
+}
+
+// lineJudge is an evaluator for a Verifier's Judge: it values the end of
+// one line (want) at +0.5 for the verifying side and the end of another
+// (other) at -0.5, every other position at 0, and counts its calls.
+type lineJudge struct {
+	side        rules.Color
+	want, other rules.Position
+	calls       int
+}
+
+func (j *lineJudge) Evaluate(_ context.Context, q mcts.Query, e *mcts.Evaluation) error {
+	j.calls++
+	for i := range e.Priors {
+		e.Priors[i] = 1 / float32(len(e.Priors))
+	}
+	v := float32(0)
+	switch q.Pos {
+	case j.want:
+		v = 0.5
+	case j.other:
+		v = -0.5
+	}
+	if q.Pos.Side() != j.side {
+		v = -v
+	}
+	e.WDL = [3]float32{(1 + v) / 2 * 0.8, 0.2, (1 - v) / 2 * 0.8}
+	return nil
+}
+
+// lineEnd plays line from g's position and returns where it ends.
+func lineEnd(t *testing.T, g *rules.Game, line []rules.Move) rules.Position {
+	t.Helper()
+	p := g.Position()
+	for _, m := range line {
+		if !slices.Contains(p.Legal(nil), m) {
+			t.Fatalf("line %v: %s not legal in %s", line, m, p.FEN())
+		}
+		p = p.Play(m)
+	}
+	return p
+}
+
+// TestVerifierJudge: with a Judge, a replacement that is not a forced
+// result stands only where the judge values the end of its line more
+// than the end of the chosen move's line (both lines as the reference
+// engine gives them, each end valued for its own side to move); a forced
+// win stands whatever the judge says.
+func TestVerifierJudge(t *testing.T) {
+	s, err := ReadSuite(projectSuite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decisive, judged int
+	for i, p := range s.Positions[:8] {
+		pos, best, err := p.Parsed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shallow, err := rules.ParseMove(pos, p.Shallow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := rules.NewGame(pos)
+		// The lines the verifier will see: a fresh engine searches as the
+		// verifier's fresh one does.
+		verdict, err := classic.New(classic.Options{TableMiB: verifyTableMiB}).Verify(context.Background(), g, shallow, DefaultVerifyMargin, classic.Limits{Depth: s.ProvingDepth})
+		if err != nil || !verdict.Replaced || verdict.Move != best[0] {
+			t.Fatalf("position %d: verdict %+v, %v", i+1, verdict, err)
+		}
+		if verdict.PV[0] != best[0] || verdict.HeldPV[0] != shallow {
+			t.Fatalf("position %d: lines %v (replacement) and %v (held), want them to start with %s and %s", i+1, verdict.PV, verdict.HeldPV, best[0], shallow)
+		}
+		forced := classic.Decisive(verdict.Score) || classic.Decisive(verdict.Held)
+		ends := [2]rules.Position{lineEnd(t, g, verdict.PV), lineEnd(t, g, verdict.HeldPV)}
+		for _, prefer := range []int{0, 1} {
+			j := &lineJudge{side: pos.Side(), want: ends[prefer], other: ends[1-prefer]}
+			v, err := NewVerifier(s.ProvingDepth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v.Judge = j
+			m, err := v.CheckMove(context.Background(), g, shallow, 0)
+			want := best[0]
+			if !forced && prefer == 1 {
+				want = shallow
+			}
+			if err != nil || m != want {
+				t.Errorf("position %d (%s), judge prefers line %d: %s checked gives %s (%v), want %s", i+1, p.FEN, prefer, shallow, m, err, want)
+			}
+			st := v.Stats()
+			switch {
+			case forced && (j.calls != 0 || st.Replaced != 1):
+				t.Errorf("position %d: a forced result asked the judge %d times, stats %+v", i+1, j.calls, st)
+			case !forced && (j.calls != 2 || st.Replaced+st.Vetoed != 1 || (st.Vetoed == 1) != (prefer == 1)):
+				t.Errorf("position %d: judge asked %d times, stats %+v", i+1, j.calls, st)
+			}
+		}
+		if forced {
+			decisive++
+		} else {
+			judged++
+		}
+	}
+	if decisive == 0 || judged == 0 {
+		t.Errorf("%d forced and %d judged positions: the test wants both", decisive, judged)
 	}
 }

@@ -18,7 +18,15 @@ type Verdict struct {
 	Depth    int  // the deepest iteration completed (0: one legal move, nothing searched)
 	Nodes    int64
 	PV       []rules.Move // Move's principal variation when Replaced; else the verified move's
+	// HeldPV is the verified move's principal variation at Depth (PV
+	// itself when not Replaced), so that a caller can judge both lines.
+	HeldPV []rules.Move
 }
+
+// Decisive reports whether a search score is a forced result within the
+// horizon (a win or a loss for the side it is scored for), not an
+// evaluation.
+func Decisive(score int) bool { return score >= winBound || score <= -winBound }
 
 // Verify checks a move another search chose (an MCTS's) by iterative
 // deepening within lim: each iteration scores m exactly and tests every
@@ -48,16 +56,19 @@ func (e *Engine) Verify(ctx context.Context, g *rules.Game, m rules.Move, margin
 		return Verdict{}, fmt.Errorf("classic: verify %s: not a legal move in %s", m, e.g.Position().FEN())
 	}
 	moves[0], moves[at] = moves[at], moves[0]
-	v := Verdict{Move: m, PV: []rules.Move{m}}
+	v := Verdict{Move: m, PV: []rules.Move{m}, HeldPV: []rules.Move{m}}
 	if len(moves) == 1 {
 		return v, nil
 	}
 	err = e.deepen(lim, func(d int) (int, bool) {
-		held, best, bi := e.verifyRoot(d, moves, margin)
+		held, best, bi, heldPV := e.verifyRoot(d, moves, margin)
 		if e.stop {
 			return 0, false
 		}
-		v = Verdict{Move: moves[bi], Replaced: bi != 0, Score: best, Held: held, Depth: d, PV: append([]rules.Move(nil), e.pv[0][:e.pvLen[0]]...)}
+		v = Verdict{Move: moves[bi], Replaced: bi != 0, Score: best, Held: held, Depth: d, PV: append([]rules.Move(nil), e.pv[0][:e.pvLen[0]]...), HeldPV: heldPV}
+		if bi == 0 {
+			v.HeldPV = v.PV
+		}
 		if bi != 0 {
 			// Search the replacement right after m next time, so that
 			// its score raises the bound early.
@@ -78,23 +89,25 @@ func (e *Engine) Verify(ctx context.Context, g *rules.Game, m rules.Move, margin
 
 // verifyRoot is one iteration of Verify at depth d over moves (moves[0]
 // the verified move): it returns the verified move's score held, the best
-// score best and its move's index bi (0 unless a move beat held by margin).
-// e.pv[0] holds the line of moves[bi].
-func (e *Engine) verifyRoot(d int, moves []rules.Move, margin int) (held, best, bi int) {
+// score best and its move's index bi (0 unless a move beat held by margin),
+// and, when bi is not 0, the verified move's line heldPV. e.pv[0] holds
+// the line of moves[bi].
+func (e *Engine) verifyRoot(d int, moves []rules.Move, margin int) (held, best, bi int, heldPV []rules.Move) {
 	e.pvLen[0] = 0
 	e.g.PlayUnchecked(moves[0])
 	held = -e.search(d-1, 1, -infScore, infScore, true)
 	e.g.Undo()
 	if e.stop {
-		return 0, 0, 0
+		return 0, 0, 0, nil
 	}
 	e.pv[0][0] = moves[0]
 	copy(e.pv[0][1:], e.pv[1][:e.pvLen[1]])
 	e.pvLen[0] = 1 + e.pvLen[1]
 	best = held
 	if held >= winBound {
-		return held, best, 0 // nothing is better than a forced win
+		return held, best, 0, nil // nothing is better than a forced win
 	}
+	line := e.pv[0][:e.pvLen[0]]
 	// A move must score more than alpha, at least held+margin, to replace
 	// moves[0] (a forced loss is beaten by anything that does not lose).
 	alpha := min(held+margin, winBound) - 1
@@ -106,14 +119,17 @@ func (e *Engine) verifyRoot(d int, moves []rules.Move, margin int) (held, best, 
 		}
 		e.g.Undo()
 		if e.stop {
-			return 0, 0, 0
+			return 0, 0, 0, nil
 		}
 		if s > alpha {
+			if bi == 0 {
+				heldPV = append([]rules.Move(nil), line...)
+			}
 			alpha, best, bi = s, s, i
 			e.pv[0][0] = moves[i]
 			copy(e.pv[0][1:], e.pv[1][:e.pvLen[1]])
 			e.pvLen[0] = 1 + e.pvLen[1]
 		}
 	}
-	return held, best, bi
+	return held, best, bi, heldPV
 }

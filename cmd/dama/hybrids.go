@@ -17,7 +17,8 @@ import (
 // network), "+ipD" (the tactics.Priors evaluator of depth D, default 3,
 // around that) and "+abD" (the tactics.Verifier of the chosen move, an
 // alpha-beta search of depth D, default 12, within a quarter of a timed
-// move's time where a capture is near).
+// move's time where a capture is near; "+abnD" the same with the network
+// as its judge, tactics.Verifier.Judge).
 type searchSuffixes struct {
 	pass    bool
 	threads int // search threads; 1 when not given
@@ -26,10 +27,11 @@ type searchSuffixes struct {
 	cbDepth int // 0: off
 	ipDepth int // 0: off
 	abDepth int // 0: off
+	judged  bool
 }
 
 // suffixSyntax names the suffixes in errors.
-const suffixSyntax = "+pass, +threadsN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH] or +ab[DEPTH]"
+const suffixSyntax = "+pass, +threadsN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH] or +abn[DEPTH]"
 
 // cutSuffixes splits the visits or time text v of spec from its '+'
 // suffixes.
@@ -51,16 +53,21 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 			h.tb = true
 		case name == threadsSuffix:
 			h.threads, err = parseThreads(s[len(threadsSuffix):])
-		case name == "mm" || name == "cmb" || name == "ip" || name == "ab":
+		case name == "mm" || name == "cmb" || name == "ip" || name == "ab" || name == "abn":
 			// A hybrid suffix is a list of one (tactics.ParseHybrids),
 			// seen only once.
 			var one tactics.Hybrids
 			if one, err = tactics.ParseHybrids(s); err == nil {
 				hy := h.hybrids()
+				if one.Verify > 0 && hy.Verify > 0 {
+					err = fmt.Errorf("+ab and +abn given together (at most one verifier)")
+					break
+				}
 				hy.Minimax += one.Minimax
 				hy.Combinations += one.Combinations
 				hy.Priors += one.Priors
 				hy.Verify += one.Verify
+				hy.Judged = hy.Judged || one.Judged
 				h.setHybrids(hy)
 			}
 		default:
@@ -75,12 +82,12 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 
 // hybrids returns the hybrids of h.
 func (h searchSuffixes) hybrids() tactics.Hybrids {
-	return tactics.Hybrids{Minimax: h.mmDepth, Combinations: h.cbDepth, Priors: h.ipDepth, Verify: h.abDepth}
+	return tactics.Hybrids{Minimax: h.mmDepth, Combinations: h.cbDepth, Priors: h.ipDepth, Verify: h.abDepth, Judged: h.judged}
 }
 
 // setHybrids sets the hybrids of h to hy.
 func (h *searchSuffixes) setHybrids(hy tactics.Hybrids) {
-	h.mmDepth, h.cbDepth, h.ipDepth, h.abDepth = hy.Minimax, hy.Combinations, hy.Priors, hy.Verify
+	h.mmDepth, h.cbDepth, h.ipDepth, h.abDepth, h.judged = hy.Minimax, hy.Combinations, hy.Priors, hy.Verify, hy.Judged
 }
 
 // apply turns the hybrids of h on in opt and around ev (pass, threads and

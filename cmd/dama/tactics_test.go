@@ -27,6 +27,7 @@ func TestHybridPlayerSpec(t *testing.T) {
 		ck + "@100+ip2+cmb":           {"sample-v1.ckpt@100+cmb3+ip2", false, 0, 3, 0, false},
 		ck + "@100+ab+pass":           {"sample-v1.ckpt@100+pass+ab12", true, 0, 0, 12, false},
 		ck + "@t0.1+ab20+cmb":         {"sample-v1.ckpt@t0.1+cmb3+ab20", false, 0, 3, 20, true},
+		ck + "@t0.1+cmb+abn10":        {"sample-v1.ckpt@t0.1+cmb3+abn10", false, 0, 3, 10, true},
 	} {
 		p, err := parsePlayerSpec(spec)
 		if err != nil {
@@ -45,6 +46,10 @@ func TestHybridPlayerSpec(t *testing.T) {
 		if (v != nil) != (want.ab > 0) || v != nil && v.Depth != want.ab {
 			t.Errorf("%s: move check %+v, want a verifier of depth %d", spec, mp.Options.Check, want.ab)
 		}
+		// +abn judges by the evaluator the tree searches with.
+		if judged := strings.Contains(spec, "+abn"); v != nil && (v.Judge != nil) != judged || judged && v.Judge != mp.Evaluator {
+			t.Errorf("%s: verifier's judge %T, want the search's evaluator: %v", spec, v.Judge, judged)
+		}
 		ev := mp.Evaluator
 		if ip, ok := ev.(*tactics.Priors); ok {
 			ev = ip.Inner
@@ -60,7 +65,7 @@ func TestHybridPlayerSpec(t *testing.T) {
 		}
 		mp.Close()
 	}
-	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@800+ip0", "@800+ab0", "@800+ab41", "@800+ab+ab", "@t0.25+", "@800+pass+"} {
+	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@800+ip0", "@800+ab0", "@800+ab41", "@800+ab+ab", "@800+ab+abn", "@800+abn12+ab", "@800+abn0", "@t0.25+", "@800+pass+"} {
 		_, err := parsePlayerSpec(ck + bad)
 		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
@@ -127,13 +132,14 @@ func TestHybridsFlag(t *testing.T) {
 		"mm3,cmb,ip4": {threads: 1, mmDepth: 3, cbDepth: tactics.DefaultCombinationsDepth, ipDepth: 4},
 		"cmb3,ab":     {threads: 1, cbDepth: 3, abDepth: tactics.DefaultVerifyDepth},
 		"ab9":         {threads: 1, abDepth: 9},
+		"cmb3,abn":    {threads: 1, cbDepth: 3, abDepth: tactics.DefaultVerifyDepth, judged: true},
 	} {
 		h, err := parseHybridsFlag(s)
 		if err != nil || h != want {
 			t.Errorf("%q: %+v %v, want %+v", s, h, err, want)
 		}
 	}
-	for _, bad := range []string{"pass", "tb", "threads2", "cmb0", "ab0", "foo", "mm,", "cmb3;ip2"} {
+	for _, bad := range []string{"pass", "tb", "threads2", "cmb0", "ab0", "foo", "mm,", "cmb3;ip2", "ab,abn"} {
 		if _, err := parseHybridsFlag(bad); err == nil || !strings.Contains(err.Error(), "--hybrids") {
 			t.Errorf("%q: error %v", bad, err)
 		}
