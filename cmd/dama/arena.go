@@ -175,6 +175,8 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		}
 	}
 	fmt.Fprintln(stdout, res)
+	printVerifier(stdout, a)
+	printVerifier(stdout, b)
 	return nil
 }
 

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
+	"dama/arena"
 	"dama/mcts"
 	"dama/tactics"
 )
@@ -110,7 +112,7 @@ func (p *modelPlayer) hybrids(h searchSuffixes) error {
 
 // parseHybridsFlag reads the --hybrids flag of hub, play, analyze and
 // ladder: a comma-separated list of mm[DEPTH], cmb[DEPTH], ip[DEPTH] and
-// ab[DEPTH], or none, in the syntax of tactics.ParseHybrids (that of
+// ab[DEPTH] or abn[DEPTH], or none, in the syntax of tactics.ParseHybrids (that of
 // selfplay.hybrids too).
 func parseHybridsFlag(s string) (searchSuffixes, error) {
 	hy, err := tactics.ParseHybrids(s)
@@ -127,4 +129,23 @@ func parseHybridsFlag(s string) (searchSuffixes, error) {
 const defaultHybrids = "mm4,cmb3,ip3"
 
 // hybridsUsage is the help text of --hybrids.
-const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), or none; see docs/rating.md#tactics"
+const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), abn[DEPTH] (the same, a replacement that is not a forced result kept only where the network values its line more), or none; see docs/rating.md#tactics"
+
+// printVerifier writes what the root verifier of p (a model player with
+// +ab or +abn) did, one line, and nothing for any other player.
+func printVerifier(w io.Writer, p arena.Player) {
+	mp, ok := p.(*modelPlayer)
+	if !ok {
+		return
+	}
+	v, ok := mp.Options.Check.(*tactics.Verifier)
+	if !ok {
+		return
+	}
+	st := v.Stats()
+	fmt.Fprintf(w, "%s: verifier checked %d moves (mean depth %.1f, %d nodes), replaced %d", p.Name(), st.Checked, st.MeanDepth, st.Nodes, st.Replaced)
+	if v.Judge != nil {
+		fmt.Fprintf(w, ", %d more turned down by the network", st.Vetoed)
+	}
+	fmt.Fprintln(w)
+}

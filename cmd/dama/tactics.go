@@ -100,6 +100,7 @@ func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: solved %d of %d (%.1f%%)\n", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
+	printVerifier(stdout, p)
 	return nil
 }
 

@@ -89,6 +89,13 @@ func TestTacticsCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "classic:3: solved 3 of 3 (100.0%)") || !strings.Contains(out, "random: solved ") || strings.Count(out, "best ") != 6 {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+	// A player with the root verifier says what it did: every win in 3
+	// checked (depth 4 sees each), none turned down, since a forced win
+	// does not ask the network.
+	code, out, errs = runCmd(t, "tactics", "--suite", path, "--player", "../../model/testdata/sample-v1.ckpt@8+abn4")
+	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@8+abn4: verifier checked 3 moves") || !strings.Contains(out, ", 0 more turned down by the network") {
+		t.Errorf("verifier: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 	built := filepath.Join(dir, "built.json")
 	code, out, errs = runCmd(t, "tactics", "--build", "--pdn", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "6", "--shallow", "2", "--screen", "6", "--limit", "2")
 	if code != 0 || !strings.Contains(out, "2 positions") {
