@@ -25,14 +25,7 @@ func TestVerifier(t *testing.T) {
 	}
 	const n = 6
 	for i, p := range s.Positions[:n] {
-		pos, best, err := p.Parsed()
-		if err != nil {
-			t.Fatal(err)
-		}
-		shallow, err := rules.ParseMove(pos, p.Shallow)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pos, best, shallow := suiteEntry(t, p)
 		g := rules.NewGame(pos)
 		if m, err := v.CheckMove(context.Background(), g, shallow, 0); err != nil || m != best[0] {
 			t.Errorf("position %d (%s): %s checked gives %s (%v), want %s", i+1, p.FEN, shallow, m, err, best[0])
@@ -44,6 +37,21 @@ func TestVerifier(t *testing.T) {
 	if st := v.Stats(); st.Checked != 2*n || st.Replaced != n || st.Nodes == 0 || st.MeanDepth < 1 {
 		t.Errorf("stats %+v, want %d checked, %d replaced", st, 2*n, n)
 	}
+}
+
+// suiteEntry parses a suite entry: its position, best moves and the
+// shallow search's move.
+func suiteEntry(t *testing.T, p Position) (rules.Position, []rules.Move, rules.Move) {
+	t.Helper()
+	pos, best, err := p.Parsed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shallow, err := rules.ParseMove(pos, p.Shallow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pos, best, shallow
 }
 
 // Quiet is what its comment says, checked against the move generator on
@@ -199,14 +207,7 @@ func TestVerifierJudge(t *testing.T) {
 	}
 	var decisive, judged int
 	for i, p := range s.Positions[:8] {
-		pos, best, err := p.Parsed()
-		if err != nil {
-			t.Fatal(err)
-		}
-		shallow, err := rules.ParseMove(pos, p.Shallow)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pos, best, shallow := suiteEntry(t, p)
 		g := rules.NewGame(pos)
 		// The lines the verifier will see: a fresh engine searches as the
 		// verifier's fresh one does.
