@@ -73,7 +73,7 @@ func ParseHybrids(s string) (Hybrids, error) {
 		item := hybridItems[i]
 		d := item.depth(&h)
 		if *d != 0 {
-			if (name == "ab" || name == "abn") && h.Judged != item.judged {
+			if d == &h.Verify && h.Judged != item.judged {
 				return Hybrids{}, fmt.Errorf("tactics: hybrids ab and abn given together (at most one verifier)")
 			}
 			return Hybrids{}, fmt.Errorf("tactics: hybrid %s given twice", name)
@@ -108,9 +108,11 @@ func hybridItem(name string) int {
 func (h Hybrids) String() string {
 	var items []string
 	for _, it := range hybridItems {
-		if d := *it.depth(&h); d != 0 && it.judged == (it.depth(&h) == &h.Verify && h.Judged) {
-			items = append(items, it.name+strconv.Itoa(d))
+		d := it.depth(&h)
+		if *d == 0 || d == &h.Verify && it.judged != h.Judged {
+			continue // off, or the other spelling of the verifier
 		}
+		items = append(items, it.name+strconv.Itoa(*d))
 	}
 	if len(items) == 0 {
 		return "none"
