@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -91,14 +92,18 @@ type shipRating struct {
 
 // shipPiece is one training run of the lineage.
 type shipPiece struct {
-	Run         string  `json:"run"`
-	Config      string  `json:"config"` // run.name of its configuration
-	Generations int     `json:"generations"`
-	Games       int     `json:"games"`
-	Positions   int64   `json:"positions"`
-	CPUHours    float64 `json:"cpu_hours"`
-	WallHours   float64 `json:"wall_hours"` // time in its stages (self-play, training, arena)
-	InitSHA     string  `json:"init_sha256,omitempty"`
+	Run         string `json:"run"`
+	Config      string `json:"config"`      // run.name of its configuration
+	Generations int    `json:"generations"` // those that trained the shipped network, the totals' span
+	// RunGenerations is how many the run had when the model was shipped,
+	// where more than Generations: the later ones trained on from the
+	// shipped network but are not in it, so the totals leave them out.
+	RunGenerations int     `json:"run_generations,omitempty"`
+	Games          int     `json:"games"`
+	Positions      int64   `json:"positions"`
+	CPUHours       float64 `json:"cpu_hours"`
+	WallHours      float64 `json:"wall_hours"` // time in its stages (self-play, training, arena)
+	InitSHA        string  `json:"init_sha256,omitempty"`
 }
 
 type shipLadder struct {
@@ -205,7 +210,7 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 	if err != nil {
 		return err
 	}
-	piece, err := runPiece(runDir)
+	piece, err := runPiece(runDir, path)
 	if err != nil {
 		return err
 	}
@@ -409,7 +414,7 @@ func checkModelOfRun(path, runDir string) error {
 }
 
 // runPiece sums a run folder's generation records.
-func runPiece(dir string) (shipPiece, error) {
+func runPiece(dir, modelPath string) (shipPiece, error) {
 	run := &runfolder.Run{Dir: dir}
 	rep, err := report.Load(run)
 	if err != nil {
@@ -419,8 +424,16 @@ func runPiece(dir string) (shipPiece, error) {
 		return shipPiece{}, fmt.Errorf("run %s has no completed generation", dir)
 	}
 	abs, _ := filepath.Abs(dir)
-	p := shipPiece{Run: filepath.Base(abs), Generations: len(rep.Generations)}
-	for _, g := range rep.Generations {
+	n := modelGeneration(abs, modelPath, rep.Generations)
+	if n == 0 {
+		return shipPiece{}, fmt.Errorf("%s is no candidate of a generation of run %s (its initial model?): no generation trained it, so there is nothing to ship", modelPath, dir)
+	}
+	gens := rep.Generations[:n]
+	p := shipPiece{Run: filepath.Base(abs), Generations: len(gens), RunGenerations: len(rep.Generations)}
+	if p.RunGenerations == p.Generations {
+		p.RunGenerations = 0
+	}
+	for _, g := range gens {
 		p.Games += g.Games
 		p.Positions += int64(g.Positions)
 		p.CPUHours += g.CPUSec / 3600
@@ -433,6 +446,24 @@ func runPiece(dir string) (shipPiece, error) {
 		p.InitSHA, _, _ = strings.Cut(strings.TrimSpace(string(b)), " ")
 	}
 	return p, nil
+}
+
+// modelGeneration returns how many of a run's generations (gens, in
+// order) trained the checkpoint at modelPath: those up to the one whose
+// candidate it is. The generations after it went on from it but are not
+// in the shipped network. 0: it is no generation's candidate.
+func modelGeneration(runAbs, modelPath string, gens []report.GenerationRow) int {
+	if m, err := filepath.Abs(modelPath); err == nil {
+		if rel, err := filepath.Rel(runAbs, m); err == nil {
+			rel = filepath.ToSlash(rel)
+			for i := len(gens) - 1; i >= 0; i-- {
+				if gens[i].Candidate == rel {
+					return i + 1
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // modelCard writes the Markdown card of a shipped model.
@@ -458,8 +489,16 @@ func modelCard(r shipRecord) string {
 	}
 	fmt.Fprintf(&b, "\nTraining pieces (each a `dama train` run; a piece started with `--init` from the model shipped before continues it):\n\n")
 	fmt.Fprintf(&b, "| run | config | generations | games | positions | CPU-hours | wall hours |\n|---|---|---|---|---|---|---|\n")
+	later := false
 	for _, p := range r.Pieces {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %.2f | %.2f |\n", p.Run, p.Config, p.Generations, p.Games, p.Positions, p.CPUHours, p.WallHours)
+		gens := strconv.Itoa(p.Generations)
+		if p.RunGenerations > p.Generations {
+			gens, later = fmt.Sprintf("%d of %d", p.Generations, p.RunGenerations), true
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %.2f | %.2f |\n", p.Run, p.Config, gens, p.Games, p.Positions, p.CPUHours, p.WallHours)
+	}
+	if later {
+		b.WriteString("\nA piece of \"N of M\" generations shipped the candidate of its generation N: the totals count the generations up to it, not the later ones, which trained on from it but are not in the shipped network.\n")
 	}
 	if r.Ladder != nil {
 		lr := r.Ladder.Result

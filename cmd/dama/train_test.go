@@ -501,7 +501,24 @@ func TestShipLineage(t *testing.T) {
 		}
 		return rec
 	}
-	r1 := ship(run1)
+	// candidate returns where generation gen of run left its candidate:
+	// a run's best may be its initial model, which is refused.
+	candidate := func(run string, gen int) string {
+		t.Helper()
+		var rec runfolder.GenerationRecord
+		b, err := os.ReadFile(filepath.Join(run, runfolder.GenerationsDir, fmt.Sprintf("%04d.json", gen)))
+		if err == nil {
+			err = json.Unmarshal(b, &rec)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(run, filepath.FromSlash(rec.Candidate))
+	}
+	if code, _, errs := runCmd(t, "ship", "--run", run1, "--out", out, "--ladder-games", "0", "--model", filepath.Join(run1, "accepted", "0000.ckpt")); code != 1 || !strings.Contains(errs, "no generation trained it") {
+		t.Errorf("shipping the run's initial model: exit %d, stderr %q; want a refusal", code, errs)
+	}
+	r1 := ship(run1, "--model", candidate(run1, 1))
 	if len(r1.Pieces) != 1 || r1.Games < 6 || r1.CPUHours <= 0 || r1.Match == "" {
 		t.Errorf("first piece: %+v", r1)
 	}
@@ -518,7 +535,7 @@ func TestShipLineage(t *testing.T) {
 	if b, err := damaCmd(append([]string{"train", "--run", run2, "--init", filepath.Join(out, "dama.ckpt")}, cfg...)...).CombinedOutput(); err != nil {
 		t.Fatalf("train --init: %v\n%s", err, b)
 	}
-	r2 := ship(run2)
+	r2 := ship(run2, "--model", candidate(run2, 1))
 	if len(r2.Pieces) != 2 || r2.Games != r2.Pieces[0].Games+r2.Pieces[1].Games || r2.Games <= r1.Games {
 		t.Errorf("second piece does not add up: %+v", r2)
 	}
@@ -527,8 +544,8 @@ func TestShipLineage(t *testing.T) {
 	if b, err := damaCmd(append([]string{"train", "--run", run2}, append(slices.Clip(fastRun), "--set", "run.generations=2")...)...).CombinedOutput(); err != nil {
 		t.Fatalf("train on: %v\n%s", err, b)
 	}
-	r3 := ship(run2, "--revision", "0123456789ab", "--pass-forced")
-	if len(r3.Pieces) != 2 || r3.Pieces[0] != r2.Pieces[0] || r3.Pieces[1].Generations != 2 || r3.Games <= r2.Games {
+	r3 := ship(run2, "--revision", "0123456789ab", "--pass-forced", "--model", candidate(run2, 2))
+	if len(r3.Pieces) != 2 || r3.Pieces[0] != r2.Pieces[0] || r3.Pieces[1].Generations != 2 || r3.Pieces[1].RunGenerations != 0 || r3.Games <= r2.Games {
 		t.Errorf("second piece shipped again: %+v", r3)
 	}
 	if !strings.Contains(r3.Match, "@4+pass") || strings.Contains(r2.Match, "+pass") {
@@ -545,6 +562,17 @@ func TestShipLineage(t *testing.T) {
 		if !strings.Contains(string(card), want) {
 			t.Errorf("card lacks %q:\n%s", want, card)
 		}
+	}
+	// Shipping generation 1's candidate of the two-generation run counts
+	// generation 1 alone: generation 2 trained on from it, but is not in it.
+	r4 := ship(run2, "--model", candidate(run2, 1))
+	want := r2.Pieces[1]
+	want.RunGenerations = 2
+	if len(r4.Pieces) != 2 || r4.Pieces[1] != want || r4.Games != r2.Games {
+		t.Errorf("generation 1 of two shipped: piece %+v, want %+v; games %d, want %d", r4.Pieces[1], want, r4.Games, r2.Games)
+	}
+	if card, err := os.ReadFile(filepath.Join(out, "MODEL.md")); err != nil || !strings.Contains(string(card), "| r2 | quick | 1 of 2 |") {
+		t.Errorf("card (%v) lacks the piece's \"1 of 2\" generations:\n%s", err, card)
 	}
 }
 
