@@ -424,7 +424,7 @@ func runPiece(dir, modelPath string) (shipPiece, error) {
 		return shipPiece{}, fmt.Errorf("run %s has no completed generation", dir)
 	}
 	abs, _ := filepath.Abs(dir)
-	n := modelGeneration(abs, modelPath, rep.Generations)
+	n := modelGeneration(dir, modelPath, rep.Generations)
 	if n == 0 {
 		return shipPiece{}, fmt.Errorf("%s is no candidate of a generation of run %s (its initial model?): no generation trained it, so there is nothing to ship", modelPath, dir)
 	}
@@ -450,17 +450,18 @@ func runPiece(dir, modelPath string) (shipPiece, error) {
 
 // modelGeneration returns how many of a run's generations (gens, in
 // order) trained the checkpoint at modelPath: those up to the one whose
-// candidate it is. The generations after it went on from it but are not
-// in the shipped network. 0: it is no generation's candidate.
-func modelGeneration(runAbs, modelPath string, gens []report.GenerationRow) int {
-	if m, err := filepath.Abs(modelPath); err == nil {
-		if rel, err := filepath.Rel(runAbs, m); err == nil {
-			rel = filepath.ToSlash(rel)
-			for i := len(gens) - 1; i >= 0; i-- {
-				if gens[i].Candidate == rel {
-					return i + 1
-				}
-			}
+// candidate it is (by content, so a copy elsewhere counts). The
+// generations after it went on from it but are not in the shipped
+// network. 0: it is no generation's candidate.
+func modelGeneration(runDir, modelPath string, gens []report.GenerationRow) int {
+	want, err := os.ReadFile(modelPath)
+	if err != nil {
+		return 0
+	}
+	sum := sha256.Sum256(want)
+	for i := len(gens) - 1; i >= 0; i-- {
+		if b, err := os.ReadFile(filepath.Join(runDir, filepath.FromSlash(gens[i].Candidate))); err == nil && sha256.Sum256(b) == sum {
+			return i + 1
 		}
 	}
 	return 0

@@ -45,7 +45,8 @@ func TestPlainStrength(t *testing.T) {
 
 // shipTestRun returns a run folder to ship from without training: the
 // committed sample run (one generation record) with a tiny network as its
-// best model, accepted/0000.ckpt.
+// initial and best model, accepted/0000.ckpt, and another as generation
+// 1's rejected candidate (shipTestCandidate), the one to ship.
 func shipTestRun(t *testing.T) string {
 	t.Helper()
 	run := filepath.Join(t.TempDir(), "run")
@@ -62,8 +63,22 @@ func shipTestRun(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(run, "accepted", "0000.ckpt"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	cfg, err := model.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cand := shipTestCandidate(run)
+	if err := os.MkdirAll(filepath.Dir(cand), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&model.Checkpoint{Net: model.NewSeededNetwork(cfg, 3), Step: 43}).Save(cand); err != nil {
+		t.Fatal(err)
+	}
 	return run
 }
+
+// shipTestCandidate is the candidate of generation 1 of a shipTestRun.
+func shipTestCandidate(run string) string { return filepath.Join(run, "rejected", "0001.ckpt") }
 
 // shipArgs are the flags of a quick dama ship: no ladder, no match.
 func shipArgs(run, out string, extra ...string) []string {
@@ -115,8 +130,9 @@ func TestShipModelOfRun(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("the refused ship created %s (%v)", out, err)
 	}
-	// A copy of the run's model elsewhere is the run's model.
-	data, err := os.ReadFile(filepath.Join(run, "accepted", "0000.ckpt"))
+	// A copy of the run's model elsewhere is the run's model, and counts
+	// as the generation that trained it.
+	data, err := os.ReadFile(shipTestCandidate(run))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +141,11 @@ func TestShipModelOfRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if code, so, errs := runCmd(t, shipArgs(run, out, "--model", copied)...); code != 0 {
-		t.Errorf("ship --model of a copy of the run's best: exit %d, stdout %q, stderr %q", code, so, errs)
+		t.Errorf("ship --model of a copy of the run's candidate: exit %d, stdout %q, stderr %q", code, so, errs)
+	}
+	// Its initial model, which no generation trained, is refused.
+	if code, _, errs := runCmd(t, shipArgs(run, filepath.Join(dir, "shipped2"))...); code != 1 || !strings.Contains(errs, "no generation trained it") {
+		t.Errorf("ship of the run's initial model (its best): exit %d, stderr %q; want a refusal", code, errs)
 	}
 }
 
@@ -136,19 +156,9 @@ func TestShipModelOfRun(t *testing.T) {
 // replaced, then MODEL.md failed).
 func TestShipAllOrNothing(t *testing.T) {
 	run := shipTestRun(t)
-	cfg, err := model.Preset("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := filepath.Join(run, "rejected", "0001.ckpt")
-	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := (&model.Checkpoint{Net: model.NewSeededNetwork(cfg, 3), Step: 43}).Save(other); err != nil {
-		t.Fatal(err)
-	}
+	other := shipTestCandidate(run)
 	out := filepath.Join(t.TempDir(), "shipped")
-	if code, so, errs := runCmd(t, shipArgs(run, out)...); code != 0 {
+	if code, so, errs := runCmd(t, shipArgs(run, out, "--model", other)...); code != 0 {
 		t.Fatalf("first ship: exit %d, stdout %q, stderr %q", code, so, errs)
 	}
 	card := filepath.Join(out, "MODEL.md")
@@ -161,6 +171,7 @@ func TestShipAllOrNothing(t *testing.T) {
 	shipped := []string{"dama.ckpt", "dama.onnx", "model.json"}
 	before := map[string][]byte{}
 	for _, name := range shipped {
+		var err error
 		if before[name], err = os.ReadFile(filepath.Join(out, name)); err != nil {
 			t.Fatal(err)
 		}
