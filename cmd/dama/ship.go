@@ -393,11 +393,7 @@ func onnxBytes(ck *model.Checkpoint) ([]byte, error) {
 // rejected/ has the same content. The card's games, positions and CPU
 // time come from the run's records, so they must be the model's.
 func checkModelOfRun(path, runDir string) error {
-	sum := func(p string) ([sha256.Size]byte, error) {
-		b, err := os.ReadFile(p)
-		return sha256.Sum256(b), err
-	}
-	want, err := sum(path)
+	want, err := fileSum(path)
 	if err != nil {
 		return err
 	}
@@ -405,7 +401,7 @@ func checkModelOfRun(path, runDir string) error {
 	for _, d := range dirs {
 		files, _ := filepath.Glob(filepath.Join(runDir, d, "*.ckpt"))
 		for _, f := range files {
-			if got, err := sum(f); err == nil && got == want {
+			if got, err := fileSum(f); err == nil && got == want {
 				return nil
 			}
 		}
@@ -454,17 +450,25 @@ func runPiece(dir, modelPath string) (shipPiece, error) {
 // generations after it went on from it but are not in the shipped
 // network. 0: it is no generation's candidate.
 func modelGeneration(runDir, modelPath string, gens []report.GenerationRow) int {
-	want, err := os.ReadFile(modelPath)
+	want, err := fileSum(modelPath)
 	if err != nil {
 		return 0
 	}
-	sum := sha256.Sum256(want)
 	for i := len(gens) - 1; i >= 0; i-- {
-		if b, err := os.ReadFile(filepath.Join(runDir, filepath.FromSlash(gens[i].Candidate))); err == nil && sha256.Sum256(b) == sum {
+		if got, err := fileSum(filepath.Join(runDir, filepath.FromSlash(gens[i].Candidate))); err == nil && got == want {
 			return i + 1
 		}
 	}
 	return 0
+}
+
+// fileSum returns the SHA-256 of the file at path.
+func fileSum(path string) ([sha256.Size]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	return sha256.Sum256(b), nil
 }
 
 // modelCard writes the Markdown card of a shipped model.
