@@ -163,3 +163,48 @@ func TestSelfPlayHistory(t *testing.T) {
 	_, err = r.SelfPlayHistory()
 	wantErr(t, "a bad old value", err, ChangesFile, "before generation 1", "selfplay.visits")
 }
+
+// A change's new value is checked against the run's own configuration,
+// not the defaults: a run with a large train.window_max may lower
+// train.window_min to 80000 (the quick defaults' window_max is 20000, and
+// the check against them refused the record the resume itself had just
+// written), and a value the run's window_max does not allow is refused.
+func TestReadChangesChecksAgainstTheRun(t *testing.T) {
+	old, y := loadQuick(t, "train.window_max=2000000", "train.window_min=150000")
+	want, yNew := loadQuick(t, "train.window_max=2000000", "train.window_min=80000")
+	r := &Run{Dir: t.TempDir()}
+	if err := r.WriteConfig(y); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ResumeConfig(old, want, yNew, io.Discard, []string{"train.window_min"}); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := r.ReadChanges()
+	if err != nil || len(ch) != 1 || ch[0].Changes[0].New != "80000" {
+		t.Fatalf("changes %+v, %v; want the one change to 80000", ch, err)
+	}
+	if err := r.CheckRecords(); err != nil {
+		t.Errorf("CheckRecords: %v", err)
+	}
+	// A second change, valid in the run: the first is checked with the
+	// second one's old value, the second with its new one.
+	line2 := `{"version":1,"generation":1,"changes":[{"key":"train.window_max","old":"2000000","new":"90000"}]}` + "\n"
+	f, err := os.OpenFile(r.Path(ChangesFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line2); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if ch, err := r.ReadChanges(); err != nil || len(ch) != 2 {
+		t.Errorf("two valid changes: %d, %v", len(ch), err)
+	}
+	// Above the run's window_max: refused, naming the line and the key.
+	bad := `{"version":1,"generation":1,"changes":[{"key":"train.window_min","old":"80000","new":"3000000"}]}` + "\n"
+	if err := os.WriteFile(r.Path(ChangesFile), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.ReadChanges()
+	wantErr(t, "window_min above the run's window_max", err, ChangesFile+" line 1", `train.window_min="3000000"`, "train.window_max")
+}

@@ -315,12 +315,17 @@ func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, a
 // first (none when the file does not exist), each line checked: this
 // format version, a generation from 1 up to the next one to run and none
 // before the line above's, and at least one change, each of a known key
-// that may change in a run (not model.*) to a valid value. A line that
-// fails is an error naming the file and the line.
+// that may change in a run (not model.*) to a value valid in the
+// configuration it made: the run's archived one (ConfigFile) with the old
+// values of the later changes and this line's new ones, so a value is
+// checked against the rest of the run's configuration (train.window_min
+// against the run's train.window_max), not against the defaults. A line
+// that fails is an error naming the file and the line.
 func (r *Run) ReadChanges() ([]ConfigChange, error) {
 	var out []ConfigChange
+	var lines []int
 	next, known := r.NextGeneration(), configs.Keys()
-	err := readJSONLines(r, ChangesFile, func(_ int, c ConfigChange) error {
+	err := readJSONLines(r, ChangesFile, func(line int, c ConfigChange) error {
 		switch {
 		case c.Version != ConfigChangeVersion:
 			return fmt.Errorf("a line of format version %d, this build reads %d", c.Version, ConfigChangeVersion)
@@ -338,14 +343,36 @@ func (r *Run) ReadChanges() ([]ConfigChange, error) {
 			case strings.HasPrefix(d.Key, "model."):
 				return fmt.Errorf("%s cannot change in a run (the model.* keys fix the network's shape)", d.Key)
 			}
-			if _, err := configs.Load("", nil, []string{d.Key + "=" + d.New}); err != nil {
-				return fmt.Errorf("%s: new value %q: %v", d.Key, d.New, err)
-			}
 		}
 		out = append(out, c)
+		lines = append(lines, line)
 		return nil
 	})
-	return out, err
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	archive := r.Path(ConfigFile)
+	if _, err := os.Stat(archive); err != nil {
+		archive = "" // no archive yet: the defaults
+	}
+	var undo []string // the old values of the changes after line i, newest first
+	for i := len(out) - 1; i >= 0; i-- {
+		sets := slices.Clone(undo)
+		for _, d := range out[i].Changes {
+			sets = append(sets, d.Key+"="+d.New)
+		}
+		if _, err := configs.Load(archive, nil, sets); err != nil {
+			var keys []string
+			for _, d := range out[i].Changes {
+				keys = append(keys, fmt.Sprintf("%s=%q", d.Key, d.New))
+			}
+			return nil, fmt.Errorf("runfolder: %s line %d: new values %s: %v", r.Path(ChangesFile), lines[i], strings.Join(keys, ", "), err)
+		}
+		for _, d := range out[i].Changes {
+			undo = append(undo, d.Key+"="+d.Old)
+		}
+	}
+	return out, nil
 }
 
 // SelfPlayHistory returns every self-play section the run has played by,
