@@ -58,20 +58,26 @@ func (c *Combinations) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evalu
 	if err := c.Inner.Evaluate(ctx, q, e); err != nil {
 		return err
 	}
+	c.adjust(q, e)
+	return nil
+}
+
+// adjust moves the network's value e of q by the gain the shallow search
+// finds there.
+func (c *Combinations) adjust(q mcts.Query, e *mcts.Evaluation) {
 	gain := c.Gain(q)
 	th := c.Threshold
 	if th <= 0 {
 		th = DefaultThreshold
 	}
 	if gain > -th && gain < th {
-		return nil
+		return
 	}
 	slope := c.Slope
 	if slope <= 0 {
 		slope = DefaultSlope
 	}
 	e.WDL = ShiftWDL(e.WDL, slope*float64(gain)/manValue)
-	return nil
 }
 
 // Gain returns what the shallow search finds at q beyond the captures

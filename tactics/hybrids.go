@@ -122,9 +122,11 @@ func (h Hybrids) String() string {
 
 // Apply turns the hybrids of h on in opt and around ev and returns the
 // evaluator to search with and the player-label suffixes that name them
-// ("+mm4+cmb3+ip3+ab12"); the Verifier goes into opt.Check. The Minimax oracle comes after an oracle opt already
-// has (endgame tables answer first), with the solver on so that its proofs
-// go up the tree.
+// ("+mm4+cmb3+ip3+ab12"); the Verifier goes into opt.Check. The Minimax
+// oracle comes after an oracle opt already has (endgame tables answer
+// first), with the solver on so that its proofs go up the tree. Around an
+// evaluator that evaluates whole batches (mcts.BatchEvaluator), the
+// evaluators it returns do too.
 func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, string, error) {
 	label := ""
 	if h.Minimax > 0 {
@@ -145,7 +147,7 @@ func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, st
 		if err != nil {
 			return nil, "", err
 		}
-		ev = c
+		ev = withBatch(c, c.Inner)
 		label += fmt.Sprintf("+cmb%d", h.Combinations)
 	}
 	if h.Priors > 0 {
@@ -153,7 +155,7 @@ func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, st
 		if err != nil {
 			return nil, "", err
 		}
-		ev = p
+		ev = withBatch(p, p.Inner)
 		label += fmt.Sprintf("+ip%d", h.Priors)
 	}
 	if h.Verify > 0 {

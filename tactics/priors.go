@@ -50,13 +50,20 @@ func (p *Priors) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation)
 	if err := p.Inner.Evaluate(ctx, q, e); err != nil {
 		return err
 	}
+	p.adjust(q, e)
+	return nil
+}
+
+// adjust raises the priors in e of the moves of q the shallow search
+// finds winning.
+func (p *Priors) adjust(q mcts.Query, e *mcts.Evaluation) {
 	if len(q.Legal) < 2 {
-		return nil
+		return
 	}
 	var buf [rules.MaxMoves]bool
 	win := buf[:len(q.Legal)]
 	if !p.Winning(q, win) {
-		return nil
+		return
 	}
 	floor := p.Floor
 	if floor <= 0 {
@@ -71,7 +78,7 @@ func (p *Priors) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation)
 		}
 	}
 	if have >= floor {
-		return nil
+		return
 	}
 	n := 0
 	for _, w := range win {
@@ -87,7 +94,6 @@ func (p *Priors) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation)
 			e.Priors[i] *= (1 - floor) / rest
 		}
 	}
-	return nil
 }
 
 // Winning marks in win (len(q.Legal)) the moves of q the shallow search
