@@ -24,9 +24,9 @@ import (
 //	classic:tMS      MS milliseconds per move (1..maxClassicMillis), the
 //	                 older spelling of classic:tMSms
 //
-// A time per move is wall-clock time on the one goroutine that searches:
-// iterative deepening until the time is spent, playing the best move of the
-// last completed depth. With a depth or a node count a game repeats exactly
+// A time per move is wall-clock time on the one goroutine that searches
+// (CPU time of its thread after WithCPUTime): iterative deepening until
+// the time is spent, playing the best move of the last completed depth. With a depth or a node count a game repeats exactly
 // for the same seed; with time it depends on the machine.
 type classicPlayer struct {
 	Limits classic.Limits
@@ -35,6 +35,9 @@ type classicPlayer struct {
 	// label is the name as the spec spelt it (lower case); empty: made
 	// from Limits.
 	label string
+	// cpu holds each move on its OS thread, whose CPU time Options.Now
+	// reads (WithCPUTime).
+	cpu bool
 }
 
 // Bounds of the classic:nN and classic:tMS specs.
@@ -105,18 +108,21 @@ func (c classicPlayer) Start(_ context.Context, _ *rules.Game, rng *rand.Rand) (
 	if rng == nil {
 		return nil, fmt.Errorf("arena: classic player needs a rng")
 	}
-	return &classicGame{e: classic.New(c.Options), lim: c.Limits, rng: rng}, nil
+	return &classicGame{e: classic.New(c.Options), lim: c.Limits, rng: rng, cpu: c.cpu}, nil
 }
 
 type classicGame struct {
 	e   *classic.Engine
 	lim classic.Limits
 	rng *rand.Rand
+	cpu bool // the move holds its thread (classicPlayer.cpu)
 }
 
 func (c *classicGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
-	r, err := c.e.Search(ctx, g, c.lim, c.rng)
-	return r.Move, err
+	return onThread(c.cpu, func() (rules.Move, error) {
+		r, err := c.e.Search(ctx, g, c.lim, c.rng)
+		return r.Move, err
+	})
 }
 
 func (c *classicGame) Close() { c.e = nil }

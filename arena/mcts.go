@@ -30,7 +30,14 @@ type MCTSPlayer struct {
 	// its time; with Visits too, the first limit reached ends the search.
 	// A timed player always plays the most visited move (Temperature is
 	// ignored).
-	Time    time.Duration
+	Time time.Duration
+	// CPUTime counts Time in CPU time of the thread that plays the move,
+	// not wall-clock time (CPUClock; set by WithCPUTime): the search, its
+	// forward passes and its move check run on the move's goroutine,
+	// locked to its thread for the move, so they need one search thread
+	// and an Evaluator that evaluates on the calling goroutine (an
+	// mcts.BatchEvaluator such as infer.Direct).
+	CPUTime bool
 	Options mcts.Options // search options (zero: plain PUCT, no FPU reduction); a nil Temperature plays the most visited move
 }
 
@@ -49,7 +56,14 @@ func (p *MCTSPlayer) Start(ctx context.Context, g *rules.Game, rng *rand.Rand) (
 		return nil, errors.New("arena: MCTS player " + p.Label + ": " + err.Error())
 	}
 	if p.Time > 0 {
-		return &timeLimitedGame{s: engine.NewSearcher(p.Evaluator, p.Options), lim: engine.Limits{Visits: max(p.Visits, 0), Time: p.Time, WholeTime: true}}, nil
+		s := engine.NewSearcher(p.Evaluator, p.Options)
+		if p.CPUTime {
+			if err := p.cpuReady(); err != nil {
+				return nil, err
+			}
+			s.Clock = CPUClock{}
+		}
+		return &timeLimitedGame{s: s, lim: engine.Limits{Visits: max(p.Visits, 0), Time: p.Time, WholeTime: true}, cpu: p.CPUTime}, nil
 	}
 	opt := p.Options
 	if opt.Temperature == nil {
@@ -87,14 +101,17 @@ func (m *mctsGame) Close() {}
 type timeLimitedGame struct {
 	s   *engine.Searcher
 	lim engine.Limits
+	cpu bool // the move holds its thread (MCTSPlayer.CPUTime)
 }
 
 func (m *timeLimitedGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
-	res, err := m.s.Think(ctx, g, m.lim, nil)
-	if err != nil {
-		return rules.Move{}, err
-	}
-	return res.Move, nil
+	return onThread(m.cpu, func() (rules.Move, error) {
+		res, err := m.s.Think(ctx, g, m.lim, nil)
+		if err != nil {
+			return rules.Move{}, err
+		}
+		return res.Move, nil
+	})
 }
 
 func (m *timeLimitedGame) Close() {}

@@ -59,6 +59,9 @@ type Verifier struct {
 	// replacement's line more. A forced win of the replacement, or a
 	// forced loss of the chosen move, always stands.
 	Judge mcts.Evaluator
+	// Clock, if set, reads the time of a check's budget (default the
+	// wall clock): a player timed in CPU time sets it (SetClock).
+	Clock func() time.Time
 
 	pool               sync.Pool
 	checked, replaced  atomic.Int64
@@ -107,13 +110,17 @@ func Quiet(p rules.Position) bool {
 	return true
 }
 
+// SetClock sets the Clock of the checks' budgets; call it before the
+// first check.
+func (v *Verifier) SetClock(now func() time.Time) { v.Clock = now }
+
 // CheckMove implements mcts.MoveCheck: it searches to v.Depth, within
 // budget when budget is positive (the clock then decides how deep), and
 // returns chosen or the move that beat it by v.Margin.
 func (v *Verifier) CheckMove(ctx context.Context, g *rules.Game, chosen rules.Move, budget time.Duration) (rules.Move, error) {
 	e, _ := v.pool.Get().(*classic.Engine)
 	if e == nil {
-		e = classic.New(classic.Options{TableMiB: verifyTableMiB})
+		e = classic.New(classic.Options{TableMiB: verifyTableMiB, Now: v.Clock})
 	}
 	defer v.pool.Put(e)
 	verdict, err := e.Verify(ctx, g, chosen, v.Margin, classic.Limits{Depth: v.Depth, Time: budget})

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"dama/arena/classic"
 	"dama/mcts"
@@ -251,5 +252,36 @@ func TestVerifierJudge(t *testing.T) {
 	}
 	if decisive == 0 || judged == 0 {
 		t.Errorf("%d forced and %d judged positions: the test wants both", decisive, judged)
+	}
+}
+
+// TestVerifierClock: the budget of a check is kept by the Verifier's
+// Clock: a clock whose every reading is 40 minutes later than the last
+// ends each check after its first iterations, where the wall clock and
+// the same budget let it reach its full depth.
+func TestVerifierClock(t *testing.T) {
+	g := rules.NewGame(rules.Start())
+	shallow := g.Legal(nil)[0]
+	const depth = 8
+	wall, err := NewVerifier(depth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := NewVerifier(depth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now time.Time
+	fast.SetClock(func() time.Time { now = now.Add(40 * time.Minute); return now })
+	for _, v := range []*Verifier{wall, fast} {
+		if _, err := v.CheckMove(context.Background(), g, shallow, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := wall.Stats().MeanDepth; got != depth {
+		t.Errorf("with the wall clock and an hour the check reached depth %v, want %d", got, depth)
+	}
+	if got := fast.Stats().MeanDepth; got >= depth/2 {
+		t.Errorf("with a clock that passes 40 minutes a reading the check reached depth %v, want < %d", got, depth/2)
 	}
 }

@@ -46,7 +46,8 @@ func init() {
 			checkpointTables = ""
 			fs.StringVar(&checkpointTables, "tb", "", "the model's endgame tables: "+tbFlagUsage)
 			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
-			fs.Float64Var(&o.moveTime, "time", 0, "wall-clock seconds per move of the model instead of --visits, 0.001..3600 (0: --visits); keep --parallel at most the free cores")
+			fs.Float64Var(&o.moveTime, "time", 0, "seconds per move of the model (by --clock) instead of --visits, 0.001..3600 (0: --visits); keep --parallel at most the free cores")
+			clockFlag(fs)
 			fs.BoolVar(&o.pass, "pass-forced", false, "the model's search: "+passForcedUsage+"; off by default, as in training runs' ladder ratings")
 			fs.StringVar(&o.hybrids, "hybrids", "none", "the model's search: "+hybridsUsage+"; none by default, as in training runs' ladder ratings")
 			fs.IntVar(&o.threads, "threads", 1, fmt.Sprintf("the model's search threads, 1..%d (each game's search; keep threads x --parallel at most the free cores)", engine.MaxThreads))
@@ -178,6 +179,9 @@ func init() {
 				p.Label += tbSuffix
 			}
 			defer p.Close()
+			if err := p.useClock(); err != nil {
+				return err
+			}
 			bar := progressbar.NewOptions(o.games,
 				progressbar.OptionSetWriter(stderr),
 				progressbar.OptionSetVisibility(!o.quiet),

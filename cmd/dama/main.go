@@ -139,6 +139,7 @@ func runCommand(c *command, fs *flag.FlagSet) error {
 
 func newFlagSet(c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet("dama "+c.name, flag.ContinueOnError)
+	checkpointClock = clockWall // set by the --clock of the commands that have one
 	if c.flags != nil {
 		c.flags(fs)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,6 +49,9 @@ var checkpointBackend string
 // MCTS-minimax hybrids of package tactics: "shipped@t0.25+pass+cmb3".
 func parsePlayerSpec(spec string) (arena.Player, error) {
 	if p, err := arena.ParsePlayer(spec); err == nil {
+		if checkpointClock == clockCPU {
+			return arena.WithCPUTime(p)
+		}
 		return p, nil
 	} else if !looksLikeCheckpoint(spec) {
 		return nil, fmt.Errorf("%w (or a checkpoint file, PATH[@VISITS|@tSECONDS[SUFFIXES][:BACKEND]], suffixes %s)", err, suffixSyntax)
@@ -114,7 +118,49 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		return nil, fmt.Errorf("player %q: %w", spec, err)
 	}
 	p.Label += label
+	if err := p.useClock(); err != nil {
+		return nil, fmt.Errorf("player %q: %w", spec, err)
+	}
 	return p, nil
+}
+
+// useClock makes a timed p count its time by --clock; call it once p is
+// complete (its hybrids wrap its evaluator).
+func (p *modelPlayer) useClock() error {
+	if checkpointClock != clockCPU {
+		return nil
+	}
+	_, err := arena.WithCPUTime(p.MCTSPlayer)
+	return err
+}
+
+// The clocks of --clock: what a time per move counts.
+const (
+	clockWall = "wall"
+	clockCPU  = "cpu"
+)
+
+// checkpointClock is the --clock of arena and tactics: clockWall or
+// clockCPU, the CPU time of the thread that plays each move
+// (arena.WithCPUTime) for every timed player.
+var checkpointClock = clockWall
+
+// clockFlag adds --clock to fs.
+func clockFlag(fs *flag.FlagSet) {
+	fs.Func("clock", `what a time per move (tSECONDS) counts: wall, the wall clock (default), or cpu, the CPU time of the thread that plays the move (Linux), so that other work on the machine takes nothing from a timed player; each such player's search and forward passes then run on the move's thread (one search thread)`, func(s string) error {
+		switch s {
+		case clockWall, clockCPU:
+		default:
+			return fmt.Errorf("want %s or %s", clockWall, clockCPU)
+		}
+		if s == clockCPU {
+			if err := arena.CheckCPUClock(); err != nil {
+				return err
+			}
+		}
+		checkpointClock = s
+		return nil
+	})
 }
 
 // tbSuffix after a checkpoint player's visits makes it play with the
@@ -217,7 +263,8 @@ type modelPlayer struct {
 // classic player's games each have their own goroutine; otherwise one
 // goroutine batches the positions of all its games. With threads > 1
 // (set by the threads method) each search thread of each game runs its
-// own forward passes (the evaluator's batch view, infer.Direct).
+// own forward passes (the evaluator's batch view, infer.Direct), as does
+// the one thread of a timed player with --clock cpu (useClock).
 func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backend string, threads int) (*modelPlayer, error) {
 	workers := 1
 	if visits == 0 {
@@ -229,8 +276,8 @@ func newModelPlayer(label string, ck *model.Checkpoint, visits, batch int, backe
 	}
 	logBackend(label, ev, backend)
 	var mev mcts.Evaluator = ev
-	if threads > 1 {
-		mev = ev.Direct()
+	if threads > 1 || visits == 0 && checkpointClock == clockCPU {
+		mev = ev.Direct() // a CPU-timed move's forward passes on its thread
 	}
 	return &modelPlayer{
 		MCTSPlayer: &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", label, visits), Evaluator: mev, Visits: visits, Options: mcts.Options{FPUReduction: mcts.StandardFPUReduction}},

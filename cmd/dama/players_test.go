@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"dama/arena"
+	"dama/mcts"
 	"dama/model/infer"
 	"dama/tb"
 )
@@ -152,5 +154,65 @@ func TestTablesPlayerSpec(t *testing.T) {
 			t.Errorf("%s: label %q oracle %v solver %v; want %q and tables %v", spec, mp.Label, mp.Options.Oracle, mp.Options.Solver, label, with)
 		}
 		mp.Close()
+	}
+}
+
+// --clock cpu times each timed player by the CPU time of its move's
+// thread: the model's forward passes run on that thread (infer.Direct),
+// players by visits are unchanged, a timed player with search threads is
+// refused in one line (a spec, or the ladder's --threads), and arena and
+// tactics run with it.
+func TestClockFlag(t *testing.T) {
+	if err := arena.CheckCPUClock(); err != nil {
+		t.Skip(err)
+	}
+	ck := "../../model/testdata/sample-v1.ckpt"
+	defer func() { checkpointClock = clockWall }()
+	checkpointClock = clockCPU
+	p, err := parsePlayerSpec(ck + "@t0.05+pass+cmb2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp := p.(*modelPlayer)
+	if !mp.CPUTime {
+		t.Error("a timed model player with --clock cpu is not CPU-timed")
+	}
+	if _, ok := mp.Evaluator.(mcts.BatchEvaluator); !ok {
+		t.Errorf("its evaluator is a %T, not one that evaluates on the move's thread", mp.Evaluator)
+	}
+	mp.Close()
+	v, err := parsePlayerSpec(ck + "@50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.(*modelPlayer).CPUTime {
+		t.Error("a model player by visits is CPU-timed")
+	}
+	v.(*modelPlayer).Close()
+	if _, err := parsePlayerSpec(ck + "@t0.05+threads2"); err == nil || !strings.Contains(err.Error(), "one search thread") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a CPU-timed player with two threads: %v, want a one-line refusal", err)
+	}
+	checkpointClock = clockWall
+	for _, args := range [][]string{
+		{"arena", "--clock", "cpu", "--a", ck + "@t0.01+pass", "--b", "classic:t0.01", "--games", "2", "--parallel", "2", "--quiet"},
+		{"tactics", "--clock", "cpu", "--suite", "../../arena/tactics/suite.json", "--player", ck + "@t0.01,classic:t0.01", "--parallel", "2"},
+	} {
+		if code, out, errs := runCmd(t, args...); code != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errs)
+		}
+		if checkpointClock != clockCPU {
+			t.Errorf("%s: --clock cpu not kept", args[0])
+		}
+	}
+	code, _, errs := runCmd(t, "ladder", "--clock", "cpu", "--model", ck, "--time", "0.01", "--threads", "2", "--quiet")
+	if code == 0 || !strings.Contains(errs, "one search thread") || strings.Count(strings.TrimSpace(errs), "\n") > 1 {
+		t.Errorf("ladder --clock cpu --threads 2: exit %d, stderr %q, want a refusal", code, errs)
+	}
+	code, _, errs = runCmd(t, "arena", "--clock", "cpus", "--a", "random", "--b", "random")
+	if code == 0 || !strings.Contains(errs, "want wall or cpu") {
+		t.Errorf("--clock cpus: exit %d, stderr %q", code, errs)
+	}
+	if runCmd(t, "arena", "--a", "random", "--b", "random", "--games", "2", "--quiet"); checkpointClock != clockWall {
+		t.Error("a command without --clock cpu kept the last one's")
 	}
 }

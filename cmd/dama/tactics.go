@@ -45,6 +45,7 @@ func init() {
 			fs.IntVar(&o.shallow, "shallow", 3, "with --build: depth of the shallow search that must not see it")
 			fs.IntVar(&o.screen, "screen", 8, "with --build: depth of the cheaper search that picks the positions worth the proving search (see tactics.BuildOptions)")
 			fs.IntVar(&o.limit, "limit", 0, "with --build: stop after this many positions (0: all)")
+			clockFlag(fs)
 			limit(fs, "parallel", 1, 256, "")
 			limit(fs, "depth", 2, 40, "")
 			limit(fs, "shallow", 1, 39, "")
