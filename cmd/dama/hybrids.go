@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"dama/arena"
@@ -12,7 +13,9 @@ import (
 
 // searchSuffixes are the search switches after a checkpoint player's
 // visits or time, each at most once: "+pass" (mcts.Options.PassForced),
-// "+threadsN" (mcts.Options.Threads), "+tb" (the endgame tables of --tb),
+// "+threadsN" (mcts.Options.Threads), "+batchN" (N leaves evaluated
+// together per search step, mcts.Options.Parallel, as the Hub's
+// --parallel), "+tb" (the endgame tables of --tb),
 // "+mmD" (the tactics.Minimax oracle of depth D, default 4, with the MCTS
 // solver so that its proofs go up the tree), "+cmbD" (the
 // tactics.Combinations evaluator of depth D, default 3, around the
@@ -24,6 +27,7 @@ import (
 type searchSuffixes struct {
 	pass    bool
 	threads int // search threads; 1 when not given
+	batch   int // leaves per search step; 0 when not given (1)
 	tb      bool
 	mmDepth int // 0: off
 	cbDepth int // 0: off
@@ -33,7 +37,7 @@ type searchSuffixes struct {
 }
 
 // suffixSyntax names the suffixes in errors.
-const suffixSyntax = "+pass, +threadsN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH] or +abn[DEPTH]"
+const suffixSyntax = "+pass, +threadsN, +batchN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH] or +abn[DEPTH]"
 
 // cutSuffixes splits the visits or time text v of spec from its '+'
 // suffixes.
@@ -55,6 +59,8 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 			h.tb = true
 		case name == threadsSuffix:
 			h.threads, err = parseThreads(s[len(threadsSuffix):])
+		case name == batchSuffix:
+			h.batch, err = parseBatch(s[len(batchSuffix):])
 		case name == "mm" || name == "cmb" || name == "ip" || name == "ab" || name == "abn":
 			// A hybrid suffix is a list of one (tactics.ParseHybrids),
 			// seen only once.
@@ -80,6 +86,22 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 		}
 	}
 	return parts[0], h, nil
+}
+
+// batchSuffix, then a count, after a checkpoint player's limit sets the
+// leaves it evaluates together per search step (mcts.Options.Parallel).
+const batchSuffix = "batch"
+
+// maxBatch bounds +batchN, as the Hub's --parallel.
+const maxBatch = 256
+
+// parseBatch reads the N of "+batchN".
+func parseBatch(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxBatch {
+		return 0, fmt.Errorf("+%s%s: want a leaf count in 1..%d", batchSuffix, s, maxBatch)
+	}
+	return n, nil
 }
 
 // hybrids returns the hybrids of h.

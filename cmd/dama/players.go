@@ -40,11 +40,12 @@ var checkpointBackend string
 // with N visits per move (default 200); "PATH@N:BACKEND" runs the network
 // on that backend (default: --backend), e.g. to play bf16 against fp32.
 // "PATH@tSECONDS" in place of "PATH@N" searches each move for that
-// wall-clock time instead of a visit count (arena.ParseMoveTime:
+// time (wall-clock, or CPU with --clock cpu) instead of a visit count (arena.ParseMoveTime:
 // "shipped@t0.25"). Suffixes after the limit, before any ":BACKEND", in
 // any order, each once (searchSuffixes): "+pass" searches with forced
 // moves passed without evaluation (mcts.Options.PassForced), "+threadsN"
-// with N search threads (one forward pass each; default 1), "+tb" with the
+// with N search threads (one forward pass each; default 1), "+batchN"
+// evaluating N leaves together per search step (default 1), "+tb" with the
 // endgame tables of --tb (withTables), "+mmD", "+cmbD" and "+ipD" with the
 // MCTS-minimax hybrids of package tactics: "shipped@t0.25+pass+cmb3".
 func parsePlayerSpec(spec string) (arena.Player, error) {
@@ -110,6 +111,10 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 	}
 	p.passForced(sfx.pass)
 	p.threads(sfx.threads)
+	if sfx.batch > 0 {
+		p.Options.Parallel = sfx.batch
+		p.Label += fmt.Sprintf("+%s%d", batchSuffix, sfx.batch)
+	}
 	if tables != nil {
 		withTables(&p.Options, tables)
 		p.Label += tbSuffix

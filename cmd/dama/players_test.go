@@ -216,3 +216,40 @@ func TestClockFlag(t *testing.T) {
 		t.Error("a command without --clock cpu kept the last one's")
 	}
 }
+
+// "+batchN" after a checkpoint player's limit sets the leaves evaluated
+// together per search step, in any order with the other suffixes, and
+// marks the label; a bad count is a one-line error naming the spec.
+func TestModelPlayerBatch(t *testing.T) {
+	ck := "../../model/testdata/sample-v1.ckpt"
+	for spec, want := range map[string]struct {
+		label string
+		batch int
+	}{
+		ck + "@100+batch4":             {"sample-v1.ckpt@100+batch4", 4},
+		ck + "@t0.05+batch8+pass":      {"sample-v1.ckpt@t0.05+pass+batch8", 8},
+		ck + "@t0.05+pass+cmb3+batch2": {"sample-v1.ckpt@t0.05+pass+batch2+cmb3", 2},
+		ck + "@100":                    {"sample-v1.ckpt@100", 0},
+	} {
+		p, err := parsePlayerSpec(spec)
+		if err != nil {
+			t.Errorf("%s: %v", spec, err)
+			continue
+		}
+		mp := p.(*modelPlayer)
+		if mp.Label != want.label || mp.Options.Parallel != want.batch {
+			t.Errorf("%s: label %q batch %d; want %q, %d", spec, mp.Label, mp.Options.Parallel, want.label, want.batch)
+		}
+		mp.Close()
+	}
+	for _, bad := range []string{"@100+batch0", "@100+batch", "@100+batch257", "@100+batch4+batch2", "@100+batchx"} {
+		_, err := parsePlayerSpec(ck + bad)
+		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
+		}
+	}
+	code, out, errs := runCmd(t, "arena", "--clock", "cpu", "--a", ck+"@t0.01+batch4", "--b", "random", "--games", "2", "--parallel", "1", "--quiet")
+	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@t0.01+batch4 vs random") {
+		t.Errorf("arena: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
