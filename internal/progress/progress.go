@@ -1,7 +1,8 @@
 // Package progress shows the progress of a stage of work: a progress bar
-// redrawn in place on a terminal, and one plain line when the stage ends
-// everywhere else (a log file or a pipe), so that logs hold no
-// carriage-return frames.
+// redrawn in place on a terminal, and plain lines everywhere else (a log
+// file or a pipe): one when the stage ends, and one every PlainEvery while
+// a long stage runs, so that logs hold no carriage-return frames and a
+// two-hour match still says how far it is.
 package progress
 
 import (
@@ -14,6 +15,10 @@ import (
 	"golang.org/x/term"
 )
 
+// PlainEvery is how often a stage that is not on a terminal writes a line
+// while it runs (the stage's steps, its time and its rate so far).
+const PlainEvery = 5 * time.Minute
+
 // Bar is the progress of one stage of n steps. A nil *Bar does nothing, so
 // callers need not check for a disabled display.
 type Bar struct {
@@ -23,7 +28,9 @@ type Bar struct {
 	n     int
 	cur   int
 	start time.Time
+	last  time.Time // the last plain line, or start
 	done  bool
+	now   func() time.Time
 }
 
 // isTerminal reports whether w is a terminal.
@@ -39,7 +46,9 @@ func New(w io.Writer, n int, desc string) *Bar {
 	if w == nil || n <= 0 {
 		return nil
 	}
-	b := &Bar{w: w, desc: desc, n: n, start: time.Now()}
+	b := &Bar{w: w, desc: desc, n: n, now: time.Now}
+	b.start = b.now()
+	b.last = b.start
 	if isTerminal(w) {
 		b.pb = progressbar.NewOptions(n,
 			progressbar.OptionSetWriter(w),
@@ -57,7 +66,7 @@ func New(w io.Writer, n int, desc string) *Bar {
 // rate is the steps per second so far, once a second has passed (before,
 // a rate from a few steps is noise).
 func (b *Bar) rate() (float64, bool) {
-	el := time.Since(b.start).Seconds()
+	el := b.now().Sub(b.start).Seconds()
 	if el < 1 || b.cur == 0 {
 		return 0, false
 	}
@@ -66,11 +75,15 @@ func (b *Bar) rate() (float64, bool) {
 
 func (b *Bar) redraw() {
 	if b.pb == nil {
+		if t := b.now(); t.Sub(b.last) >= PlainEvery && b.cur < b.n {
+			b.last = t
+			fmt.Fprintln(b.w, b.line())
+		}
 		return
 	}
 	d := b.desc
 	if r, ok := b.rate(); ok {
-		d += fmt.Sprintf(" (%.1f/s)", r)
+		d += " (" + rateText(r) + ")"
 	}
 	b.pb.Describe(d)
 	b.pb.Set(b.cur)
@@ -114,10 +127,24 @@ func (b *Bar) Finish() {
 		b.pb.Finish()
 		return
 	}
-	el := time.Since(b.start)
+	fmt.Fprintln(b.w, b.line())
+}
+
+// line is the plain line of the stage so far: "desc: 12/16 in 3.4s (3.5/s)".
+func (b *Bar) line() string {
+	el := b.now().Sub(b.start)
 	line := fmt.Sprintf("%s: %d/%d in %.1fs", b.desc, b.cur, b.n, el.Seconds())
 	if el > 0 && b.cur > 0 {
-		line += fmt.Sprintf(" (%.1f/s)", float64(b.cur)/el.Seconds())
+		line += " (" + rateText(float64(b.cur)/el.Seconds()) + ")"
 	}
-	fmt.Fprintln(b.w, line)
+	return line
+}
+
+// rateText writes steps per second, or per minute where a second's rate
+// would print as 0.0 (a match of long games).
+func rateText(perSecond float64) string {
+	if perSecond < 0.1 {
+		return fmt.Sprintf("%.1f/min", perSecond*60)
+	}
+	return fmt.Sprintf("%.1f/s", perSecond)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Written to a file or pipe, a stage is one plain line, without the
@@ -29,5 +30,32 @@ func TestPlainWhenNotATerminal(t *testing.T) {
 	none.Finish()
 	if New(nil, 5, "x") != nil || New(&buf, 0, "x") != nil {
 		t.Error("New without a writer or steps is not nil")
+	}
+}
+
+// A long stage off a terminal writes a line every PlainEvery while it
+// runs, then its last line; a short one writes only the last.
+func TestPlainLinesWhileLong(t *testing.T) {
+	var buf bytes.Buffer
+	b := New(&buf, 100, "arena")
+	clock := b.start
+	b.now = func() time.Time { return clock }
+	for i := range 100 {
+		clock = clock.Add(PlainEvery / 8) // 100 steps over 12.5 intervals
+		b.Add(1)
+		if i == 99 {
+			break
+		}
+	}
+	b.Finish()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 13 {
+		t.Fatalf("wrote %d lines, want 12 while running and the last:\n%s", len(lines), buf.String())
+	}
+	if lines[0] != "arena: 8/100 in 300.0s (1.6/min)" {
+		t.Errorf("first line %q", lines[0])
+	}
+	if !strings.HasPrefix(lines[12], "arena: 100/100 in 3750.0s") {
+		t.Errorf("last line %q", lines[12])
 	}
 }
