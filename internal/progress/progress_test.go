@@ -34,18 +34,16 @@ func TestPlainWhenNotATerminal(t *testing.T) {
 }
 
 // A long stage off a terminal writes a line every PlainEvery while it
-// runs, then its last line; a short one writes only the last.
+// runs, then its last line (TestPlainWhenNotATerminal: a short one writes
+// only the last).
 func TestPlainLinesWhileLong(t *testing.T) {
 	var buf bytes.Buffer
 	b := New(&buf, 100, "arena")
 	clock := b.start
 	b.now = func() time.Time { return clock }
-	for i := range 100 {
+	for range 100 {
 		clock = clock.Add(PlainEvery / 8) // 100 steps over 12.5 intervals
 		b.Add(1)
-		if i == 99 {
-			break
-		}
 	}
 	b.Finish()
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
