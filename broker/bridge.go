@@ -84,6 +84,7 @@ type Bridge struct {
 	mu       sync.Mutex
 	consumed map[string]bool            // chunks named in a durable plan
 	held     map[string][]jetstream.Msg // delivered, in games/, not yet in a plan
+	refused  map[uint64]bool            // stream messages quarantined: a delivery again is refused again, quietly
 	stats    BridgeStats
 	wantBest string // the best model to publish
 	sentBest string // the best model last published
@@ -111,7 +112,7 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	b := &Bridge{opt: opt, held: map[string][]jetstream.Msg{}, bestSig: make(chan struct{}, 1),
+	b := &Bridge{opt: opt, held: map[string][]jetstream.Msg{}, refused: map[uint64]bool{}, bestSig: make(chan struct{}, 1),
 		state: StateRunning, heldGames: map[string]int{}, stateSig: make(chan struct{}, 1)}
 	var err error
 	if b.consumed, err = opt.Run.ConsumedChunks(); err != nil {
@@ -335,6 +336,21 @@ func (b *Bridge) ack(msgs ...jetstream.Msg) {
 // quarantine keeps a refused chunk out of the games folder, logs why and
 // tells the server never to deliver it again.
 func (b *Bridge) quarantine(m jetstream.Msg, seq uint64, name string, data []byte, why string) {
+	b.mu.Lock()
+	again := seq != 0 && b.refused[seq]
+	if seq != 0 {
+		b.refused[seq] = true
+	}
+	b.mu.Unlock()
+	if again {
+		// Delivered again before the refusal reached the server (the
+		// delivery waited in the client past AckWait): already kept,
+		// counted and logged.
+		if err := m.TermWithReason("refused: " + why); err != nil {
+			b.logf("broker: refusing stream message %d: %v", seq, err)
+		}
+		return
+	}
 	safe := name
 	if !chunkName.MatchString(safe) {
 		safe = "unnamed" + selfplay.FileExt

@@ -28,12 +28,13 @@ type runState struct {
 	State   string `json:"state"`
 	// Waiting is the games delivered to the trainer and in no plan yet;
 	// Want the games a generation takes (0: no limit). A worker plays no
-	// new chunk while Waiting, plus what it published since, reaches Want.
+	// new chunk while Waiting, plus its own games no state counted yet,
+	// reaches Want.
 	Waiting int `json:"waiting"`
 	Want    int `json:"want"`
 	// Arrived counts the chunks this trainer took since it started, so
-	// that every arrival changes the value (a worker counts its own
-	// chunks from the last value it saw).
+	// that every arrival changes the value and a worker can tell how
+	// many of its own chunks a state may count (countedOwn).
 	Arrived   int    `json:"arrived"`
 	Signature string `json:"signature"`
 }
@@ -91,12 +92,30 @@ func (w *worker) seeState(v []byte) {
 		return
 	}
 	w.mu.Lock()
-	w.run, w.ownSince, w.stateSeen = s, 0, string(v)
+	w.ownUnseen = countedOwn(w.ownUnseen, w.run.Arrived, s.Arrived)
+	w.run, w.stateSeen = s, string(v)
 	w.mu.Unlock()
 	select {
 	case w.stateSig <- struct{}{}:
 	default:
 	}
+}
+
+// countedOwn drops from unseen, the games of this worker's chunks that
+// no state counted yet (oldest first), those a state whose count of
+// arrivals went from was to now counts. The state may have been computed
+// before the worker's last chunks arrived, so it is not taken to count
+// them all: the new arrivals are taken as this worker's oldest chunks,
+// at most as many as arrived (another worker's chunks among them leave
+// this one's count short by as many, so one chunk may cross Want). A
+// count below the last is a new trainer, counting from zero.
+func countedOwn(unseen []int, was, now int) []int {
+	d := now - was
+	if d < 0 {
+		d = now
+	}
+	d = min(d, len(unseen))
+	return append(unseen[:0:0], unseen[d:]...)
 }
 
 // Pace holds the worker back before each chunk while the trainer is
@@ -107,7 +126,10 @@ func (w *worker) seeState(v []byte) {
 func (w *worker) Pace(ctx context.Context) (selfplay.Pace, error) {
 	for {
 		w.mu.Lock()
-		s, own := w.run, w.ownSince
+		s, own := w.run, 0
+		for _, n := range w.ownUnseen {
+			own += n
+		}
 		w.mu.Unlock()
 		why := ""
 		switch {

@@ -249,3 +249,83 @@ func TestFinishedWaitsForClose(t *testing.T) {
 		t.Fatalf("after Close: state %q, want %q", got, StateDone)
 	}
 }
+
+// TestCountedOwn: a state counts at most as many of a worker's chunks as
+// arrived since the state before it, the oldest first; a trainer that
+// started again counts from zero.
+func TestCountedOwn(t *testing.T) {
+	for _, c := range []struct {
+		unseen   []int
+		was, now int
+		want     []int
+	}{
+		{[]int{1, 1, 1}, 0, 2, []int{1}},  // computed before the third chunk arrived
+		{[]int{2, 3}, 5, 5, []int{2, 3}},  // no arrival: nothing counted
+		{[]int{2, 3}, 5, 6, []int{3}},     // one arrival: the oldest chunk
+		{[]int{2, 3}, 5, 9, []int{}},      // more arrivals than chunks (other workers')
+		{[]int{4}, 40, 1, []int{}},        // a new trainer, one arrival
+		{[]int{4, 4}, 40, 0, []int{4, 4}}, // a new trainer, none yet
+		{nil, 0, 7, []int{}},              // the first state
+	} {
+		in := append([]int(nil), c.unseen...)
+		got := countedOwn(in, c.was, c.now)
+		if len(got) != len(c.want) {
+			t.Errorf("countedOwn(%v, %d, %d) = %v, want %v", c.unseen, c.was, c.now, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("countedOwn(%v, %d, %d) = %v, want %v", c.unseen, c.was, c.now, got, c.want)
+				break
+			}
+		}
+	}
+}
+
+// TestPaceStaleState: a state put before the worker's last chunk arrived
+// does not let the worker play past Want (the race behind a flaky
+// TestBackPressure: three chunks published, then a state counting two of
+// them, read as two games waiting and none of the worker's).
+func TestPaceStaleState(t *testing.T) {
+	var log syncBuffer
+	w := &worker{opt: WorkerOptions{Name: "w1", TrainerKey: testKey, Log: &log}, sig: make(chan struct{}, 1), stateSig: make(chan struct{}, 1)}
+	state := func(waiting, arrived int) {
+		w.seeState(signState(testSigner, runState{State: StateRunning, Waiting: waiting, Want: 3, Arrived: arrived}))
+	}
+	played := func() bool {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // a worker held back returns PaceStop at once
+		p, err := w.Pace(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p == selfplay.PacePlay
+	}
+	state(0, 0)
+	for i := range 3 {
+		if !played() {
+			t.Fatalf("held back before chunk %d of 3:\n%s", i, log.String())
+		}
+		w.mu.Lock()
+		w.ownUnseen = append(w.ownUnseen, 1)
+		w.mu.Unlock()
+	}
+	if played() {
+		t.Fatalf("played a fourth chunk with three published:\n%s", log.String())
+	}
+	state(2, 2) // stale: the third chunk had not arrived
+	if played() {
+		t.Fatalf("a state counting two of three chunks let the worker play:\n%s", log.String())
+	}
+	state(3, 3)
+	if played() {
+		t.Fatalf("three games waiting let the worker play:\n%s", log.String())
+	}
+	state(0, 3) // a plan took them
+	if !played() {
+		t.Fatalf("held back with no game waiting:\n%s", log.String())
+	}
+	if !strings.Contains(log.String(), "worker w1: resuming") {
+		t.Errorf("no line saying the worker resumed:\n%s", log.String())
+	}
+}

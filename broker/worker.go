@@ -68,7 +68,7 @@ type worker struct {
 	refused string // the last pointer refused (its bytes), logged once
 
 	run          runState      // the run's state, as last seen (zero: none yet, a trainer from before run states)
-	ownSince     int           // games this worker published since
+	ownUnseen    []int         // games of each chunk this worker published that no state seen yet counts, oldest first
 	stateSig     chan struct{} // a new run state was seen
 	refusedState string        // the last state refused, logged once
 	stateSeen    string        // the last state taken (its bytes): read again, it changes nothing
@@ -523,7 +523,7 @@ func (w *worker) Write(ctx context.Context, seq int, h selfplay.Header, games []
 		time.Sleep(time.Second)
 	}
 	w.mu.Lock()
-	w.ownSince += len(games)
+	w.ownUnseen = append(w.ownUnseen, len(games))
 	w.mu.Unlock()
 	return fmt.Sprintf("published %s (%d games, %d bytes)", name, len(games), len(data)), nil
 }
