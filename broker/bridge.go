@@ -336,21 +336,25 @@ func (b *Bridge) ack(msgs ...jetstream.Msg) {
 // quarantine keeps a refused chunk out of the games folder, logs why and
 // tells the server never to deliver it again.
 func (b *Bridge) quarantine(m jetstream.Msg, seq uint64, name string, data []byte, why string) {
+	// A delivery again before the refusal reached the server (it waited
+	// in the client past AckWait) is already kept, counted and logged.
 	b.mu.Lock()
 	again := seq != 0 && b.refused[seq]
 	if seq != 0 {
 		b.refused[seq] = true
 	}
 	b.mu.Unlock()
-	if again {
-		// Delivered again before the refusal reached the server (the
-		// delivery waited in the client past AckWait): already kept,
-		// counted and logged.
-		if err := m.TermWithReason("refused: " + why); err != nil {
-			b.logf("broker: refusing stream message %d: %v", seq, err)
-		}
-		return
+	if !again {
+		b.keepRefused(seq, name, data, why)
 	}
+	if err := m.TermWithReason("refused: " + why); err != nil {
+		b.logf("broker: refusing stream message %d: %v", seq, err)
+	}
+}
+
+// keepRefused writes a refused chunk and its reason into QuarantineDir,
+// logs it and counts it.
+func (b *Bridge) keepRefused(seq uint64, name string, data []byte, why string) {
 	safe := name
 	if !chunkName.MatchString(safe) {
 		safe = "unnamed" + selfplay.FileExt
@@ -363,9 +367,6 @@ func (b *Bridge) quarantine(m jetstream.Msg, seq uint64, name string, data []byt
 	b.mu.Lock()
 	b.stats.Quarantined++
 	b.mu.Unlock()
-	if err := m.TermWithReason("refused: " + why); err != nil {
-		b.logf("broker: refusing stream message %d: %v", seq, err)
-	}
 }
 
 // OnPlan acknowledges the chunks a durable plan names; it is

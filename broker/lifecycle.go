@@ -101,14 +101,13 @@ func (w *worker) seeState(v []byte) {
 	}
 }
 
-// countedOwn drops from unseen, the games of this worker's chunks that
-// no state counted yet (oldest first), those a state whose count of
-// arrivals went from was to now counts. The state may have been computed
-// before the worker's last chunks arrived, so it is not taken to count
-// them all: the new arrivals are taken as this worker's oldest chunks,
-// at most as many as arrived (another worker's chunks among them leave
-// this one's count short by as many, so one chunk may cross Want). A
-// count below the last is a new trainer, counting from zero.
+// countedOwn returns unseen (the games of each of this worker's chunks
+// that no state counted yet, oldest first) less the chunks a new state
+// counts, whose arrivals went from was to now. A state may have been put
+// before the worker's last chunks arrived, so it counts only as many of
+// them as arrived, the oldest first; arrivals from other workers make
+// the count short, so one chunk may cross Want. A count below the last
+// is a new trainer, counting from zero.
 func countedOwn(unseen []int, was, now int) []int {
 	d := now - was
 	if d < 0 {

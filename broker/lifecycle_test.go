@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -269,15 +270,8 @@ func TestCountedOwn(t *testing.T) {
 	} {
 		in := append([]int(nil), c.unseen...)
 		got := countedOwn(in, c.was, c.now)
-		if len(got) != len(c.want) {
+		if !slices.Equal(got, c.want) {
 			t.Errorf("countedOwn(%v, %d, %d) = %v, want %v", c.unseen, c.was, c.now, got, c.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != c.want[i] {
-				t.Errorf("countedOwn(%v, %d, %d) = %v, want %v", c.unseen, c.was, c.now, got, c.want)
-				break
-			}
 		}
 	}
 }
