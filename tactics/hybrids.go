@@ -13,10 +13,12 @@ import (
 // (0: off): the Minimax oracle, the Combinations evaluator around the
 // network, the Priors evaluator around that, and the Verifier of the
 // chosen move at the root; Judged gives the Verifier the evaluator the
-// tree searches with as its Judge (the item "abn" where "ab" has none).
+// tree searches with as its Judge (the item "abn" where "ab" has none),
+// Ahead makes it check only where the side to move is ahead (the item
+// "abw", Verifier.AheadOnly).
 type Hybrids struct {
 	Minimax, Combinations, Priors, Verify int
-	Judged                                bool
+	Judged, Ahead                         bool
 }
 
 // DefaultHybrids are the hybrids dama hub, play and analyze and the web
@@ -33,7 +35,7 @@ const (
 )
 
 // HybridsSyntax names the items a list of hybrids may hold, for errors.
-const HybridsSyntax = "mm[DEPTH], cmb[DEPTH], ip[DEPTH], ab[DEPTH] or abn[DEPTH]"
+const HybridsSyntax = "mm[DEPTH], cmb[DEPTH], ip[DEPTH], ab[DEPTH], abn[DEPTH] or abw[DEPTH]"
 
 // hybridItems are the names of a list's items, the default depth of each
 // and its bound, and where the depth goes.
@@ -41,13 +43,19 @@ var hybridItems = []struct {
 	name          string
 	def, maxDepth int
 	depth         func(*Hybrids) *int
-	judged        bool // the item sets Hybrids.Judged
+	judged, ahead bool // the item sets Hybrids.Judged, Hybrids.Ahead
 }{
-	{"mm", DefaultMinimaxDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Minimax }, false},
-	{"cmb", DefaultCombinationsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Combinations }, false},
-	{"ip", DefaultPriorsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Priors }, false},
-	{"ab", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }, false},
-	{"abn", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }, true},
+	{"mm", DefaultMinimaxDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Minimax }, false, false},
+	{"cmb", DefaultCombinationsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Combinations }, false, false},
+	{"ip", DefaultPriorsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Priors }, false, false},
+	{"ab", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }, false, false},
+	{"abn", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }, true, false},
+	{"abw", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }, false, true},
+}
+
+// verifierItem reports whether the item it names h's verifier as it is.
+func (h Hybrids) verifierItem(judged, ahead bool) bool {
+	return h.Judged == judged && h.Ahead == ahead
 }
 
 // ParseHybrids reads a list of hybrids, the one syntax of dama's --hybrids
@@ -55,8 +63,9 @@ var hybridItems = []struct {
 // selfplay.hybrids: "" or "none" for none, else items separated by commas,
 // each at most once, mm[DEPTH] (the Minimax oracle), cmb[DEPTH] (the
 // Combinations evaluator), ip[DEPTH] (the Priors evaluator), ab[DEPTH]
-// (the Verifier) and abn[DEPTH] (the Verifier with the network as its
-// Judge; at most one of ab and abn); a depth left out is the item's default
+// (the Verifier), abn[DEPTH] (the Verifier with the network as its
+// Judge) and abw[DEPTH] (the Verifier where the side to move is ahead,
+// Verifier.AheadOnly; at most one of ab, abn and abw); a depth left out is the item's default
 // (DefaultMinimaxDepth...), mm, cmb and ip go up to MaxMinimaxDepth, ab
 // up to classic.MaxDepth. String writes the list back.
 func ParseHybrids(s string) (Hybrids, error) {
@@ -73,15 +82,14 @@ func ParseHybrids(s string) (Hybrids, error) {
 		item := hybridItems[i]
 		d := item.depth(&h)
 		if *d != 0 {
-			if d == &h.Verify && h.Judged != item.judged {
-				return Hybrids{}, fmt.Errorf("tactics: hybrids ab and abn given together (at most one verifier)")
+			if d == &h.Verify && !h.verifierItem(item.judged, item.ahead) {
+				return Hybrids{}, fmt.Errorf("tactics: two of the verifiers ab, abn and abw given together (at most one)")
 			}
 			return Hybrids{}, fmt.Errorf("tactics: hybrid %s given twice", name)
 		}
 		*d = item.def
-		if item.judged {
-			h.Judged = true
-		}
+		h.Judged = h.Judged || item.judged
+		h.Ahead = h.Ahead || item.ahead
 		if digits := it[len(name):]; digits != "" {
 			n, err := strconv.Atoi(digits)
 			if err != nil || n < 1 || n > item.maxDepth {
@@ -109,7 +117,7 @@ func (h Hybrids) String() string {
 	var items []string
 	for _, it := range hybridItems {
 		d := it.depth(&h)
-		if *d == 0 || d == &h.Verify && it.judged != h.Judged {
+		if *d == 0 || d == &h.Verify && !h.verifierItem(it.judged, it.ahead) {
 			continue // off, or the other spelling of the verifier
 		}
 		items = append(items, it.name+strconv.Itoa(*d))
@@ -164,9 +172,13 @@ func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, st
 			return nil, "", err
 		}
 		name := "ab"
-		if h.Judged {
+		switch {
+		case h.Judged:
 			v.Judge = ev
 			name = "abn"
+		case h.Ahead:
+			v.AheadOnly = true
+			name = "abw"
 		}
 		opt.Check = v
 		label += fmt.Sprintf("+%s%d", name, h.Verify)

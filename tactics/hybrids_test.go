@@ -25,6 +25,8 @@ func TestParseHybrids(t *testing.T) {
 		{"ab40", Hybrids{Verify: classic.MaxDepth}, "ab40"},
 		{"abn", Hybrids{Verify: DefaultVerifyDepth, Judged: true}, "abn12"},
 		{"mm4,cmb3,ip3,abn10", Hybrids{Minimax: 4, Combinations: 3, Priors: 3, Verify: 10, Judged: true}, "mm4,cmb3,ip3,abn10"},
+		{"abw", Hybrids{Verify: DefaultVerifyDepth, Ahead: true}, "abw12"},
+		{"cmb3,abw9", Hybrids{Combinations: 3, Verify: 9, Ahead: true}, "cmb3,abw9"},
 	} {
 		h, err := ParseHybrids(tc.s)
 		if err != nil || h != tc.want || h.String() != tc.back {
@@ -41,8 +43,11 @@ func TestParseHybrids(t *testing.T) {
 		{"mm,", `hybrid "": want mm[DEPTH]`},
 		{"mm3,mm4", "mm given twice"},
 		{"abn,abn4", "abn given twice"},
-		{"ab,abn", "ab and abn given together"},
-		{"abn12,ab12", "ab and abn given together"},
+		{"ab,abn", "two of the verifiers ab, abn and abw given together"},
+		{"abn12,ab12", "two of the verifiers"},
+		{"abw,ab", "two of the verifiers"},
+		{"abn,abw", "two of the verifiers"},
+		{"abw,abw", "abw given twice"},
 		{"abn0", `"abn0": depth 0`},
 		{"cmb3;ip2", `"cmb3;ip2"`},
 		{"pass", `"pass"`},

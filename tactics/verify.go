@@ -59,6 +59,12 @@ type Verifier struct {
 	// replacement's line more. A forced win of the replacement, or a
 	// forced loss of the chosen move, always stands.
 	Judge mcts.Evaluator
+	// AheadOnly checks a move only where the side to move is at least
+	// Margin ahead once the pending captures are played out (Ahead): a
+	// position it should win, where the tree's time is worth the least
+	// and a forced win the tree plays on slowly, or more material, is
+	// what converts it. Elsewhere the tree keeps the whole time.
+	AheadOnly bool
 	// Clock, if set, reads the time of a check's budget (default the
 	// wall clock): a player timed in CPU time sets it (SetClock).
 	Clock func() time.Time
@@ -78,10 +84,13 @@ func NewVerifier(depth int) (*Verifier, error) {
 	return &Verifier{Depth: depth, Margin: DefaultVerifyMargin, Share: DefaultVerifyShare, KingShare: DefaultVerifyKingShare, QuietShare: DefaultVerifyQuietShare}, nil
 }
 
-// TimeShare implements mcts.MoveCheck: KingShare where a king is on the
-// board, else QuietShare in a quiet position, else Share.
+// TimeShare implements mcts.MoveCheck: 0 with AheadOnly where the side
+// to move is not ahead, else KingShare where a king is on the board, else
+// QuietShare in a quiet position, else Share.
 func (v *Verifier) TimeShare(p rules.Position) float64 {
 	switch {
+	case v.AheadOnly && !Ahead(p, v.Margin):
+		return 0
 	case p.Kings(rules.White)|p.Kings(rules.Black) != 0:
 		return v.KingShare
 	case Quiet(p):
@@ -110,6 +119,15 @@ func Quiet(p rules.Position) bool {
 	return true
 }
 
+// Ahead reports whether the side to move in p is at least margin
+// centi-men ahead once the captures pending are played out (a side that
+// cannot move has lost: it is not ahead, its opponent is).
+func Ahead(p rules.Position, margin int) bool {
+	s := getSearcher()
+	defer putSearcher(s)
+	return s.quiesce(p, 0, -winScore-1, winScore+1) >= margin
+}
+
 // SetClock sets the Clock of the checks' budgets; call it before the
 // first check.
 func (v *Verifier) SetClock(now func() time.Time) { v.Clock = now }
@@ -118,6 +136,9 @@ func (v *Verifier) SetClock(now func() time.Time) { v.Clock = now }
 // budget when budget is positive (the clock then decides how deep), and
 // returns chosen or the move that beat it by v.Margin.
 func (v *Verifier) CheckMove(ctx context.Context, g *rules.Game, chosen rules.Move, budget time.Duration) (rules.Move, error) {
+	if v.AheadOnly && !Ahead(g.Position(), v.Margin) {
+		return chosen, nil
+	}
 	e, _ := v.pool.Get().(*classic.Engine)
 	if e == nil {
 		e = classic.New(classic.Options{TableMiB: verifyTableMiB, Now: v.Clock})

@@ -285,3 +285,82 @@ func TestVerifierClock(t *testing.T) {
 		t.Errorf("with a clock that passes 40 minutes a reading the check reached depth %v, want < %d", got, depth/2)
 	}
 }
+
+// TestAhead: the balance after the pending captures decides, a man is the
+// margin, and a side without moves is not ahead.
+func TestAhead(t *testing.T) {
+	for _, tc := range []struct {
+		fen  string
+		want bool
+	}{
+		{rules.StartFEN, false},
+		{"W:W21,22:B1", true},                            // a man up, nothing to take
+		{"B:W21,22:B1", false},                           // the same for the side a man down
+		{"W:WK21:B1", false},                             // a king against a man: half a man
+		{"W:WK21,K22:B1", true},                          // two kings against a man
+		{"W:W22,28:B18", true},                           // 22x13 leaves Black without a move: won
+		{"W:W22:B18,1", false},                           // a man down, and 22x13 evens it
+		{"B:W14,20,23,25,30,32:B1,2,3,7,8,11,26", false}, // a man up, but 11x18 is answered and it ends even
+	} {
+		p, err := rules.ParseFEN(tc.fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Ahead(p, DefaultVerifyMargin); got != tc.want {
+			t.Errorf("%s: Ahead %v, want %v (quiesced balance %d)", tc.fen, got, tc.want, quiesced(p))
+		}
+	}
+}
+
+// quiesced is the balance Ahead compares with its margin.
+func quiesced(p rules.Position) int {
+	s := getSearcher()
+	defer putSearcher(s)
+	return s.quiesce(p, 0, -winScore-1, winScore+1)
+}
+
+// TestVerifierAheadOnly: with AheadOnly the verifier checks the suite's
+// positions where the side to move is ahead, as without it, and leaves
+// the others to the tree: no share of a timed move, no search, the chosen
+// move kept.
+func TestVerifierAheadOnly(t *testing.T) {
+	s, err := ReadSuite(projectSuite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewVerifier(s.ProvingDepth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.AheadOnly = true
+	var ahead, behind int
+	for i, p := range s.Positions {
+		pos, best, shallow := suiteEntry(t, p)
+		isAhead := Ahead(pos, v.Margin)
+		if isAhead {
+			if ahead++; ahead > 3 {
+				continue // a few searches are enough
+			}
+		} else {
+			behind++
+		}
+		before := v.Stats().Checked
+		m, err := v.CheckMove(context.Background(), rules.NewGame(pos), shallow, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := v.Stats().Checked - before
+		if isAhead {
+			if m != best[0] || checked != 1 || v.TimeShare(pos) == 0 {
+				t.Errorf("position %d (%s), ahead: %s checked gives %s (%d searches, share %v), want %s", i+1, p.FEN, shallow, m, checked, v.TimeShare(pos), best[0])
+			}
+		} else {
+			if m != shallow || checked != 0 || v.TimeShare(pos) != 0 {
+				t.Errorf("position %d (%s), not ahead: %s checked gives %s (%d searches, share %v), want it kept unchecked", i+1, p.FEN, shallow, m, checked, v.TimeShare(pos))
+			}
+		}
+	}
+	if ahead == 0 || behind == 0 {
+		t.Errorf("the suite has %d positions ahead and %d not: want some of both", ahead, behind)
+	}
+}

@@ -23,21 +23,18 @@ import (
 // around that) and "+abD" (the tactics.Verifier of the chosen move, an
 // alpha-beta search of depth D, default 12, within a quarter of a timed
 // move's time where a capture is near; "+abnD" the same with the network
-// as its judge, tactics.Verifier.Judge).
+// as its judge, tactics.Verifier.Judge; "+abwD" only where the side to
+// move is ahead, tactics.Verifier.AheadOnly).
 type searchSuffixes struct {
 	pass    bool
 	threads int // search threads; 1 when not given
 	batch   int // leaves per search step; 0 when not given (1)
 	tb      bool
-	mmDepth int // 0: off
-	cbDepth int // 0: off
-	ipDepth int // 0: off
-	abDepth int // 0: off
-	judged  bool
+	hy      tactics.Hybrids
 }
 
 // suffixSyntax names the suffixes in errors.
-const suffixSyntax = "+pass, +threadsN, +batchN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH] or +abn[DEPTH]"
+const suffixSyntax = "+pass, +threadsN, +batchN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH], +abn[DEPTH] or +abw[DEPTH]"
 
 // cutSuffixes splits the visits or time text v of spec from its '+'
 // suffixes.
@@ -61,14 +58,14 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 			h.threads, err = parseThreads(s[len(threadsSuffix):])
 		case name == batchSuffix:
 			h.batch, err = parseBatch(s[len(batchSuffix):])
-		case name == "mm" || name == "cmb" || name == "ip" || name == "ab" || name == "abn":
+		case name == "mm" || name == "cmb" || name == "ip" || name == "ab" || name == "abn" || name == "abw":
 			// A hybrid suffix is a list of one (tactics.ParseHybrids),
 			// seen only once.
 			var one tactics.Hybrids
 			if one, err = tactics.ParseHybrids(s); err == nil {
-				hy := h.hybrids()
+				hy := &h.hy
 				if one.Verify > 0 && hy.Verify > 0 {
-					err = fmt.Errorf("+ab and +abn given together (at most one verifier)")
+					err = fmt.Errorf("two of +ab, +abn and +abw given together (at most one verifier)")
 					break
 				}
 				hy.Minimax += one.Minimax
@@ -76,7 +73,7 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 				hy.Priors += one.Priors
 				hy.Verify += one.Verify
 				hy.Judged = hy.Judged || one.Judged
-				h.setHybrids(hy)
+				hy.Ahead = hy.Ahead || one.Ahead
 			}
 		default:
 			err = fmt.Errorf("unknown suffix %q", "+"+s)
@@ -104,21 +101,11 @@ func parseBatch(s string) (int, error) {
 	return n, nil
 }
 
-// hybrids returns the hybrids of h.
-func (h searchSuffixes) hybrids() tactics.Hybrids {
-	return tactics.Hybrids{Minimax: h.mmDepth, Combinations: h.cbDepth, Priors: h.ipDepth, Verify: h.abDepth, Judged: h.judged}
-}
-
-// setHybrids sets the hybrids of h to hy.
-func (h *searchSuffixes) setHybrids(hy tactics.Hybrids) {
-	h.mmDepth, h.cbDepth, h.ipDepth, h.abDepth, h.judged = hy.Minimax, hy.Combinations, hy.Priors, hy.Verify, hy.Judged
-}
-
 // apply turns the hybrids of h on in opt and around ev (pass, threads and
 // tables are left to the caller; tactics.Hybrids.Apply) and returns the
 // evaluator to search with and the suffixes for a label.
 func (h searchSuffixes) apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, string, error) {
-	return h.hybrids().Apply(opt, ev)
+	return h.hy.Apply(opt, ev)
 }
 
 // hybrids turns on the hybrids of h and marks the label with them.
@@ -134,7 +121,7 @@ func (p *modelPlayer) hybrids(h searchSuffixes) error {
 
 // parseHybridsFlag reads the --hybrids flag of hub, play, analyze and
 // ladder: a comma-separated list of mm[DEPTH], cmb[DEPTH], ip[DEPTH] and
-// ab[DEPTH] or abn[DEPTH], or none, in the syntax of tactics.ParseHybrids (that of
+// ab[DEPTH], abn[DEPTH] or abw[DEPTH], or none, in the syntax of tactics.ParseHybrids (that of
 // selfplay.hybrids too).
 func parseHybridsFlag(s string) (searchSuffixes, error) {
 	hy, err := tactics.ParseHybrids(s)
@@ -142,7 +129,7 @@ func parseHybridsFlag(s string) (searchSuffixes, error) {
 		return searchSuffixes{}, fmt.Errorf("--hybrids %q: %w (or none)", s, err)
 	}
 	h := searchSuffixes{threads: 1}
-	h.setHybrids(hy)
+	h.hy = hy
 	return h, nil
 }
 
@@ -151,10 +138,10 @@ func parseHybridsFlag(s string) (searchSuffixes, error) {
 const defaultHybrids = "mm4,cmb3,ip3"
 
 // hybridsUsage is the help text of --hybrids.
-const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), abn[DEPTH] (the same, a replacement that is not a forced result kept only where the network values its line more), or none; see docs/rating.md#tactics"
+const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), abn[DEPTH] (the same, a replacement that is not a forced result kept only where the network values its line more), abw[DEPTH] (ab only where the side to move is a man ahead after the captures), or none; see docs/rating.md#tactics"
 
 // printVerifier writes what the root verifier of p (a model player with
-// +ab or +abn) did, one line, and nothing for any other player.
+// +ab, +abn or +abw) did, one line, and nothing for any other player.
 func printVerifier(w io.Writer, p arena.Player) {
 	mp, ok := p.(*modelPlayer)
 	if !ok {

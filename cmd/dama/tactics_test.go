@@ -28,6 +28,7 @@ func TestHybridPlayerSpec(t *testing.T) {
 		ck + "@100+ab+pass":           {"sample-v1.ckpt@100+pass+ab12", true, 0, 0, 12, false},
 		ck + "@t0.1+ab20+cmb":         {"sample-v1.ckpt@t0.1+cmb3+ab20", false, 0, 3, 20, true},
 		ck + "@t0.1+cmb+abn10":        {"sample-v1.ckpt@t0.1+cmb3+abn10", false, 0, 3, 10, true},
+		ck + "@t0.1+abw10":            {"sample-v1.ckpt@t0.1+abw10", false, 0, 0, 10, true},
 	} {
 		p, err := parsePlayerSpec(spec)
 		if err != nil {
@@ -50,6 +51,9 @@ func TestHybridPlayerSpec(t *testing.T) {
 		if judged := strings.Contains(spec, "+abn"); v != nil && (v.Judge != nil) != judged || judged && v.Judge != mp.Evaluator {
 			t.Errorf("%s: verifier's judge %T, want the search's evaluator: %v", spec, v.Judge, judged)
 		}
+		if ahead := strings.Contains(spec, "+abw"); v != nil && v.AheadOnly != ahead {
+			t.Errorf("%s: verifier AheadOnly %v, want %v", spec, v.AheadOnly, ahead)
+		}
 		ev := mp.Evaluator
 		if ip, ok := ev.(*tactics.Priors); ok {
 			ev = ip.Inner
@@ -65,7 +69,7 @@ func TestHybridPlayerSpec(t *testing.T) {
 		}
 		mp.Close()
 	}
-	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@800+ip0", "@800+ab0", "@800+ab41", "@800+ab+ab", "@800+ab+abn", "@800+abn12+ab", "@800+abn0", "@t0.25+", "@800+pass+"} {
+	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@800+ip0", "@800+ab0", "@800+ab41", "@800+ab+ab", "@800+ab+abn", "@800+abn12+ab", "@800+abn0", "@800+abw+ab", "@800+abn+abw", "@t0.25+", "@800+pass+"} {
 		_, err := parsePlayerSpec(ck + bad)
 		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
@@ -134,19 +138,20 @@ func TestHybridsFlag(t *testing.T) {
 	for s, want := range map[string]searchSuffixes{
 		"":            {threads: 1},
 		"none":        {threads: 1},
-		"cmb3,ip2":    {threads: 1, cbDepth: 3, ipDepth: 2},
-		"mm":          {threads: 1, mmDepth: tactics.DefaultMinimaxDepth},
-		"mm3,cmb,ip4": {threads: 1, mmDepth: 3, cbDepth: tactics.DefaultCombinationsDepth, ipDepth: 4},
-		"cmb3,ab":     {threads: 1, cbDepth: 3, abDepth: tactics.DefaultVerifyDepth},
-		"ab9":         {threads: 1, abDepth: 9},
-		"cmb3,abn":    {threads: 1, cbDepth: 3, abDepth: tactics.DefaultVerifyDepth, judged: true},
+		"cmb3,ip2":    {threads: 1, hy: tactics.Hybrids{Combinations: 3, Priors: 2}},
+		"mm":          {threads: 1, hy: tactics.Hybrids{Minimax: tactics.DefaultMinimaxDepth}},
+		"mm3,cmb,ip4": {threads: 1, hy: tactics.Hybrids{Minimax: 3, Combinations: tactics.DefaultCombinationsDepth, Priors: 4}},
+		"cmb3,ab":     {threads: 1, hy: tactics.Hybrids{Combinations: 3, Verify: tactics.DefaultVerifyDepth}},
+		"ab9":         {threads: 1, hy: tactics.Hybrids{Verify: 9}},
+		"cmb3,abn":    {threads: 1, hy: tactics.Hybrids{Combinations: 3, Verify: tactics.DefaultVerifyDepth, Judged: true}},
+		"abw10":       {threads: 1, hy: tactics.Hybrids{Verify: 10, Ahead: true}},
 	} {
 		h, err := parseHybridsFlag(s)
 		if err != nil || h != want {
 			t.Errorf("%q: %+v %v, want %+v", s, h, err, want)
 		}
 	}
-	for _, bad := range []string{"pass", "tb", "threads2", "cmb0", "ab0", "foo", "mm,", "cmb3;ip2", "ab,abn"} {
+	for _, bad := range []string{"pass", "tb", "threads2", "cmb0", "ab0", "foo", "mm,", "cmb3;ip2", "ab,abn", "abw,ab", "abn,abw"} {
 		if _, err := parseHybridsFlag(bad); err == nil || !strings.Contains(err.Error(), "--hybrids") {
 			t.Errorf("%q: error %v", bad, err)
 		}
@@ -166,7 +171,7 @@ func TestHybridsFlag(t *testing.T) {
 func TestDefaultHybrids(t *testing.T) {
 	h, err := parseHybridsFlag(defaultHybrids)
 	d := tactics.DefaultHybrids
-	if err != nil || h.mmDepth != d.Minimax || h.cbDepth != d.Combinations || h.ipDepth != d.Priors || h.abDepth != d.Verify {
+	if err != nil || h.hy != d {
 		t.Errorf("--hybrids %q reads %+v, %v; tactics.DefaultHybrids is %+v", defaultHybrids, h, err, d)
 	}
 }
