@@ -16,14 +16,7 @@ import (
 // the proving depth replaces the shallow search's move by the best one
 // and keeps the best one; its counts say so.
 func TestVerifier(t *testing.T) {
-	s, err := ReadSuite(projectSuite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := NewVerifier(s.ProvingDepth)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := suiteVerifier(t)
 	const n = 6
 	for i, p := range s.Positions[:n] {
 		pos, best, shallow := suiteEntry(t, p)
@@ -38,6 +31,21 @@ func TestVerifier(t *testing.T) {
 	if st := v.Stats(); st.Checked != 2*n || st.Replaced != n || st.Nodes == 0 || st.MeanDepth < 1 {
 		t.Errorf("stats %+v, want %d checked, %d replaced", st, 2*n, n)
 	}
+}
+
+// suiteVerifier returns the project suite and a verifier of its proving
+// depth.
+func suiteVerifier(t *testing.T) (*Suite, *Verifier) {
+	t.Helper()
+	s, err := ReadSuite(projectSuite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewVerifier(s.ProvingDepth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, v
 }
 
 // suiteEntry parses a suite entry: its position, best moves and the
@@ -324,14 +332,7 @@ func quiesced(p rules.Position) int {
 // the others to the tree: no share of a timed move, no search, the chosen
 // move kept.
 func TestVerifierAheadOnly(t *testing.T) {
-	s, err := ReadSuite(projectSuite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := NewVerifier(s.ProvingDepth)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := suiteVerifier(t)
 	v.AheadOnly = true
 	var ahead, behind int
 	for i, p := range s.Positions {
