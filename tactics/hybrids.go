@@ -101,6 +101,10 @@ func ParseHybrids(s string) (Hybrids, error) {
 	return h, nil
 }
 
+// IsHybrid reports whether name, without a depth, is an item of a list of
+// hybrids ("mm", "ab", ...).
+func IsHybrid(name string) bool { return hybridItem(name) >= 0 }
+
 // hybridItem returns the index of the hybrid item called name, or -1.
 func hybridItem(name string) int {
 	for i, it := range hybridItems {

@@ -122,10 +122,14 @@ func Quiet(p rules.Position) bool {
 // Ahead reports whether the side to move in p is at least margin
 // centi-men ahead once the captures pending are played out (a side that
 // cannot move has lost: it is not ahead, its opponent is).
-func Ahead(p rules.Position, margin int) bool {
+func Ahead(p rules.Position, margin int) bool { return settled(p) >= margin }
+
+// settled returns the material balance of p for its side to move once the
+// pending captures are played out (quiesce).
+func settled(p rules.Position) int {
 	s := getSearcher()
 	defer putSearcher(s)
-	return s.quiesce(p, 0, -winScore-1, winScore+1) >= margin
+	return s.quiesce(p, 0, -winScore-1, winScore+1)
 }
 
 // SetClock sets the Clock of the checks' budgets; call it before the

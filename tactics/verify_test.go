@@ -315,16 +315,9 @@ func TestAhead(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := Ahead(p, DefaultVerifyMargin); got != tc.want {
-			t.Errorf("%s: Ahead %v, want %v (quiesced balance %d)", tc.fen, got, tc.want, quiesced(p))
+			t.Errorf("%s: Ahead %v, want %v (quiesced balance %d)", tc.fen, got, tc.want, settled(p))
 		}
 	}
-}
-
-// quiesced is the balance Ahead compares with its margin.
-func quiesced(p rules.Position) int {
-	s := getSearcher()
-	defer putSearcher(s)
-	return s.quiesce(p, 0, -winScore-1, winScore+1)
 }
 
 // TestVerifierAheadOnly: with AheadOnly the verifier checks the suite's

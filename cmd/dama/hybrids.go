@@ -42,6 +42,7 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 	h := searchSuffixes{threads: 1}
 	parts := strings.Split(v, "+")
 	seen := map[string]bool{}
+	var hybrids []string
 	for _, s := range parts[1:] {
 		var err error
 		name := strings.TrimRight(s, "0123456789")
@@ -58,29 +59,23 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 			h.threads, err = parseThreads(s[len(threadsSuffix):])
 		case name == batchSuffix:
 			h.batch, err = parseBatch(s[len(batchSuffix):])
-		case name == "mm" || name == "cmb" || name == "ip" || name == "ab" || name == "abn" || name == "abw":
-			// A hybrid suffix is a list of one (tactics.ParseHybrids),
-			// seen only once.
-			var one tactics.Hybrids
-			if one, err = tactics.ParseHybrids(s); err == nil {
-				hy := &h.hy
-				if one.Verify > 0 && hy.Verify > 0 {
-					err = fmt.Errorf("two of +ab, +abn and +abw given together (at most one verifier)")
-					break
-				}
-				hy.Minimax += one.Minimax
-				hy.Combinations += one.Combinations
-				hy.Priors += one.Priors
-				hy.Verify += one.Verify
-				hy.Judged = hy.Judged || one.Judged
-				hy.Ahead = hy.Ahead || one.Ahead
-			}
+		case tactics.IsHybrid(name):
+			// The hybrid suffixes together are one list of
+			// tactics.ParseHybrids, read after the loop.
+			hybrids = append(hybrids, s)
 		default:
 			err = fmt.Errorf("unknown suffix %q", "+"+s)
 		}
 		if err != nil {
 			return "", h, fmt.Errorf("player %q: %w (visits after @ are followed by %s, each once)", spec, err, suffixSyntax)
 		}
+	}
+	if len(hybrids) > 0 {
+		hy, err := tactics.ParseHybrids(strings.Join(hybrids, ","))
+		if err != nil {
+			return "", h, fmt.Errorf("player %q: %w (visits after @ are followed by %s, each once)", spec, err, suffixSyntax)
+		}
+		h.hy = hy
 	}
 	return parts[0], h, nil
 }
