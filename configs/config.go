@@ -276,8 +276,10 @@ type Train struct {
 	// every LRDecaySteps steps); "cosine" (from LR down to LRMin over
 	// LRDecaySteps steps, then LRMin). Default "constant".
 	LRSchedule string `mapstructure:"lr_schedule" yaml:"lr_schedule"`
-	// LRWarmupSteps is the number of first steps over which the rate grows
-	// linearly from 0 to LR, 0..10^9. Default 100.
+	// LRWarmupSteps is the number of an optimizer's first steps over which
+	// the rate grows linearly from 0 to LR (again when a fresh optimizer
+	// starts on a trained network, as after --init from a checkpoint
+	// without optimizer state), 0..10^9. Default 100.
 	LRWarmupSteps int64 `mapstructure:"lr_warmup_steps" yaml:"lr_warmup_steps"`
 	// LRDecaySteps is the period of the step schedule and the length of the
 	// cosine one (learn.TrainOptions DecaySteps and TotalSteps),

@@ -50,13 +50,18 @@ type TrainOptions struct {
 	Beta2     float64 // Adam (default 0.999)
 	Epsilon   float64 // Adam (default 1e-8)
 
-	// Learning-rate schedule: the rate rises linearly from LR/WarmupSteps to
-	// LR over WarmupSteps steps, then follows Schedule:
+	// Learning-rate schedule: the rate follows Schedule over the training
+	// steps, counted from the start of training (Checkpoint.Step), so a
+	// trainer resumed from a checkpoint continues it where it was:
 	//   "constant" (default): LR;
 	//   "step": LR * DecayFactor^(k / DecaySteps) after k post-warm-up steps;
 	//   "cosine": from LR down to MinLR over TotalSteps (then MinLR).
-	// Steps count from the start of training (Checkpoint.Step), so a trainer
-	// resumed from a checkpoint continues the schedule where it was.
+	// It is scaled by a warm-up that rises linearly from 1/WarmupSteps to 1
+	// over the first WarmupSteps steps of the optimizer state
+	// (Checkpoint.Opt.Steps): a fresh Adam's first updates move every weight
+	// by about the full rate, so a trainer that starts a new optimizer on a
+	// trained network (one shipped without its state) warms up again, and
+	// one resumed with its state does not.
 	Schedule    string
 	WarmupSteps int64
 	DecaySteps  int64   // step schedule
@@ -149,13 +154,21 @@ func (o TrainOptions) Validate() error {
 	return nil
 }
 
-// RateAt returns the learning rate of training step step (counted from 0).
-func (o TrainOptions) RateAt(step int64) float64 {
+// RateAt returns the learning rate of training step step (counted from 0)
+// when the optimizer has taken optSteps steps before it (counted from when
+// its state began; equal to step for a run trained from scratch).
+func (o TrainOptions) RateAt(step, optSteps int64) float64 {
 	o = o.withDefaults()
-	if step < o.WarmupSteps {
-		return o.LR * float64(step+1) / float64(o.WarmupSteps)
+	r := o.scheduled(step)
+	if optSteps >= 0 && optSteps < o.WarmupSteps {
+		r *= float64(optSteps+1) / float64(o.WarmupSteps)
 	}
-	k := step - o.WarmupSteps
+	return r
+}
+
+// scheduled is the rate of Schedule at step, before the warm-up's factor.
+func (o TrainOptions) scheduled(step int64) float64 {
+	k := max(step-o.WarmupSteps, 0)
 	switch o.Schedule {
 	case "step":
 		if o.DecaySteps > 0 {
@@ -325,7 +338,7 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
 		return l, fmt.Errorf("learn: training step %d: loss is %v (policy %v, value %v); weights left unchanged", t.step, l.Total, l.Policy, l.Value)
 	}
-	l.LR = t.opt.RateAt(t.step)
+	l.LR = t.opt.RateAt(t.step, t.optN)
 	if err := t.update(l.LR); err != nil {
 		return l, err
 	}

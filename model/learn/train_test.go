@@ -220,6 +220,54 @@ func TestTrainerResume(t *testing.T) {
 	}
 }
 
+// A trainer started on a trained network without its optimizer state (a
+// shipped checkpoint) warms its fresh Adam up again, while one resumed with
+// the state goes on at the full rate; both keep the step count.
+func TestFreshOptimizerWarmsUp(t *testing.T) {
+	rng := rand.New(rand.NewSource(15))
+	const B = 4
+	data := randomSamples(rng, B)
+	opt := TrainOptions{Batch: B, LR: 1e-2, WarmupSteps: 4}
+	a, err := NewTrainer(&model.Checkpoint{Net: modeltest.TinyNet(t, 15)}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for range 6 {
+		if _, err := a.Step(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withState := a.Checkpoint()
+	shipped := a.Checkpoint()
+	shipped.Opt = model.OptimizerState{}
+	for _, tc := range []struct {
+		name string
+		ck   *model.Checkpoint
+		want []float64
+	}{
+		{"resumed with its state", withState, []float64{1e-2, 1e-2}},
+		{"fresh optimizer", shipped, []float64{2.5e-3, 5e-3}},
+	} {
+		tr, err := NewTrainer(tc.ck, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range tc.want {
+			l, err := tr.Step(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(l.LR-want) > 1e-12 {
+				t.Errorf("%s: step %d at rate %v, want %v", tc.name, i, l.LR, want)
+			}
+		}
+		if tr.StepCount() != 8 {
+			t.Errorf("%s: StepCount %d, want 8", tc.name, tr.StepCount())
+		}
+		tr.Close()
+	}
+}
 func TestTrainerRejectsBadInput(t *testing.T) {
 	rng := rand.New(rand.NewSource(13))
 	tr, err := NewTrainer(&model.Checkpoint{Net: modeltest.TinyNet(t, 13)}, TrainOptions{Batch: 2})
@@ -265,24 +313,31 @@ func TestTrainerRejectsBadInput(t *testing.T) {
 
 func TestRateSchedules(t *testing.T) {
 	for _, tc := range []struct {
-		opt  TrainOptions
-		step int64
-		want float64
+		opt        TrainOptions
+		step, done int64 // training step, optimizer steps before it
+		want       float64
 	}{
-		{TrainOptions{LR: 0.1}, 1000, 0.1},
-		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 0, 0.01},
-		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 4, 0.05},
-		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 10, 0.1},
-		{TrainOptions{LR: 0.1, Schedule: "step", DecaySteps: 100}, 99, 0.1},
-		{TrainOptions{LR: 0.1, Schedule: "step", DecaySteps: 100}, 100, 0.01},
-		{TrainOptions{LR: 0.1, Schedule: "step", DecaySteps: 100, DecayFactor: 0.5}, 250, 0.025},
-		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100}, 0, 0.1},
-		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100}, 50, 0.05},
-		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100, MinLR: 0.01}, 100, 0.01},
-		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100, WarmupSteps: 10}, 60, 0.05},
+		{TrainOptions{LR: 0.1}, 1000, 1000, 0.1},
+		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 0, 0, 0.01},
+		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 4, 4, 0.05},
+		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 10, 10, 0.1},
+		{TrainOptions{LR: 0.1, Schedule: "step", DecaySteps: 100}, 99, 99, 0.1},
+		{TrainOptions{LR: 0.1, Schedule: "step", DecaySteps: 100}, 100, 100, 0.01},
+		{TrainOptions{LR: 0.1, Schedule: "step", DecaySteps: 100, DecayFactor: 0.5}, 250, 250, 0.025},
+		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100}, 0, 0, 0.1},
+		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100}, 50, 50, 0.05},
+		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100, MinLR: 0.01}, 100, 100, 0.01},
+		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100, WarmupSteps: 10}, 60, 60, 0.05},
+		// A fresh optimizer on a trained network warms up again; the
+		// schedule stays where the training steps put it.
+		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 1000, 0, 0.01},
+		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 1000, 4, 0.05},
+		{TrainOptions{LR: 0.1, WarmupSteps: 10}, 1000, 10, 0.1},
+		{TrainOptions{LR: 0.1, Schedule: "step", DecaySteps: 100, WarmupSteps: 10}, 150, 0, 0.001},
+		{TrainOptions{LR: 0.1, Schedule: "cosine", TotalSteps: 100, WarmupSteps: 10}, 60, 4, 0.025},
 	} {
-		if got := tc.opt.RateAt(tc.step); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("%s schedule (warm-up %d) at step %d: rate %v, want %v", tc.opt.Schedule, tc.opt.WarmupSteps, tc.step, got, tc.want)
+		if got := tc.opt.RateAt(tc.step, tc.done); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s schedule (warm-up %d) at step %d after %d optimizer steps: rate %v, want %v", tc.opt.Schedule, tc.opt.WarmupSteps, tc.step, tc.done, got, tc.want)
 		}
 	}
 }
