@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"dama/arena/classic"
 	"dama/rules"
@@ -195,4 +196,42 @@ func (b *Builder) Game(ctx context.Context, rec rules.Record, name string, take 
 		p = p.Play(m)
 	}
 	return out, nil
+}
+
+// Audit returns p with Wins set to every other move that a search to
+// depth plies (each within nodes) proves a win of the game too, when p's
+// best move is a forced win; a position that wins material is returned as
+// it is. A proof needs no complete iteration at depth: a forced win found
+// at a shallower one is as sound. So a player that plays a slower win is
+// told apart from one that misses the win (Answer.Won).
+func (b *Builder) Audit(ctx context.Context, p Position, depth int, nodes int64) (Position, error) {
+	if depth < 2 || depth > classic.MaxDepth || nodes < 1 {
+		return Position{}, fmt.Errorf("tactics: audit depth %d (want 2..%d) or node cap %d (want at least 1)", depth, classic.MaxDepth, nodes)
+	}
+	pos, best, err := p.Parsed()
+	if err != nil {
+		return Position{}, err
+	}
+	p.Wins = nil
+	if !classic.Decisive(p.Score) || p.Score < 0 {
+		return p, nil
+	}
+	for _, m := range pos.Legal(nil) {
+		if slices.Contains(best, m) {
+			continue
+		}
+		after := pos.Play(m)
+		if after.HasMoves() {
+			b.e.Clear()
+			r, err := b.e.Search(ctx, rules.NewGame(after), classic.Limits{Depth: depth - 1, Nodes: nodes}, b.rng)
+			if err != nil {
+				return Position{}, err
+			}
+			if !classic.Decisive(r.Score) || r.Score > 0 {
+				continue // not proven won for the side that played m
+			}
+		}
+		p.Wins = append(p.Wins, m.String())
+	}
+	return p, nil
 }

@@ -14,7 +14,8 @@ const projectSuite = "../arena/tactics/suite.json"
 // TestProjectSuite: the committed suite reads, has at least 100
 // positions, each with one best move that wins at least a man and beats
 // every other move by a man at the proving depth, the shallow search's
-// move another, and a source game in a committed PDN file. Without
+// move another, a source game in a committed PDN file, and an audit of
+// its forced wins (Builder.Audit). Without
 // -short, the first positions are proven again.
 func TestProjectSuite(t *testing.T) {
 	s, err := ReadSuite(projectSuite)
@@ -23,6 +24,9 @@ func TestProjectSuite(t *testing.T) {
 	}
 	if len(s.Positions) < 100 {
 		t.Errorf("%d positions, want at least 100", len(s.Positions))
+	}
+	if s.AuditDepth <= s.ProvingDepth {
+		t.Errorf("audit depth %d: the suite's forced wins are not audited above the proving depth %d (dama tactics --audit)", s.AuditDepth, s.ProvingDepth)
 	}
 	for i, p := range s.Positions {
 		if len(p.Best) != 1 || p.Depth != s.ProvingDepth || p.Gain < s.MinGain || p.Score-p.Second < s.MinMargin || p.Shallow == p.Best[0] {

@@ -16,6 +16,9 @@ type Answer struct {
 	Index  int        // the position's index in the suite
 	Move   rules.Move // the move the player chose
 	Solved bool       // Move is one of the position's best moves
+	// Won is Solved, or Move is one of the position's proven slower wins
+	// (Position.Wins).
+	Won bool
 }
 
 // Score is a player's result on a suite.
@@ -23,6 +26,9 @@ type Score struct {
 	Player  string
 	Answers []Answer // in suite order
 	Solved  int
+	// Won counts the answers that solved the position or played another
+	// proven win (Answer.Won); equal to Solved on a suite not audited.
+	Won int
 }
 
 // Fraction returns the fraction of positions solved.
@@ -80,12 +86,15 @@ func Solve(ctx context.Context, suite *Suite, player arena.Player, parallel int,
 		if sc.Answers[i].Solved {
 			sc.Solved++
 		}
+		if sc.Answers[i].Won {
+			sc.Won++
+		}
 	}
 	return sc, nil
 }
 
 func solveOne(ctx context.Context, p Position, player arena.Player, rng *rand.Rand) (Answer, error) {
-	pos, best, err := p.Parsed()
+	pos, best, wins, err := p.parsed()
 	if err != nil {
 		return Answer{}, err
 	}
@@ -99,5 +108,6 @@ func solveOne(ctx context.Context, p Position, player arena.Player, rng *rand.Ra
 	if err != nil {
 		return Answer{}, err
 	}
-	return Answer{Move: m, Solved: slices.Contains(best, m)}, nil
+	solved := slices.Contains(best, m)
+	return Answer{Move: m, Solved: solved, Won: solved || slices.Contains(wins, m)}, nil
 }

@@ -9,12 +9,15 @@ import (
 	"os"
 	"slices"
 
+	"dama/arena/classic"
 	"dama/internal/atomicfile"
 	"dama/rules"
 )
 
-// suiteVersion is the format version of suite files.
-const suiteVersion = 1
+// suiteVersion is the format version of suite files written now. Version
+// 2 added the audit (Suite.AuditDepth, Position.Wins); version 1 files,
+// which have none, are read as well.
+const suiteVersion = 2
 
 // Suite is a set of tactical positions, each with its best moves as a
 // deep full-width search proved them. It is stored as versioned JSON
@@ -22,12 +25,15 @@ const suiteVersion = 1
 type Suite struct {
 	Version int `json:"version"`
 	// How the positions were chosen (BuildOptions), for the reader.
-	ProvingDepth int        `json:"proving_depth"`
-	ShallowDepth int        `json:"shallow_depth"`
-	MinGain      int        `json:"min_gain"`
-	MinMargin    int        `json:"min_margin"`
-	ScreenDepth  int        `json:"screen_depth"`
-	Positions    []Position `json:"positions"`
+	ProvingDepth int `json:"proving_depth"`
+	ShallowDepth int `json:"shallow_depth"`
+	MinGain      int `json:"min_gain"`
+	MinMargin    int `json:"min_margin"`
+	ScreenDepth  int `json:"screen_depth"`
+	// AuditDepth, when not 0, is the depth of the search that proved each
+	// forced-win position's Wins (Builder.Audit); 0: not audited.
+	AuditDepth int        `json:"audit_depth,omitempty"`
+	Positions  []Position `json:"positions"`
 }
 
 // Position is one tactical position of a Suite.
@@ -46,6 +52,13 @@ type Position struct {
 	Second int `json:"second"`
 	Gain   int `json:"gain"`
 	Depth  int `json:"depth"`
+	// Wins are the other moves that win the game too, proven by the
+	// suite's audit (a forced win within Suite.AuditDepth plies, where
+	// Best wins within Depth): in a position whose best move is a forced
+	// win, a slower proven win is no blind spot, and a player that plays
+	// one is counted apart (Answer.Won). Empty for positions that win
+	// material, and for those the audit found no other win in.
+	Wins []string `json:"wins,omitempty"`
 	// Shallow is the move the shallow search chose instead.
 	Shallow string `json:"shallow"`
 	// Source names the game and ply it comes from.
@@ -55,31 +68,47 @@ type Position struct {
 // Parsed returns the position of p and its best moves, or an error naming
 // what is wrong.
 func (p Position) Parsed() (rules.Position, []rules.Move, error) {
-	pos, err := rules.ParseFEN(p.FEN)
+	pos, best, _, err := p.parsed()
+	return pos, best, err
+}
+
+// parsed is Parsed, with the moves of Wins too (legal, none given twice,
+// none a best move).
+func (p Position) parsed() (pos rules.Position, best, wins []rules.Move, err error) {
+	pos, err = rules.ParseFEN(p.FEN)
 	if err != nil {
-		return rules.Position{}, nil, err
+		return rules.Position{}, nil, nil, err
 	}
 	if !pos.HasMoves() {
-		return rules.Position{}, nil, fmt.Errorf("fen %q: the side to move has no move", p.FEN)
+		return rules.Position{}, nil, nil, fmt.Errorf("fen %q: the side to move has no move", p.FEN)
 	}
 	if len(p.Best) == 0 {
-		return rules.Position{}, nil, fmt.Errorf("fen %q: no best move", p.FEN)
+		return rules.Position{}, nil, nil, fmt.Errorf("fen %q: no best move", p.FEN)
 	}
-	var best []rules.Move
-	for _, s := range p.Best {
-		m, err := rules.ParseMove(pos, s)
-		if err != nil {
-			return rules.Position{}, nil, fmt.Errorf("fen %q: best move %q: %w", p.FEN, s, err)
+	moves := func(what string, list []string, seen []rules.Move) ([]rules.Move, error) {
+		var out []rules.Move
+		for _, s := range list {
+			m, err := rules.ParseMove(pos, s)
+			if err != nil {
+				return nil, fmt.Errorf("fen %q: %s %q: %w", p.FEN, what, s, err)
+			}
+			if slices.Contains(out, m) || slices.Contains(seen, m) {
+				return nil, fmt.Errorf("fen %q: %s %q given twice", p.FEN, what, s)
+			}
+			out = append(out, m)
 		}
-		if slices.Contains(best, m) {
-			return rules.Position{}, nil, fmt.Errorf("fen %q: best move %q given twice", p.FEN, s)
-		}
-		best = append(best, m)
+		return out, nil
+	}
+	if best, err = moves("best move", p.Best, nil); err != nil {
+		return rules.Position{}, nil, nil, err
 	}
 	if len(best) == len(pos.Legal(nil)) {
-		return rules.Position{}, nil, fmt.Errorf("fen %q: every legal move is a best move", p.FEN)
+		return rules.Position{}, nil, nil, fmt.Errorf("fen %q: every legal move is a best move", p.FEN)
 	}
-	return pos, best, nil
+	if wins, err = moves("winning move", p.Wins, best); err != nil {
+		return rules.Position{}, nil, nil, err
+	}
+	return pos, best, wins, nil
 }
 
 // ReadSuite reads and checks a suite file.
@@ -108,8 +137,8 @@ func DecodeSuite(b []byte) (*Suite, error) {
 	if probe.Version == nil {
 		return nil, errors.New("tactics: suite file has no version")
 	}
-	if *probe.Version != suiteVersion {
-		return nil, fmt.Errorf("tactics: suite file version %d, this program reads version %d", *probe.Version, suiteVersion)
+	if *probe.Version < 1 || *probe.Version > suiteVersion {
+		return nil, fmt.Errorf("tactics: suite file version %d, this program reads versions 1 to %d", *probe.Version, suiteVersion)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -120,10 +149,16 @@ func DecodeSuite(b []byte) (*Suite, error) {
 	if len(s.Positions) == 0 {
 		return nil, errors.New("tactics: suite has no positions")
 	}
+	if s.AuditDepth < 0 || s.AuditDepth > classic.MaxDepth {
+		return nil, fmt.Errorf("tactics: audit depth %d out of range 0..%d", s.AuditDepth, classic.MaxDepth)
+	}
 	seen := map[string]int{}
 	for i, p := range s.Positions {
-		if _, _, err := p.Parsed(); err != nil {
+		if _, _, _, err := p.parsed(); err != nil {
 			return nil, fmt.Errorf("tactics: position %d: %w", i+1, err)
+		}
+		if len(p.Wins) > 0 && (s.AuditDepth == 0 || !classic.Decisive(p.Score)) {
+			return nil, fmt.Errorf("tactics: position %d: winning moves %v without an audit of a forced win (audit depth %d, score %d)", i+1, p.Wins, s.AuditDepth, p.Score)
 		}
 		if j, ok := seen[p.FEN]; ok {
 			return nil, fmt.Errorf("tactics: position %d repeats position %d (%s)", i+1, j, p.FEN)

@@ -32,7 +32,8 @@ func TestDecodeSuite(t *testing.T) {
 	}
 	for _, c := range []struct{ text, want string }{
 		{`{"positions": []}`, "no version"},
-		{`{"version": 2}`, "version 2"},
+		{`{"version": 3}`, "version 3"},
+		{`{"version": 0}`, "version 0"},
 		{`not json`, "damaged"},
 		{`{"version": 1, "positions": []}`, "no positions"},
 		{`{"version": 1, "extra": 3, "positions": []}`, "unknown field"},
@@ -42,6 +43,24 @@ func TestDecodeSuite(t *testing.T) {
 		{strings.Replace(goodSuite, `["28-23"]`, `["28-23", "28-23"]`, 1), "given twice"},
 		{strings.Replace(goodSuite, `"fen": "W:W18,20,28:B10,16"`, `"fen": "W:W5:B1,2"`, 1), "no move"},
 		{strings.Replace(goodSuite, `}]}`, `}, {"fen": "W:W18,20,28:B10,16", "best": ["28-23"]}]}`, 1), "repeats position 1"},
+	} {
+		_, err := DecodeSuite([]byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.60s...: error %v, want one with %q", c.text, err, c.want)
+		}
+	}
+	// Version 2 adds the audit: proven slower wins of a forced-win position.
+	audited := strings.Replace(strings.Replace(goodSuite, `"version": 1,`, `"version": 2, "audit_depth": 16,`, 1), `"shallow"`, `"wins": ["18-14"], "shallow"`, 1)
+	if s, err := DecodeSuite([]byte(audited)); err != nil || s.AuditDepth != 16 || len(s.Positions[0].Wins) != 1 {
+		t.Errorf("audited suite: %+v, %v", s, err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{strings.Replace(audited, `"wins": ["18-14"]`, `"wins": ["17-14"]`, 1), `winning move "17-14"`},
+		{strings.Replace(audited, `"wins": ["18-14"]`, `"wins": ["28-23"]`, 1), `winning move "28-23" given twice`},
+		{strings.Replace(audited, `"wins": ["18-14"]`, `"wins": ["18-14", "18-14"]`, 1), "given twice"},
+		{strings.Replace(audited, `"audit_depth": 16,`, ``, 1), "without an audit"},
+		{strings.Replace(audited, `"score": 999990`, `"score": 250`, 1), "without an audit of a forced win"},
+		{strings.Replace(audited, `"audit_depth": 16,`, `"audit_depth": 99,`, 1), "audit depth 99"},
 	} {
 		_, err := DecodeSuite([]byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -26,11 +26,13 @@ func init() {
 		screen                   int
 		seed                     int64
 		limit                    int
+		audit                    int
+		auditNodes               int64
 	}
 	register(&command{
 		name:    "tactics",
 		summary: "score players on the tactics suite (the fraction of combinations found), or build a suite from games",
-		usage:   "[--suite FILE] --player SPEC[,SPEC...] [--parallel N] | --build --pdn FILE[,FILE...] --out FILE [--depth D] [--shallow D]",
+		usage:   "[--suite FILE] --player SPEC[,SPEC...] [--parallel N] | --build --pdn FILE[,FILE...] --out FILE [--depth D] [--shallow D] [--audit D] | --audit D [--suite FILE] --out FILE",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.suite, "suite", defaultSuite, "the suite file to score on")
 			fs.StringVar(&o.players, "player", "", "players to score, comma-separated specs as for arena (shipped@800, shipped@t0.25, shipped@800+mm4, classic:12)")
@@ -45,12 +47,16 @@ func init() {
 			fs.IntVar(&o.shallow, "shallow", 3, "with --build: depth of the shallow search that must not see it")
 			fs.IntVar(&o.screen, "screen", 8, "with --build: depth of the cheaper search that picks the positions worth the proving search (see tactics.BuildOptions)")
 			fs.IntVar(&o.limit, "limit", 0, "with --build: stop after this many positions (0: all)")
+			fs.IntVar(&o.audit, "audit", 0, "audit the forced wins of --suite (or, with --build, of the new suite) at this depth: every other move a search this deep proves a win too is recorded as a slower win (Position.Wins), written to --out; 0: no audit")
+			fs.Int64Var(&o.auditNodes, "audit-nodes", 1<<22, "with --audit: nodes each of its searches may take (a forced win proven at a shallower depth within them counts)")
 			clockFlag(fs)
 			limit(fs, "parallel", 1, 256, "")
 			limit(fs, "depth", 2, 40, "")
 			limit(fs, "shallow", 1, 39, "")
 			limit(fs, "limit", 0, 1e6, "0: all")
 			limit(fs, "screen", 1, 40, "")
+			limit(fs, "audit", 0, 40, "0: no audit")
+			limit(fs, "audit-nodes", 1, 1e12, "")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -59,7 +65,19 @@ func init() {
 				if o.pdn == "" || o.out == "" {
 					return fmt.Errorf("--build needs --pdn and --out")
 				}
-				return buildSuite(ctx, strings.Split(o.pdn, ","), o.out, tactics.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add)
+				if err := buildSuite(ctx, strings.Split(o.pdn, ","), o.out, tactics.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
+					return err
+				}
+				return auditSuite(ctx, o.out, o.out, o.audit, o.auditNodes, o.parallel)
+			}
+			if o.audit > 0 {
+				if o.out == "" {
+					return fmt.Errorf("--audit needs --out, the suite file to write")
+				}
+				if o.players != "" {
+					return fmt.Errorf("--audit writes a suite; score it with --player in another run")
+				}
+				return auditSuite(ctx, o.suite, o.out, o.audit, o.auditNodes, o.parallel)
 			}
 			if o.players == "" {
 				return fmt.Errorf("--player: give at least one player spec")
@@ -90,8 +108,11 @@ func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel
 		done = func(a tactics.Answer) {
 			t := suite.Positions[a.Index]
 			mark := "missed"
-			if a.Solved {
+			switch {
+			case a.Solved:
 				mark = "solved"
+			case a.Won:
+				mark = "won slower"
 			}
 			fmt.Fprintf(stdout, "  %3d %s: played %s, best %s (%s)\n", a.Index+1, mark, a.Move, strings.Join(t.Best, " or "), t.FEN)
 		}
@@ -100,7 +121,11 @@ func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: solved %d of %d (%.1f%%)\n", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
+	fmt.Fprintf(stdout, "%s: solved %d of %d (%.1f%%)", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
+	if suite.AuditDepth > 0 {
+		fmt.Fprintf(stdout, "; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), suite.AuditDepth)
+	}
+	fmt.Fprintln(stdout)
 	printVerifier(stdout, p)
 	return nil
 }
@@ -224,5 +249,66 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	return nil
+}
+
+// auditSuite audits every forced win of the suite at from (Builder.Audit:
+// the other moves a search depth plies deep, nodes a search, proves
+// winning too), positions parallel at a time, and writes the suite with
+// them to out.
+func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, parallel int) error {
+	if err := atomicfile.CheckWritable(out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	suite, err := tactics.ReadSuite(from)
+	if err != nil {
+		return err
+	}
+	opt := tactics.BuildOptions{ProvingDepth: suite.ProvingDepth, ShallowDepth: suite.ShallowDepth, ScreenDepth: suite.ScreenDepth, MinGain: suite.MinGain, MinMargin: suite.MinMargin}
+	if _, err := tactics.NewBuilder(opt); err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	if depth <= suite.ProvingDepth {
+		return fmt.Errorf("--audit %d: want a depth above the suite's proving depth %d (a win that shallow would be a best move)", depth, suite.ProvingDepth)
+	}
+	jobs := make(chan int)
+	errs := make([]error, len(suite.Positions))
+	var wg sync.WaitGroup
+	for range max(parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, _ := tactics.NewBuilder(opt)
+			for i := range jobs {
+				suite.Positions[i], errs[i] = b.Audit(ctx, suite.Positions[i], depth, nodes)
+			}
+		}()
+	}
+	for i := range suite.Positions {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	wins, with := 0, 0
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("%s: position %d: %w", from, i+1, err)
+		}
+		if n := len(suite.Positions[i].Wins); n > 0 {
+			wins += n
+			with++
+		}
+	}
+	suite.AuditDepth = depth
+	if err := suite.Write(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d of %d positions have another move proven to win at depth %d (%d moves)\n", out, with, len(suite.Positions), depth, wins)
 	return nil
 }

@@ -113,6 +113,33 @@ func TestTacticsCommand(t *testing.T) {
 	if s2, err := tactics.ReadSuite(built); code != 0 || err != nil || len(s2.Positions) != 3 || s2.Positions[0].FEN != s.Positions[0].FEN {
 		t.Errorf("append: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
 	}
+	// The audit records the slower wins of forced-win positions (here the
+	// project suite's of three pieces), and scoring counts them apart.
+	project, err := tactics.ReadSuite("../../arena/tactics/suite.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := *project
+	small.Positions = nil
+	for _, p := range project.Positions {
+		if strings.Count(p.FEN, ",") == 1 && p.Score > 900_000 { // three pieces
+			p.Wins = nil
+			small.Positions = append(small.Positions, p)
+		}
+	}
+	small.AuditDepth = 0
+	smallPath, audited := filepath.Join(dir, "small.json"), filepath.Join(dir, "audited.json")
+	if err := small.Write(smallPath); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCmd(t, "tactics", "--audit", "14", "--suite", smallPath, "--out", audited)
+	if a, err := tactics.ReadSuite(audited); code != 0 || err != nil || a.AuditDepth != 14 || !strings.Contains(out, "proven to win at depth 14") {
+		t.Fatalf("audit: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
+	}
+	code, out, errs = runCmd(t, "tactics", "--suite", audited, "--player", "classic:1", "--verbose")
+	if code != 0 || !strings.Contains(out, "counting the slower wins proven at depth 14") {
+		t.Errorf("score on the audited suite: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"version": 7}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -122,6 +149,9 @@ func TestTacticsCommand(t *testing.T) {
 		{"tactics", "--suite", bad, "--player", "random"},
 		{"tactics", "--suite", path, "--player", "nosuchplayer"},
 		{"tactics", "--build", "--out", built},
+		{"tactics", "--audit", "14", "--suite", smallPath},
+		{"tactics", "--audit", "12", "--suite", smallPath, "--out", audited},
+		{"tactics", "--audit", "14", "--suite", smallPath, "--out", audited, "--player", "random"},
 		{"tactics", "--build", "--append", "--pdn", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "7"},
 	} {
 		code, _, errs := runCmd(t, args...)

@@ -1,0 +1,113 @@
+package tactics
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"dama/arena"
+	"dama/tb"
+	"dama/tb/tbtest"
+)
+
+// TestAudit: on the project suite's forced wins of three pieces, every
+// move the audit proves winning is a win by the endgame tables (which are
+// exact), and it finds some; a position that wins material is returned
+// as it is; bad arguments are refused.
+func TestAudit(t *testing.T) {
+	s, err := ReadSuite(projectSuite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tables := tbtest.Tables(t, 3)
+	b, err := NewBuilder(BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	found, checked := 0, 0
+	for i, p := range s.Positions {
+		pos, best, err := p.Parsed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tables.Has(pos) || p.Score < winBound {
+			continue
+		}
+		checked++
+		got, err := b.Audit(ctx, p, 14, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, moves, err := tables.Moves(pos, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mv := range moves {
+			if slices.Contains(best, mv.Move) {
+				if mv.Value != tb.Win {
+					t.Errorf("position %d (%s): best move %v is a %v by the tables", i+1, p.FEN, mv.Move, mv.Value)
+				}
+				continue
+			}
+			if slices.Contains(got.Wins, mv.Move.String()) {
+				found++
+				if mv.Value != tb.Win {
+					t.Errorf("position %d (%s): the audit proves %v a win, the tables a %v", i+1, p.FEN, mv.Move, mv.Value)
+				}
+			}
+		}
+	}
+	if checked < 3 || found == 0 {
+		t.Errorf("%d positions of three pieces checked, %d slower wins found: the test shows nothing", checked, found)
+	}
+	for _, p := range s.Positions {
+		if p.Score >= winBound {
+			continue
+		}
+		got, err := b.Audit(ctx, p, 14, 1<<16)
+		if err != nil || got.Wins != nil {
+			t.Errorf("%s wins material: audited as %v (%v)", p.FEN, got.Wins, err)
+		}
+		break
+	}
+	for _, c := range []struct {
+		depth int
+		nodes int64
+	}{{1, 100}, {99, 100}, {14, 0}} {
+		if _, err := b.Audit(ctx, s.Positions[0], c.depth, c.nodes); err == nil {
+			t.Errorf("depth %d, nodes %d: no error", c.depth, c.nodes)
+		}
+	}
+}
+
+// TestSolveCountsSlowerWins: where every move but the best is a proven
+// slower win, every answer is won, and only the best move solves.
+func TestSolveCountsSlowerWins(t *testing.T) {
+	s := puzzleSuite()
+	s.AuditDepth = 9
+	for i, p := range s.Positions {
+		pos, best, err := p.Parsed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range pos.Legal(nil) {
+			if m != best[0] {
+				s.Positions[i].Wins = append(s.Positions[i].Wins, m.String())
+			}
+		}
+	}
+	random, _ := arena.ParsePlayer("random")
+	sc, err := Solve(context.Background(), s, random, 1, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Won != len(s.Positions) || sc.Solved == sc.Won {
+		t.Errorf("won %d of %d, solved %d: want all won, not all solved", sc.Won, len(s.Positions), sc.Solved)
+	}
+	for i, a := range sc.Answers {
+		if want := a.Move.String() == s.Positions[i].Best[0]; a.Solved != want || !a.Won {
+			t.Errorf("position %d: %v solved %v won %v", i+1, a.Move, a.Solved, a.Won)
+		}
+	}
+}
