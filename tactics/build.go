@@ -235,3 +235,37 @@ func (b *Builder) Audit(ctx context.Context, p Position, depth int, nodes int64)
 	}
 	return p, nil
 }
+
+// AuditSuite audits every position of s (Builder.Audit, at depth within
+// nodes a search), positions parallel at a time, and sets s.AuditDepth. A
+// builder's searches are reproducible, so with parallel 1 so is the audit.
+// It returns the number of positions given Wins and of moves in them.
+func AuditSuite(ctx context.Context, s *Suite, depth int, nodes int64, parallel int) (positions, moves int, err error) {
+	opt := BuildOptions{ProvingDepth: s.ProvingDepth, ShallowDepth: s.ShallowDepth, ScreenDepth: s.ScreenDepth, MinGain: s.MinGain, MinMargin: s.MinMargin}
+	if _, err := NewBuilder(opt); err != nil {
+		return 0, 0, err
+	}
+	if depth <= s.ProvingDepth {
+		return 0, 0, fmt.Errorf("tactics: audit depth %d: want a depth above the suite's proving depth %d (a win that shallow would be a best move)", depth, s.ProvingDepth)
+	}
+	out := slices.Clone(s.Positions)
+	errs := make([]error, len(out))
+	err = eachPosition(ctx, len(out), parallel, func() func(int) {
+		b, _ := NewBuilder(opt)
+		return func(i int) { out[i], errs[i] = b.Audit(ctx, out[i], depth, nodes) }
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return 0, 0, fmt.Errorf("tactics: position %d: %w", i+1, err)
+		}
+		if n := len(out[i].Wins); n > 0 {
+			positions++
+			moves += n
+		}
+	}
+	s.Positions, s.AuditDepth = out, depth
+	return positions, moves, nil
+}

@@ -45,38 +45,23 @@ func (s Score) Fraction() float64 {
 // above 1 on a busy machine gives it less). rng seeds each game's player.
 // done, if not nil, is called after each position.
 func Solve(ctx context.Context, suite *Suite, player arena.Player, parallel int, seed uint64, done func(Answer)) (Score, error) {
-	parallel = max(parallel, 1)
 	sc := Score{Player: player.Name(), Answers: make([]Answer, len(suite.Positions))}
-	jobs := make(chan int)
 	errs := make([]error, len(suite.Positions))
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				a, err := solveOne(ctx, suite.Positions[i], player, rand.New(rand.NewPCG(seed, uint64(i))))
-				a.Index = i
-				errs[i] = err
-				sc.Answers[i] = a
-				if err == nil && done != nil {
-					mu.Lock()
-					done(a)
-					mu.Unlock()
-				}
+	err := eachPosition(ctx, len(suite.Positions), parallel, func() func(int) {
+		return func(i int) {
+			a, err := solveOne(ctx, suite.Positions[i], player, rand.New(rand.NewPCG(seed, uint64(i))))
+			a.Index = i
+			errs[i] = err
+			sc.Answers[i] = a
+			if err == nil && done != nil {
+				mu.Lock()
+				done(a)
+				mu.Unlock()
 			}
-		}()
-	}
-	for i := range suite.Positions {
-		if ctx.Err() != nil {
-			break
 		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	})
+	if err != nil {
 		return Score{}, err
 	}
 	for i, err := range errs {
@@ -110,4 +95,32 @@ func solveOne(ctx context.Context, p Position, player arena.Player, rng *rand.Ra
 	}
 	solved := slices.Contains(best, m)
 	return Answer{Move: m, Solved: solved, Won: solved || slices.Contains(wins, m)}, nil
+}
+
+// eachPosition runs the job of every index 0..n-1 on parallel goroutines
+// (at least one), each with its own job function from newJob (which may
+// hold a goroutine's state), and returns ctx's error if it was cancelled
+// (the indices not started by then are skipped).
+func eachPosition(ctx context.Context, n, parallel int, newJob func() func(i int)) error {
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range max(parallel, 1) {
+		job := newJob()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				job(i)
+			}
+		}()
+	}
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return ctx.Err()
 }

@@ -264,48 +264,10 @@ func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, p
 	if err != nil {
 		return err
 	}
-	opt := tactics.BuildOptions{ProvingDepth: suite.ProvingDepth, ShallowDepth: suite.ShallowDepth, ScreenDepth: suite.ScreenDepth, MinGain: suite.MinGain, MinMargin: suite.MinMargin}
-	if _, err := tactics.NewBuilder(opt); err != nil {
+	with, wins, err := tactics.AuditSuite(ctx, suite, depth, nodes, parallel)
+	if err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
-	if depth <= suite.ProvingDepth {
-		return fmt.Errorf("--audit %d: want a depth above the suite's proving depth %d (a win that shallow would be a best move)", depth, suite.ProvingDepth)
-	}
-	jobs := make(chan int)
-	errs := make([]error, len(suite.Positions))
-	var wg sync.WaitGroup
-	for range max(parallel, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			b, _ := tactics.NewBuilder(opt)
-			for i := range jobs {
-				suite.Positions[i], errs[i] = b.Audit(ctx, suite.Positions[i], depth, nodes)
-			}
-		}()
-	}
-	for i := range suite.Positions {
-		if ctx.Err() != nil {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	wins, with := 0, 0
-	for i, err := range errs {
-		if err != nil {
-			return fmt.Errorf("%s: position %d: %w", from, i+1, err)
-		}
-		if n := len(suite.Positions[i].Wins); n > 0 {
-			wins += n
-			with++
-		}
-	}
-	suite.AuditDepth = depth
 	if err := suite.Write(out); err != nil {
 		return err
 	}
