@@ -12,14 +12,30 @@ import (
 // Hybrids chooses the MCTS-minimax hybrids of a search by their depths
 // (0: off): the Minimax oracle, the Combinations evaluator around the
 // network, the Priors evaluator around that, and the Verifier of the
-// chosen move at the root; Judged gives the Verifier the evaluator the
-// tree searches with as its Judge (the item "abn" where "ab" has none),
-// Ahead makes it check only where the side to move is ahead (the item
-// "abw", Verifier.AheadOnly).
+// chosen move at the root, of the kind Kind.
 type Hybrids struct {
 	Minimax, Combinations, Priors, Verify int
-	Judged, Ahead                         bool
+	Kind                                  VerifyKind
 }
+
+// VerifyKind is the kind of a Hybrids' Verifier, named by its item.
+type VerifyKind uint8
+
+// The kinds of Verifier.
+const (
+	// VerifyPlain ("ab") replaces the chosen move by one a margin better.
+	VerifyPlain VerifyKind = iota
+	// VerifyJudged ("abn") gives the Verifier the evaluator the tree
+	// searches with as its Judge.
+	VerifyJudged
+	// VerifyAhead ("abw") checks only where the side to move is ahead
+	// (Verifier.AheadOnly).
+	VerifyAhead
+	// VerifyProof ("abp") checks only where the side to move is ahead,
+	// and replaces only by a forced result (Verifier.AheadOnly and
+	// Verifier.ProofOnly).
+	VerifyProof
+)
 
 // DefaultHybrids are the hybrids dama hub, play and analyze and the web
 // view's board search with: the three together won at equal time
@@ -35,7 +51,7 @@ const (
 )
 
 // HybridsSyntax names the items a list of hybrids may hold, for errors.
-const HybridsSyntax = "mm[DEPTH], cmb[DEPTH], ip[DEPTH], ab[DEPTH], abn[DEPTH] or abw[DEPTH]"
+const HybridsSyntax = "mm[DEPTH], cmb[DEPTH], ip[DEPTH], ab[DEPTH], abn[DEPTH], abw[DEPTH] or abp[DEPTH]"
 
 // hybridItems are the names of a list's items, the default depth of each
 // and its bound, and where the depth goes.
@@ -43,20 +59,18 @@ var hybridItems = []struct {
 	name          string
 	def, maxDepth int
 	depth         func(*Hybrids) *int
-	judged, ahead bool // the item sets Hybrids.Judged, Hybrids.Ahead
+	kind          VerifyKind // of a verifier's item
 }{
-	{"mm", DefaultMinimaxDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Minimax }, false, false},
-	{"cmb", DefaultCombinationsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Combinations }, false, false},
-	{"ip", DefaultPriorsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Priors }, false, false},
-	{"ab", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }, false, false},
-	{"abn", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }, true, false},
-	{"abw", DefaultVerifyDepth, classic.MaxDepth, func(h *Hybrids) *int { return &h.Verify }, false, true},
+	{"mm", DefaultMinimaxDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Minimax }, 0},
+	{"cmb", DefaultCombinationsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Combinations }, 0},
+	{"ip", DefaultPriorsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Priors }, 0},
+	{"ab", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyPlain},
+	{"abn", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyJudged},
+	{"abw", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyAhead},
+	{"abp", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyProof},
 }
 
-// verifierItem reports whether the item it names h's verifier as it is.
-func (h Hybrids) verifierItem(judged, ahead bool) bool {
-	return h.Judged == judged && h.Ahead == ahead
-}
+func verifyDepth(h *Hybrids) *int { return &h.Verify }
 
 // ParseHybrids reads a list of hybrids, the one syntax of dama's --hybrids
 // flag, its player suffixes (+mm4 is the list "mm4") and the setting
@@ -64,8 +78,10 @@ func (h Hybrids) verifierItem(judged, ahead bool) bool {
 // each at most once, mm[DEPTH] (the Minimax oracle), cmb[DEPTH] (the
 // Combinations evaluator), ip[DEPTH] (the Priors evaluator), ab[DEPTH]
 // (the Verifier), abn[DEPTH] (the Verifier with the network as its
-// Judge) and abw[DEPTH] (the Verifier where the side to move is ahead,
-// Verifier.AheadOnly; at most one of ab, abn and abw); a depth left out is the item's default
+// Judge), abw[DEPTH] (the Verifier where the side to move is ahead,
+// Verifier.AheadOnly) and abp[DEPTH] (abw replacing only by a forced
+// result, Verifier.ProofOnly; at most one of ab, abn, abw and abp); a
+// depth left out is the item's default
 // (DefaultMinimaxDepth...), mm, cmb and ip go up to MaxMinimaxDepth, ab
 // up to classic.MaxDepth. String writes the list back.
 func ParseHybrids(s string) (Hybrids, error) {
@@ -82,14 +98,15 @@ func ParseHybrids(s string) (Hybrids, error) {
 		item := hybridItems[i]
 		d := item.depth(&h)
 		if *d != 0 {
-			if d == &h.Verify && !h.verifierItem(item.judged, item.ahead) {
-				return Hybrids{}, fmt.Errorf("tactics: two of the verifiers ab, abn and abw given together (at most one)")
+			if d == &h.Verify && h.Kind != item.kind {
+				return Hybrids{}, fmt.Errorf("tactics: two of the verifiers ab, abn, abw and abp given together (at most one)")
 			}
 			return Hybrids{}, fmt.Errorf("tactics: hybrid %s given twice", name)
 		}
 		*d = item.def
-		h.Judged = h.Judged || item.judged
-		h.Ahead = h.Ahead || item.ahead
+		if d == &h.Verify {
+			h.Kind = item.kind
+		}
 		if digits := it[len(name):]; digits != "" {
 			n, err := strconv.Atoi(digits)
 			if err != nil || n < 1 || n > item.maxDepth {
@@ -121,7 +138,7 @@ func (h Hybrids) String() string {
 	var items []string
 	for _, it := range hybridItems {
 		d := it.depth(&h)
-		if *d == 0 || d == &h.Verify && !h.verifierItem(it.judged, it.ahead) {
+		if *d == 0 || d == &h.Verify && h.Kind != it.kind {
 			continue // off, or the other spelling of the verifier
 		}
 		items = append(items, it.name+strconv.Itoa(*d))
@@ -175,17 +192,16 @@ func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, st
 		if err != nil {
 			return nil, "", err
 		}
-		name := "ab"
-		switch {
-		case h.Judged:
+		switch h.Kind {
+		case VerifyJudged:
 			v.Judge = ev
-			name = "abn"
-		case h.Ahead:
+		case VerifyAhead:
 			v.AheadOnly = true
-			name = "abw"
+		case VerifyProof:
+			v.AheadOnly, v.ProofOnly = true, true
 		}
 		opt.Check = v
-		label += fmt.Sprintf("+%s%d", name, h.Verify)
+		label += "+" + Hybrids{Verify: h.Verify, Kind: h.Kind}.String()
 	}
 	return ev, label, nil
 }

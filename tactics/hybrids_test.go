@@ -23,10 +23,12 @@ func TestParseHybrids(t *testing.T) {
 		{"ip2,mm8", Hybrids{Minimax: 8, Priors: 2}, "mm8,ip2"},
 		{"cmb,ab", Hybrids{Combinations: DefaultCombinationsDepth, Verify: DefaultVerifyDepth}, "cmb3,ab12"},
 		{"ab40", Hybrids{Verify: classic.MaxDepth}, "ab40"},
-		{"abn", Hybrids{Verify: DefaultVerifyDepth, Judged: true}, "abn12"},
-		{"mm4,cmb3,ip3,abn10", Hybrids{Minimax: 4, Combinations: 3, Priors: 3, Verify: 10, Judged: true}, "mm4,cmb3,ip3,abn10"},
-		{"abw", Hybrids{Verify: DefaultVerifyDepth, Ahead: true}, "abw12"},
-		{"cmb3,abw9", Hybrids{Combinations: 3, Verify: 9, Ahead: true}, "cmb3,abw9"},
+		{"abn", Hybrids{Verify: DefaultVerifyDepth, Kind: VerifyJudged}, "abn12"},
+		{"mm4,cmb3,ip3,abn10", Hybrids{Minimax: 4, Combinations: 3, Priors: 3, Verify: 10, Kind: VerifyJudged}, "mm4,cmb3,ip3,abn10"},
+		{"abw", Hybrids{Verify: DefaultVerifyDepth, Kind: VerifyAhead}, "abw12"},
+		{"abp", Hybrids{Verify: DefaultVerifyDepth, Kind: VerifyProof}, "abp12"},
+		{"mm4,abp14", Hybrids{Minimax: 4, Verify: 14, Kind: VerifyProof}, "mm4,abp14"},
+		{"cmb3,abw9", Hybrids{Combinations: 3, Verify: 9, Kind: VerifyAhead}, "cmb3,abw9"},
 	} {
 		h, err := ParseHybrids(tc.s)
 		if err != nil || h != tc.want || h.String() != tc.back {
@@ -43,7 +45,9 @@ func TestParseHybrids(t *testing.T) {
 		{"mm,", `hybrid "": want mm[DEPTH]`},
 		{"mm3,mm4", "mm given twice"},
 		{"abn,abn4", "abn given twice"},
-		{"ab,abn", "two of the verifiers ab, abn and abw given together"},
+		{"ab,abn", "two of the verifiers ab, abn, abw and abp given together"},
+		{"abp,abw", "two of the verifiers"},
+		{"abp,abp", "abp given twice"},
 		{"abn12,ab12", "two of the verifiers"},
 		{"abw,ab", "two of the verifiers"},
 		{"abn,abw", "two of the verifiers"},

@@ -65,6 +65,12 @@ type Verifier struct {
 	// and a forced win the tree plays on slowly, or more material, is
 	// what converts it. Elsewhere the tree keeps the whole time.
 	AheadOnly bool
+	// ProofOnly lets a replacement stand only where it is a forced result
+	// within the search: the replacement proven to win, or the chosen
+	// move proven to lose. A move a margin better by the evaluation alone,
+	// which in a position already won is too rarely better in play
+	// (docs/rating.md#tactics), is turned down (counted as vetoed).
+	ProofOnly bool
 	// Clock, if set, reads the time of a check's budget (default the
 	// wall clock): a player timed in CPU time sets it (SetClock).
 	Clock func() time.Time
@@ -158,6 +164,11 @@ func (v *Verifier) CheckMove(ctx context.Context, g *rules.Game, chosen rules.Mo
 	if !verdict.Replaced {
 		return chosen, nil
 	}
+	forced := classic.Decisive(verdict.Score) && verdict.Score > 0 || classic.Decisive(verdict.Held) && verdict.Held < 0
+	if v.ProofOnly && !forced {
+		v.vetoed.Add(1)
+		return chosen, nil
+	}
 	if v.Judge != nil && !classic.Decisive(verdict.Score) && !classic.Decisive(verdict.Held) {
 		ok, err := v.judged(ctx, g, verdict.PV, verdict.HeldPV)
 		if err != nil {
@@ -226,7 +237,7 @@ func lineValue(ctx context.Context, ev mcts.Evaluator, g *rules.Game, line []rul
 // VerifierStats counts what a Verifier did.
 type VerifierStats struct {
 	Checked, Replaced int64   // moves verified, and replaced
-	Vetoed            int64   // replacements the Judge turned down
+	Vetoed            int64   // replacements the Judge, or ProofOnly, turned down
 	Nodes             int64   // nodes searched in all
 	MeanDepth         float64 // mean depth reached
 }

@@ -358,3 +358,48 @@ func TestVerifierAheadOnly(t *testing.T) {
 		t.Errorf("the suite has %d positions ahead and %d not: want some of both", ahead, behind)
 	}
 }
+
+// TestVerifierProofOnly: with ProofOnly a replacement stands only as a
+// forced result. In the suite's forced wins where the side to move is
+// ahead, the verifier replaces the shallow search's move by the proven
+// win; where the best move only wins material, it turns the replacement
+// down and keeps the shallow move (the shallow move is not a forced loss
+// in those positions, or its replacement would stand).
+func TestVerifierProofOnly(t *testing.T) {
+	s, v := suiteVerifier(t)
+	v.AheadOnly, v.ProofOnly = true, true
+	var wins, material int
+	for i, p := range s.Positions {
+		pos, best, shallow := suiteEntry(t, p)
+		if !Ahead(pos, v.Margin) {
+			continue
+		}
+		won := classic.Decisive(p.Score)
+		if won && wins >= 3 || !won && material >= 3 {
+			continue // a few searches of each are enough
+		}
+		before := v.Stats()
+		m, err := v.CheckMove(context.Background(), rules.NewGame(pos), shallow, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := v.Stats()
+		switch {
+		case won:
+			wins++
+			if m != best[0] || after.Replaced != before.Replaced+1 {
+				t.Errorf("position %d (%s), a forced win: %s checked gives %s, want the proven win %s", i+1, p.FEN, shallow, m, best[0])
+			}
+		case m == shallow:
+			material++
+			if after.Vetoed != before.Vetoed+1 || after.Replaced != before.Replaced {
+				t.Errorf("position %d (%s), wins material: %s kept, but %d vetoed and %d replaced; want one veto", i+1, p.FEN, shallow, after.Vetoed-before.Vetoed, after.Replaced-before.Replaced)
+			}
+		default:
+			t.Errorf("position %d (%s), wins material: %s replaced by %s without a proof", i+1, p.FEN, shallow, m)
+		}
+	}
+	if wins < 3 || material < 3 {
+		t.Errorf("%d forced wins and %d material wins checked where ahead: want 3 of each", wins, material)
+	}
+}

@@ -24,7 +24,8 @@ import (
 // alpha-beta search of depth D, default 12, within a quarter of a timed
 // move's time where a capture is near; "+abnD" the same with the network
 // as its judge, tactics.Verifier.Judge; "+abwD" only where the side to
-// move is ahead, tactics.Verifier.AheadOnly).
+// move is ahead, tactics.Verifier.AheadOnly; "+abpD" as "+abwD", keeping
+// only forced results, tactics.Verifier.ProofOnly).
 type searchSuffixes struct {
 	pass    bool
 	threads int // search threads; 1 when not given
@@ -34,7 +35,7 @@ type searchSuffixes struct {
 }
 
 // suffixSyntax names the suffixes in errors.
-const suffixSyntax = "+pass, +threadsN, +batchN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH], +abn[DEPTH] or +abw[DEPTH]"
+const suffixSyntax = "+pass, +threadsN, +batchN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH], +abn[DEPTH], +abw[DEPTH] or +abp[DEPTH]"
 
 // cutSuffixes splits the visits or time text v of spec from its '+'
 // suffixes.
@@ -116,7 +117,7 @@ func (p *modelPlayer) hybrids(h searchSuffixes) error {
 
 // parseHybridsFlag reads the --hybrids flag of hub, play, analyze and
 // ladder: a comma-separated list of mm[DEPTH], cmb[DEPTH], ip[DEPTH] and
-// ab[DEPTH], abn[DEPTH] or abw[DEPTH], or none, in the syntax of tactics.ParseHybrids (that of
+// ab[DEPTH], abn[DEPTH], abw[DEPTH] or abp[DEPTH], or none, in the syntax of tactics.ParseHybrids (that of
 // selfplay.hybrids too).
 func parseHybridsFlag(s string) (searchSuffixes, error) {
 	hy, err := tactics.ParseHybrids(s)
@@ -133,10 +134,10 @@ func parseHybridsFlag(s string) (searchSuffixes, error) {
 const defaultHybrids = "mm4,cmb3,ip3"
 
 // hybridsUsage is the help text of --hybrids.
-const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), abn[DEPTH] (the same, a replacement that is not a forced result kept only where the network values its line more), abw[DEPTH] (ab only where the side to move is a man ahead after the captures), or none; see docs/rating.md#tactics"
+const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), abn[DEPTH] (the same, a replacement that is not a forced result kept only where the network values its line more), abw[DEPTH] (ab only where the side to move is a man ahead after the captures), abp[DEPTH] (abw replacing only by a proven win, or where the chosen move is proven lost), or none; see docs/rating.md#tactics"
 
 // printVerifier writes what the root verifier of p (a model player with
-// +ab, +abn or +abw) did, one line, and nothing for any other player.
+// +ab, +abn, +abw or +abp) did, one line, and nothing for any other player.
 func printVerifier(w io.Writer, p arena.Player) {
 	mp, ok := p.(*modelPlayer)
 	if !ok {
@@ -148,8 +149,11 @@ func printVerifier(w io.Writer, p arena.Player) {
 	}
 	st := v.Stats()
 	fmt.Fprintf(w, "%s: verifier checked %d moves (mean depth %.1f, %d nodes), replaced %d", p.Name(), st.Checked, st.MeanDepth, st.Nodes, st.Replaced)
-	if v.Judge != nil {
+	switch {
+	case v.Judge != nil:
 		fmt.Fprintf(w, ", %d more turned down by the network", st.Vetoed)
+	case v.ProofOnly:
+		fmt.Fprintf(w, ", %d more turned down without a proof", st.Vetoed)
 	}
 	fmt.Fprintln(w)
 }

@@ -173,8 +173,9 @@ func TestHybridsFlag(t *testing.T) {
 		"mm3,cmb,ip4": {threads: 1, hy: tactics.Hybrids{Minimax: 3, Combinations: tactics.DefaultCombinationsDepth, Priors: 4}},
 		"cmb3,ab":     {threads: 1, hy: tactics.Hybrids{Combinations: 3, Verify: tactics.DefaultVerifyDepth}},
 		"ab9":         {threads: 1, hy: tactics.Hybrids{Verify: 9}},
-		"cmb3,abn":    {threads: 1, hy: tactics.Hybrids{Combinations: 3, Verify: tactics.DefaultVerifyDepth, Judged: true}},
-		"abw10":       {threads: 1, hy: tactics.Hybrids{Verify: 10, Ahead: true}},
+		"cmb3,abn":    {threads: 1, hy: tactics.Hybrids{Combinations: 3, Verify: tactics.DefaultVerifyDepth, Kind: tactics.VerifyJudged}},
+		"abw10":       {threads: 1, hy: tactics.Hybrids{Verify: 10, Kind: tactics.VerifyAhead}},
+		"abp":         {threads: 1, hy: tactics.Hybrids{Verify: tactics.DefaultVerifyDepth, Kind: tactics.VerifyProof}},
 	} {
 		h, err := parseHybridsFlag(s)
 		if err != nil || h != want {
