@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dama/arena"
+	"dama/arena/classic"
 	"dama/tb"
 	"dama/tb/tbtest"
 )
@@ -91,6 +92,7 @@ func TestSolveCountsSlowerWins(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.Positions[i].Score = classic.WinScore - 5 // a forced win, as an audited position is
 		for _, m := range pos.Legal(nil) {
 			if m != best[0] {
 				s.Positions[i].Wins = append(s.Positions[i].Wins, m.String())

@@ -160,7 +160,7 @@ func (o TrainOptions) Validate() error {
 func (o TrainOptions) RateAt(step, optSteps int64) float64 {
 	o = o.withDefaults()
 	r := o.scheduled(step)
-	if optSteps >= 0 && optSteps < o.WarmupSteps {
+	if optSteps < o.WarmupSteps {
 		r *= float64(optSteps+1) / float64(o.WarmupSteps)
 	}
 	return r
