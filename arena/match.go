@@ -242,13 +242,7 @@ func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, er
 		if !ok {
 			continue
 		}
-		res.Wins, res.Draws, res.Losses = tally.Wins, tally.Draws, tally.Losses
-		for _, g := range []GameResult{other, d.r} {
-			if g.Outcome.Reason == rules.Adjudicated {
-				res.Adjudicated++
-			}
-		}
-		res.Pairs[int(math.Round(2*(other.ScoreA+d.r.ScoreA)))]++
+		res.countPair(&tally, other, d.r)
 		if opts.Threshold > 0 {
 			// Stop as soon as the games left cannot change the verdict.
 			done := res.Pairs.Pairs()
@@ -285,6 +279,18 @@ func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, er
 	}
 	res.Discarded = tally.Unpaired
 	return res, nil
+}
+
+// countPair counts a pair of games the tally has just completed, other
+// and g, into r: the tally's games, the pair's points, adjudications.
+func (r *MatchResult) countPair(t *Tally, other, g GameResult) {
+	r.Wins, r.Draws, r.Losses = t.Wins, t.Draws, t.Losses
+	for _, x := range []GameResult{other, g} {
+		if x.Outcome.Reason == rules.Adjudicated {
+			r.Adjudicated++
+		}
+	}
+	r.Pairs[int(math.Round(2*(other.ScoreA+g.ScoreA)))]++
 }
 
 // Tally counts the finished games of a match as Match counts them, so that

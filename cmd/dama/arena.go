@@ -28,7 +28,7 @@ func init() {
 	register(&command{
 		name:     "arena",
 		summary:  "play a match between two players and judge it (Elo, LOS, SPRT)",
-		usage:    "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE]",
+		usage:    "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE] | --judge FILE[,FILE...]",
 		argsNote: "players are given with --a and --b",
 		flags:    arenaFlags,
 		run:      runArena,
@@ -45,6 +45,7 @@ var arenaOpt struct {
 	sprt         string
 	threshold    float64
 	pdn          string
+	judge        string
 	quiet        bool
 }
 
@@ -60,6 +61,7 @@ func arenaFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.sprt, "sprt", "", "stop early with an SPRT of ELO0 against ELO1 (alpha and beta, each in (0,0.5], default to 0.05), e.g. 0,30")
 	fs.Float64Var(&o.threshold, "threshold", 0, "accept A when its score over all games is at least this (0..1); 0 for none")
 	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
+	fs.StringVar(&o.judge, "judge", "", "play nothing: judge again the matches whose games --pdn wrote to these files (comma-separated), each and, with several, pooled into one result (the same two players in each)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	checkpointBackend = ""
 	fs.StringVar(&checkpointBackend, "backend", "auto", "checkpoint players' "+backendUsage()+` (a player "PATH@N:BACKEND" overrides it)`)
@@ -102,6 +104,12 @@ func runArena(_ *flag.FlagSet, args []string) error {
 	o := arenaOpt
 	if err := checkBackendFlag(checkpointBackend); err != nil {
 		return err
+	}
+	if o.judge != "" {
+		if o.a != "" || o.b != "" {
+			return errors.New("--judge takes its players from the files: give no --a or --b")
+		}
+		return judgeMatches(stdout, strings.Split(o.judge, ","))
 	}
 	if o.a == "" || o.b == "" {
 		return errors.New("both --a and --b are required, e.g. --a alphabeta:4 --b random")
@@ -188,6 +196,36 @@ func writeArenaPDN(path string, games []arena.GameResult, res arena.MatchResult)
 		rules.Tag{Name: "Event", Value: "dama arena: " + res.A + " vs " + res.B}, rules.Tag{Name: "Site", Value: "dama"})
 	if err != nil {
 		return fmt.Errorf("--pdn: %w", err)
+	}
+	return nil
+}
+
+// judgeMatches prints the result of each match whose games the files hold
+// (arena.Judged) and, with several, their pooled result (arena.Pool).
+func judgeMatches(w io.Writer, files []string) error {
+	var results []arena.MatchResult
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("--judge: %w", err)
+		}
+		recs, err := rules.ParsePDN(string(text))
+		if err != nil {
+			return fmt.Errorf("--judge %s: %w", f, err)
+		}
+		res, err := arena.Judged(recs)
+		if err != nil {
+			return fmt.Errorf("--judge %s: %w", f, err)
+		}
+		results = append(results, res)
+		fmt.Fprintf(w, "%s: %s\n", f, res)
+	}
+	if len(results) > 1 {
+		res, err := arena.Pool(results...)
+		if err != nil {
+			return fmt.Errorf("--judge: %w", err)
+		}
+		fmt.Fprintf(w, "pooled, %d matches: %s\n", len(results), res)
 	}
 	return nil
 }

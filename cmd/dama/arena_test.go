@@ -62,6 +62,57 @@ func TestArenaCommand(t *testing.T) {
 	}
 }
 
+// --judge reads back the matches --pdn wrote: each file's result is the
+// match's own line, and two files pool into one.
+func TestArenaJudge(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	var files []string
+	for _, seed := range []string{"1", "2"} {
+		var out, errw bytes.Buffer
+		pdn := filepath.Join(dir, "m"+seed+".pdn")
+		if code := run([]string{"arena", "--a", "alphabeta:2", "--b", "alphabeta:1", "--games", "6", "--seed", seed, "--quiet", "--pdn", pdn}, &out, &errw); code != 0 {
+			t.Fatalf("exit %d: %s", code, errw.String())
+		}
+		lines = append(lines, strings.SplitN(out.String(), "\n", 2)[0])
+		files = append(files, pdn)
+	}
+	var out, errw bytes.Buffer
+	if code := run([]string{"arena", "--judge", strings.Join(files, ",")}, &out, &errw); code != 0 {
+		t.Fatalf("--judge: exit %d: %s", code, errw.String())
+	}
+	got := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(got) != 3 {
+		t.Fatalf("--judge of two files printed %d lines, want 3:\n%s", len(got), out.String())
+	}
+	for i, f := range files {
+		if want := f + ": " + lines[i]; got[i] != want {
+			t.Errorf("--judge line %d:\n%s\nwant the match's own:\n%s", i+1, got[i], want)
+		}
+	}
+	if !strings.HasPrefix(got[2], "pooled, 2 matches: alphabeta:2 vs alphabeta:1: games 12 ") {
+		t.Errorf("pooled line %q", got[2])
+	}
+	bad := filepath.Join(dir, "bad.pdn")
+	if err := os.WriteFile(bad, []byte(`[White "a"][Black "b"] 1-0`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"arena", "--judge", files[0], "--a", "random"}, "give no --a or --b"},
+		{[]string{"arena", "--judge", filepath.Join(dir, "none.pdn")}, "none.pdn"},
+		{[]string{"arena", "--judge", bad}, "bad.pdn: arena: game 1: no Round tag"},
+	} {
+		out.Reset()
+		errw.Reset()
+		if code := run(c.args, &out, &errw); code != 1 || !strings.Contains(errw.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", c.args, code, errw.String(), c.want)
+		}
+	}
+}
+
 // A checkpoint player's visits are capped as --visits of ladder and ship
 // are (issue 20, item 6: PATH@2000000 was taken and searched for hours).
 func TestPlayerVisitsCap(t *testing.T) {

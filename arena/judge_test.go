@@ -1,0 +1,161 @@
+package arena
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"dama/rules"
+)
+
+// judgeMatch plays a short match of alphabeta:2 against random (a length
+// cap that adjudicates some games) and returns its result and the PDN
+// records of its counted games.
+func judgeMatch(t *testing.T, seed int64) (MatchResult, []rules.Record) {
+	t.Helper()
+	var games []GameResult
+	res, err := Match(context.Background(), alphaBeta{Depth: 2}, randomPlayer{}, MatchOptions{
+		Games: 16, Parallel: 2, Seed: seed, MaxPlies: 40,
+		OnGame: func(g GameResult) { games = append(games, g) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "match.pdn")
+	if err := WriteCounted(path, games, res.Games(), rules.Tag{Name: "Event", Value: "judged"}); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := rules.ParsePDN(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, recs
+}
+
+// A match judged again from its PDN file gives the result the match
+// gave: players, games, pairs and adjudications, in any order of games.
+func TestJudgedMatchesMatch(t *testing.T) {
+	res, recs := judgeMatch(t, 3)
+	if res.Adjudicated == 0 || res.Wins == 0 {
+		t.Fatalf("the match tests too little: %v", res)
+	}
+	got, err := Judged(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != res {
+		t.Errorf("judged from PDN: %v\nthe match:        %v", got, res)
+	}
+	slices.Reverse(recs)
+	if got, err := Judged(recs); err != nil || got != res {
+		t.Errorf("games in reverse: %v, %v; want %v", got, err, res)
+	}
+}
+
+// Pooled matches count every game of each, and their interval narrows.
+func TestPool(t *testing.T) {
+	r1, _ := judgeMatch(t, 3)
+	r2, _ := judgeMatch(t, 4)
+	p, err := Pool(r1, r2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Games() != r1.Games()+r2.Games() || p.Wins != r1.Wins+r2.Wins || p.Draws != r1.Draws+r2.Draws ||
+		p.Adjudicated != r1.Adjudicated+r2.Adjudicated || p.Pairs.Pairs() != r1.Pairs.Pairs()+r2.Pairs.Pairs() {
+		t.Errorf("pooled %v from %v and %v", p, r1, r2)
+	}
+	if p.A != r1.A || p.B != r1.B {
+		t.Errorf("pooled players %q, %q", p.A, p.B)
+	}
+	if p.Pairs.StdErr() >= r1.Pairs.StdErr() && p.Pairs.StdErr() >= r2.Pairs.StdErr() {
+		t.Errorf("pooled standard error %.4f not below either match's (%.4f, %.4f)", p.Pairs.StdErr(), r1.Pairs.StdErr(), r2.Pairs.StdErr())
+	}
+	swapped := r2
+	swapped.A, swapped.B = r2.B, r2.A
+	if _, err := Pool(r1, swapped); err == nil || !strings.Contains(err.Error(), "same players") {
+		t.Errorf("pooling A vs B with B vs A: %v, want an error", err)
+	}
+	if _, err := Pool(); err == nil {
+		t.Error("pooling nothing: no error")
+	}
+}
+
+// A file that is not a whole match is refused with the game named.
+func TestJudgedErrors(t *testing.T) {
+	_, recs := judgeMatch(t, 3)
+	edit := func(f func([]rules.Record) []rules.Record) []rules.Record {
+		c := make([]rules.Record, len(recs))
+		for i, r := range recs {
+			c[i] = r
+			c[i].Tags = slices.Clone(r.Tags)
+		}
+		return f(c)
+	}
+	setTag := func(r *rules.Record, name, value string) {
+		for i := range r.Tags {
+			if r.Tags[i].Name == name {
+				r.Tags[i].Value = value
+				return
+			}
+		}
+		r.Tags = append(r.Tags, rules.Tag{Name: name, Value: value})
+	}
+	dropTag := func(r *rules.Record, name string) {
+		r.Tags = slices.DeleteFunc(r.Tags, func(t rules.Tag) bool { return t.Name == name })
+	}
+	for _, c := range []struct {
+		name, want string
+		recs       []rules.Record
+	}{
+		{"none", "no games", nil},
+		{"a game without its pair", "Round 4 has no pair: Round 3", edit(func(r []rules.Record) []rules.Record { return slices.Delete(r, 2, 3) })},
+		{"a game twice", "Round 1 given twice", edit(func(r []rules.Record) []rules.Record { return append(r, r[0]) })},
+		{"other players", `players A "classic:3"`, edit(func(r []rules.Record) []rules.Record { setTag(&r[4], "White", "classic:3"); return r })},
+		{"no Round", "no Round tag", edit(func(r []rules.Record) []rules.Record { dropTag(&r[1], "Round"); return r })},
+		{"a bad Round", `Round "0"`, edit(func(r []rules.Record) []rules.Record { setTag(&r[1], "Round", "0"); return r })},
+		{"a wrong Opening", `Opening "9"`, edit(func(r []rules.Record) []rules.Record { setTag(&r[1], "Opening", "9"); return r })},
+		{"no Black", "no Black tag", edit(func(r []rules.Record) []rules.Record { dropTag(&r[2], "Black"); return r })},
+		{"unfinished", "not finished", edit(func(r []rules.Record) []rules.Record { r[3].Result = rules.Ongoing; return r })},
+	} {
+		_, err := Judged(c.recs)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// FuzzJudged: whatever PDN text holds, judging its games returns a result
+// or an error, never a panic, and a result counts whole pairs only.
+func FuzzJudged(f *testing.F) {
+	var buf bytes.Buffer
+	rec := rules.Record{Tags: []rules.Tag{{Name: "White", Value: "a"}, {Name: "Black", Value: "b"}, {Name: "Round", Value: "1"}}, Start: rules.Start(), Result: rules.Draw}
+	rec2 := rec
+	rec2.Tags = []rules.Tag{{Name: "White", Value: "b"}, {Name: "Black", Value: "a"}, {Name: "Round", Value: "2"}, {Name: "Termination", Value: "adjudicated: length cap 300"}}
+	rec2.Result = rules.WhiteWins
+	if err := rules.WritePDN(&buf, rec, rec2); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.String())
+	f.Add(`[Round "3"][White "x"][Black "y"] 1/2-1/2`)
+	f.Fuzz(func(t *testing.T, text string) {
+		recs, err := rules.ParsePDN(text)
+		if err != nil {
+			return
+		}
+		res, err := Judged(recs)
+		if err != nil {
+			return
+		}
+		if res.Games() != 2*res.Pairs.Pairs() || res.Games() != len(recs) || res.Adjudicated > res.Games() {
+			t.Fatalf("judged %v from %d games", res, len(recs))
+		}
+	})
+}
