@@ -25,8 +25,16 @@ func judgeMatch(t *testing.T, seed int64) (MatchResult, []rules.Record) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	recs := writeCountedRecords(t, games, res, rules.Tag{Name: "Event", Value: "judged"})
+	return res, recs
+}
+
+// writeCountedRecords writes the games res counts with WriteCounted and
+// returns the records the file reads back as.
+func writeCountedRecords(t *testing.T, games []GameResult, res MatchResult, tags ...rules.Tag) []rules.Record {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "match.pdn")
-	if err := WriteCounted(path, games, res.Games(), rules.Tag{Name: "Event", Value: "judged"}); err != nil {
+	if err := WriteCounted(path, games, res.Games(), tags...); err != nil {
 		t.Fatal(err)
 	}
 	text, err := os.ReadFile(path)
@@ -37,7 +45,7 @@ func judgeMatch(t *testing.T, seed int64) (MatchResult, []rules.Record) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, recs
+	return recs
 }
 
 // A match judged again from its PDN file gives the result the match

@@ -31,18 +31,7 @@ func TestWriteCounted(t *testing.T) {
 	lone := games[0]
 	lone.Index = 2*res.Pairs.Pairs() + 100
 	games = append(games, lone)
-	path := filepath.Join(t.TempDir(), "match.pdn")
-	if err := WriteCounted(path, games, res.Games(), rules.Tag{Name: "Event", Value: "test match"}, rules.Tag{Name: "Generation", Value: "7"}); err != nil {
-		t.Fatal(err)
-	}
-	text, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := rules.ParsePDN(string(text))
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := writeCountedRecords(t, games, res, rules.Tag{Name: "Event", Value: "test match"}, rules.Tag{Name: "Generation", Value: "7"})
 	if len(recs) != res.Games() {
 		t.Fatalf("%d games in the file, the result counts %d", len(recs), res.Games())
 	}
