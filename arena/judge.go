@@ -50,11 +50,10 @@ func Judged(recs []rules.Record) (MatchResult, error) {
 		}
 	}
 	if tally.Unpaired > 0 {
-		for _, i := range slices.Sorted(maps.Keys(seen)) {
-			if !seen[i^1] {
-				return MatchResult{}, fmt.Errorf("arena: Round %d has no pair: Round %d, the same opening with colours swapped, is missing (%d games without their pair)", i+1, i^1+1, tally.Unpaired)
-			}
-		}
+		// The tally holds the games still waiting for their pair: name
+		// the first.
+		i := tally.half[slices.Min(slices.Collect(maps.Keys(tally.half)))].Index
+		return MatchResult{}, fmt.Errorf("arena: Round %d has no pair: Round %d, the same opening with colours swapped, is missing (%d games without their pair)", i+1, i^1+1, tally.Unpaired)
 	}
 	return res, nil
 }
@@ -120,9 +119,7 @@ func Pool(results ...MatchResult) (MatchResult, error) {
 		out.Losses += r.Losses
 		out.Adjudicated += r.Adjudicated
 		out.Discarded += r.Discarded
-		for k := range out.Pairs {
-			out.Pairs[k] += r.Pairs[k]
-		}
+		out.Pairs.Add(r.Pairs)
 	}
 	return out, nil
 }

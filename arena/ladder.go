@@ -302,9 +302,7 @@ func Climb(ctx context.Context, p Player, l *Ladder, newRung PlayerFactory, opt 
 		if err != nil {
 			return err
 		}
-		for k := range m.Pairs {
-			res.Rungs[i].Pairs[k] += m.Pairs[k]
-		}
+		res.Rungs[i].Pairs.Add(m.Pairs)
 		return nil
 	}
 	for i := range n {

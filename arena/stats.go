@@ -37,6 +37,13 @@ func (p Pentanomial) Pairs() int {
 	return n
 }
 
+// Add counts the pairs of o into p.
+func (p *Pentanomial) Add(o Pentanomial) {
+	for k, c := range o {
+		p[k] += c
+	}
+}
+
 // Score returns A's mean score per game (0..1); 0.5 with no pairs.
 func (p Pentanomial) Score() float64 {
 	n := p.Pairs()
