@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"dama/mcts"
 	"dama/rules"
 )
 
@@ -14,11 +15,14 @@ import (
 type fakeCheck struct {
 	clock   *fakeClock
 	share   float64
+	spare   bool // a mcts.SpareCheck that takes the time the tree leaves
 	budgets []time.Duration
 	chosen  []rules.Move
 }
 
 func (c *fakeCheck) TimeShare(rules.Position) float64 { return c.share }
+
+func (c *fakeCheck) SpareTime(rules.Position) bool { return c.spare }
 
 func (c *fakeCheck) CheckMove(ctx context.Context, g *rules.Game, chosen rules.Move, budget time.Duration) (rules.Move, error) {
 	c.budgets = append(c.budgets, budget)
@@ -107,5 +111,77 @@ func TestThinkMoveCheck(t *testing.T) {
 	}
 	if len(check.budgets) != 1 {
 		t.Errorf("share 0, search by visits: %d checks, want 1", len(check.budgets))
+	}
+}
+
+// favourEval gives the first legal move nearly all the prior, so that a
+// search settles on it early; every position is a draw.
+type favourEval struct{}
+
+func (favourEval) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation) error {
+	if err := (Uniform{}).Evaluate(ctx, q, e); err != nil {
+		return err
+	}
+	if n := len(q.Legal); n > 1 {
+		for i := range e.Priors {
+			e.Priors[i] = 0.02 / float32(n-1)
+		}
+		e.Priors[0] = 0.98
+	}
+	return nil
+}
+
+// A check that takes the time the tree leaves (mcts.SpareCheck) gets,
+// with a share of 0, what is left of a timed move once the tree's choice
+// is settled: much of it when one move takes the visits, little when the
+// visits spread, half where every move wins; the tree's choice stands where the check keeps it, and
+// the move takes its whole time either way. Without a settled choice and
+// without spare time the check still runs, with the least budget.
+func TestThinkSpareCheck(t *testing.T) {
+	const move = 200 * time.Millisecond
+	g := rules.NewGame(rules.Start())
+	// Three kings against a man: every move wins by the material.
+	won := rules.NewGame(mustFEN(t, "W:WK5,K7,K11:B2"))
+	for _, tc := range []struct {
+		name       string
+		g          *rules.Game
+		ev         mcts.Evaluator
+		spare      bool
+		minB, maxB time.Duration
+	}{
+		{"one move takes the visits", g, favourEval{}, true, 60 * time.Millisecond, 190 * time.Millisecond},
+		{"the visits spread", g, Uniform{}, true, 0, 25 * time.Millisecond},
+		{"decided", won, materialEval{}, true, 90 * time.Millisecond, 110 * time.Millisecond},
+	} {
+		g := tc.g
+		clock := newFakeClock()
+		check := &fakeCheck{clock: clock, spare: tc.spare}
+		s := fakeSearcher(tc.ev, clock)
+		s.check = check
+		res, took := think(t, s, clock, g, Limits{Time: move, WholeTime: true})
+		if len(check.budgets) != 1 {
+			t.Fatalf("%s: %d checks, want 1", tc.name, len(check.budgets))
+		}
+		if b := check.budgets[0]; b < tc.minB || b > tc.maxB {
+			t.Errorf("%s: the check got %v of %v, want %v-%v", tc.name, b, move, tc.minB, tc.maxB)
+		}
+		if took > move+5*time.Millisecond || took < move-5*time.Millisecond {
+			t.Errorf("%s: the move took %v, want its %v", tc.name, took, move)
+		}
+		if res.Move == check.chosen[0] {
+			t.Errorf("%s: played the tree's move %s, not the check's", tc.name, res.Move)
+		}
+		if tc.ev == (favourEval{}) && check.chosen[0] != g.Legal(nil)[0] {
+			t.Errorf("%s: the tree chose %s, want the favoured %s", tc.name, check.chosen[0], g.Legal(nil)[0])
+		}
+	}
+
+	// Not spare, share 0: unchecked, the tree takes the whole time.
+	clock := newFakeClock()
+	check := &fakeCheck{clock: clock}
+	s := fakeSearcher(favourEval{}, clock)
+	s.check = check
+	if _, took := think(t, s, clock, g, Limits{Time: move, WholeTime: true}); len(check.budgets) != 0 || took < move-5*time.Millisecond {
+		t.Errorf("share 0, not spare: %d checks, the move took %v; want none and the whole %v", len(check.budgets), took, move)
 	}
 }

@@ -240,12 +240,16 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	tp := plan(lim, start)
 	full := tp // the move's whole time, the check's share included
 	checking := s.check != nil && !lim.Infinite
+	spare := false // the tree stops once settled, the check takes the rest
 	if checking && tp.timed() {
-		// A share of 0 leaves a timed move unchecked: the tree takes
-		// the whole time.
+		if sc, ok := s.check.(mcts.SpareCheck); ok {
+			spare = sc.SpareTime(g.Position())
+		}
+		// A share of 0 leaves a timed move unchecked, the tree taking
+		// the whole time, unless the check takes what the tree leaves.
 		if f := s.check.TimeShare(g.Position()); f > 0 {
 			tp = tp.share(start, 1-f)
-		} else {
+		} else if !spare {
 			checking = false
 		}
 	}
@@ -296,6 +300,9 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 		if sctx.Err() != nil || (lim.Visits > 0 && r.RootVisits >= lim.Visits) {
 			break
 		}
+		if spare && settled(r, r.RootVisits-base, now.Sub(start), deadline.Sub(now)) {
+			break
+		}
 		if !r.Full {
 			// The deadline came (the tree never fills: the Searcher's
 			// search keeps searching when full). A critical move gets
@@ -317,6 +324,9 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 			base = res.RootVisits - played
 		}
 		chunk = min(2*chunk, 256)
+		if spare {
+			chunk = min(chunk, spareChunk)
+		}
 		if info != nil && now.Sub(lastInfo) >= every {
 			lastInfo = now
 			res.Playouts = res.RootVisits - base

@@ -128,6 +128,18 @@ type MoveCheck interface {
 	TimeShare(p rules.Position) float64
 }
 
+// A SpareCheck is a MoveCheck that also takes the time a timed search no
+// longer needs. Where SpareTime(p) holds, the tree stops as soon as its
+// choice is settled, when the visits the time left could add no longer
+// reach the most visited move's lead (lc0's smart pruning), or decided,
+// when after half the move's time that move's value is a clear win or
+// loss; the check gets the rest of the move's time, its TimeShare(p)
+// included.
+type SpareCheck interface {
+	MoveCheck
+	SpareTime(p rules.Position) bool
+}
+
 // Oracles asks each of its oracles in turn (endgame tables before a
 // shallow search, say): the first that proves a position answers.
 type Oracles []Oracle

@@ -35,6 +35,10 @@ const (
 	// and replaces only by a forced result (Verifier.AheadOnly and
 	// Verifier.ProofOnly).
 	VerifyProof
+	// VerifySpare ("abs") checks anywhere, in the time a timed tree
+	// search leaves once its choice is settled or decided, and in none of
+	// the tree's (Verifier.Spare, every share 0).
+	VerifySpare
 )
 
 // DefaultHybrids are the hybrids dama hub, play and analyze and the web
@@ -51,7 +55,7 @@ const (
 )
 
 // HybridsSyntax names the items a list of hybrids may hold, for errors.
-const HybridsSyntax = "mm[DEPTH], cmb[DEPTH], ip[DEPTH], ab[DEPTH], abn[DEPTH], abw[DEPTH] or abp[DEPTH]"
+const HybridsSyntax = "mm[DEPTH], cmb[DEPTH], ip[DEPTH], ab[DEPTH], abn[DEPTH], abw[DEPTH], abp[DEPTH] or abs[DEPTH]"
 
 // hybridItems are the names of a list's items, the default depth of each
 // and its bound, and where the depth goes.
@@ -68,6 +72,7 @@ var hybridItems = []struct {
 	{"abn", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyJudged},
 	{"abw", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyAhead},
 	{"abp", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyProof},
+	{"abs", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifySpare},
 }
 
 func verifyDepth(h *Hybrids) *int { return &h.Verify }
@@ -79,8 +84,10 @@ func verifyDepth(h *Hybrids) *int { return &h.Verify }
 // Combinations evaluator), ip[DEPTH] (the Priors evaluator), ab[DEPTH]
 // (the Verifier), abn[DEPTH] (the Verifier with the network as its
 // Judge), abw[DEPTH] (the Verifier where the side to move is ahead,
-// Verifier.AheadOnly) and abp[DEPTH] (abw replacing only by a forced
-// result, Verifier.ProofOnly; at most one of ab, abn, abw and abp); a
+// Verifier.AheadOnly), abp[DEPTH] (abw replacing only by a forced
+// result, Verifier.ProofOnly) and abs[DEPTH] (ab in the time the tree
+// leaves, Verifier.Spare; at most one of ab, abn,
+// abw, abp and abs); a
 // depth left out is the item's default
 // (DefaultMinimaxDepth...), mm, cmb and ip go up to MaxMinimaxDepth, ab
 // up to classic.MaxDepth. String writes the list back.
@@ -99,7 +106,7 @@ func ParseHybrids(s string) (Hybrids, error) {
 		d := item.depth(&h)
 		if *d != 0 {
 			if d == &h.Verify && h.Kind != item.kind {
-				return Hybrids{}, fmt.Errorf("tactics: two of the verifiers ab, abn, abw and abp given together (at most one)")
+				return Hybrids{}, fmt.Errorf("tactics: two of the verifiers ab, abn, abw, abp and abs given together (at most one)")
 			}
 			return Hybrids{}, fmt.Errorf("tactics: hybrid %s given twice", name)
 		}
@@ -199,6 +206,9 @@ func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, st
 			v.AheadOnly = true
 		case VerifyProof:
 			v.AheadOnly, v.ProofOnly = true, true
+		case VerifySpare:
+			v.Spare = true
+			v.Share, v.KingShare, v.QuietShare = 0, 0, 0
 		}
 		opt.Check = v
 		label += "+" + Hybrids{Verify: h.Verify, Kind: h.Kind}.String()

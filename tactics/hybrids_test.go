@@ -29,6 +29,7 @@ func TestParseHybrids(t *testing.T) {
 		{"abp", Hybrids{Verify: DefaultVerifyDepth, Kind: VerifyProof}, "abp12"},
 		{"mm4,abp14", Hybrids{Minimax: 4, Verify: 14, Kind: VerifyProof}, "mm4,abp14"},
 		{"cmb3,abw9", Hybrids{Combinations: 3, Verify: 9, Kind: VerifyAhead}, "cmb3,abw9"},
+		{"abs,mm4", Hybrids{Minimax: 4, Verify: 12, Kind: VerifySpare}, "mm4,abs12"},
 	} {
 		h, err := ParseHybrids(tc.s)
 		if err != nil || h != tc.want || h.String() != tc.back {
@@ -45,9 +46,11 @@ func TestParseHybrids(t *testing.T) {
 		{"mm,", `hybrid "": want mm[DEPTH]`},
 		{"mm3,mm4", "mm given twice"},
 		{"abn,abn4", "abn given twice"},
-		{"ab,abn", "two of the verifiers ab, abn, abw and abp given together"},
+		{"ab,abn", "two of the verifiers ab, abn, abw, abp and abs given together"},
 		{"abp,abw", "two of the verifiers"},
 		{"abp,abp", "abp given twice"},
+		{"abs,abp", "two of the verifiers"},
+		{"abs8,abs8", "abs given twice"},
 		{"abn12,ab12", "two of the verifiers"},
 		{"abw,ab", "two of the verifiers"},
 		{"abn,abw", "two of the verifiers"},

@@ -71,6 +71,11 @@ type Verifier struct {
 	// which in a position already won is too rarely better in play
 	// (docs/rating.md#tactics), is turned down (counted as vetoed).
 	ProofOnly bool
+	// Spare checks a timed move in the time the tree leaves once its
+	// choice is settled (mcts.SpareCheck), besides the shares above,
+	// wherever AheadOnly allows: with shares of 0, as NewSpareVerifier
+	// sets them, the check takes nothing from the tree's choice.
+	Spare bool
 	// Clock, if set, reads the time of a check's budget (default the
 	// wall clock): a player timed in CPU time sets it (SetClock).
 	Clock func() time.Time
@@ -103,6 +108,12 @@ func (v *Verifier) TimeShare(p rules.Position) float64 {
 		return v.QuietShare
 	}
 	return v.Share
+}
+
+// SpareTime implements mcts.SpareCheck: with Spare, wherever AheadOnly
+// allows a check.
+func (v *Verifier) SpareTime(p rules.Position) bool {
+	return v.Spare && (!v.AheadOnly || Ahead(p, v.Margin))
 }
 
 // Quiet reports whether no capture is near in p: the side to move has

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dama/arena/classic"
+	"dama/internal/evaltest"
 	"dama/mcts"
 	"dama/rules"
 )
@@ -401,5 +402,48 @@ func TestVerifierProofOnly(t *testing.T) {
 	}
 	if wins < 3 || material < 3 {
 		t.Errorf("%d forced wins and %d material wins checked where ahead: want 3 of each", wins, material)
+	}
+}
+
+// The spare verifier ("abs") takes no share of a timed move anywhere, and
+// the time the tree leaves everywhere (with AheadOnly, only where the side
+// to move is ahead).
+func TestVerifierSpare(t *testing.T) {
+	h, err := ParseHybrids("abs9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt mcts.Options
+	if _, _, err := h.Apply(&opt, evaltest.Material{Steep: 1}); err != nil {
+		t.Fatal(err)
+	}
+	v, ok := opt.Check.(*Verifier)
+	if !ok {
+		t.Fatalf("abs9: the check is %T, want a *Verifier", opt.Check)
+	}
+	var _ mcts.SpareCheck = v
+	if v.Depth != 9 || !v.Spare || v.ProofOnly || v.AheadOnly || v.Judge != nil {
+		t.Fatalf("abs9: %+v, want depth 9 and Spare alone", v)
+	}
+	for _, fen := range []string{rules.StartFEN, "W:WK6,21:B9,10", "W:W21,22:B1", "B:W21,22:B1"} {
+		p, err := rules.ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := v.TimeShare(p); f != 0 {
+			t.Errorf("%s: share %v, want 0", fen, f)
+		}
+		if !v.SpareTime(p) {
+			t.Errorf("%s: no spare time, want it everywhere", fen)
+		}
+		v.AheadOnly = true
+		if got, want := v.SpareTime(p), Ahead(p, v.Margin); got != want {
+			t.Errorf("%s, ahead only: spare time %v, want %v", fen, got, want)
+		}
+		v.AheadOnly = false
+	}
+	plain, _ := NewVerifier(9)
+	if plain.SpareTime(rules.Start()) {
+		t.Error("a plain verifier takes spare time")
 	}
 }

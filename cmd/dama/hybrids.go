@@ -35,7 +35,7 @@ type searchSuffixes struct {
 }
 
 // suffixSyntax names the suffixes in errors.
-const suffixSyntax = "+pass, +threadsN, +batchN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH], +abn[DEPTH], +abw[DEPTH] or +abp[DEPTH]"
+const suffixSyntax = "+pass, +threadsN, +batchN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH], +abn[DEPTH], +abw[DEPTH], +abp[DEPTH] or +abs[DEPTH]"
 
 // cutSuffixes splits the visits or time text v of spec from its '+'
 // suffixes.
@@ -117,7 +117,7 @@ func (p *modelPlayer) hybrids(h searchSuffixes) error {
 
 // parseHybridsFlag reads the --hybrids flag of hub, play, analyze and
 // ladder: a comma-separated list of mm[DEPTH], cmb[DEPTH], ip[DEPTH] and
-// ab[DEPTH], abn[DEPTH], abw[DEPTH] or abp[DEPTH], or none, in the syntax of tactics.ParseHybrids (that of
+// ab[DEPTH], abn[DEPTH], abw[DEPTH], abp[DEPTH] or abs[DEPTH], or none, in the syntax of tactics.ParseHybrids (that of
 // selfplay.hybrids too).
 func parseHybridsFlag(s string) (searchSuffixes, error) {
 	hy, err := tactics.ParseHybrids(s)
@@ -134,7 +134,7 @@ func parseHybridsFlag(s string) (searchSuffixes, error) {
 const defaultHybrids = "mm4,cmb3,ip3"
 
 // hybridsUsage is the help text of --hybrids.
-const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), abn[DEPTH] (the same, a replacement that is not a forced result kept only where the network values its line more), abw[DEPTH] (ab only where the side to move is a man ahead after the captures), abp[DEPTH] (abw replacing only by a proven win, or where the chosen move is proven lost), or none; see docs/rating.md#tactics"
+const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), abn[DEPTH] (the same, a replacement that is not a forced result kept only where the network values its line more), abw[DEPTH] (ab only where the side to move is a man ahead after the captures), abp[DEPTH] (abw replacing only by a proven win, or where the chosen move is proven lost), abs[DEPTH] (ab in only the time a timed search leaves once its choice is settled or decided), or none; see docs/rating.md#tactics"
 
 // printVerifier writes what the root verifier of p (a model player with
 // +ab, +abn, +abw or +abp) did, one line, and nothing for any other player.
