@@ -167,14 +167,21 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		bar.Add(1)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := matchContext()
 	defer stop()
 	res, err := arena.Match(ctx, a, b, opts)
 	bar.Finish()
 	if err != nil {
 		if ctx.Err() != nil && res.Games() > 0 {
-			// Interrupted: the whole pairs finished so far still count.
+			// Interrupted: the whole pairs finished so far still count,
+			// and --pdn keeps them.
 			fmt.Fprintf(stdout, "interrupted after %d counted games: %s\n", res.Games(), res)
+			if o.pdn != "" {
+				if werr := writeArenaPDN(o.pdn, games, res); werr != nil {
+					return werr
+				}
+				fmt.Fprintf(stdout, "the %d counted games written to %s\n", res.Games(), o.pdn)
+			}
 		}
 		return err
 	}
@@ -187,6 +194,12 @@ func runArena(_ *flag.FlagSet, args []string) error {
 	printVerifier(stdout, a)
 	printVerifier(stdout, b)
 	return nil
+}
+
+// matchContext returns the context of a match: done at the first
+// interrupt (Ctrl-C). Tests replace it.
+var matchContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
 // writeArenaPDN writes the games the result counts (whole pairs, in game

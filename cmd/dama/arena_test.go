@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"dama/arena"
 	"dama/rules"
@@ -59,6 +63,44 @@ func TestArenaCommand(t *testing.T) {
 		if code := run(c.args, &out, &errw); code != 1 || !strings.Contains(errw.String(), c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", c.args, code, errw.String(), c.want)
 		}
+	}
+}
+
+// An interrupted match still writes the whole pairs it counted to
+// --pdn, and --judge reads back the result it printed.
+func TestArenaInterruptedPDN(t *testing.T) {
+	defer func(f func() (context.Context, context.CancelFunc)) { matchContext = f }(matchContext)
+	pdn := filepath.Join(t.TempDir(), "part.pdn")
+	var out, errw bytes.Buffer
+	var m []string
+	// The interrupt comes after a time: longer until it finds a pair
+	// finished and the match not over (a slow or a fast machine).
+	for wait := 100 * time.Millisecond; m == nil && wait < time.Minute; wait *= 2 {
+		matchContext = func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), wait)
+		}
+		out.Reset()
+		errw.Reset()
+		code := run([]string{"arena", "--a", "random", "--b", "random", "--games", "2000", "--quiet", "--pdn", pdn}, &out, &errw)
+		m = regexp.MustCompile(`interrupted after (\d+) counted games: (.*)\n`).FindStringSubmatch(out.String())
+		if code != 1 && m != nil || code == 1 && m == nil && !strings.Contains(errw.String(), "deadline exceeded") {
+			t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and the games counted", code, out.String(), errw.String())
+		}
+	}
+	if m == nil {
+		t.Fatal("no interrupt found a pair finished")
+	}
+	text, err := os.ReadFile(pdn)
+	if err != nil {
+		t.Fatalf("interrupted after %s games: %v", m[1], err)
+	}
+	recs, err := rules.ParsePDN(string(text))
+	if err != nil || strconv.Itoa(len(recs)) != m[1] {
+		t.Errorf("--pdn holds %d games (%v), want the %s counted", len(recs), err, m[1])
+	}
+	out.Reset()
+	if code := run([]string{"arena", "--judge", pdn}, &out, &errw); code != 0 || out.String() != pdn+": "+m[2]+"\n" {
+		t.Errorf("--judge: exit %d, %q; want the interrupted match's %q", code, out.String(), m[2])
 	}
 }
 
