@@ -134,7 +134,7 @@ func (favourEval) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation
 // A check that takes the time the tree leaves (mcts.SpareCheck) gets,
 // with a share of 0, what is left of a timed move once the tree's choice
 // is settled: much of it when one move takes the visits, little when the
-// visits spread, half where every move wins; the tree's choice stands where the check keeps it, and
+// visits spread, three quarters where every move wins; the tree's choice stands where the check keeps it, and
 // the move takes its whole time either way. Without a settled choice and
 // without spare time the check still runs, with the least budget.
 func TestThinkSpareCheck(t *testing.T) {
@@ -151,7 +151,7 @@ func TestThinkSpareCheck(t *testing.T) {
 	}{
 		{"one move takes the visits", g, favourEval{}, true, 60 * time.Millisecond, 190 * time.Millisecond},
 		{"the visits spread", g, Uniform{}, true, 0, 25 * time.Millisecond},
-		{"decided", won, materialEval{}, true, 90 * time.Millisecond, 110 * time.Millisecond},
+		{"decided", won, materialEval{}, true, 140 * time.Millisecond, 160 * time.Millisecond},
 	} {
 		g := tc.g
 		clock := newFakeClock()

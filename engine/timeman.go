@@ -187,7 +187,7 @@ const spareChunk = 32
 // move, its lead over the second exceeding the visits the search would
 // add in left at the rate of its playouts in elapsed (lc0's smart
 // pruning); or the move is decided, its value beyond ±decidedValue,
-// and at least half the time is spent (a won position, where the tree
+// and at least a quarter of the time is spent (a won position, where the tree
 // plays on among winning moves that its values barely tell apart). A
 // move chosen by a proof rather than by visits is never settled this way.
 func settled(r mcts.Result, playouts int, elapsed, left time.Duration) bool {
@@ -198,7 +198,7 @@ func settled(r mcts.Result, playouts int, elapsed, left time.Duration) bool {
 	if b < 0 || r.Moves[b] != r.Move {
 		return false
 	}
-	if abs32(r.Q[b]) >= decidedValue && elapsed >= left {
+	if abs32(r.Q[b]) >= decidedValue && 3*elapsed >= left {
 		return true
 	}
 	lead := r.Visits[b]

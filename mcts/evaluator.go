@@ -132,8 +132,8 @@ type MoveCheck interface {
 // longer needs. Where SpareTime(p) holds, the tree stops as soon as its
 // choice is settled, when the visits the time left could add no longer
 // reach the most visited move's lead (lc0's smart pruning), or decided,
-// when after half the move's time that move's value is a clear win or
-// loss; the check gets the rest of the move's time, its TimeShare(p)
+// when after a quarter of the move's time that move's value is a clear
+// win or loss; the check gets the rest of the move's time, its TimeShare(p)
 // included.
 type SpareCheck interface {
 	MoveCheck

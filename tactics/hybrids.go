@@ -36,8 +36,9 @@ const (
 	// Verifier.ProofOnly).
 	VerifyProof
 	// VerifySpare ("abs") checks anywhere, in the time a timed tree
-	// search leaves once its choice is settled or decided, and in none of
-	// the tree's (Verifier.Spare, every share 0).
+	// search leaves once its choice is settled or decided and in none of
+	// the tree's, and replaces only by a forced result (Verifier.Spare
+	// and Verifier.ProofOnly, every share 0).
 	VerifySpare
 )
 
@@ -85,8 +86,8 @@ func verifyDepth(h *Hybrids) *int { return &h.Verify }
 // (the Verifier), abn[DEPTH] (the Verifier with the network as its
 // Judge), abw[DEPTH] (the Verifier where the side to move is ahead,
 // Verifier.AheadOnly), abp[DEPTH] (abw replacing only by a forced
-// result, Verifier.ProofOnly) and abs[DEPTH] (ab in the time the tree
-// leaves, Verifier.Spare; at most one of ab, abn,
+// result, Verifier.ProofOnly) and abs[DEPTH] (a forced result anywhere,
+// in the time the tree leaves, Verifier.Spare; at most one of ab, abn,
 // abw, abp and abs); a
 // depth left out is the item's default
 // (DefaultMinimaxDepth...), mm, cmb and ip go up to MaxMinimaxDepth, ab
@@ -207,7 +208,7 @@ func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, st
 		case VerifyProof:
 			v.AheadOnly, v.ProofOnly = true, true
 		case VerifySpare:
-			v.Spare = true
+			v.ProofOnly, v.Spare = true, true
 			v.Share, v.KingShare, v.QuietShare = 0, 0, 0
 		}
 		opt.Check = v

@@ -407,7 +407,7 @@ func TestVerifierProofOnly(t *testing.T) {
 
 // The spare verifier ("abs") takes no share of a timed move anywhere, and
 // the time the tree leaves everywhere (with AheadOnly, only where the side
-// to move is ahead).
+// to move is ahead); it replaces only by a forced result.
 func TestVerifierSpare(t *testing.T) {
 	h, err := ParseHybrids("abs9")
 	if err != nil {
@@ -422,8 +422,8 @@ func TestVerifierSpare(t *testing.T) {
 		t.Fatalf("abs9: the check is %T, want a *Verifier", opt.Check)
 	}
 	var _ mcts.SpareCheck = v
-	if v.Depth != 9 || !v.Spare || v.ProofOnly || v.AheadOnly || v.Judge != nil {
-		t.Fatalf("abs9: %+v, want depth 9 and Spare alone", v)
+	if v.Depth != 9 || !v.Spare || !v.ProofOnly || v.AheadOnly || v.Judge != nil {
+		t.Fatalf("abs9: %+v, want depth 9, Spare and ProofOnly", v)
 	}
 	for _, fen := range []string{rules.StartFEN, "W:WK6,21:B9,10", "W:W21,22:B1", "B:W21,22:B1"} {
 		p, err := rules.ParseFEN(fen)
