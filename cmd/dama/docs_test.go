@@ -347,13 +347,18 @@ func checkGoTest(root string, words []string) error {
 }
 
 // checkRepoPaths checks that every word naming a file or folder under one of
-// the repository's own top-level folders exists; run folders (under
-// checkpoints/, but for checkpoints/shipped) are made by the commands.
+// the repository's own top-level folders exists, each of a comma-separated
+// list (--judge a.pdn,b.pdn) too; run folders (under checkpoints/, but for
+// checkpoints/shipped) are made by the commands.
 func checkRepoPaths(root string, words []string) error {
+	var items []string
 	for _, w := range words {
 		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
 			w = v
 		}
+		items = append(items, strings.Split(w, ",")...)
+	}
+	for _, w := range items {
 		w, _, _ = strings.Cut(w, "@")
 		w = strings.TrimPrefix(w, "./")
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "..."), "/")
@@ -614,11 +619,12 @@ func TestDocsCheckerFinds(t *testing.T) {
 		"```sh",
 		"scripts/ab.sh configs/ab/base.yaml --cpu 1m --no-such-option", // 13: script flag
 		"curl -s example.org && dama arena --a random --b random --games 2",
+		"dama arena --judge docs/matches/piece12-h2h-800.pdn,docs/matches/no-such.pdn", // 15: the second file
 		"```",
-		"<!-- not-run: -->", // 16: no reason
+		"<!-- not-run: -->", // 17: no reason
 		"",
 		"```",
-		"dama perft --depth 3", // 19: untagged
+		"dama perft --depth 3", // 20: untagged
 		"```",
 	}, "\n")
 	blocks, errs := parseDocBlocks("page.md", page)
@@ -639,8 +645,9 @@ func TestDocsCheckerFinds(t *testing.T) {
 		"page.md:8: no file configs/no-such.yaml",
 		"page.md:9: dama perft --fen X:nonsense: exit 1",
 		"page.md:13: scripts/ab.sh does not parse --no-such-option",
-		"page.md:16: a not-run marker",
-		"page.md:19: a dama command in a block that is not tagged",
+		"page.md:15: no file docs/matches/no-such.pdn",
+		"page.md:17: a not-run marker",
+		"page.md:20: a dama command in a block that is not tagged",
 	} {
 		found := false
 		for _, g := range got {
@@ -650,8 +657,8 @@ func TestDocsCheckerFinds(t *testing.T) {
 			t.Errorf("checker missed %q; it found:\n%s", want, strings.Join(got, "\n"))
 		}
 	}
-	if len(got) != 10 {
-		t.Errorf("checker found %d problems, want 10:\n%s", len(got), strings.Join(got, "\n"))
+	if len(got) != 11 {
+		t.Errorf("checker found %d problems, want 11:\n%s", len(got), strings.Join(got, "\n"))
 	}
 }
 
