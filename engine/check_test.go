@@ -133,10 +133,11 @@ func (favourEval) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation
 
 // A check that takes the time the tree leaves (mcts.SpareCheck) gets,
 // with a share of 0, what is left of a timed move once the tree's choice
-// is settled: much of it when one move takes the visits, little when the
-// visits spread, three quarters where every move wins; the tree's choice stands where the check keeps it, and
-// the move takes its whole time either way. Without a settled choice and
-// without spare time the check still runs, with the least budget.
+// is settled or decided: much of it when one move takes the visits,
+// little (at least the least budget) when the visits spread, three
+// quarters where every move wins. The check's move is played, the move
+// takes its whole time either way, and a check that is neither spare
+// nor given a share is not run.
 func TestThinkSpareCheck(t *testing.T) {
 	const move = 200 * time.Millisecond
 	g := rules.NewGame(rules.Start())
@@ -146,16 +147,15 @@ func TestThinkSpareCheck(t *testing.T) {
 		name       string
 		g          *rules.Game
 		ev         mcts.Evaluator
-		spare      bool
 		minB, maxB time.Duration
 	}{
-		{"one move takes the visits", g, favourEval{}, true, 60 * time.Millisecond, 190 * time.Millisecond},
-		{"the visits spread", g, Uniform{}, true, 0, 25 * time.Millisecond},
-		{"decided", won, materialEval{}, true, 140 * time.Millisecond, 160 * time.Millisecond},
+		{"one move takes the visits", g, favourEval{}, 60 * time.Millisecond, 190 * time.Millisecond},
+		{"the visits spread", g, Uniform{}, 0, 25 * time.Millisecond},
+		{"decided", won, materialEval{}, 140 * time.Millisecond, 160 * time.Millisecond},
 	} {
 		g := tc.g
 		clock := newFakeClock()
-		check := &fakeCheck{clock: clock, spare: tc.spare}
+		check := &fakeCheck{clock: clock, spare: true}
 		s := fakeSearcher(tc.ev, clock)
 		s.check = check
 		res, took := think(t, s, clock, g, Limits{Time: move, WholeTime: true})

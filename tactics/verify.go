@@ -72,9 +72,9 @@ type Verifier struct {
 	// (docs/rating.md#tactics), is turned down (counted as vetoed).
 	ProofOnly bool
 	// Spare checks a timed move in the time the tree leaves once its
-	// choice is settled (mcts.SpareCheck), besides the shares above,
-	// wherever AheadOnly allows: with shares of 0, as NewSpareVerifier
-	// sets them, the check takes nothing from the tree's choice.
+	// choice is settled or decided (mcts.SpareCheck), besides the shares
+	// above, wherever AheadOnly allows; the abs hybrid sets every share
+	// to 0, so that only that time is the check's.
 	Spare bool
 	// Clock, if set, reads the time of a check's budget (default the
 	// wall clock): a player timed in CPU time sets it (SetClock).

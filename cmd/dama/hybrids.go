@@ -137,7 +137,7 @@ const defaultHybrids = "mm4,cmb3,ip3"
 const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), abn[DEPTH] (the same, a replacement that is not a forced result kept only where the network values its line more), abw[DEPTH] (ab only where the side to move is a man ahead after the captures), abp[DEPTH] (abw replacing only by a proven win, or where the chosen move is proven lost), abs[DEPTH] (proven results only, anywhere, in only the time a timed search leaves once its choice is settled or decided), or none; see docs/rating.md#tactics"
 
 // printVerifier writes what the root verifier of p (a model player with
-// +ab, +abn, +abw or +abp) did, one line, and nothing for any other player.
+// +ab, +abn, +abw, +abp or +abs) did, one line, and nothing for any other player.
 func printVerifier(w io.Writer, p arena.Player) {
 	mp, ok := p.(*modelPlayer)
 	if !ok {
