@@ -74,14 +74,15 @@ func TestArenaInterruptedPDN(t *testing.T) {
 	var out, errw bytes.Buffer
 	var m []string
 	// The interrupt comes after a time: longer until it finds a pair
-	// finished and the match not over (a slow or a fast machine).
-	for wait := 100 * time.Millisecond; m == nil && wait < time.Minute; wait *= 2 {
+	// finished and the match not over (a slow or a fast machine); 2000
+	// games of these players last minutes, a pair milliseconds.
+	for wait := 50 * time.Millisecond; m == nil && wait < time.Minute; wait *= 2 {
 		matchContext = func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), wait)
 		}
 		out.Reset()
 		errw.Reset()
-		code := run([]string{"arena", "--a", "random", "--b", "random", "--games", "2000", "--quiet", "--pdn", pdn}, &out, &errw)
+		code := run([]string{"arena", "--a", "alphabeta:4", "--b", "alphabeta:3", "--games", "2000", "--quiet", "--pdn", pdn}, &out, &errw)
 		m = regexp.MustCompile(`interrupted after (\d+) counted games: (.*)\n`).FindStringSubmatch(out.String())
 		if code != 1 && m != nil || code == 1 && m == nil && !strings.Contains(errw.String(), "deadline exceeded") {
 			t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and the games counted", code, out.String(), errw.String())
