@@ -65,8 +65,7 @@ func arenaFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	checkpointBackend = ""
 	fs.StringVar(&checkpointBackend, "backend", "auto", "checkpoint players' "+backendUsage()+` (a player "PATH@N:BACKEND" overrides it)`)
-	checkpointTables = ""
-	fs.StringVar(&checkpointTables, "tb", "", `the endgame tables of checkpoint players marked +tb ("PATH@N+tb"): `+tbFlagUsage)
+	tablesFlag(fs)
 	clockFlag(fs)
 	limit(fs, "games", 2, 1e7, "")
 	limit(fs, "parallel", 1, 4096, "")

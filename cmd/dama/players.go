@@ -179,6 +179,13 @@ var checkpointTables string
 // tbFlagUsage is the help text of the --tb flags.
 const tbFlagUsage = "folder of endgame tables (dama tb gen): positions in them are proven in the search and played by them (a won ending won within the 40-move rule, a drawn one not lost); empty: none"
 
+// tablesFlag registers --tb, the tables of the checkpoint players marked
+// +tb, on fs.
+func tablesFlag(fs *flag.FlagSet) {
+	checkpointTables = ""
+	fs.StringVar(&checkpointTables, "tb", "", `the endgame tables of checkpoint players marked +tb ("PATH@N+tb"): `+tbFlagUsage)
+}
+
 // openTables opens (once per process: players sharing a folder share its
 // memory) and checks the endgame tables in dir.
 func openTables(dir string) (*tb.Tables, error) { return tb.Shared(dir) }

@@ -39,6 +39,7 @@ func init() {
 			fs.IntVar(&o.parallel, "parallel", 1, "positions searched at once (a timed player gets less of the machine with more)")
 			fs.Int64Var(&o.seed, "seed", 1, "seed of the players' randomness")
 			fs.BoolVar(&o.verbose, "verbose", false, "print every position's answer")
+			tablesFlag(fs)
 			fs.BoolVar(&o.build, "build", false, "build a suite from the games of --pdn instead of scoring")
 			fs.StringVar(&o.pdn, "pdn", "", "with --build: PDN files of games, comma-separated")
 			fs.StringVar(&o.out, "out", "", "with --build: the suite file to write")

@@ -100,6 +100,23 @@ func TestTacticsCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@8+abn4: verifier checked 3 moves") || !strings.Contains(out, ", 0 more turned down by the network") {
 		t.Errorf("verifier: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+	// --tb gives the players marked +tb the tables: at a table root the
+	// engine plays a move that keeps the win, here the only one of six
+	// (the table's answer, which one visit of the sample network misses).
+	tables := filepath.Join(dir, "tb")
+	if code, _, errs := runCmd(t, "tb", "gen", "--pieces", "3", "--out", tables); code != 0 {
+		t.Fatal(errs)
+	}
+	ending := &tactics.Suite{Positions: []tactics.Position{{FEN: "W:WK20,14:BK19", Best: []string{"14-10"}}}}
+	endingPath := filepath.Join(dir, "ending.json")
+	if err := ending.Write(endingPath); err != nil {
+		t.Fatal(err)
+	}
+	ck := "../../model/testdata/sample-v1.ckpt"
+	code, out, errs = runCmd(t, "tactics", "--suite", endingPath, "--tb", tables, "--player", ck+"@1+tb,"+ck+"@1")
+	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@1+tb: solved 1 of 1") || !strings.Contains(out, "sample-v1.ckpt@1: solved 0 of 1") {
+		t.Errorf("tables: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 	built := filepath.Join(dir, "built.json")
 	code, out, errs = runCmd(t, "tactics", "--build", "--pdn", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "6", "--shallow", "2", "--screen", "6", "--limit", "2")
 	if code != 0 || !strings.Contains(out, "2 positions") {
@@ -148,6 +165,7 @@ func TestTacticsCommand(t *testing.T) {
 		{"tactics", "--suite", path},
 		{"tactics", "--suite", bad, "--player", "random"},
 		{"tactics", "--suite", path, "--player", "nosuchplayer"},
+		{"tactics", "--suite", path, "--player", "../../model/testdata/sample-v1.ckpt@1+tb"},
 		{"tactics", "--build", "--out", built},
 		{"tactics", "--audit", "14", "--suite", smallPath},
 		{"tactics", "--audit", "12", "--suite", smallPath, "--out", audited},
