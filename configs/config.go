@@ -241,12 +241,18 @@ const MaxAutoTablePieces = 4
 // with AutoTablesPrefix) and of up to how many pieces: 0 when the number
 // is not one of 2..MaxAutoTablePieces (Validate names it).
 func (s SelfPlay) AutoTables() (pieces int, ok bool) {
-	rest, ok := strings.CutPrefix(s.Tables, AutoTablesPrefix)
+	return ParseAutoTables(s.Tables, MaxAutoTablePieces)
+}
+
+// ParseAutoTables reports whether s asks for generated tables ("auto:N")
+// and of up to how many pieces: 0 when N is not one of 2..most.
+func ParseAutoTables(s string, most int) (pieces int, ok bool) {
+	rest, ok := strings.CutPrefix(s, AutoTablesPrefix)
 	if !ok {
 		return 0, false
 	}
 	n, err := strconv.Atoi(rest)
-	if err != nil || n < 2 || n > MaxAutoTablePieces || strconv.Itoa(n) != rest {
+	if err != nil || n < 2 || n > most || strconv.Itoa(n) != rest {
 		return 0, true
 	}
 	return n, true

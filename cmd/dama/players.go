@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"dama/arena"
+	"dama/configs"
 	"dama/engine"
 	"dama/mcts"
 	"dama/model"
@@ -177,7 +178,13 @@ const tbSuffix = "+tb"
 var checkpointTables string
 
 // tbFlagUsage is the help text of the --tb flags.
-const tbFlagUsage = "folder of endgame tables (dama tb gen): positions in them are proven in the search and played by them (a won ending won within the 40-move rule, a drawn one not lost); empty: none"
+const tbFlagUsage = "folder of endgame tables (dama tb gen), or auto:N (N in 2..5) for those of up to N pieces in the user's cache folder, generated there first where missing (5 pieces: some 4 CPU-minutes, once): positions in them are proven in the search and played by them (a won ending won within the 40-move rule, a drawn one not lost); empty: none"
+
+// maxAutoEnginePieces is the most pieces of a --tb auto:N. The engine
+// commands go one piece further than self-play's selfplay.tables (whose
+// every worker would generate or read them): the 5-piece tables are
+// generated once, in minutes, and take 200 MB to hold.
+const maxAutoEnginePieces = 5
 
 // tablesFlag registers --tb, the tables of the checkpoint players marked
 // +tb, on fs.
@@ -187,8 +194,19 @@ func tablesFlag(fs *flag.FlagSet) {
 }
 
 // openTables opens (once per process: players sharing a folder share its
-// memory) and checks the endgame tables in dir.
-func openTables(dir string) (*tb.Tables, error) { return tb.Shared(dir) }
+// memory) and checks the endgame tables that a --tb names: a folder, or
+// "auto:N" for those of the user's cache folder, generated there first
+// where missing (a line on stderr says what it found or made).
+func openTables(name string) (*tb.Tables, error) {
+	n, ok := configs.ParseAutoTables(name, maxAutoEnginePieces)
+	switch {
+	case !ok:
+		return tb.Shared(name)
+	case n == 0:
+		return nil, fmt.Errorf("%q: want a folder or %sN with N in 2..%d", name, configs.AutoTablesPrefix, maxAutoEnginePieces)
+	}
+	return tb.SharedCache(n, os.Stderr)
+}
 
 // withTables makes a search use t: table positions below the root are
 // proven leaves (mcts.Options.Oracle, with the solver to carry their

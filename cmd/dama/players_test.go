@@ -11,6 +11,7 @@ import (
 	"dama/mcts"
 	"dama/model/infer"
 	"dama/tb"
+	"dama/tb/tbtest"
 )
 
 func TestTimedModelPlayerSpec(t *testing.T) {
@@ -134,6 +135,26 @@ func TestTablesPlayerSpec(t *testing.T) {
 	if _, err := parsePlayerSpec(ck + "@8+tb"); err == nil || !strings.Contains(err.Error(), "--tb: ") || !strings.Contains(err.Error(), "no endgame tables") {
 		t.Errorf("+tb with an empty folder: %v", err)
 	}
+	for _, bad := range []string{"auto:6", "auto:1", "auto:x", "auto:05"} {
+		checkpointTables = bad
+		if _, err := parsePlayerSpec(ck + "@8+tb"); err == nil || !strings.Contains(err.Error(), `--tb: "`+bad+`": want a folder or auto:N with N in 2..5`) {
+			t.Errorf("--tb %s: %v", bad, err)
+		}
+	}
+	// auto:N generates the tables into the user's cache folder, where a
+	// later auto:N finds them.
+	cache := tbtest.Cache(t)
+	checkpointTables = "auto:2"
+	p, err := parsePlayerSpec(ck + "@8+tb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := tb.CacheDir(2)
+	if o, ok := p.(*modelPlayer).Options.Oracle.(tb.Oracle); !ok || o.T.Dir() != dir || !strings.HasPrefix(dir, cache) || o.T.Pieces() != 2 {
+		t.Errorf("auto:2: oracle %v, want the tables of %s", p.(*modelPlayer).Options.Oracle, dir)
+	}
+	p.(*modelPlayer).Close()
+	checkpointTables = t.TempDir()
 	if code, _, errs := runCmd(t, "tb", "gen", "--pieces", "2", "--out", checkpointTables); code != 0 {
 		t.Fatal(errs)
 	}
