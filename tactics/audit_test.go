@@ -36,7 +36,7 @@ func TestAudit(t *testing.T) {
 			continue
 		}
 		checked++
-		got, err := b.Audit(ctx, p, 14, 1<<20)
+		got, err := b.Audit(ctx, p, 14, 1<<20, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestAudit(t *testing.T) {
 		if p.Score >= winBound {
 			continue
 		}
-		got, err := b.Audit(ctx, p, 14, 1<<16)
+		got, err := b.Audit(ctx, p, 14, 1<<16, nil)
 		if err != nil || got.Wins != nil {
 			t.Errorf("%s wins material: audited as %v (%v)", p.FEN, got.Wins, err)
 		}
@@ -76,9 +76,68 @@ func TestAudit(t *testing.T) {
 		depth int
 		nodes int64
 	}{{1, 100}, {99, 100}, {14, 0}} {
-		if _, err := b.Audit(ctx, s.Positions[0], c.depth, c.nodes); err == nil {
+		if _, err := b.Audit(ctx, s.Positions[0], c.depth, c.nodes, nil); err == nil {
 			t.Errorf("depth %d, nodes %d: no error", c.depth, c.nodes)
 		}
+	}
+}
+
+// TestAuditTables: with the tables, the audit of every position they hold
+// gives exactly the other moves that keep the win they prove, more than
+// the search alone proves, and nothing where they prove no win.
+func TestAuditTables(t *testing.T) {
+	s, err := ReadSuite(projectSuite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tables := tbtest.Tables(t, 3)
+	b, err := NewBuilder(BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	checked, more := 0, 0
+	for i, p := range s.Positions {
+		pos, best, err := p.Parsed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tables.Has(pos) {
+			continue
+		}
+		checked++
+		got, err := b.Audit(ctx, p, 14, 1<<20, tables)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, moves, err := tables.Moves(pos, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, mv := range moves {
+			if v == tb.Win && mv.Value == tb.Win && !slices.Contains(best, mv.Move) {
+				want = append(want, mv.Move.String())
+			}
+		}
+		slices.Sort(want)
+		have := slices.Sorted(slices.Values(got.Wins))
+		if !slices.Equal(have, want) {
+			t.Errorf("position %d (%s): audited wins %v, the tables' %v", i+1, p.FEN, have, want)
+		}
+		plain, err := b.Audit(ctx, p, 14, 1<<20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		more += len(got.Wins) - len(plain.Wins)
+	}
+	if checked < 5 || more <= 0 {
+		t.Errorf("%d positions in the tables, %d wins more than the search proves: the test shows nothing", checked, more)
+	}
+	audited := *s
+	audited.Positions = slices.Clone(s.Positions[:10])
+	if _, _, err := AuditSuite(ctx, &audited, 14, 1<<16, tables, 2); err != nil || audited.AuditTables != 3 || audited.AuditDepth != 14 {
+		t.Errorf("AuditSuite with tables: depth %d tables %d, %v", audited.AuditDepth, audited.AuditTables, err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"dama/arena/classic"
 	"dama/rules"
+	"dama/tb"
 )
 
 // BuildOptions say which positions of a game make the suite. The defaults
@@ -198,13 +199,18 @@ func (b *Builder) Game(ctx context.Context, rec rules.Record, name string, take 
 	return out, nil
 }
 
-// Audit returns p with Wins set to every other move that a search to
-// depth plies (each within nodes) proves a win of the game too, when p's
-// best move is a forced win; a position that wins material is returned as
-// it is. A proof needs no complete iteration at depth: a forced win found
-// at a shallower one is as sound. So a player that plays a slower win is
-// told apart from one that misses the win (Answer.Won).
-func (b *Builder) Audit(ctx context.Context, p Position, depth int, nodes int64) (Position, error) {
+// Audit returns p with Wins set to every other move that wins the game
+// too: when p's best move is a forced win, those a search to depth plies
+// (each within nodes) proves; and with tables (nil for none), every move
+// into a position they hold that they prove won, and in a position they
+// prove won every move that keeps the win, also where the best move wins
+// material. The tables are exact at the 40-move counter of a fresh game
+// from the FEN, as a player is scored. A position that wins material
+// outside the tables is returned as it is. A proof needs no complete
+// iteration at depth: a forced win found at a shallower one is as sound.
+// So a player that plays a slower win is told apart from one that misses
+// the win (Answer.Won).
+func (b *Builder) Audit(ctx context.Context, p Position, depth int, nodes int64, tables *tb.Tables) (Position, error) {
 	if depth < 2 || depth > classic.MaxDepth || nodes < 1 {
 		return Position{}, fmt.Errorf("tactics: audit depth %d (want 2..%d) or node cap %d (want at least 1)", depth, classic.MaxDepth, nodes)
 	}
@@ -213,15 +219,37 @@ func (b *Builder) Audit(ctx context.Context, p Position, depth int, nodes int64)
 		return Position{}, err
 	}
 	p.Wins = nil
-	if !classic.Decisive(p.Score) || p.Score < 0 {
+	forced := classic.Decisive(p.Score) && p.Score > 0
+	if !forced && (tables == nil || !tables.Has(pos)) {
 		return p, nil
+	}
+	if !forced {
+		e, err := tables.Probe(pos)
+		if err != nil {
+			return Position{}, err
+		}
+		if e.Under(0) != tb.Win {
+			return p, nil
+		}
 	}
 	for _, m := range pos.Legal(nil) {
 		if slices.Contains(best, m) {
 			continue
 		}
 		after := pos.Play(m)
-		if after.HasMoves() {
+		switch {
+		case !after.HasMoves():
+		case tables != nil && tables.Has(after):
+			e, err := tables.Probe(after)
+			if err != nil {
+				return Position{}, err
+			}
+			if e.Under(rules.QuietAfter(pos, m, 0)) != tb.Loss {
+				continue // not a win for the side that played m
+			}
+		case !forced:
+			continue
+		default:
 			b.e.Clear()
 			r, err := b.e.Search(ctx, rules.NewGame(after), classic.Limits{Depth: depth - 1, Nodes: nodes}, b.rng)
 			if err != nil {
@@ -237,10 +265,11 @@ func (b *Builder) Audit(ctx context.Context, p Position, depth int, nodes int64)
 }
 
 // AuditSuite audits every position of s (Builder.Audit, at depth within
-// nodes a search), positions parallel at a time, and sets s.AuditDepth. A
-// builder's searches are reproducible, so with parallel 1 so is the audit.
-// It returns the number of positions given Wins and of moves in them.
-func AuditSuite(ctx context.Context, s *Suite, depth int, nodes int64, parallel int) (positions, moves int, err error) {
+// nodes a search, with tables when not nil), positions parallel at a
+// time, and sets s.AuditDepth and s.AuditTables. A builder's searches are
+// reproducible, so with parallel 1 so is the audit. It returns the number
+// of positions given Wins and of moves in them.
+func AuditSuite(ctx context.Context, s *Suite, depth int, nodes int64, tables *tb.Tables, parallel int) (positions, moves int, err error) {
 	opt := BuildOptions{ProvingDepth: s.ProvingDepth, ShallowDepth: s.ShallowDepth, ScreenDepth: s.ScreenDepth, MinGain: s.MinGain, MinMargin: s.MinMargin}
 	if _, err := NewBuilder(opt); err != nil {
 		return 0, 0, err
@@ -252,7 +281,7 @@ func AuditSuite(ctx context.Context, s *Suite, depth int, nodes int64, parallel 
 	errs := make([]error, len(out))
 	err = eachPosition(ctx, len(out), parallel, func() func(int) {
 		b, _ := NewBuilder(opt)
-		return func(i int) { out[i], errs[i] = b.Audit(ctx, out[i], depth, nodes) }
+		return func(i int) { out[i], errs[i] = b.Audit(ctx, out[i], depth, nodes, tables) }
 	})
 	if err != nil {
 		return 0, 0, err
@@ -266,6 +295,9 @@ func AuditSuite(ctx context.Context, s *Suite, depth int, nodes int64, parallel 
 			moves += n
 		}
 	}
-	s.Positions, s.AuditDepth = out, depth
+	s.Positions, s.AuditDepth, s.AuditTables = out, depth, 0
+	if tables != nil {
+		s.AuditTables = tables.Pieces()
+	}
 	return positions, moves, nil
 }

@@ -15,9 +15,10 @@ import (
 )
 
 // suiteVersion is the format version of suite files written now. Version
-// 2 added the audit (Suite.AuditDepth, Position.Wins); version 1 files,
+// 2 added the audit (Suite.AuditDepth, Position.Wins), version 3 the
+// tables of the audit (Suite.AuditTables); files of versions 1 and 2,
 // which have none, are read as well.
-const suiteVersion = 2
+const suiteVersion = 3
 
 // Suite is a set of tactical positions, each with its best moves as a
 // deep full-width search proved them. It is stored as versioned JSON
@@ -32,8 +33,14 @@ type Suite struct {
 	ScreenDepth  int `json:"screen_depth"`
 	// AuditDepth, when not 0, is the depth of the search that proved each
 	// forced-win position's Wins (Builder.Audit); 0: not audited.
-	AuditDepth int        `json:"audit_depth,omitempty"`
-	Positions  []Position `json:"positions"`
+	AuditDepth int `json:"audit_depth,omitempty"`
+	// AuditTables, when not 0, is the most pieces of the endgame tables the
+	// audit also asked: a move into a position they hold is a win when
+	// they say so (exact, at the 40-move counter of a fresh game), and in
+	// a position they prove won every other move that keeps the win is
+	// one, also where the best move wins material.
+	AuditTables int        `json:"audit_tables,omitempty"`
+	Positions   []Position `json:"positions"`
 }
 
 // Position is one tactical position of a Suite.
@@ -152,13 +159,16 @@ func DecodeSuite(b []byte) (*Suite, error) {
 	if s.AuditDepth < 0 || s.AuditDepth > classic.MaxDepth {
 		return nil, fmt.Errorf("tactics: audit depth %d out of range 0..%d", s.AuditDepth, classic.MaxDepth)
 	}
+	if s.AuditTables < 0 || s.AuditTables > maxAuditTables || (s.AuditTables > 0 && s.AuditDepth == 0) {
+		return nil, fmt.Errorf("tactics: audit tables of %d pieces (want 0..%d, and an audit depth with them)", s.AuditTables, maxAuditTables)
+	}
 	seen := map[string]int{}
 	for i, p := range s.Positions {
 		if _, _, _, err := p.parsed(); err != nil {
 			return nil, fmt.Errorf("tactics: position %d: %w", i+1, err)
 		}
-		if len(p.Wins) > 0 && (s.AuditDepth == 0 || !classic.Decisive(p.Score)) {
-			return nil, fmt.Errorf("tactics: position %d: winning moves %v without an audit of a forced win (audit depth %d, score %d)", i+1, p.Wins, s.AuditDepth, p.Score)
+		if len(p.Wins) > 0 && (s.AuditDepth == 0 || !classic.Decisive(p.Score) && pieces(p.FEN) > s.AuditTables) {
+			return nil, fmt.Errorf("tactics: position %d: winning moves %v without an audit of a forced win or a table position (audit depth %d, tables of %d pieces, score %d)", i+1, p.Wins, s.AuditDepth, s.AuditTables, p.Score)
 		}
 		if j, ok := seen[p.FEN]; ok {
 			return nil, fmt.Errorf("tactics: position %d repeats position %d (%s)", i+1, j, p.FEN)
@@ -177,4 +187,16 @@ func (s *Suite) Write(path string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
 	})
+}
+
+// maxAuditTables bounds Suite.AuditTables: no tables hold more pieces.
+const maxAuditTables = 32
+
+// pieces returns the number of pieces of a FEN that parsed (0 if not).
+func pieces(fen string) int {
+	pos, err := rules.ParseFEN(fen)
+	if err != nil {
+		return 0
+	}
+	return pos.Pieces(rules.White).Len() + pos.Pieces(rules.Black).Len()
 }

@@ -32,7 +32,7 @@ func TestDecodeSuite(t *testing.T) {
 	}
 	for _, c := range []struct{ text, want string }{
 		{`{"positions": []}`, "no version"},
-		{`{"version": 3}`, "version 3"},
+		{`{"version": 4}`, "version 4"},
 		{`{"version": 0}`, "version 0"},
 		{`not json`, "damaged"},
 		{`{"version": 1, "positions": []}`, "no positions"},
@@ -61,11 +61,20 @@ func TestDecodeSuite(t *testing.T) {
 		{strings.Replace(audited, `"audit_depth": 16,`, ``, 1), "without an audit"},
 		{strings.Replace(audited, `"score": 999990`, `"score": 250`, 1), "without an audit of a forced win"},
 		{strings.Replace(audited, `"audit_depth": 16,`, `"audit_depth": 99,`, 1), "audit depth 99"},
+		{strings.Replace(audited, `"audit_depth": 16,`, `"audit_depth": 16, "audit_tables": 33,`, 1), "audit tables of 33 pieces"},
+		{strings.Replace(audited, `"audit_depth": 16,`, `"audit_tables": 5,`, 1), "audit tables of 5 pieces"},
+		// Version 3 adds the audit's tables: the position's five pieces
+		// need tables of five for wins where the best move wins material.
+		{strings.Replace(strings.Replace(audited, `"score": 999990`, `"score": 250`, 1), `"audit_depth": 16,`, `"audit_depth": 16, "audit_tables": 4,`, 1), "or a table position"},
 	} {
 		_, err := DecodeSuite([]byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.60s...: error %v, want one with %q", c.text, err, c.want)
 		}
+	}
+	tabled := strings.Replace(strings.Replace(audited, `"score": 999990`, `"score": 250`, 1), `"audit_depth": 16,`, `"audit_depth": 16, "audit_tables": 5,`, 1)
+	if s, err := DecodeSuite([]byte(tabled)); err != nil || s.AuditTables != 5 || len(s.Positions[0].Wins) != 1 {
+		t.Errorf("suite audited with the tables: %+v, %v", s, err)
 	}
 	if _, err := ReadSuite(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)

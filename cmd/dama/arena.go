@@ -65,7 +65,7 @@ func arenaFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	checkpointBackend = ""
 	fs.StringVar(&checkpointBackend, "backend", "auto", "checkpoint players' "+backendUsage()+` (a player "PATH@N:BACKEND" overrides it)`)
-	tablesFlag(fs)
+	tablesFlag(fs, "")
 	clockFlag(fs)
 	limit(fs, "games", 2, 1e7, "")
 	limit(fs, "parallel", 1, 4096, "")

@@ -187,10 +187,11 @@ const tbFlagUsage = "folder of endgame tables (dama tb gen), or auto:N (N in 2..
 const maxAutoEnginePieces = 5
 
 // tablesFlag registers --tb, the tables of the checkpoint players marked
-// +tb, on fs.
-func tablesFlag(fs *flag.FlagSet) {
+// +tb (and what more the command does with them, when more is not empty),
+// on fs.
+func tablesFlag(fs *flag.FlagSet, more string) {
 	checkpointTables = ""
-	fs.StringVar(&checkpointTables, "tb", "", `the endgame tables of checkpoint players marked +tb ("PATH@N+tb"): `+tbFlagUsage)
+	fs.StringVar(&checkpointTables, "tb", "", `the endgame tables of checkpoint players marked +tb ("PATH@N+tb")`+more+": "+tbFlagUsage)
 }
 
 // openTables opens (once per process: players sharing a folder share its

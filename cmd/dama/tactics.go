@@ -12,6 +12,7 @@ import (
 	"dama/internal/atomicfile"
 	"dama/rules"
 	"dama/tactics"
+	"dama/tb"
 )
 
 // defaultSuite is the project's tactics suite, relative to the repository
@@ -39,7 +40,7 @@ func init() {
 			fs.IntVar(&o.parallel, "parallel", 1, "positions searched at once (a timed player gets less of the machine with more)")
 			fs.Int64Var(&o.seed, "seed", 1, "seed of the players' randomness")
 			fs.BoolVar(&o.verbose, "verbose", false, "print every position's answer")
-			tablesFlag(fs)
+			tablesFlag(fs, ", and with --audit the tables the audit asks too (exact where they hold the position after a move)")
 			fs.BoolVar(&o.build, "build", false, "build a suite from the games of --pdn instead of scoring")
 			fs.StringVar(&o.pdn, "pdn", "", "with --build: PDN files of games, comma-separated")
 			fs.StringVar(&o.out, "out", "", "with --build: the suite file to write")
@@ -125,6 +126,9 @@ func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel
 	fmt.Fprintf(stdout, "%s: solved %d of %d (%.1f%%)", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
 	if suite.AuditDepth > 0 {
 		fmt.Fprintf(stdout, "; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), suite.AuditDepth)
+		if suite.AuditTables > 0 {
+			fmt.Fprintf(stdout, " or by the tables of up to %d pieces", suite.AuditTables)
+		}
 	}
 	fmt.Fprintln(stdout)
 	printVerifier(stdout, p)
@@ -255,8 +259,8 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 
 // auditSuite audits every forced win of the suite at from (Builder.Audit:
 // the other moves a search depth plies deep, nodes a search, proves
-// winning too), positions parallel at a time, and writes the suite with
-// them to out.
+// winning too, and with --tb those the tables prove), positions parallel
+// at a time, and writes the suite with them to out.
 func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, parallel int) error {
 	if err := atomicfile.CheckWritable(out); err != nil {
 		return fmt.Errorf("--out: %w", err)
@@ -265,13 +269,23 @@ func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, p
 	if err != nil {
 		return err
 	}
-	with, wins, err := tactics.AuditSuite(ctx, suite, depth, nodes, parallel)
+	var tables *tb.Tables
+	if checkpointTables != "" {
+		if tables, err = openTables(checkpointTables); err != nil {
+			return fmt.Errorf("--tb: %w", err)
+		}
+	}
+	with, wins, err := tactics.AuditSuite(ctx, suite, depth, nodes, tables, parallel)
 	if err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
 	if err := suite.Write(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d of %d positions have another move proven to win at depth %d (%d moves)\n", out, with, len(suite.Positions), depth, wins)
+	by := fmt.Sprintf("at depth %d", depth)
+	if tables != nil {
+		by += fmt.Sprintf(" or by the tables of up to %d pieces", tables.Pieces())
+	}
+	fmt.Fprintf(stdout, "%s: %d of %d positions have another move proven to win %s (%d moves)\n", out, with, len(suite.Positions), by, wins)
 	return nil
 }

@@ -144,7 +144,7 @@ func TestTacticsCommand(t *testing.T) {
 			small.Positions = append(small.Positions, p)
 		}
 	}
-	small.AuditDepth = 0
+	small.AuditDepth, small.AuditTables = 0, 0
 	smallPath, audited := filepath.Join(dir, "small.json"), filepath.Join(dir, "audited.json")
 	if err := small.Write(smallPath); err != nil {
 		t.Fatal(err)
@@ -154,8 +154,17 @@ func TestTacticsCommand(t *testing.T) {
 		t.Fatalf("audit: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
 	}
 	code, out, errs = runCmd(t, "tactics", "--suite", audited, "--player", "classic:1", "--verbose")
-	if code != 0 || !strings.Contains(out, "counting the slower wins proven at depth 14") {
+	if code != 0 || !strings.Contains(out, "counting the slower wins proven at depth 14\n") {
 		t.Errorf("score on the audited suite: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// With --tb the audit asks the tables too, and says so.
+	code, out, errs = runCmd(t, "tactics", "--audit", "14", "--tb", tables, "--suite", smallPath, "--out", audited)
+	if a, err := tactics.ReadSuite(audited); code != 0 || err != nil || a.AuditTables != 3 || !strings.Contains(out, "proven to win at depth 14 or by the tables of up to 3 pieces") {
+		t.Fatalf("audit with tables: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
+	}
+	code, out, errs = runCmd(t, "tactics", "--suite", audited, "--player", "classic:1")
+	if code != 0 || !strings.Contains(out, "counting the slower wins proven at depth 14 or by the tables of up to 3 pieces") {
+		t.Errorf("score on the suite audited with tables: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"version": 7}`), 0o644); err != nil {
