@@ -200,16 +200,17 @@ func (b *Builder) Game(ctx context.Context, rec rules.Record, name string, take 
 }
 
 // Audit returns p with Wins set to every other move that wins the game
-// too: when p's best move is a forced win, those a search to depth plies
-// (each within nodes) proves; and with tables (nil for none), every move
-// into a position they hold that they prove won, and in a position they
-// prove won every move that keeps the win, also where the best move wins
-// material. The tables are exact at the 40-move counter of a fresh game
-// from the FEN, as a player is scored. A position that wins material
-// outside the tables is returned as it is. A proof needs no complete
-// iteration at depth: a forced win found at a shallower one is as sound.
-// So a player that plays a slower win is told apart from one that misses
-// the win (Answer.Won).
+// too, when p's best move is a forced win: those a search to depth plies
+// (each within nodes) proves, and with tables (nil for none) those that
+// lead into a position the tables prove won or that a search as deep
+// ending in them proves (tableProof). With tables a position that wins
+// material is audited too where they prove its best move a win of the
+// game, as they do in most positions of their pieces: there the material
+// does not change the result. The tables are exact at the 40-move counter
+// of a fresh game from the FEN, as a player is scored. Any other position
+// is returned as it is. A proof needs no complete iteration at depth: a
+// forced win found at a shallower one is as sound. So a player that plays
+// a slower win is told apart from one that misses the win (Answer.Won).
 func (b *Builder) Audit(ctx context.Context, p Position, depth int, nodes int64, tables *tb.Tables) (Position, error) {
 	if depth < 2 || depth > classic.MaxDepth || nodes < 1 {
 		return Position{}, fmt.Errorf("tactics: audit depth %d (want 2..%d) or node cap %d (want at least 1)", depth, classic.MaxDepth, nodes)
@@ -219,49 +220,57 @@ func (b *Builder) Audit(ctx context.Context, p Position, depth int, nodes int64,
 		return Position{}, err
 	}
 	p.Wins = nil
-	forced := classic.Decisive(p.Score) && p.Score > 0
-	if !forced && (tables == nil || !tables.Has(pos)) {
-		return p, nil
-	}
-	if !forced {
-		e, err := tables.Probe(pos)
-		if err != nil {
+	won := classic.Decisive(p.Score) && p.Score > 0
+	if !won && tables != nil {
+		if won, err = tableWin(pos, best[0], depth, nodes, tables); err != nil {
 			return Position{}, err
 		}
-		if e.Under(0) != tb.Win {
-			return p, nil
-		}
+	}
+	if !won {
+		return p, nil
 	}
 	for _, m := range pos.Legal(nil) {
 		if slices.Contains(best, m) {
 			continue
 		}
 		after := pos.Play(m)
-		switch {
-		case !after.HasMoves():
-		case tables != nil && tables.Has(after):
-			e, err := tables.Probe(after)
-			if err != nil {
-				return Position{}, err
-			}
-			if e.Under(rules.QuietAfter(pos, m, 0)) != tb.Loss {
-				continue // not a win for the side that played m
-			}
-		case !forced:
-			continue
-		default:
+		won := !after.HasMoves()
+		if !won && (tables == nil || !tables.Has(after)) {
 			b.e.Clear()
 			r, err := b.e.Search(ctx, rules.NewGame(after), classic.Limits{Depth: depth - 1, Nodes: nodes}, b.rng)
 			if err != nil {
 				return Position{}, err
 			}
-			if !classic.Decisive(r.Score) || r.Score > 0 {
-				continue // not proven won for the side that played m
+			won = classic.Decisive(r.Score) && r.Score < 0 // for the side that played m
+		}
+		if !won && tables != nil {
+			if won, err = tableWin(pos, m, depth, nodes, tables); err != nil {
+				return Position{}, err
 			}
+		}
+		if !won {
+			continue
 		}
 		p.Wins = append(p.Wins, m.String())
 	}
 	return p, nil
+}
+
+// tableWin reports whether m wins the game at pos (a fresh game from it)
+// by the tables: the position after it is one they prove lost, or a
+// search depth-1 plies deep within nodes that ends in them (tableProof)
+// proves it lost.
+func tableWin(pos rules.Position, m rules.Move, depth int, nodes int64, tables *tb.Tables) (bool, error) {
+	after, quiet := pos.Play(m), rules.QuietAfter(pos, m, 0)
+	if tables.Has(after) {
+		e, err := tables.Probe(after)
+		if err != nil {
+			return false, err
+		}
+		return e.Under(quiet) == tb.Loss, nil
+	}
+	tp := tableProof{t: tables}
+	return tp.loses(after, quiet, depth-1, nodes), nil
 }
 
 // AuditSuite audits every position of s (Builder.Audit, at depth within

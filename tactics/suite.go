@@ -35,10 +35,9 @@ type Suite struct {
 	// forced-win position's Wins (Builder.Audit); 0: not audited.
 	AuditDepth int `json:"audit_depth,omitempty"`
 	// AuditTables, when not 0, is the most pieces of the endgame tables the
-	// audit also asked: a move into a position they hold is a win when
-	// they say so (exact, at the 40-move counter of a fresh game), and in
-	// a position they prove won every other move that keeps the win is
-	// one, also where the best move wins material.
+	// audit also asked (Builder.Audit): a move is a win where they prove
+	// it one, alone or at the ends of a search, also in a position whose
+	// best move wins material when they prove that move a win of the game.
 	AuditTables int        `json:"audit_tables,omitempty"`
 	Positions   []Position `json:"positions"`
 }
@@ -167,8 +166,8 @@ func DecodeSuite(b []byte) (*Suite, error) {
 		if _, _, _, err := p.parsed(); err != nil {
 			return nil, fmt.Errorf("tactics: position %d: %w", i+1, err)
 		}
-		if len(p.Wins) > 0 && (s.AuditDepth == 0 || !classic.Decisive(p.Score) && pieces(p.FEN) > s.AuditTables) {
-			return nil, fmt.Errorf("tactics: position %d: winning moves %v without an audit of a forced win or a table position (audit depth %d, tables of %d pieces, score %d)", i+1, p.Wins, s.AuditDepth, s.AuditTables, p.Score)
+		if len(p.Wins) > 0 && (s.AuditDepth == 0 || !classic.Decisive(p.Score) && s.AuditTables == 0) {
+			return nil, fmt.Errorf("tactics: position %d: winning moves %v without an audit of a forced win, or one with tables (audit depth %d, score %d)", i+1, p.Wins, s.AuditDepth, p.Score)
 		}
 		if j, ok := seen[p.FEN]; ok {
 			return nil, fmt.Errorf("tactics: position %d repeats position %d (%s)", i+1, j, p.FEN)
@@ -191,12 +190,3 @@ func (s *Suite) Write(path string) error {
 
 // maxAuditTables bounds Suite.AuditTables: no tables hold more pieces.
 const maxAuditTables = 32
-
-// pieces returns the number of pieces of a FEN that parsed (0 if not).
-func pieces(fen string) int {
-	pos, err := rules.ParseFEN(fen)
-	if err != nil {
-		return 0
-	}
-	return pos.Pieces(rules.White).Len() + pos.Pieces(rules.Black).Len()
-}
