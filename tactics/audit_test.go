@@ -16,15 +16,7 @@ import (
 // exact), and it finds some; a position that wins material is returned
 // as it is; bad arguments are refused.
 func TestAudit(t *testing.T) {
-	s, err := ReadSuite(projectSuite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, tables := tbtest.Tables(t, 3)
-	b, err := NewBuilder(BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tables, b := auditSetup(t)
 	ctx := context.Background()
 	found, checked := 0, 0
 	for i, p := range s.Positions {
@@ -82,10 +74,10 @@ func TestAudit(t *testing.T) {
 	}
 }
 
-// TestAuditTables: with the tables, the audit of every position they hold
-// gives exactly the other moves that keep the win they prove, more than
-// the search alone proves, and nothing where they prove no win.
-func TestAuditTables(t *testing.T) {
+// auditSetup returns the project suite, the tables of three pieces and a
+// builder to audit with.
+func auditSetup(t *testing.T) (*Suite, *tb.Tables, *Builder) {
+	t.Helper()
 	s, err := ReadSuite(projectSuite)
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +87,14 @@ func TestAuditTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, tables, b
+}
+
+// TestAuditTables: with the tables, the audit of every position they hold
+// gives exactly the other moves that keep the win they prove, more than
+// the search alone proves, and nothing where they prove no win.
+func TestAuditTables(t *testing.T) {
+	s, tables, b := auditSetup(t)
 	ctx := context.Background()
 	checked, more := 0, 0
 	for i, p := range s.Positions {
