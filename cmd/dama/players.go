@@ -206,7 +206,7 @@ func openTables(name string) (*tb.Tables, error) {
 	case n == 0:
 		return nil, fmt.Errorf("%q: want a folder or %sN with N in 2..%d", name, configs.AutoTablesPrefix, maxAutoEnginePieces)
 	}
-	return tb.SharedCache(n, os.Stderr)
+	return tb.SharedCache(n, stderr)
 }
 
 // withTables makes a search use t: table positions below the root are

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dama/tb/tbtest"
 )
 
 // TestTB: dama tb gen writes the tables and a rerun skips them; info lists
@@ -51,6 +53,13 @@ func TestTB(t *testing.T) {
 	best := strings.Fields(out[strings.Index(out, "Best move: "):])[2]
 	if best != "5-10" {
 		t.Errorf("analyze --tb: best move %s, not 5-10, the tables' fastest win", best)
+	}
+	// --tb auto:3 generates the same tables into the user's cache folder
+	// (a line on stderr says so) and plays the same move.
+	tbtest.Cache(t)
+	code, out, errs = runCmd(t, "analyze", "--model", "random", "--tb", "auto:3", "--fen", "W:WK3,K5:BK12", "--visits", "40")
+	if code != 0 || !strings.Contains(out, "Best move: 5-10") || !strings.Contains(errs, "endgame tables of up to 3 pieces: generated 16 of 16 signatures") {
+		t.Errorf("analyze --tb auto:3: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	// match: with the tables every won position is won.
 	code, out, errs = runCmd(t, "tb", "match", "--dir", dir, "--pieces", "3", "--games", "3", "--visits", "8", "--model", "../../model/testdata/sample-v1.ckpt")
