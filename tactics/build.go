@@ -270,7 +270,7 @@ func tableWin(pos rules.Position, m rules.Move, depth int, nodes int64, tables *
 		return e.Under(quiet) == tb.Loss, nil
 	}
 	tp := tableProof{t: tables}
-	return tp.loses(after, quiet, depth-1, nodes), nil
+	return tp.proves(after, quiet, depth-1, nodes, tb.Loss), nil
 }
 
 // AuditSuite audits every position of s (Builder.Audit, at depth within

@@ -20,30 +20,18 @@ type tableProof struct {
 	line  []rules.Position // positions since the last irreversible move
 }
 
-// wins reports whether the side to move at pos (at 40-move counter quiet)
-// wins within depth plies, by iterative deepening so that a short proof
-// costs little.
-func (tp *tableProof) wins(pos rules.Position, quiet, depth int, nodes int64) bool {
+// proves reports whether pos (at 40-move counter quiet) is a win or a
+// loss (want) for the side to move within depth plies, by iterative
+// deepening so that a short proof costs little.
+func (tp *tableProof) proves(pos rules.Position, quiet, depth int, nodes int64, want tb.Value) bool {
 	tp.nodes = nodes
-	for d := 1; d <= depth; d += 2 {
-		tp.line = append(tp.line[:0], pos)
-		if tp.win(pos, quiet, d) {
-			return true
-		}
-		if tp.nodes <= 0 {
-			return false
-		}
+	d := 0 // a loss is proven at even depths, a win at odd ones
+	if want == tb.Win {
+		d = 1
 	}
-	return false
-}
-
-// loses reports whether the side to move at pos loses within depth plies
-// whatever it plays.
-func (tp *tableProof) loses(pos rules.Position, quiet, depth int, nodes int64) bool {
-	tp.nodes = nodes
-	for d := 0; d <= depth; d += 2 {
+	for ; d <= depth; d += 2 {
 		tp.line = append(tp.line[:0], pos)
-		if tp.lose(pos, quiet, d) {
+		if tp.prove(pos, quiet, d, want) {
 			return true
 		}
 		if tp.nodes <= 0 {
@@ -82,45 +70,30 @@ func (tp *tableProof) repeated(pos rules.Position) int {
 	return n
 }
 
-// win reports whether the side to move at pos, last on the line, wins
-// within depth plies.
-func (tp *tableProof) win(pos rules.Position, quiet, depth int) bool {
+// prove reports whether the side to move at pos, last on the line, has
+// the result want (a win or a loss) within depth plies: a win when some
+// move leads to a proven loss for the opponent, a loss when every move
+// leads to a proven win.
+func (tp *tableProof) prove(pos rules.Position, quiet, depth int, want tb.Value) bool {
 	if v, ok := tp.settled(pos, quiet); ok {
-		return v == tb.Win
+		return v == want
 	}
 	if depth <= 0 || tp.nodes <= 0 {
 		return false
 	}
 	tp.nodes--
+	some := want == tb.Win // one move decides a win; every move a loss
 	for _, m := range pos.Legal(nil) {
-		if tp.after(pos, m, quiet, depth, tp.lose) {
-			return true
+		if tp.after(pos, m, quiet, depth, -want) == some {
+			return some
 		}
 	}
-	return false
+	return !some
 }
 
-// lose reports whether the side to move at pos, last on the line, loses
-// within depth plies.
-func (tp *tableProof) lose(pos rules.Position, quiet, depth int) bool {
-	if v, ok := tp.settled(pos, quiet); ok {
-		return v == tb.Loss
-	}
-	if depth <= 0 || tp.nodes <= 0 {
-		return false
-	}
-	tp.nodes--
-	for _, m := range pos.Legal(nil) {
-		if !tp.after(pos, m, quiet, depth, tp.win) {
-			return false
-		}
-	}
-	return true
-}
-
-// after plays m at pos and asks next of the position it leads to, with
+// after plays m at pos and proves want of the position it leads to, with
 // the line extended by it (or begun again after an irreversible move).
-func (tp *tableProof) after(pos rules.Position, m rules.Move, quiet, depth int, next func(rules.Position, int, int) bool) bool {
+func (tp *tableProof) after(pos rules.Position, m rules.Move, quiet, depth int, want tb.Value) bool {
 	to := pos.Play(m)
 	saved := tp.line
 	if pos.Reversible(m) {
@@ -128,7 +101,7 @@ func (tp *tableProof) after(pos rules.Position, m rules.Move, quiet, depth int, 
 	} else {
 		tp.line = []rules.Position{to}
 	}
-	ok := next(to, rules.QuietAfter(pos, m, quiet), depth-1)
+	ok := tp.prove(to, rules.QuietAfter(pos, m, quiet), depth-1, want)
 	tp.line = saved
 	return ok
 }

@@ -30,13 +30,13 @@ func TestTableProof(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := e.Under(0)
-		if tp.wins(pos, 0, 9, 1<<16) {
+		if tp.proves(pos, 0, 9, 1<<16, tb.Win) {
 			won++
 			if want != tb.Win {
 				t.Errorf("%s: proven won, a %v by the tables", pos.FEN(), want)
 			}
 		}
-		if tp.loses(pos, 0, 9, 1<<16) {
+		if tp.proves(pos, 0, 9, 1<<16, tb.Loss) {
 			lost++
 			if want != tb.Loss {
 				t.Errorf("%s: proven lost, a %v by the tables", pos.FEN(), want)
@@ -65,7 +65,7 @@ func TestTableProof(t *testing.T) {
 		if !ok || !pos.HasMoves() {
 			continue
 		}
-		if tp.wins(pos, 0, 9, 0) || tp.loses(pos, 0, 9, 0) {
+		if tp.proves(pos, 0, 9, 0, tb.Win) || tp.proves(pos, 0, 9, 0, tb.Loss) {
 			t.Errorf("%s: proven with no nodes", pos.FEN())
 		}
 		break
