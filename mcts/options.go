@@ -38,6 +38,12 @@ type Options struct {
 	// root of the summed priors of the visited children. 0: no reduction
 	// (FPU = parent Q); StandardFPUReduction is the usual value.
 	FPUReduction float64
+	// PolicyTemperature flattens (above 1) or sharpens (below 1) the
+	// network's priors as a node is expanded: P' = P^(1/T), normalised.
+	// A search of thousands of visits with a confident policy spends them
+	// on its first choices; a flatter prior lets it look at the others
+	// (lc0 plays with about 1.6). 0 and 1 leave the priors as they are.
+	PolicyTemperature float64
 	// DirichletAlpha is the concentration of the Dirichlet noise mixed into
 	// the root priors when a Run asks for noise. Default DefaultDirichletAlpha
 	// (Italian draughts positions have few legal moves, about 8).
@@ -138,7 +144,7 @@ func (o Options) Validate() error {
 		name string
 		v    float64
 	}{
-		{"CPuct", o.CPuct}, {"FPUReduction", o.FPUReduction},
+		{"CPuct", o.CPuct}, {"FPUReduction", o.FPUReduction}, {"PolicyTemperature", o.PolicyTemperature},
 		{"DirichletAlpha", o.DirichletAlpha}, {"DirichletFraction", o.DirichletFraction},
 		{"MaxPlies", float64(o.MaxPlies)}, {"Parallel", float64(o.Parallel)}, {"Threads", float64(o.Threads)},
 		{"MaxNodes", float64(o.MaxNodes)}, {"ForcedPlayoutsK", o.ForcedPlayoutsK},

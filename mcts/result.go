@@ -11,7 +11,7 @@ import (
 type Result struct {
 	Moves  []rules.Move // the legal moves of the root, in rules order
 	Visits []int        // visits of each move
-	Priors []float32    // the evaluator's priors of each move (without noise)
+	Priors []float32    // the evaluator's priors of each move, tempered by Options.PolicyTemperature (without noise)
 	Q      []float32    // mean value of each move for the side to move; 0 when unvisited
 	// SearchPriors are the priors the search used at the root: Priors with
 	// the root noise mixed in (the same slice as Priors without noise).

@@ -99,11 +99,38 @@ func (s *Search) expand(l *leaf) {
 		}
 		s.nodes = append(s.nodes, node{move: m, prior: p, first: -1})
 	}
+	if t := s.opt.PolicyTemperature; t > 0 && t != 1 {
+		temper(s.nodes[first:], 1/t)
+	}
 	nd := &s.nodes[idx]
 	nd.first = first
 	nd.nchild = int16(len(l.legal))
 	nd.state = expanded
 	s.backupEval(l)
+}
+
+// temper raises the priors of children to the power e and normalises
+// them again (Options.PolicyTemperature, e = 1/T). Each is taken relative
+// to the largest first, so that the largest stays 1 before normalising
+// and no temperature underflows them all; priors that are all zero are
+// left as they are.
+func temper(children []node, e float64) {
+	var top float32
+	for i := range children {
+		top = max(top, children[i].prior)
+	}
+	if !(top > 0) {
+		return
+	}
+	var sum float64
+	for i := range children {
+		p := math.Pow(float64(children[i].prior/top), e)
+		children[i].prior = float32(p)
+		sum += p
+	}
+	for i := range children {
+		children[i].prior = float32(float64(children[i].prior) / sum)
+	}
 }
 
 // backupEval backs up the value of an evaluated leaf.

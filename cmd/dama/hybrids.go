@@ -25,17 +25,46 @@ import (
 // move's time where a capture is near; "+abnD" the same with the network
 // as its judge, tactics.Verifier.Judge; "+abwD" only where the side to
 // move is ahead, tactics.Verifier.AheadOnly; "+abpD" as "+abwD", keeping
-// only forced results, tactics.Verifier.ProofOnly).
+// only forced results, tactics.Verifier.ProofOnly), "+cpuctX"
+// (mcts.Options.CPuct) and "+ptX" (mcts.Options.PolicyTemperature), X a
+// decimal number.
 type searchSuffixes struct {
 	pass    bool
 	threads int // search threads; 1 when not given
 	batch   int // leaves per search step; 0 when not given (1)
 	tb      bool
 	hy      tactics.Hybrids
+	cpuct   tuned // +cpuctX; zero when not given (the default)
+	ptemp   tuned // +ptX; zero when not given (1)
+}
+
+// tuned is a search constant given by a suffix, with its spelling for
+// the player's label.
+type tuned struct {
+	v    float64
+	text string // the suffix as given, "+cpuct2.5"
+}
+
+// The suffixes that set a search constant, and their ranges.
+const (
+	cpuctSuffix = "cpuct"
+	ptempSuffix = "pt"
+	maxCPuct    = 20
+	minPTemp    = 0.1
+	maxPTemp    = 10
+)
+
+// parseTuned reads the X of "+NAMEX", a number in [lo, hi].
+func parseTuned(name, x string, lo, hi float64, what string) (tuned, error) {
+	v, err := strconv.ParseFloat(x, 64)
+	if err != nil || !(v >= lo && v <= hi) {
+		return tuned{}, fmt.Errorf("+%s%s: want %s, a number in %g..%g", name, x, what, lo, hi)
+	}
+	return tuned{v: v, text: "+" + name + x}, nil
 }
 
 // suffixSyntax names the suffixes in errors.
-const suffixSyntax = "+pass, +threadsN, +batchN, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH], +abn[DEPTH], +abw[DEPTH], +abp[DEPTH] or +abs[DEPTH]"
+const suffixSyntax = "+pass, +threadsN, +batchN, +cpuctX, +ptX, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH], +abn[DEPTH], +abw[DEPTH], +abp[DEPTH] or +abs[DEPTH]"
 
 // cutSuffixes splits the visits or time text v of spec from its '+'
 // suffixes.
@@ -46,7 +75,7 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 	var hybrids []string
 	for _, s := range parts[1:] {
 		var err error
-		name := strings.TrimRight(s, "0123456789")
+		name := strings.TrimRight(s, "0123456789.")
 		if seen[name] {
 			return "", h, fmt.Errorf("player %q: search switch +%s given twice (visits after @ are followed by %s, each once)", spec, name, suffixSyntax)
 		}
@@ -60,6 +89,10 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 			h.threads, err = parseThreads(s[len(threadsSuffix):])
 		case name == batchSuffix:
 			h.batch, err = parseBatch(s[len(batchSuffix):])
+		case name == cpuctSuffix:
+			h.cpuct, err = parseTuned(name, s[len(name):], 0.01, maxCPuct, "the exploration constant of PUCT")
+		case name == ptempSuffix:
+			h.ptemp, err = parseTuned(name, s[len(name):], minPTemp, maxPTemp, "the temperature of the network's priors")
 		case tactics.IsHybrid(name):
 			// The hybrid suffixes together are one list of
 			// tactics.ParseHybrids, read after the loop.

@@ -116,6 +116,14 @@ func parsePlayerSpec(spec string) (arena.Player, error) {
 		p.Options.Parallel = sfx.batch
 		p.Label += fmt.Sprintf("+%s%d", batchSuffix, sfx.batch)
 	}
+	if sfx.cpuct.v > 0 {
+		p.Options.CPuct = sfx.cpuct.v
+		p.Label += sfx.cpuct.text
+	}
+	if sfx.ptemp.v > 0 {
+		p.Options.PolicyTemperature = sfx.ptemp.v
+		p.Label += sfx.ptemp.text
+	}
 	if tables != nil {
 		withTables(&p.Options, tables)
 		p.Label += tbSuffix

@@ -274,3 +274,36 @@ func TestModelPlayerBatch(t *testing.T) {
 		t.Errorf("arena: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// "+cpuctX" and "+ptX" after a checkpoint player's limit set the search's
+// exploration constant and the temperature of its priors, mark the label,
+// and refuse a value out of range with one line naming the spec.
+func TestModelPlayerSearchConstants(t *testing.T) {
+	ck := "../../model/testdata/sample-v1.ckpt"
+	for spec, want := range map[string]struct {
+		label        string
+		cpuct, ptemp float64
+	}{
+		ck + "@100+cpuct2.5":         {"sample-v1.ckpt@100+cpuct2.5", 2.5, 0},
+		ck + "@t0.05+pt1.6+pass":     {"sample-v1.ckpt@t0.05+pass+pt1.6", 0, 1.6},
+		ck + "@100+pt0.5+cpuct1+mm4": {"sample-v1.ckpt@100+cpuct1+pt0.5+mm4", 1, 0.5},
+		ck + "@100+batch4+cpuct0.75": {"sample-v1.ckpt@100+batch4+cpuct0.75", 0.75, 0},
+	} {
+		p, err := parsePlayerSpec(spec)
+		if err != nil {
+			t.Errorf("%s: %v", spec, err)
+			continue
+		}
+		mp := p.(*modelPlayer)
+		if mp.Label != want.label || mp.Options.CPuct != want.cpuct || mp.Options.PolicyTemperature != want.ptemp {
+			t.Errorf("%s: label %q cpuct %v pt %v; want %+v", spec, mp.Label, mp.Options.CPuct, mp.Options.PolicyTemperature, want)
+		}
+		mp.Close()
+	}
+	for _, bad := range []string{"@100+cpuct", "@100+cpuct0", "@100+cpuct-1", "@100+cpuct21", "@100+cpuctNaN", "@100+pt", "@100+pt0.05", "@100+pt11", "@100+pt1..2", "@100+pt1+pt2", "@100+cpuct1+cpuct1.5"} {
+		_, err := parsePlayerSpec(ck + bad)
+		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
+		}
+	}
+}
