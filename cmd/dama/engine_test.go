@@ -199,7 +199,21 @@ func TestEngineSearchOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.FPUReduction != mcts.StandardFPUReduction || o.Parallel != 4 || !o.PassForced || o.DirichletFraction != 0 {
+	if o.FPUReduction != mcts.StandardFPUReduction || o.Parallel != 4 || !o.PassForced || o.DirichletFraction != 0 || o.PolicyTemperature != playPolicyTemp {
 		t.Errorf("engine search options %+v", o)
+	}
+	fs = flag.NewFlagSet("t", flag.ContinueOnError)
+	f = addEngineFlags(fs, 400, false)
+	if err := fs.Parse([]string{"--policy-temp", "1.25"}); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := f.searchOptions(); err != nil || o.PolicyTemperature != 1.25 {
+		t.Errorf("--policy-temp 1.25: temperature %v, %v", o.PolicyTemperature, err)
+	}
+	for _, bad := range []string{"0", "0.05", "11", "NaN", "-1"} {
+		code, _, errs := runCmd(t, "analyze", "--model", "random", "--visits", "8", "--policy-temp", bad)
+		if code == 0 || !strings.Contains(errs, "--policy-temp") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("--policy-temp %s: exit %d, stderr %q; want one line naming the flag", bad, code, errs)
+		}
 	}
 }

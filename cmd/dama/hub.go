@@ -30,7 +30,12 @@ type engineFlags struct {
 	pass     *bool // mcts.Options.PassForced
 	tables   *string
 	hybrids  *string
+	ptemp    *float64 // mcts.Options.PolicyTemperature
 }
+
+// playPolicyTemp is the --policy-temp default of hub, play and analyze
+// (docs/rating.md#tuning-the-search-for-play).
+const playPolicyTemp = 1.8
 
 // addEngineFlags declares the engine flags on fs; hub says whether they
 // serve the Hub engine, where --visits and --time apply only when the GUI
@@ -47,6 +52,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		limit(fs, "threads", 1, engine.MaxThreads, "")
 		limit(fs, "cache", 0, 1<<30, "0: none")
 		limit(fs, "tree-mb", engine.MinTreeMB, engine.MaxTreeMB, "")
+		limit(fs, "policy-temp", minPTemp, maxPTemp, "")
 	}()
 	return &engineFlags{
 		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), "random" for a uniform evaluator (no network), or "shipped" (the default): the model shipped in the binary`),
@@ -59,6 +65,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		pass:     fs.Bool("pass-forced", true, passForcedUsage+"; --pass-forced=false searches as training does"),
 		tables:   fs.String("tb", "", tbFlagUsage),
 		hybrids:  fs.String("hybrids", defaultHybrids, hybridsUsage),
+		ptemp:    fs.Float64("policy-temp", playPolicyTemp, "temperature of the network's priors in the search: above 1 flattens them, so that a long search looks at more moves (see docs/rating.md#tuning-the-search-for-play); an arena player's +ptX"),
 		treeMB:   fs.Int("tree-mb", engine.TreeMB(0), fmt.Sprintf("memory of the search tree in MB (%d bytes a node, twice while the root moves); a full tree stops growing and the search goes on", mcts.NodeBytes)),
 	}
 }
@@ -95,7 +102,7 @@ func (f *engineFlags) searchOptions() (mcts.Options, error) {
 	if warning != "" {
 		fmt.Fprintln(stderr, "warning:", warning)
 	}
-	return mcts.Options{FPUReduction: mcts.StandardFPUReduction, Parallel: *f.parallel, Threads: *f.threads, MaxNodes: engine.TreeNodes(*f.treeMB), PassForced: *f.pass}, nil
+	return mcts.Options{FPUReduction: mcts.StandardFPUReduction, Parallel: *f.parallel, Threads: *f.threads, MaxNodes: engine.TreeNodes(*f.treeMB), PassForced: *f.pass, PolicyTemperature: *f.ptemp}, nil
 }
 
 // engineSetup is what hub, play and analyze need from their flags.
