@@ -1,7 +1,6 @@
 package mcts
 
 import (
-	"math"
 	"math/rand/v2"
 
 	"dama/rules"
@@ -136,18 +135,13 @@ func (s *Search) bestChild(idx int32) int32 {
 
 // pick draws a move with probability proportional to visits^(1/temp).
 func pick(visits []int, moves []rules.Move, temp float64, rng *rand.Rand) rules.Move {
-	maxV := 0
-	for _, v := range visits {
-		maxV = max(maxV, v)
-	}
-	if maxV == 0 {
-		return moves[rng.IntN(len(moves))]
-	}
 	w := make([]float64, len(visits))
-	var sum float64
 	for i, v := range visits {
-		w[i] = math.Pow(float64(v)/float64(maxV), 1/temp)
-		sum += w[i]
+		w[i] = float64(v)
+	}
+	sum := powerWeights(w, 1/temp)
+	if sum == 0 {
+		return moves[rng.IntN(len(moves))]
 	}
 	r := rng.Float64() * sum
 	for i := range w {

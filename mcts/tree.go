@@ -110,27 +110,42 @@ func (s *Search) expand(l *leaf) {
 }
 
 // temper raises the priors of children to the power e and normalises
-// them again (Options.PolicyTemperature, e = 1/T). Each is taken relative
-// to the largest first, so that the largest stays 1 before normalising
-// and no temperature underflows them all; priors that are all zero are
-// left as they are.
+// them again (Options.PolicyTemperature, e = 1/T); priors that are all
+// zero are left as they are.
 func temper(children []node, e float64) {
-	var top float32
+	var buf [rules.MaxMoves]float64
+	w := buf[:len(children)]
 	for i := range children {
-		top = max(top, children[i].prior)
+		w[i] = float64(children[i].prior)
 	}
-	if !(top > 0) {
+	sum := powerWeights(w, e)
+	if sum == 0 {
 		return
 	}
+	for i := range children {
+		children[i].prior = float32(w[i] / sum)
+	}
+}
+
+// powerWeights replaces each weight of w by (w/max w)^e and returns their
+// sum, or 0 (w unchanged) when no weight is positive. Taking each relative
+// to the largest keeps the largest at 1, so no exponent underflows them
+// all. The move choice's temperature (pick) and the priors' (temper) are
+// this with e = 1/T.
+func powerWeights(w []float64, e float64) float64 {
+	var top float64
+	for _, x := range w {
+		top = max(top, x)
+	}
+	if !(top > 0) {
+		return 0
+	}
 	var sum float64
-	for i := range children {
-		p := math.Pow(float64(children[i].prior/top), e)
-		children[i].prior = float32(p)
-		sum += p
+	for i, x := range w {
+		w[i] = math.Pow(x/top, e)
+		sum += w[i]
 	}
-	for i := range children {
-		children[i].prior = float32(float64(children[i].prior) / sum)
-	}
+	return sum
 }
 
 // backupEval backs up the value of an evaluated leaf.

@@ -49,6 +49,7 @@ type tuned struct {
 const (
 	cpuctSuffix = "cpuct"
 	ptempSuffix = "pt"
+	minCPuct    = 0.01
 	maxCPuct    = 20
 	minPTemp    = 0.1
 	maxPTemp    = 10
@@ -90,7 +91,7 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 		case name == batchSuffix:
 			h.batch, err = parseBatch(s[len(batchSuffix):])
 		case name == cpuctSuffix:
-			h.cpuct, err = parseTuned(name, s[len(name):], 0.01, maxCPuct, "the exploration constant of PUCT")
+			h.cpuct, err = parseTuned(name, s[len(name):], minCPuct, maxCPuct, "the exploration constant of PUCT")
 		case name == ptempSuffix:
 			h.ptemp, err = parseTuned(name, s[len(name):], minPTemp, maxPTemp, "the temperature of the network's priors")
 		case tactics.IsHybrid(name):
