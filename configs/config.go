@@ -117,6 +117,13 @@ type SelfPlay struct {
 	// at its parent's value minus this (mcts.Options.FPUReduction), [0,2];
 	// 0 = none, the parent's value. Default 0.25.
 	FPUReduction float64 `mapstructure:"fpu_reduction" yaml:"fpu_reduction"`
+	// PolicyTemp is the temperature of the network's priors in self-play's
+	// searches (mcts.Options.PolicyTemperature): above 1 flattens them, so
+	// that a search looks at more moves; 0 (or 1) = the priors as the
+	// network gives them, else [0.1,10]. The engine commands play with
+	// 1.8 (docs/rating.md#tuning-the-search-for-play); gating and ladder
+	// games search without it. Default 0.
+	PolicyTemp float64 `mapstructure:"policy_temp" yaml:"policy_temp,omitempty"`
 	// DirichletAlpha is the concentration of the root noise, (0,10]; about
 	// 10 / the typical number of legal moves (~8 in Italian draughts).
 	// Default 1.0.
@@ -400,7 +407,7 @@ var LaterKeys = []string{
 	"selfplay.eval_workers", "selfplay.backend", "selfplay.solver", "selfplay.pass_forced",
 	"selfplay.forced_playouts_k", "selfplay.policy_target_pruning",
 	"selfplay.root_search", "selfplay.gumbel_m", "selfplay.gumbel_c_visit", "selfplay.gumbel_c_scale",
-	"selfplay.tables", "selfplay.hybrids",
+	"selfplay.tables", "selfplay.hybrids", "selfplay.policy_temp",
 	"train.value_target_mix", "train.aux_reply_weight",
 	"ladder.every", "ladder.visits", "ladder.games", "ladder.parallel", "ladder.file",
 }

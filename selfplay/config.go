@@ -84,6 +84,9 @@ func (c Config) digestForm() digestForm {
 		ForcedPlayoutsK: c.ForcedPlayoutsK, PolicyTargetPruning: c.PolicyTargetPruning,
 		Tables: c.Tables, Hybrids: c.hybridsDigest(),
 	}
+	if c.PolicyTemp != 1 {
+		d.PolicyTemp = c.PolicyTemp // 1 searches as 0 does
+	}
 	if c.Gumbel() {
 		d.RootSearch, d.GumbelM, d.GumbelCVisit, d.GumbelCScale = c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale
 	}
@@ -134,5 +137,6 @@ type digestForm struct {
 	GumbelCVisit        float64 `json:"gumbel_c_visit,omitempty"`
 	GumbelCScale        float64 `json:"gumbel_c_scale,omitempty"`
 	Tables              string  `json:"tables,omitempty"`
-	Hybrids             string  `json:"hybrids,omitempty"` // tactics.Hybrids.String, "" for none
+	Hybrids             string  `json:"hybrids,omitempty"`     // tactics.Hybrids.String, "" for none
+	PolicyTemp          float64 `json:"policy_temp,omitempty"` // 0 for the priors as given (0 or 1)
 }

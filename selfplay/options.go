@@ -22,6 +22,7 @@ func SearchOptions(c configs.SelfPlay) mcts.Options {
 	o := mcts.Options{
 		CPuct:             c.CPuct,
 		FPUReduction:      c.FPUReduction,
+		PolicyTemperature: c.PolicyTemp,
 		DirichletAlpha:    c.DirichletAlpha,
 		DirichletFraction: c.DirichletFraction,
 		MaxPlies:          c.MaxPlies,
