@@ -110,15 +110,29 @@ func (p *Priors) Winning(q mcts.Query, win []bool) bool {
 	if b >= winBound || b <= -winBound {
 		return false
 	}
+	// Most positions hold no combination: a null window at the threshold
+	// answers whether some move reaches it, with the cutoffs that exact
+	// scores of every move would forgo. The searches are fail-soft, so a
+	// move that reaches it returns at least b+th.
 	var buf [rules.MaxMoves]int
 	score := buf[:len(q.Legal)]
+	first := -1
+	for i, m := range q.Legal {
+		if v := -s.alphaBeta(q.Pos.Play(m), p.Depth-1, 1, -(b + th), -(b + th - 1)); v >= b+th {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return false
+	}
+	// The best moves, exactly: each move is searched above best-1, the
+	// best so far, so a move that scores less fails low (below every
+	// later best) and one that ties or beats it is scored exactly.
 	best := -winScore - 1
 	for i, m := range q.Legal {
-		score[i] = -s.alphaBeta(q.Pos.Play(m), p.Depth-1, 1, -winScore-1, winScore+1)
+		score[i] = -s.alphaBeta(q.Pos.Play(m), p.Depth-1, 1, -winScore-1, -(best - 1))
 		best = max(best, score[i])
-	}
-	if best < b+th {
-		return false
 	}
 	for i := range win {
 		win[i] = score[i] == best
