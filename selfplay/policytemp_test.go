@@ -11,23 +11,20 @@ import (
 	"dama/mcts"
 )
 
-// skewed is evaltest.Material with priors that fall geometrically over the
-// legal moves, so that a temperature of the priors changes the search (it
-// leaves uniform priors as they are).
+// skewed is evaltest.Material with most of the prior on the first legal
+// move, so that a temperature of the priors changes the search (it leaves
+// uniform priors as they are).
 type skewed struct{ evaltest.Material }
 
 func (s skewed) Evaluate(ctx context.Context, q mcts.Query, out *mcts.Evaluation) error {
-	if err := s.Material.Evaluate(ctx, q, out); err != nil {
+	if err := s.Material.Evaluate(ctx, q, out); err != nil || len(out.Priors) < 2 {
 		return err
 	}
-	var sum float32
+	rest := 0.1 / float32(len(out.Priors)-1)
 	for i := range out.Priors {
-		out.Priors[i] = float32(math.Pow(3, -float64(i)))
-		sum += out.Priors[i]
+		out.Priors[i] = rest
 	}
-	for i := range out.Priors {
-		out.Priors[i] /= sum
-	}
+	out.Priors[0] = 0.9
 	return nil
 }
 
