@@ -172,10 +172,13 @@ func (s *searcher) open(p rules.Position, ply, quiet, irrev int) bool {
 // without a move within depth plies (see prove).
 func (s *searcher) wins(p rules.Position, depth, ply, quiet, irrev int) bool {
 	s.nodes++
-	if depth < 1 || !p.HasMoves() || s.open(p, ply, quiet, irrev) {
+	if depth < 1 || s.open(p, ply, quiet, irrev) {
 		return false
 	}
 	moves := p.Legal(s.moves[ply][:0])
+	if len(moves) == 0 {
+		return false // lost: the rules look at this before any draw
+	}
 	next := depth - 1
 	if len(moves) == 1 {
 		next = depth
@@ -204,8 +207,11 @@ func (s *searcher) loses(p rules.Position, depth, ply, quiet, irrev int) bool {
 	}
 	moves := p.Legal(s.moves[ply][:0])
 	next := depth - 1
-	if len(moves) == 1 {
+	switch {
+	case len(moves) == 1:
 		next = depth
+	case next < 1:
+		return false // wins at depth 0 is false: the first move refutes
 	}
 	for _, m := range moves {
 		ir := irrev
