@@ -24,8 +24,9 @@ func benchPositions() []mcts.Query {
 
 // BenchmarkHybrids measures what each hybrid costs a leaf: positions/s of
 // the Minimax oracle, of the Combinations evaluator's search (around an
-// evaluator that costs nothing) and of the Priors evaluator's searches at
-// each depth, to set against the
+// evaluator that costs nothing), of the Priors evaluator's searches, and
+// of the two stacked as the Hub searches with them (cmbD,ipD), at each
+// depth, to set against the
 // network's forward pass (about 30 µs a position for the small network).
 func BenchmarkHybrids(b *testing.B) {
 	qs := benchPositions()
@@ -57,6 +58,18 @@ func BenchmarkHybrids(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "positions/s")
 			b.ReportMetric(float64(moved)/float64(b.N), "moved/position")
+		})
+		b.Run(fmt.Sprintf("combinations+priors/depth=%d", d), func(b *testing.B) {
+			ev, _, _ := Hybrids{Combinations: d, Priors: d}.Apply(&mcts.Options{}, evaltest.Draw)
+			e := mcts.Evaluation{Priors: make([]float32, rules.MaxMoves)}
+			for i := 0; b.Loop(); i++ {
+				q := qs[i%len(qs)]
+				e.Priors = e.Priors[:len(q.Legal)]
+				if err := ev.Evaluate(context.Background(), q, &e); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "positions/s")
 		})
 		b.Run(fmt.Sprintf("priors/depth=%d", d), func(b *testing.B) {
 			ip, _ := NewPriors(evaltest.Draw, d)

@@ -65,7 +65,12 @@ func (c *Combinations) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evalu
 // adjust moves the network's value e of q by the gain the shallow search
 // finds there.
 func (c *Combinations) adjust(q mcts.Query, e *mcts.Evaluation) {
-	gain := c.Gain(q)
+	c.shift(c.Gain(q), e)
+}
+
+// shift moves the value e by gain centi-men when the gain reaches the
+// threshold either way.
+func (c *Combinations) shift(gain int, e *mcts.Evaluation) {
 	th := c.Threshold
 	if th <= 0 {
 		th = DefaultThreshold
@@ -87,7 +92,12 @@ func (c *Combinations) Gain(q mcts.Query) int {
 	s := getSearcher()
 	defer putSearcher(s)
 	b := s.quiesce(q.Pos, 0, -winScore-1, winScore+1)
-	r := s.alphaBeta(q.Pos, c.Depth, 0, -winScore-1, winScore+1)
+	return gainOf(b, s.alphaBeta(q.Pos, c.Depth, 0, -winScore-1, winScore+1))
+}
+
+// gainOf returns the gain of a search's balance r over the quiescence's b
+// (see Gain).
+func gainOf(b, r int) int {
 	const cap = maxGainMen * manValue
 	switch {
 	case r >= winBound:

@@ -192,7 +192,11 @@ func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, st
 		if err != nil {
 			return nil, "", err
 		}
-		ev = withBatch(p, p.Inner)
+		inner := p.Inner
+		if c := p.stacked(); c != nil {
+			inner = c.Inner // p moves the value too, in the same search
+		}
+		ev = withBatch(p, inner)
 		label += fmt.Sprintf("+ip%d", h.Priors)
 	}
 	if h.Verify > 0 {

@@ -47,24 +47,74 @@ func (p *Priors) Unwrap() mcts.Evaluator { return p.Inner }
 
 // Evaluate implements mcts.Evaluator.
 func (p *Priors) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation) error {
-	if err := p.Inner.Evaluate(ctx, q, e); err != nil {
+	inner := p.Inner
+	if c := p.stacked(); c != nil {
+		inner = c.Inner // adjust moves the value too (adjustStacked)
+	}
+	if err := inner.Evaluate(ctx, q, e); err != nil {
 		return err
 	}
 	p.adjust(q, e)
 	return nil
 }
 
+// stacked returns the Combinations evaluator right inside p (itself, or
+// its batch view) when it searches to p's depth, else nil. Its search of
+// the position is the best of p's moves: the two then share one search,
+// and p evaluates with that evaluator's inner one and moves the value
+// itself (adjustStacked), as the two one after the other would.
+func (p *Priors) stacked() *Combinations {
+	in := p.Inner
+	if b, ok := in.(batchView); ok {
+		in = b.adjuster
+	}
+	if c, ok := in.(*Combinations); ok && c.Depth == p.Depth {
+		return c
+	}
+	return nil
+}
+
 // adjust raises the priors in e of the moves of q the shallow search
-// finds winning.
+// finds winning (and, stacked on a Combinations evaluator, moves the
+// value as it would).
 func (p *Priors) adjust(q mcts.Query, e *mcts.Evaluation) {
+	if c := p.stacked(); c != nil {
+		p.adjustStacked(c, q, e)
+		return
+	}
 	if len(q.Legal) < 2 {
 		return
 	}
 	var buf [rules.MaxMoves]bool
 	win := buf[:len(q.Legal)]
-	if !p.Winning(q, win) {
+	if p.Winning(q, win) {
+		p.raise(win, e)
+	}
+}
+
+// adjustStacked is adjust on c's evaluation before c moved its value: one
+// quiescence b and one search r of q at c's depth give c's gain, and with
+// two legal moves or more r is also the best of the moves p searches one
+// ply less deep after each, so that p needs its own searches only where r
+// reaches its threshold.
+func (p *Priors) adjustStacked(c *Combinations, q mcts.Query, e *mcts.Evaluation) {
+	s := getSearcher()
+	defer putSearcher(s)
+	b := s.quiesce(q.Pos, 0, -winScore-1, winScore+1)
+	r := s.alphaBeta(q.Pos, c.Depth, 0, -winScore-1, winScore+1)
+	c.shift(gainOf(b, r), e)
+	if len(q.Legal) < 2 || b >= winBound || b <= -winBound || r < b+p.threshold() {
 		return
 	}
+	var buf [rules.MaxMoves]bool
+	win := buf[:len(q.Legal)]
+	p.markBest(s, q, win)
+	p.raise(win, e)
+}
+
+// raise gives the moves marked in win at least Floor of the priors in e
+// together, scaling the others down to make room.
+func (p *Priors) raise(win []bool, e *mcts.Evaluation) {
 	floor := p.Floor
 	if floor <= 0 {
 		floor = DefaultFloor
@@ -96,14 +146,19 @@ func (p *Priors) adjust(q mcts.Query, e *mcts.Evaluation) {
 	}
 }
 
+// threshold returns Threshold, or its default.
+func (p *Priors) threshold() int {
+	if p.Threshold <= 0 {
+		return DefaultThreshold
+	}
+	return p.Threshold
+}
+
 // Winning marks in win (len(q.Legal)) the moves of q the shallow search
 // finds best, and reports whether they gain at least Threshold over the
 // captures pending at q (see Priors).
 func (p *Priors) Winning(q mcts.Query, win []bool) bool {
-	th := p.Threshold
-	if th <= 0 {
-		th = DefaultThreshold
-	}
+	th := p.threshold()
 	s := getSearcher()
 	defer putSearcher(s)
 	b := s.quiesce(q.Pos, 0, -winScore-1, winScore+1)
@@ -114,21 +169,27 @@ func (p *Priors) Winning(q mcts.Query, win []bool) bool {
 	// answers whether some move reaches it, with the cutoffs that exact
 	// scores of every move would forgo. The searches are fail-soft, so a
 	// move that reaches it returns at least b+th.
-	var buf [rules.MaxMoves]int
-	score := buf[:len(q.Legal)]
-	first := -1
-	for i, m := range q.Legal {
+	reached := false
+	for _, m := range q.Legal {
 		if v := -s.alphaBeta(q.Pos.Play(m), p.Depth-1, 1, -(b + th), -(b + th - 1)); v >= b+th {
-			first = i
+			reached = true
 			break
 		}
 	}
-	if first < 0 {
+	if !reached {
 		return false
 	}
-	// The best moves, exactly: each move is searched above best-1, the
-	// best so far, so a move that scores less fails low (below every
-	// later best) and one that ties or beats it is scored exactly.
+	p.markBest(s, q, win)
+	return true
+}
+
+// markBest marks in win the moves of q whose search Depth-1 plies deep
+// after the move scores best. Each move is searched above best-1, the
+// best so far, so a move that scores less fails low (below every later
+// best) and one that ties or beats it is scored exactly.
+func (p *Priors) markBest(s *searcher, q mcts.Query, win []bool) {
+	var buf [rules.MaxMoves]int
+	score := buf[:len(q.Legal)]
 	best := -winScore - 1
 	for i, m := range q.Legal {
 		score[i] = -s.alphaBeta(q.Pos.Play(m), p.Depth-1, 1, -winScore-1, -(best - 1))
@@ -137,5 +198,4 @@ func (p *Priors) Winning(q mcts.Query, win []bool) bool {
 	for i := range win {
 		win[i] = score[i] == best
 	}
-	return true
 }

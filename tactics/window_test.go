@@ -1,8 +1,10 @@
 package tactics
 
 import (
+	"slices"
 	"testing"
 
+	"dama/internal/evaltest"
 	"dama/mcts"
 )
 
@@ -67,4 +69,45 @@ func TestWindowedSearchesExact(t *testing.T) {
 		t.Errorf("%d cases, %d raised, %d moved: the test shows nothing", n, raised, moved)
 	}
 	t.Logf("%d cases, %d raised, %d moved", n, raised, moved)
+}
+
+// TestStackedHybridsShareASearch: informed priors right around a
+// combination search of the same depth share its search (Priors.stacked);
+// each evaluation equals that of the two one after the other, at depths
+// 2-4 and two thresholds.
+func TestStackedHybridsShareASearch(t *testing.T) {
+	inner := evaltest.Material{Steep: 1}
+	raised, moved := 0, 0
+	for depth := 2; depth <= 4; depth++ {
+		for _, th := range []int{0, 250} {
+			c := &Combinations{Inner: inner, Depth: depth, Threshold: th}
+			shared := &Priors{Inner: c, Depth: depth, Threshold: th}
+			if shared.stacked() != c {
+				t.Fatalf("depth %d: Priors around Combinations of its depth is not stacked", depth)
+			}
+			apart := &Priors{Inner: struct{ mcts.Evaluator }{c}, Depth: depth, Threshold: th}
+			if apart.stacked() != nil || (&Priors{Inner: c, Depth: depth + 1}).stacked() != nil {
+				t.Fatal("stacked on what is not a Combinations evaluator of the same depth")
+			}
+			for _, g := range randomGames(4, 12) {
+				for i := 6; i <= g.Ply(); i += 5 {
+					p := g.PositionAt(i)
+					got, want := evaluate(t, shared, p), evaluate(t, apart, p)
+					base := evaluate(t, inner, p)
+					if got.WDL != want.WDL || !slices.Equal(got.Priors, want.Priors) {
+						t.Fatalf("%s depth %d threshold %d: shared %v %v, one after the other %v %v", p.FEN(), depth, th, got.WDL, got.Priors, want.WDL, want.Priors)
+					}
+					if !slices.Equal(got.Priors, base.Priors) {
+						raised++
+					}
+					if got.WDL != base.WDL {
+						moved++
+					}
+				}
+			}
+		}
+	}
+	if raised == 0 || moved == 0 {
+		t.Errorf("%d priors raised, %d values moved: the test compares nothing", raised, moved)
+	}
 }
