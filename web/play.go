@@ -334,10 +334,12 @@ func (s *Server) searchSetup(w http.ResponseWriter, r *http.Request, req *gameRe
 	return n, lim, func() { release(); free() }, true
 }
 
-// playSearch returns the play board's search over ev: the settings of
-// dama play, its default hybrids (tactics.DefaultHybrids) included.
+// playSearch returns the play board's search over ev: the engine's
+// (engine.SearchDefaults, as dama play searches) in a 64 MB tree, its
+// default hybrids (tactics.DefaultHybrids) included.
 func playSearch(ev mcts.Evaluator) (mcts.Evaluator, mcts.Options, error) {
-	opt := mcts.Options{FPUReduction: mcts.StandardFPUReduction, Parallel: 4, MaxNodes: engine.TreeNodes(64), PassForced: true}
+	opt := engine.SearchDefaults()
+	opt.MaxNodes = engine.TreeNodes(64)
 	ev, _, err := tactics.DefaultHybrids.Apply(&opt, ev)
 	return ev, opt, err
 }

@@ -199,7 +199,7 @@ func TestEngineSearchOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.FPUReduction != mcts.StandardFPUReduction || o.Parallel != 4 || !o.PassForced || o.DirichletFraction != 0 || o.PolicyTemperature != playPolicyTemp {
+	if o.FPUReduction != mcts.StandardFPUReduction || o.Parallel != 4 || !o.PassForced || o.DirichletFraction != 0 || o.PolicyTemperature != engine.PlayPolicyTemperature {
 		t.Errorf("engine search options %+v", o)
 	}
 	fs = flag.NewFlagSet("t", flag.ContinueOnError)

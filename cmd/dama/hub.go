@@ -33,14 +33,11 @@ type engineFlags struct {
 	ptemp    *float64 // mcts.Options.PolicyTemperature
 }
 
-// playPolicyTemp is the --policy-temp default of hub, play and analyze
-// (docs/rating.md#tuning-the-search-for-play).
-const playPolicyTemp = 1.8
-
 // addEngineFlags declares the engine flags on fs; hub says whether they
 // serve the Hub engine, where --visits and --time apply only when the GUI
 // sets no level.
 func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
+	play := engine.SearchDefaults()
 	when := ""
 	if hub {
 		when = "; used when the GUI sets no level"
@@ -58,14 +55,14 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), "random" for a uniform evaluator (no network), or "shipped" (the default): the model shipped in the binary`),
 		visits:   fs.Int("visits", visits, "MCTS visits per move (0: no visit limit; then --time must be set)"+when),
 		seconds:  fs.Float64("time", 0, "seconds per move (0: no time limit)"+when),
-		parallel: fs.Int("parallel", 4, "leaves evaluated together per search step of each thread (network batch size)"),
+		parallel: fs.Int("parallel", play.Parallel, "leaves evaluated together per search step of each thread (network batch size)"),
 		threads:  fs.Int("threads", 1, "search threads: workers descending one tree, each with its own forward pass (one core each; more than the cores is allowed, with a warning)"+when),
 		cache:    fs.Int("cache", 1<<16, "evaluations cached"),
 		backend:  fs.String("backend", "auto", backendUsage()),
-		pass:     fs.Bool("pass-forced", true, passForcedUsage+"; --pass-forced=false searches as training does"),
+		pass:     fs.Bool("pass-forced", play.PassForced, passForcedUsage+"; --pass-forced=false searches as training does"),
 		tables:   fs.String("tb", "", tbFlagUsage),
 		hybrids:  fs.String("hybrids", defaultHybrids, hybridsUsage),
-		ptemp:    fs.Float64("policy-temp", playPolicyTemp, "temperature of the network's priors in the search: above 1 flattens them, so that a long search looks at more moves (see docs/rating.md#tuning-the-search-for-play); an arena player's +ptX"),
+		ptemp:    fs.Float64("policy-temp", play.PolicyTemperature, "temperature of the network's priors in the search: above 1 flattens them, so that a long search looks at more moves (see docs/rating.md#tuning-the-search-for-play); an arena player's +ptX"),
 		treeMB:   fs.Int("tree-mb", engine.TreeMB(0), fmt.Sprintf("memory of the search tree in MB (%d bytes a node, twice while the root moves); a full tree stops growing and the search goes on", mcts.NodeBytes)),
 	}
 }
@@ -102,7 +99,9 @@ func (f *engineFlags) searchOptions() (mcts.Options, error) {
 	if warning != "" {
 		fmt.Fprintln(stderr, "warning:", warning)
 	}
-	return mcts.Options{FPUReduction: mcts.StandardFPUReduction, Parallel: *f.parallel, Threads: *f.threads, MaxNodes: engine.TreeNodes(*f.treeMB), PassForced: *f.pass, PolicyTemperature: *f.ptemp}, nil
+	o := engine.SearchDefaults()
+	o.Parallel, o.Threads, o.MaxNodes, o.PassForced, o.PolicyTemperature = *f.parallel, *f.threads, engine.TreeNodes(*f.treeMB), *f.pass, *f.ptemp
+	return o, nil
 }
 
 // engineSetup is what hub, play and analyze need from their flags.
