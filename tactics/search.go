@@ -172,12 +172,14 @@ func (s *searcher) open(p rules.Position, ply, quiet, irrev int) bool {
 // without a move within depth plies (see prove).
 func (s *searcher) wins(p rules.Position, depth, ply, quiet, irrev int) bool {
 	s.nodes++
+	// open's answer assumes a move; without one the position is lost,
+	// so not won either way.
 	if depth < 1 || s.open(p, ply, quiet, irrev) {
 		return false
 	}
 	moves := p.Legal(s.moves[ply][:0])
 	if len(moves) == 0 {
-		return false // lost: the rules look at this before any draw
+		return false
 	}
 	next := depth - 1
 	if len(moves) == 1 {
