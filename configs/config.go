@@ -397,6 +397,13 @@ type Ladder struct {
 	File string `mapstructure:"file" yaml:"file"`
 }
 
+// The range of a temperature of the network's priors (selfplay.policy_temp,
+// and the engine commands' --policy-temp and an arena player's +ptX).
+const (
+	MinPolicyTemp = 0.1
+	MaxPolicyTemp = 10
+)
+
 // LaterKeys are the keys added to format version 1 after run folders were
 // first archived with it. An archived configuration written before a key
 // existed lacks its line; the key reads as its default, which is what the

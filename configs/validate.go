@@ -124,8 +124,8 @@ func (s SelfPlay) validate(v *validator) {
 	v.intIn("selfplay.visits", s.Visits, 1, 1e6)
 	v.floatIn("selfplay.cpuct", s.CPuct, 0, false, 100, true)
 	v.floatIn("selfplay.fpu_reduction", s.FPUReduction, 0, true, 2, true)
-	v.check("selfplay.policy_temp", s.PolicyTemp, s.PolicyTemp == 0 || s.PolicyTemp >= 0.1 && s.PolicyTemp <= 10,
-		"0 (off: the network's priors) or a number in [0.1,10]")
+	v.check("selfplay.policy_temp", s.PolicyTemp, s.PolicyTemp == 0 || s.PolicyTemp >= MinPolicyTemp && s.PolicyTemp <= MaxPolicyTemp,
+		fmt.Sprintf("0 (off: the network's priors) or a number in [%v,%v]", MinPolicyTemp, MaxPolicyTemp))
 	v.floatIn("selfplay.dirichlet_alpha", s.DirichletAlpha, 0, false, 10, true)
 	v.floatIn("selfplay.dirichlet_fraction", s.DirichletFraction, 0, true, 1, false)
 	v.intIn("selfplay.temperature_plies", s.TemperaturePlies, 0, 1000)

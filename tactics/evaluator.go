@@ -71,11 +71,7 @@ func (c *Combinations) adjust(q mcts.Query, e *mcts.Evaluation) {
 // shift moves the value e by gain centi-men when the gain reaches the
 // threshold either way.
 func (c *Combinations) shift(gain int, e *mcts.Evaluation) {
-	th := c.Threshold
-	if th <= 0 {
-		th = DefaultThreshold
-	}
-	if gain > -th && gain < th {
+	if th := thresholdOr(c.Threshold); gain > -th && gain < th {
 		return
 	}
 	slope := c.Slope
@@ -83,6 +79,14 @@ func (c *Combinations) shift(gain int, e *mcts.Evaluation) {
 		slope = DefaultSlope
 	}
 	e.WDL = ShiftWDL(e.WDL, slope*float64(gain)/manValue)
+}
+
+// thresholdOr returns a hybrid's threshold th, or DefaultThreshold for 0.
+func thresholdOr(th int) int {
+	if th <= 0 {
+		return DefaultThreshold
+	}
+	return th
 }
 
 // Gain returns what the shallow search finds at q beyond the captures

@@ -47,14 +47,19 @@ func (p *Priors) Unwrap() mcts.Evaluator { return p.Inner }
 
 // Evaluate implements mcts.Evaluator.
 func (p *Priors) Evaluate(ctx context.Context, q mcts.Query, e *mcts.Evaluation) error {
-	inner := p.Inner
 	if c := p.stacked(); c != nil {
-		inner = c.Inner // adjust moves the value too (adjustStacked)
+		// c's inner evaluator, then c's value shift and p's priors from
+		// one search.
+		if err := c.Inner.Evaluate(ctx, q, e); err != nil {
+			return err
+		}
+		p.adjustStacked(c, q, e)
+		return nil
 	}
-	if err := inner.Evaluate(ctx, q, e); err != nil {
+	if err := p.Inner.Evaluate(ctx, q, e); err != nil {
 		return err
 	}
-	p.adjust(q, e)
+	p.adjustAlone(q, e)
 	return nil
 }
 
@@ -82,6 +87,11 @@ func (p *Priors) adjust(q mcts.Query, e *mcts.Evaluation) {
 		p.adjustStacked(c, q, e)
 		return
 	}
+	p.adjustAlone(q, e)
+}
+
+// adjustAlone is adjust with searches of p's own.
+func (p *Priors) adjustAlone(q mcts.Query, e *mcts.Evaluation) {
 	if len(q.Legal) < 2 {
 		return
 	}
@@ -147,12 +157,7 @@ func (p *Priors) raise(win []bool, e *mcts.Evaluation) {
 }
 
 // threshold returns Threshold, or its default.
-func (p *Priors) threshold() int {
-	if p.Threshold <= 0 {
-		return DefaultThreshold
-	}
-	return p.Threshold
-}
+func (p *Priors) threshold() int { return thresholdOr(p.Threshold) }
 
 // Winning marks in win (len(q.Legal)) the moves of q the shallow search
 // finds best, and reports whether they gain at least Threshold over the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"dama/configs"
 	"dama/engine"
 	"dama/mcts"
 	"dama/model"
@@ -49,7 +50,7 @@ func addEngineFlags(fs *flag.FlagSet, visits int, hub bool) *engineFlags {
 		limit(fs, "threads", 1, engine.MaxThreads, "")
 		limit(fs, "cache", 0, 1<<30, "0: none")
 		limit(fs, "tree-mb", engine.MinTreeMB, engine.MaxTreeMB, "")
-		limit(fs, "policy-temp", minPTemp, maxPTemp, "")
+		limit(fs, "policy-temp", configs.MinPolicyTemp, configs.MaxPolicyTemp, "")
 	}()
 	return &engineFlags{
 		model:    fs.String("model", "", `checkpoint file of the network, a run folder (its best model), "random" for a uniform evaluator (no network), or "shipped" (the default): the model shipped in the binary`),

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"dama/arena"
+	"dama/configs"
 	"dama/mcts"
 	"dama/tactics"
 )
@@ -51,8 +52,6 @@ const (
 	ptempSuffix = "pt"
 	minCPuct    = 0.01
 	maxCPuct    = 20
-	minPTemp    = 0.1
-	maxPTemp    = 10
 )
 
 // parseTuned reads the X of "+NAMEX", a number in [lo, hi].
@@ -93,7 +92,7 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 		case name == cpuctSuffix:
 			h.cpuct, err = parseTuned(name, s[len(name):], minCPuct, maxCPuct, "the exploration constant of PUCT")
 		case name == ptempSuffix:
-			h.ptemp, err = parseTuned(name, s[len(name):], minPTemp, maxPTemp, "the temperature of the network's priors")
+			h.ptemp, err = parseTuned(name, s[len(name):], configs.MinPolicyTemp, configs.MaxPolicyTemp, "the temperature of the network's priors")
 		case tactics.IsHybrid(name):
 			// The hybrid suffixes together are one list of
 			// tactics.ParseHybrids, read after the loop.
