@@ -37,9 +37,10 @@ import (
 // results bit for bit, and
 // refused elsewhere with a one-line error; the portable kernel of the same
 // arithmetic runs in the tests on any CPU.
-// "auto" does not choose it: it meets issue 12's accuracy bar on the
-// shipped model's positions with a thin margin (docs/performance.md, Inference
-// backends).
+// "auto" chooses it on amd64 CPUs with AVX2 but not AVX512_BF16, for
+// what it won at equal time there, though it misses issue 12's top-move
+// bar on the recent models' positions (98.5%; docs/performance.md,
+// Inference backends).
 
 // int8Name is the name of the int8 backend.
 const int8Name = "int8"
