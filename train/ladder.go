@@ -135,7 +135,7 @@ func (l *loop) checkInit() error {
 	switch {
 	case prev != nil:
 		if !strings.HasPrefix(string(prev), hex.EncodeToString(sum[:])) {
-			return fmt.Errorf("train: run folder %s was started from %s; --init %s is another checkpoint", l.run.Dir, strings.TrimSpace(string(prev)), l.opt.Init)
+			return fmt.Errorf("train: run folder %s was started from %s; --init %s is another checkpoint (leave --init out to resume the run)", l.run.Dir, strings.TrimSpace(string(prev)), l.opt.Init)
 		}
 		return nil
 	case l.run.FindCheckpoint(0) != "":
