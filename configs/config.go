@@ -35,6 +35,11 @@ type Config struct {
 	Train    Train    `mapstructure:"train" yaml:"train"`
 	Arena    Arena    `mapstructure:"arena" yaml:"arena"`
 	Ladder   Ladder   `mapstructure:"ladder" yaml:"ladder"`
+	// Schedule holds the phases of the run: the values keys take from a
+	// generation on (see ScheduleKey). Empty: the keys hold for the whole
+	// run. Omitted from the YAML while empty, so configurations without
+	// one archive and digest as before schedules existed.
+	Schedule []Phase `mapstructure:"-" yaml:"schedule,omitempty"`
 }
 
 // Run holds what identifies and drives the run as a whole.

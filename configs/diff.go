@@ -3,6 +3,7 @@ package configs
 import (
 	"fmt"
 	"reflect"
+	"strings"
 )
 
 // KeyDiff is one key whose value differs between two configurations.
@@ -25,6 +26,9 @@ func Diff(a, b *Config) []KeyDiff {
 		for i := range t.NumField() {
 			k := prefix + t.Field(i).Tag.Get("mapstructure")
 			fx, fy := x.Field(i), y.Field(i)
+			if k == "-" {
+				continue // the schedule, compared below
+			}
 			if fx.Kind() == reflect.Struct {
 				walk(k+".", fx, fy)
 				continue
@@ -35,5 +39,20 @@ func Diff(a, b *Config) []KeyDiff {
 		}
 	}
 	walk("", reflect.ValueOf(*a), reflect.ValueOf(*b))
+	if !reflect.DeepEqual(a.Schedule, b.Schedule) {
+		out = append(out, KeyDiff{Key: ScheduleKey, Old: scheduleSummary(a), New: scheduleSummary(b)})
+	}
 	return out
+}
+
+// scheduleSummary describes a schedule in one line for a KeyDiff.
+func scheduleSummary(c *Config) string {
+	if len(c.Schedule) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, p := range c.Schedule {
+		parts = append(parts, fmt.Sprintf("from %d: %s", p.Generation, p.Describe()))
+	}
+	return "[" + strings.Join(parts, "; ") + "]"
 }

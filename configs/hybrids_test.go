@@ -56,7 +56,7 @@ func TestHybridsKey(t *testing.T) {
 func TestHybridsDigestUnchanged(t *testing.T) {
 	for _, tc := range []struct{ config, digest string }{
 		{"quick", "94611b5c63d0c90adcafcb25de8519c52c85c66f4ca5130e8737ae34c5f0f146"},
-		{"workstation", "e40386ded24be925694495458d084ff4822b6f698738000b0e0ef380712f08e7"},
+		{"ab/ws-value-mix.yaml", "e40386ded24be925694495458d084ff4822b6f698738000b0e0ef380712f08e7"}, // the workstation preset before its schedule
 		{"ab/value-mix.yaml", "1c9bae7cb0773586e2c83ceff9c2f3e48b5602ff3c9d756cfa957261f4472914"},
 	} {
 		c, err := Load(tc.config, nil, nil)

@@ -105,6 +105,9 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 		if !ok || k == "" {
 			return nil, fmt.Errorf("configs: override %q: want key=value, e.g. selfplay.visits=64", o)
 		}
+		if k == ScheduleKey {
+			return nil, fmt.Errorf("configs: override %q: %v", o, errNoSchedule)
+		}
 		if !known[k] {
 			return nil, fmt.Errorf("configs: override %q: unknown key %q%s", o, k, suggest(k))
 		}
@@ -138,6 +141,13 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 	if err := v.Unmarshal(&c); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
+	if c.Schedule, err = readSchedule(layers); err != nil {
+		return nil, err
+	}
+	if len(c.Schedule) == 0 {
+		c.Schedule = nil
+	}
+	c.normalize()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -249,6 +259,8 @@ func checkFileKeys(name string, data []byte) (map[string]bool, string, error) {
 			kn, val := n.Content[i], n.Content[i+1]
 			key := prefix + strings.ToLower(kn.Value)
 			switch {
+			case key == ScheduleKey && prefix == "":
+				// read by readSchedule, which checks its form
 			case key == BaseKey:
 				if val.Kind != yaml.ScalarNode || val.Tag != "!!str" || val.Value == "" {
 					return fmt.Errorf("configs: %s:%d: %s must name a preset or a YAML file", name, kn.Line, BaseKey)
@@ -320,6 +332,9 @@ func keyValues(c *Config) []keyValue {
 		t := v.Type()
 		for i := range t.NumField() {
 			k := prefix + t.Field(i).Tag.Get("mapstructure")
+			if k == "-" {
+				continue // the schedule: not a key
+			}
 			if f := v.Field(i); f.Kind() == reflect.Struct {
 				walk(k+".", f)
 			} else {

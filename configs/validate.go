@@ -42,7 +42,10 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 func (c *Config) Validate() error {
 	var v validator
 	c.validate(&v)
-	return errors.Join(v.errs...)
+	if err := errors.Join(v.errs...); err != nil {
+		return err
+	}
+	return c.validateSchedule()
 }
 
 // validate checks every field into v. It is the one definition of the

@@ -229,6 +229,9 @@ type ConfigChange struct {
 	Generation int               `json:"generation"` // the first generation run with the new values
 	Time       time.Time         `json:"time"`
 	Changes    []configs.KeyDiff `json:"changes"`
+	// Phase is the schedule's phase (from 1) that made the change, 0 for
+	// a resume with --allow-change.
+	Phase int `json:"phase,omitempty"`
 }
 
 // CheckAllowChange checks the keys a resume may change on request (the
@@ -269,8 +272,12 @@ func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, a
 	diff := configs.Diff(prev, cfg)
 	var unsafe, safe []string
 	var changed []configs.KeyDiff
+	next := r.NextGeneration()
 	for _, d := range diff {
 		switch {
+		case d.Key == configs.ScheduleKey && configs.FuturePhasesOnly(prev.Schedule, cfg.Schedule, next-1):
+			// Phases not yet begun change nothing computed so far.
+			safe = append(safe, fmt.Sprintf("the schedule's phases from generation %d on (%s -> %s)", next, d.Old, d.New))
 		case slices.Contains(SafeResumeKeys, d.Key):
 			safe = append(safe, d.String())
 		case slices.Contains(allow, d.Key):
@@ -293,20 +300,39 @@ func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, a
 		// a changed archive without its record.
 		// A record a killed resume left (the same changes from the same
 		// generation) is not written twice.
-		past, err := r.ReadChanges()
-		if err != nil {
+		if err := r.recordChange(next, 0, changed); err != nil {
 			return err
 		}
-		gen := r.NextGeneration()
-		if n := len(past); n == 0 || past[n-1].Generation != gen || !slices.Equal(past[n-1].Changes, changed) {
-			rec := ConfigChange{Version: ConfigChangeVersion, Generation: gen, Time: time.Now().UTC(), Changes: changed}
-			if err := r.AppendJSONL(ChangesFile, rec); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintf(log, "resuming %s with %s from generation %d (recorded in %s)\n", r.Dir, strings.Join(safe, ", "), gen, ChangesFile)
+		fmt.Fprintf(log, "resuming %s with %s from generation %d (recorded in %s)\n", r.Dir, strings.Join(safe, ", "), next, ChangesFile)
 	} else {
 		fmt.Fprintf(log, "resuming %s with %s\n", r.Dir, strings.Join(safe, ", "))
+	}
+	return r.WriteConfig(y)
+}
+
+// recordChange appends a change from generation gen to ChangesFile, unless
+// its last line is that change already (a kill between the record and the
+// archive's rewrite, then the same resume or phase again).
+func (r *Run) recordChange(gen, phase int, changed []configs.KeyDiff) error {
+	past, err := r.ReadChanges()
+	if err != nil {
+		return err
+	}
+	if n := len(past); n > 0 && past[n-1].Generation == gen && slices.Equal(past[n-1].Changes, changed) {
+		return nil
+	}
+	rec := ConfigChange{Version: ConfigChangeVersion, Generation: gen, Time: time.Now().UTC(), Changes: changed, Phase: phase}
+	return r.AppendJSONL(ChangesFile, rec)
+}
+
+// ChangeConfig makes the configuration whose YAML is y the run's from
+// generation gen on, as the schedule's phase (from 1) asks: the change is
+// recorded in ChangesFile first, then the archive is rewritten (a kill in
+// between leaves a record that the same change, made again, does not
+// repeat).
+func (r *Run) ChangeConfig(gen, phase int, changed []configs.KeyDiff, y []byte) error {
+	if err := r.recordChange(gen, phase, changed); err != nil {
+		return err
 	}
 	return r.WriteConfig(y)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"time"
 
 	"dama/configs"
@@ -65,7 +67,8 @@ type Options struct {
 // loop is the state of one Loop call.
 type loop struct {
 	opt    Options
-	cfg    *configs.Config
+	base   *configs.Config // the configuration asked for, schedule and all
+	cfg    *configs.Config // what the current generation runs by: base.At(gen)
 	run    *runfolder.Run
 	log    io.Writer
 	win    window
@@ -98,6 +101,12 @@ func Loop(ctx context.Context, opt Options) error {
 	if err := selfplay.ValidateSettings(opt.Config.SelfPlay); err != nil {
 		return err
 	}
+	for _, p := range opt.Config.Schedule {
+		at := opt.Config.At(p.Generation)
+		if err := selfplay.ValidateSettings(at.SelfPlay); err != nil {
+			return fmt.Errorf("train: schedule phase from generation %d: %w", p.Generation, err)
+		}
+	}
 	if err := runfolder.CheckAllowChange(opt.AllowChange); err != nil {
 		return err
 	}
@@ -113,8 +122,7 @@ func Loop(ctx context.Context, opt Options) error {
 		return err
 	}
 	defer unlock()
-	l := &loop{opt: opt, cfg: opt.Config, run: run, log: opt.Log, counts: map[string]runfolder.ChunkInfo{}, trGen: -1,
-		check: selfplay.RunChecker(opt.Config.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))}
+	l := &loop{opt: opt, base: opt.Config, cfg: opt.Config, run: run, log: opt.Log, counts: map[string]runfolder.ChunkInfo{}, trGen: -1}
 	if l.log == nil {
 		l.log = io.Discard
 	}
@@ -137,6 +145,10 @@ func Loop(ctx context.Context, opt Options) error {
 	}
 	if err := l.archive(); err != nil {
 		return err
+	}
+	l.check = selfplay.RunChecker(l.cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
+	if len(l.base.Schedule) > 0 {
+		fmt.Fprintf(l.log, "schedule of %d phases (now in phase %d):\n%s", len(l.base.Schedule), l.cfg.PhaseAt(run.NextGeneration()), indent(l.base.ScheduleText()))
 	}
 	if err := run.CheckRecords(); err != nil {
 		return err
@@ -217,7 +229,30 @@ func (l *loop) archive() error {
 		if err != nil {
 			return err
 		}
-		return l.run.ResumeConfig(prev, l.cfg, y, l.log, l.opt.AllowChange)
+		// The archive holds the configuration of the last generation
+		// begun: the schedule's phases up to the next generation to run
+		// (its phase already entered) or up to the one before (a kill
+		// before the phase was entered).
+		next := l.run.NextGeneration()
+		var first error
+		for _, g := range []int{next, next - 1} {
+			if g < 1 || (g != next && l.base.PhaseAt(g) == l.base.PhaseAt(next)) {
+				continue
+			}
+			at := l.base.At(g)
+			if y, err = at.YAML(); err != nil {
+				return err
+			}
+			err := l.run.ResumeConfig(prev, &at, y, l.log, l.opt.AllowChange)
+			if err == nil {
+				l.cfg = &at
+				return nil
+			}
+			if first == nil {
+				first = err
+			}
+		}
+		return first
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -370,10 +405,69 @@ func sumChunks(cs []runfolder.ChunkInfo) (games, positions int) {
 	return
 }
 
+// enterPhase makes the configuration of generation gen the run's: when the
+// schedule changes keys at gen, the change is recorded in the run's
+// config-changes.jsonl (as a resume with --allow-change records one, so
+// chunks played before it are checked by the settings they were played
+// by), the archive takes the new values, a line says so, and the self-play
+// worker and the trainer are made anew with them.
+func (l *loop) enterPhase(gen int) error {
+	want := l.base.At(gen)
+	diff := configs.Diff(l.cfg, &want)
+	if len(diff) == 0 {
+		return nil
+	}
+	y, err := want.YAML()
+	if err != nil {
+		return err
+	}
+	phase := want.PhaseAt(gen)
+	if err := l.run.ChangeConfig(gen, phase, diff, y); err != nil {
+		return err
+	}
+	p := l.base.Schedule[phase-1]
+	var parts []string
+	for _, d := range diff {
+		parts = append(parts, d.String())
+	}
+	note := ""
+	if p.Note != "" {
+		note = " (" + p.Note + ")"
+	}
+	fmt.Fprintf(l.log, "schedule: generation %d begins phase %d of %d%s: %s\n", gen, phase, len(l.base.Schedule), note, strings.Join(parts, ", "))
+	if !reflect.DeepEqual(l.cfg.SelfPlay, want.SelfPlay) {
+		if l.sp != nil {
+			l.sp.Close()
+			l.sp = nil
+		}
+		l.check = selfplay.RunChecker(want.SelfPlay, l.run.SelfPlayHistory, l.run.Path(runfolder.AcceptedDir))
+	}
+	if !reflect.DeepEqual(l.cfg.Train, want.Train) && l.tr != nil {
+		l.tr.Close()
+		l.tr = nil
+	}
+	l.cfg = &want
+	return nil
+}
+
+// indent puts two spaces before every line of s.
+func indent(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, ln := range lines {
+		if ln != "" {
+			lines[i] = "  " + ln
+		}
+	}
+	return strings.Join(lines, "")
+}
+
 // generation runs (or finishes) generation gen.
 func (l *loop) generation(ctx context.Context, gen int) error {
 	if l.opt.Progress != nil {
 		l.opt.Progress(Event{Kind: GenerationStarted, Gen: gen})
+	}
+	if err := l.enterPhase(gen); err != nil {
+		return err
 	}
 	rec := runfolder.GenerationRecord{Gen: gen}
 	// The plans so far, checked: each chunk consumed by one plan only,
