@@ -123,7 +123,7 @@ func (c *Config) ScheduleText() string {
 	for i, p := range c.Schedule {
 		fmt.Fprintf(&b, "phase %d from generation %d: %s", i+1, p.Generation, p.Describe())
 		if p.Note != "" {
-			fmt.Fprintf(&b, " (%s)", p.Note)
+			fmt.Fprintf(&b, ": %s", p.Note)
 		}
 		b.WriteByte('\n')
 	}
@@ -324,7 +324,7 @@ func decodePhases(name string, n *yaml.Node) ([]Phase, error) {
 }
 
 // FuturePhasesOnly reports whether schedules a and b agree on every phase
-// that begins at or before gen, so that a run whose next generation is
+// that begins at or before gen (their notes aside), so that a run whose next generation is
 // gen+1 computes the same whichever it follows; it is false when they are
 // equal, since nothing then changes.
 func FuturePhasesOnly(a, b []Phase, gen int) bool {
@@ -335,6 +335,7 @@ func FuturePhasesOnly(a, b []Phase, gen int) bool {
 		var out []Phase
 		for _, p := range s {
 			if p.Generation <= gen {
+				p.Note = "" // a note changes nothing computed
 				out = append(out, p)
 			}
 		}

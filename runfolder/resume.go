@@ -283,6 +283,8 @@ func (r *Run) ResumeConfig(prev, cfg *configs.Config, y []byte, log io.Writer, a
 		case slices.Contains(allow, d.Key):
 			safe = append(safe, d.String())
 			changed = append(changed, d)
+		case d.Key == configs.ScheduleKey:
+			unsafe = append(unsafe, fmt.Sprintf("the schedule's phases up to generation %d, which the run has begun (%s -> %s; phases from generation %d on may change)", next-1, d.Old, d.New, next))
 		default:
 			unsafe = append(unsafe, d.String())
 		}

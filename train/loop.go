@@ -218,6 +218,9 @@ func Loop(ctx context.Context, opt Options) error {
 // start of a run, or checks on resume that the archive is intact and that
 // the configuration is the same, except SafeResumeKeys and AllowChange.
 func (l *loop) archive() error {
+	if l.base == nil {
+		l.base = l.cfg
+	}
 	y, err := l.cfg.YAML()
 	if err != nil {
 		return err
@@ -412,6 +415,9 @@ func sumChunks(cs []runfolder.ChunkInfo) (games, positions int) {
 // by), the archive takes the new values, a line says so, and the self-play
 // worker and the trainer are made anew with them.
 func (l *loop) enterPhase(gen int) error {
+	if l.base == nil {
+		l.base = l.cfg
+	}
 	want := l.base.At(gen)
 	diff := configs.Diff(l.cfg, &want)
 	if len(diff) == 0 {
@@ -434,7 +440,7 @@ func (l *loop) enterPhase(gen int) error {
 	if p.Note != "" {
 		note = " (" + p.Note + ")"
 	}
-	fmt.Fprintf(l.log, "schedule: generation %d begins phase %d of %d%s: %s\n", gen, phase, len(l.base.Schedule), note, strings.Join(parts, ", "))
+	fmt.Fprintf(l.log, "schedule: generation %d begins phase %d of %d: %s%s\n", gen, phase, len(l.base.Schedule), strings.Join(parts, ", "), note)
 	if !reflect.DeepEqual(l.cfg.SelfPlay, want.SelfPlay) {
 		if l.sp != nil {
 			l.sp.Close()
