@@ -87,8 +87,11 @@ type Bridge struct {
 	refused  map[uint64]bool            // stream messages quarantined: a delivery again is refused again, quietly
 	stats    BridgeStats
 	wantBest string // the best model to publish
-	sentBest string // the best model last published
-	bestSig  chan struct{}
+	// configDirty asks the publisher to put the configuration again
+	// (OnConfig), even with the same best model.
+	configDirty bool
+	sentBest    string // the best model last published
+	bestSig     chan struct{}
 
 	state     string         // the run's state for workers
 	finished  bool           // SetFinished was called: Close puts StateDone
@@ -431,6 +434,20 @@ func (b *Bridge) OnBest(rel string) error {
 	return nil
 }
 
+// OnConfig publishes the run's configuration again after the trainer
+// rewrote it (a phase of its schedule began); it is train.Options.OnConfig.
+// Workers play by it from their next chunk. It returns at once, as OnBest.
+func (b *Bridge) OnConfig() error {
+	b.mu.Lock()
+	b.configDirty = true
+	b.mu.Unlock()
+	select {
+	case b.bestSig <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
 func (b *Bridge) publishBest(ctx context.Context) {
 	defer b.wg.Done()
 	done := ""
@@ -444,15 +461,21 @@ func (b *Bridge) publishBest(ctx context.Context) {
 		case <-retry.C:
 		}
 		b.mu.Lock()
-		rel := b.wantBest
+		rel, dirty := b.wantBest, b.configDirty
+		b.configDirty = false
 		b.mu.Unlock()
-		if rel == "" || rel == done {
+		if rel == "" || (rel == done && !dirty) {
 			continue
 		}
 		pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		err := b.putBest(pctx, rel)
 		cancel()
 		if err != nil {
+			if dirty {
+				b.mu.Lock()
+				b.configDirty = true
+				b.mu.Unlock()
+			}
 			if ctx.Err() == nil {
 				b.logf("broker: publishing best model %s: %v (trying again)", rel, err)
 				retry.Reset(2 * time.Second)

@@ -56,14 +56,16 @@ func checkWorkerName(name string) error {
 
 // worker is the state of one Work call.
 type worker struct {
-	opt  WorkerOptions
-	nc   *nats.Conn
-	kv   jetstream.KeyValue
-	obs  jetstream.ObjectStore
-	cfg  *configs.Config
-	mu   sync.Mutex
-	best *bestPointer  // newest pointer seen whose signature verifies
-	sig  chan struct{} // a new pointer was seen
+	opt WorkerOptions
+	nc  *nats.Conn
+	kv  jetstream.KeyValue
+	obs jetstream.ObjectStore
+	cfg *configs.Config
+	// cfgBytes is the published configuration cfg was read from.
+	cfgBytes []byte
+	mu       sync.Mutex
+	best     *bestPointer  // newest pointer seen whose signature verifies
+	sig      chan struct{} // a new pointer was seen
 
 	refused string // the last pointer refused (its bytes), logged once
 
@@ -184,6 +186,7 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	sw := &selfplay.Worker{
 		Name: opt.Name, Source: w, Sink: w, Settings: w.cfg.SelfPlay,
 		Seed: opt.Seed, Games: opt.Games, PerChunk: opt.PerChunk, Log: opt.Log, Quiet: opt.Quiet,
+		Refresh: w.settings,
 	}
 	if opt.OnGame != nil {
 		sw.OnGame = func(m selfplay.ModelRef, _ *selfplay.Game) { opt.OnGame(m.Name) }
@@ -268,6 +271,7 @@ func (w *worker) attach(ctx context.Context, js jetstream.JetStream) error {
 		if err != nil {
 			return backoffPermanent{err}
 		}
+		w.cfgBytes = e.Value()
 		return nil
 	})
 	var p backoffPermanent
@@ -275,6 +279,33 @@ func (w *worker) attach(ctx context.Context, js jetstream.JetStream) error {
 		return p.err
 	}
 	return err
+}
+
+// settings returns the run's self-play section as the trainer publishes it
+// now (a phase of its schedule, or a resume with --allow-change, changes
+// it): read again when its bytes changed and its signature vouches for
+// them; while the broker cannot be reached, or a new configuration waits
+// for its signature, the one the worker has.
+func (w *worker) settings(ctx context.Context) (configs.SelfPlay, error) {
+	rctx, cancel := w.request(ctx, callTimeout)
+	defer cancel()
+	e, err := w.kv.Get(rctx, configKey)
+	if err != nil {
+		return w.cfg.SelfPlay, nil
+	}
+	if bytes.Equal(e.Value(), w.cfgBytes) {
+		return w.cfg.SelfPlay, nil
+	}
+	s, err := w.kv.Get(rctx, configSigKey)
+	if err != nil || verifyConfig(w.opt.TrainerKey, e.Value(), s.Value()) != nil {
+		return w.cfg.SelfPlay, nil
+	}
+	cfg, err := parseConfig(e.Value())
+	if err != nil {
+		return configs.SelfPlay{}, err
+	}
+	w.cfg, w.cfgBytes = cfg, e.Value()
+	return cfg.SelfPlay, nil
 }
 
 type backoffPermanent struct{ err error }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -125,6 +127,11 @@ type Worker struct {
 	// OnGame, if set, is called after each finished game with the model
 	// that played it, from one goroutine at a time.
 	OnGame func(ModelRef, *Game)
+	// Refresh, if set, returns the run's self-play section now; Run asks
+	// before each chunk, so that a worker follows the phases of the run's
+	// schedule (configs.Config.At) and its resumes with --allow-change
+	// without a restart.
+	Refresh func(context.Context) (configs.SelfPlay, error)
 
 	cur     *playing
 	refused map[ModelRef]bool
@@ -189,6 +196,12 @@ func (w *Worker) Run(ctx context.Context) error {
 		if !ok {
 			w.wait(ctx)
 			continue
+		}
+		if err := w.refresh(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
 		}
 		if p, ok := w.Sink.(Pacer); ok {
 			v, err := p.Pace(ctx)
@@ -284,6 +297,46 @@ func (w *Worker) Play(ctx context.Context, games, perChunk int, seed uint64) err
 		return err
 	}
 	return runErr
+}
+
+// refresh takes the run's self-play section from Refresh when it changed:
+// the next chunk plays by it, and a change of the evaluator's settings
+// (backend, batch, cache) loads the model again with them.
+func (w *Worker) refresh(ctx context.Context) error {
+	if w.Refresh == nil {
+		return nil
+	}
+	s, err := w.Refresh(ctx)
+	if err != nil {
+		return fmt.Errorf("selfplay: worker %s: reading the run's settings: %w", w.Name, err)
+	}
+	if reflect.DeepEqual(s, w.Settings) {
+		return nil
+	}
+	if err := ValidateSettings(s); err != nil {
+		return fmt.Errorf("selfplay: worker %s: the run's new settings: %w", w.Name, err)
+	}
+	old := w.Settings
+	w.Settings = s
+	w.logf("the run's self-play settings changed (%s); playing by them", describeChange(old, s))
+	if EvaluatorOptions(old) != EvaluatorOptions(s) && w.cur != nil {
+		w.Close()
+		if _, err := w.follow(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// describeChange lists the self-play keys that differ from a to b.
+func describeChange(a, b configs.SelfPlay) string {
+	ca, cb := configs.Default(), configs.Default()
+	ca.SelfPlay, cb.SelfPlay = a, b
+	var parts []string
+	for _, d := range configs.Diff(&ca, &cb) {
+		parts = append(parts, d.String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 // follow makes the best model the one the worker plays with, loading it if

@@ -376,3 +376,53 @@ func TestStampedLog(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestWorkerRefresh: a worker with Refresh plays each chunk by the run's
+// settings of the moment (a phase of the schedule changes them): the chunk
+// headers carry the new digest, a change of the evaluator's settings loads
+// the model again, bad new settings stop it with the reason.
+func TestWorkerRefresh(t *testing.T) {
+	src := newTestSource(t, "m0")
+	sink := &memSink{}
+	var log strings.Builder
+	w := testWorker(src, sink, &log)
+	defer w.Close()
+	first := w.Settings
+	second := first
+	second.Visits = 6
+	third := second
+	third.CacheSize = 1000
+	calls := 0
+	w.Refresh = func(context.Context) (configs.SelfPlay, error) {
+		calls++
+		switch {
+		case calls <= 1:
+			return first, nil
+		case calls == 2:
+			return second, nil
+		default:
+			return third, nil
+		}
+	}
+	w.Games = 6
+	if err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []configs.SelfPlay{first, second, third} {
+		if d := (Config{SelfPlay: want, Seed: GameSeed(w.Seed, sink.seqs[i])}).Digest(); sink.heads[i].ConfigDigest != d {
+			t.Errorf("chunk %d was not played by the settings of its moment", i)
+		}
+	}
+	if st := w.Stats(); st.Loads != 2 {
+		t.Errorf("%d loads, want 2 (the cache size changed once)", st.Loads)
+	}
+	if !strings.Contains(log.String(), "selfplay.visits (4 -> 6)") {
+		t.Errorf("no line for the change:\n%s", log.String())
+	}
+	bad := third
+	bad.Hybrids = "mm99"
+	w.Refresh = func(context.Context) (configs.SelfPlay, error) { return bad, nil }
+	if err := w.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "new settings") {
+		t.Errorf("bad new settings: %v", err)
+	}
+}

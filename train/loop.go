@@ -62,6 +62,10 @@ type Options struct {
 	// other machines (package broker) hangs here; an error stops the loop.
 	OnBest func(rel string) error
 	OnPlan func(gen int, chunks []string) error
+	// OnConfig, if set, is called after the archived configuration was
+	// rewritten because a phase of the schedule began, so that a broker
+	// publishes it to workers.
+	OnConfig func() error
 }
 
 // loop is the state of one Loop call.
@@ -430,6 +434,11 @@ func (l *loop) enterPhase(gen int) error {
 	phase := want.PhaseAt(gen)
 	if err := l.run.ChangeConfig(gen, phase, diff, y); err != nil {
 		return err
+	}
+	if l.opt.OnConfig != nil {
+		if err := l.opt.OnConfig(); err != nil {
+			return err
+		}
 	}
 	p := l.base.Schedule[phase-1]
 	var parts []string

@@ -100,6 +100,16 @@ func Worker(ctx context.Context, opt WorkerOptions) error {
 	}
 	defer w.Close()
 	w.Seed, w.Games, w.PerChunk, w.Poll, w.Log, w.Quiet = opt.Seed, opt.Games, opt.PerChunk, opt.Poll, log, opt.Quiet
+	// The trainer rewrites the archive when a phase of the schedule begins
+	// (or a resume changes a key): the worker plays by it from its next
+	// chunk.
+	w.Refresh = func(context.Context) (configs.SelfPlay, error) {
+		c, err := run.Config()
+		if err != nil {
+			return configs.SelfPlay{}, err
+		}
+		return c.SelfPlay, nil
+	}
 	return w.Run(ctx)
 }
 

@@ -150,7 +150,7 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 		}
 		return nil, err
 	}
-	opt.OnBest, opt.OnPlan = br.OnBest, br.OnPlan
+	opt.OnBest, opt.OnPlan, opt.OnConfig = br.OnBest, br.OnPlan, br.OnConfig
 	return func(finished bool) {
 		if finished {
 			br.SetFinished()
