@@ -18,11 +18,14 @@ import (
 // repository root.
 const ShippedDir = "checkpoints/shipped"
 
-// Files of the shipped model in ShippedDir.
+// Files of the shipped model in ShippedDir: the network, its ONNX export,
+// its card and the record the card is written from (package
+// checkpoints/card).
 const (
-	ModelFile = "dama.ckpt"
-	ONNXFile  = "dama.onnx"
-	CardFile  = "MODEL.md"
+	ModelFile  = "dama.ckpt"
+	ONNXFile   = "dama.onnx"
+	CardFile   = "MODEL.md"
+	RecordFile = "model.json"
 )
 
 //go:embed shipped

@@ -12,7 +12,7 @@ import (
 const (
 	// DefaultThreshold is the smallest gain, in centi-men, that moves a
 	// value: one man.
-	DefaultThreshold = manValue
+	DefaultThreshold = ManValue
 	// DefaultSlope is the shift of the value's logit (atanh of W-L) per
 	// man gained.
 	DefaultSlope = 0.8
@@ -78,7 +78,7 @@ func (c *Combinations) shift(gain int, e *mcts.Evaluation) {
 	if slope <= 0 {
 		slope = DefaultSlope
 	}
-	e.WDL = ShiftWDL(e.WDL, slope*float64(gain)/manValue)
+	e.WDL = ShiftWDL(e.WDL, slope*float64(gain)/ManValue)
 }
 
 // thresholdOr returns a hybrid's threshold th, or DefaultThreshold for 0.
@@ -102,7 +102,7 @@ func (c *Combinations) Gain(q mcts.Query) int {
 // gainOf returns the gain of a search's balance r over the quiescence's b
 // (see Gain).
 func gainOf(b, r int) int {
-	const cap = maxGainMen * manValue
+	const cap = maxGainMen * ManValue
 	switch {
 	case r >= winBound:
 		return cap

@@ -65,7 +65,7 @@ func TestPriorsWinning(t *testing.T) {
 				scores[j] = -minimax(p.Play(m), 1, 1)
 				best = max(best, scores[j])
 			}
-			want := best >= b+manValue && b < winBound && b > -winBound
+			want := best >= b+ManValue && b < winBound && b > -winBound
 			win := make([]bool, len(legal))
 			got := ip.Winning(mcts.Query{Pos: p, Legal: legal}, win)
 			if got != want {

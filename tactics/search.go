@@ -7,9 +7,10 @@ import (
 )
 
 // Material values in centi-men, as the reference engine counts them
-// (arena/classic's default weights).
+// (arena/classic's default weights): ManValue is a man, the unit of
+// Material, Settled and the suite's gains and margins.
 const (
-	manValue  = 100
+	ManValue  = 100
 	kingValue = 150
 )
 
@@ -55,7 +56,7 @@ func Material(p rules.Position) int {
 	us, them := p.Side(), p.Side().Opponent()
 	um, uk := p.Count(us)
 	tm, tk := p.Count(them)
-	return manValue*(um-tm) + kingValue*(uk-tk)
+	return ManValue*(um-tm) + kingValue*(uk-tk)
 }
 
 // quiesce returns the material balance of p for its side to move once the

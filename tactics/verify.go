@@ -139,11 +139,12 @@ func Quiet(p rules.Position) bool {
 // Ahead reports whether the side to move in p is at least margin
 // centi-men ahead once the captures pending are played out (a side that
 // cannot move has lost: it is not ahead, its opponent is).
-func Ahead(p rules.Position, margin int) bool { return settled(p) >= margin }
+func Ahead(p rules.Position, margin int) bool { return Settled(p) >= margin }
 
-// settled returns the material balance of p for its side to move once the
-// pending captures are played out (quiesce).
-func settled(p rules.Position) int {
+// Settled returns the material balance of p in centi-men for its side to
+// move once the pending captures are played out (a quiescence search;
+// where they leave a side without a move, ±(1,000,000-n) after n plies).
+func Settled(p rules.Position) int {
 	s := getSearcher()
 	defer putSearcher(s)
 	return s.quiesce(p, 0, -winScore-1, winScore+1)

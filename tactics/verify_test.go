@@ -2,7 +2,9 @@ package tactics
 
 import (
 	"context"
+	"encoding/json"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -34,14 +36,50 @@ func TestVerifier(t *testing.T) {
 	}
 }
 
-// suiteVerifier returns the project suite and a verifier of its proving
-// depth.
-func suiteVerifier(t *testing.T) (*Suite, *Verifier) {
+// projectSuite is the project's tactics suite, read and checked by
+// package tactics/suite; the verifier's tests take its positions as
+// fixtures (that package imports this one, so these tests read the file
+// themselves).
+const projectSuite = "../arena/tactics/suite.json"
+
+// suiteFixture is what the verifier's tests read of a suite file.
+type suiteFixture struct {
+	ProvingDepth int             `json:"proving_depth"`
+	Positions    []suitePosition `json:"positions"`
+}
+
+// suitePosition is what they read of one of its positions: the best move
+// that the proving search found and the shallow search missed, and its
+// score (classic's scale).
+type suitePosition struct {
+	FEN     string   `json:"fen"`
+	Best    []string `json:"best"`
+	Score   int      `json:"score"`
+	Shallow string   `json:"shallow"`
+}
+
+// readProjectSuite reads the project suite's positions.
+func readProjectSuite(t *testing.T) suiteFixture {
 	t.Helper()
-	s, err := ReadSuite(projectSuite)
+	b, err := os.ReadFile(projectSuite)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var s suiteFixture
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Positions) < 8 || s.ProvingDepth < 1 {
+		t.Fatalf("%s: %d positions, proving depth %d: want at least 8 and a depth", projectSuite, len(s.Positions), s.ProvingDepth)
+	}
+	return s
+}
+
+// suiteVerifier returns the project suite and a verifier of its proving
+// depth.
+func suiteVerifier(t *testing.T) (suiteFixture, *Verifier) {
+	t.Helper()
+	s := readProjectSuite(t)
 	v, err := NewVerifier(s.ProvingDepth)
 	if err != nil {
 		t.Fatal(err)
@@ -51,11 +89,22 @@ func suiteVerifier(t *testing.T) (*Suite, *Verifier) {
 
 // suiteEntry parses a suite entry: its position, best moves and the
 // shallow search's move.
-func suiteEntry(t *testing.T, p Position) (rules.Position, []rules.Move, rules.Move) {
+func suiteEntry(t *testing.T, p suitePosition) (rules.Position, []rules.Move, rules.Move) {
 	t.Helper()
-	pos, best, err := p.Parsed()
+	pos, err := rules.ParseFEN(p.FEN)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var best []rules.Move
+	for _, s := range p.Best {
+		m, err := rules.ParseMove(pos, s)
+		if err != nil {
+			t.Fatalf("%s: best move: %v", p.FEN, err)
+		}
+		best = append(best, m)
+	}
+	if len(best) == 0 {
+		t.Fatalf("%s: no best move", p.FEN)
 	}
 	shallow, err := rules.ParseMove(pos, p.Shallow)
 	if err != nil {
@@ -211,10 +260,7 @@ func lineEnd(t *testing.T, g *rules.Game, line []rules.Move) rules.Position {
 // engine gives them, each end valued for its own side to move); a forced
 // win stands whatever the judge says.
 func TestVerifierJudge(t *testing.T) {
-	s, err := ReadSuite(projectSuite)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readProjectSuite(t)
 	var decisive, judged int
 	for i, p := range s.Positions[:8] {
 		pos, best, shallow := suiteEntry(t, p)
@@ -316,7 +362,7 @@ func TestAhead(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := Ahead(p, DefaultVerifyMargin); got != tc.want {
-			t.Errorf("%s: Ahead %v, want %v (quiesced balance %d)", tc.fen, got, tc.want, settled(p))
+			t.Errorf("%s: Ahead %v, want %v (quiesced balance %d)", tc.fen, got, tc.want, Settled(p))
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	"dama/internal/atomicfile"
 	"dama/rules"
-	"dama/tactics"
+	"dama/tactics/suite"
 	"dama/tb"
 )
 
@@ -47,7 +47,7 @@ func init() {
 			fs.BoolVar(&o.add, "append", false, "with --build: keep the positions of the suite at --out (built with the same depths) and add the new ones")
 			fs.IntVar(&o.depth, "depth", 12, "with --build: depth of the reference engine's search that proves a position")
 			fs.IntVar(&o.shallow, "shallow", 3, "with --build: depth of the shallow search that must not see it")
-			fs.IntVar(&o.screen, "screen", 8, "with --build: depth of the cheaper search that picks the positions worth the proving search (see tactics.BuildOptions)")
+			fs.IntVar(&o.screen, "screen", 8, "with --build: depth of the cheaper search that picks the positions worth the proving search (see suite.BuildOptions)")
 			fs.IntVar(&o.limit, "limit", 0, "with --build: stop after this many positions (0: all)")
 			fs.IntVar(&o.audit, "audit", 0, "audit the forced wins of --suite (or, with --build, of the new suite) at this depth: every other move a search this deep proves a win too is recorded as a slower win (Position.Wins), written to --out; 0: no audit")
 			fs.Int64Var(&o.auditNodes, "audit-nodes", 1<<22, "with --audit: nodes each of its searches may take (a forced win proven at a shallower depth within them counts)")
@@ -67,7 +67,7 @@ func init() {
 				if o.pdn == "" || o.out == "" {
 					return fmt.Errorf("--build needs --pdn and --out")
 				}
-				if err := buildSuite(ctx, strings.Split(o.pdn, ","), o.out, tactics.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
+				if err := buildSuite(ctx, strings.Split(o.pdn, ","), o.out, suite.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
 					return err
 				}
 				return auditSuite(ctx, o.out, o.out, o.audit, o.auditNodes, o.parallel)
@@ -84,12 +84,12 @@ func init() {
 			if o.players == "" {
 				return fmt.Errorf("--player: give at least one player spec")
 			}
-			suite, err := tactics.ReadSuite(o.suite)
+			s, err := suite.Read(o.suite)
 			if err != nil {
 				return err
 			}
 			for _, spec := range strings.Split(o.players, ",") {
-				if err := scoreSuite(ctx, suite, spec, o.parallel, uint64(o.seed), o.verbose); err != nil {
+				if err := scoreSuite(ctx, s, spec, o.parallel, uint64(o.seed), o.verbose); err != nil {
 					return err
 				}
 			}
@@ -98,17 +98,17 @@ func init() {
 	})
 }
 
-// scoreSuite scores one player on suite and prints the fraction solved.
-func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel int, seed uint64, verbose bool) error {
+// scoreSuite scores one player on s and prints the fraction solved.
+func scoreSuite(ctx context.Context, s *suite.Suite, spec string, parallel int, seed uint64, verbose bool) error {
 	p, err := playerFromSpec(spec)
 	if err != nil {
 		return fmt.Errorf("--player: %w", err)
 	}
 	defer closePlayer(p)
-	var done func(tactics.Answer)
+	var done func(suite.Answer)
 	if verbose {
-		done = func(a tactics.Answer) {
-			t := suite.Positions[a.Index]
+		done = func(a suite.Answer) {
+			t := s.Positions[a.Index]
 			mark := "missed"
 			switch {
 			case a.Solved:
@@ -119,15 +119,15 @@ func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel
 			fmt.Fprintf(stdout, "  %3d %s: played %s, best %s (%s)\n", a.Index+1, mark, a.Move, strings.Join(t.Best, " or "), t.FEN)
 		}
 	}
-	sc, err := tactics.Solve(ctx, suite, p, parallel, seed, done)
+	sc, err := suite.Solve(ctx, s, p, parallel, seed, done)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: solved %d of %d (%.1f%%)", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
-	if suite.AuditDepth > 0 {
-		fmt.Fprintf(stdout, "; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), suite.AuditDepth)
-		if suite.AuditTables > 0 {
-			fmt.Fprintf(stdout, " or by the tables of up to %d pieces", suite.AuditTables)
+	if s.AuditDepth > 0 {
+		fmt.Fprintf(stdout, "; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), s.AuditDepth)
+		if s.AuditTables > 0 {
+			fmt.Fprintf(stdout, " or by the tables of up to %d pieces", s.AuditTables)
 		}
 	}
 	fmt.Fprintln(stdout)
@@ -139,7 +139,7 @@ func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel
 // time, and writes the tactical positions found to out (after those of
 // the suite already there, with add). Interrupted, it writes those of the
 // games finished so far.
-func buildSuite(ctx context.Context, files []string, out string, opt tactics.BuildOptions, parallel, most int, add bool) error {
+func buildSuite(ctx context.Context, files []string, out string, opt suite.BuildOptions, parallel, most int, add bool) error {
 	if err := atomicfile.CheckWritable(out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -161,25 +161,25 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 			}
 		}
 	}
-	b, err := tactics.NewBuilder(opt)
+	b, err := suite.NewBuilder(opt)
 	if err != nil {
 		return err
 	}
-	suite := &tactics.Suite{ProvingDepth: b.Options().ProvingDepth, ShallowDepth: b.Options().ShallowDepth, MinGain: b.Options().MinGain, MinMargin: b.Options().MinMargin, ScreenDepth: b.Options().ScreenDepth}
-	found := make([][]tactics.Position, len(jobs))
+	s := &suite.Suite{ProvingDepth: b.Options().ProvingDepth, ShallowDepth: b.Options().ShallowDepth, MinGain: b.Options().MinGain, MinMargin: b.Options().MinMargin, ScreenDepth: b.Options().ScreenDepth}
+	found := make([][]suite.Position, len(jobs))
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	next, total := 0, 0
 	if add {
-		old, err := tactics.ReadSuite(out)
+		old, err := suite.Read(out)
 		if err != nil {
 			return fmt.Errorf("--append: %w", err)
 		}
-		if old.ProvingDepth != suite.ProvingDepth || old.ShallowDepth != suite.ShallowDepth || old.ScreenDepth != suite.ScreenDepth || old.MinGain != suite.MinGain || old.MinMargin != suite.MinMargin {
+		if old.ProvingDepth != s.ProvingDepth || old.ShallowDepth != s.ShallowDepth || old.ScreenDepth != s.ScreenDepth || old.MinGain != s.MinGain || old.MinMargin != s.MinMargin {
 			return fmt.Errorf("--append: %s was built with depths %d/%d/%d (proving/shallow/screen), gain %d, margin %d; this build has %d/%d/%d, %d, %d", out,
-				old.ProvingDepth, old.ShallowDepth, old.ScreenDepth, old.MinGain, old.MinMargin, suite.ProvingDepth, suite.ShallowDepth, suite.ScreenDepth, suite.MinGain, suite.MinMargin)
+				old.ProvingDepth, old.ShallowDepth, old.ScreenDepth, old.MinGain, old.MinMargin, s.ProvingDepth, s.ShallowDepth, s.ScreenDepth, s.MinGain, s.MinMargin)
 		}
-		suite.Positions = old.Positions
+		s.Positions = old.Positions
 		for _, p := range old.Positions {
 			seen[p.FEN] = true
 		}
@@ -203,7 +203,7 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b, _ := tactics.NewBuilder(opt)
+			b, _ := suite.NewBuilder(opt)
 			for {
 				mu.Lock()
 				if next == len(jobs) || (most > 0 && total >= most) || ctx.Err() != nil {
@@ -236,21 +236,21 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 		}
 	}
 	for _, ps := range found {
-		suite.Positions = append(suite.Positions, ps...)
+		s.Positions = append(s.Positions, ps...)
 	}
-	if most > 0 && len(suite.Positions) > most {
-		suite.Positions = suite.Positions[:most]
+	if most > 0 && len(s.Positions) > most {
+		s.Positions = s.Positions[:most]
 	}
-	if len(suite.Positions) == 0 {
+	if len(s.Positions) == 0 {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return fmt.Errorf("no tactical position in %d games", len(jobs))
 	}
-	if err := suite.Write(out); err != nil {
+	if err := s.Write(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d positions from %d games\n", out, len(suite.Positions), len(jobs))
+	fmt.Fprintf(stdout, "%s: %d positions from %d games\n", out, len(s.Positions), len(jobs))
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -265,7 +265,7 @@ func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, p
 	if err := atomicfile.CheckWritable(out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	suite, err := tactics.ReadSuite(from)
+	s, err := suite.Read(from)
 	if err != nil {
 		return err
 	}
@@ -275,17 +275,17 @@ func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, p
 			return fmt.Errorf("--tb: %w", err)
 		}
 	}
-	with, wins, err := tactics.AuditSuite(ctx, suite, depth, nodes, tables, parallel)
+	with, wins, err := suite.Audit(ctx, s, depth, nodes, tables, parallel)
 	if err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
-	if err := suite.Write(out); err != nil {
+	if err := s.Write(out); err != nil {
 		return err
 	}
 	by := fmt.Sprintf("at depth %d", depth)
 	if tables != nil {
 		by += fmt.Sprintf(" or by the tables of up to %d pieces", tables.Pieces())
 	}
-	fmt.Fprintf(stdout, "%s: %d of %d positions have another move proven to win %s (%d moves)\n", out, with, len(suite.Positions), by, wins)
+	fmt.Fprintf(stdout, "%s: %d of %d positions have another move proven to win %s (%d moves)\n", out, with, len(s.Positions), by, wins)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"dama/internal/evaltest"
 	"dama/tactics"
+	"dama/tactics/suite"
 )
 
 func TestHybridPlayerSpec(t *testing.T) {
@@ -81,12 +82,12 @@ func TestHybridPlayerSpec(t *testing.T) {
 // suite from a committed game, and refuses bad input with one line.
 func TestTacticsCommand(t *testing.T) {
 	dir := t.TempDir()
-	suite := &tactics.Suite{}
+	puzzles := &suite.Suite{}
 	for _, pz := range evaltest.WinIn3 {
-		suite.Positions = append(suite.Positions, tactics.Position{FEN: pz.FEN, Best: []string{pz.Win}})
+		puzzles.Positions = append(puzzles.Positions, suite.Position{FEN: pz.FEN, Best: []string{pz.Win}})
 	}
 	path := filepath.Join(dir, "suite.json")
-	if err := suite.Write(path); err != nil {
+	if err := puzzles.Write(path); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errs := runCmd(t, "tactics", "--suite", path, "--player", "classic:3,random", "--verbose")
@@ -107,7 +108,7 @@ func TestTacticsCommand(t *testing.T) {
 	if code, _, errs := runCmd(t, "tb", "gen", "--pieces", "3", "--out", tables); code != 0 {
 		t.Fatal(errs)
 	}
-	ending := &tactics.Suite{Positions: []tactics.Position{{FEN: "W:WK20,14:BK19", Best: []string{"14-10"}}}}
+	ending := &suite.Suite{Positions: []suite.Position{{FEN: "W:WK20,14:BK19", Best: []string{"14-10"}}}}
 	endingPath := filepath.Join(dir, "ending.json")
 	if err := ending.Write(endingPath); err != nil {
 		t.Fatal(err)
@@ -122,17 +123,17 @@ func TestTacticsCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "2 positions") {
 		t.Fatalf("build: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	s, err := tactics.ReadSuite(built)
+	s, err := suite.Read(built)
 	if err != nil || len(s.Positions) != 2 || s.ProvingDepth != 6 || !strings.Contains(s.Positions[0].Source, "shipped64-classic5.pdn game ") {
 		t.Fatalf("built suite %+v: %v", s, err)
 	}
 	code, out, errs = runCmd(t, "tactics", "--build", "--append", "--pdn", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "6", "--shallow", "2", "--screen", "6", "--limit", "1")
-	if s2, err := tactics.ReadSuite(built); code != 0 || err != nil || len(s2.Positions) != 3 || s2.Positions[0].FEN != s.Positions[0].FEN {
+	if s2, err := suite.Read(built); code != 0 || err != nil || len(s2.Positions) != 3 || s2.Positions[0].FEN != s.Positions[0].FEN {
 		t.Errorf("append: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
 	}
 	// The audit records the slower wins of forced-win positions (here the
 	// project suite's of three pieces), and scoring counts them apart.
-	project, err := tactics.ReadSuite("../../arena/tactics/suite.json")
+	project, err := suite.Read("../../arena/tactics/suite.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestTacticsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs = runCmd(t, "tactics", "--audit", "14", "--suite", smallPath, "--out", audited)
-	if a, err := tactics.ReadSuite(audited); code != 0 || err != nil || a.AuditDepth != 14 || !strings.Contains(out, "proven to win at depth 14") {
+	if a, err := suite.Read(audited); code != 0 || err != nil || a.AuditDepth != 14 || !strings.Contains(out, "proven to win at depth 14") {
 		t.Fatalf("audit: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
 	}
 	code, out, errs = runCmd(t, "tactics", "--suite", audited, "--player", "classic:1", "--verbose")
@@ -159,7 +160,7 @@ func TestTacticsCommand(t *testing.T) {
 	}
 	// With --tb the audit asks the tables too, and says so.
 	code, out, errs = runCmd(t, "tactics", "--audit", "14", "--tb", tables, "--suite", smallPath, "--out", audited)
-	if a, err := tactics.ReadSuite(audited); code != 0 || err != nil || a.AuditTables != 3 || !strings.Contains(out, "proven to win at depth 14 or by the tables of up to 3 pieces") {
+	if a, err := suite.Read(audited); code != 0 || err != nil || a.AuditTables != 3 || !strings.Contains(out, "proven to win at depth 14 or by the tables of up to 3 pieces") {
 		t.Fatalf("audit with tables: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
 	}
 	code, out, errs = runCmd(t, "tactics", "--suite", audited, "--player", "classic:1")

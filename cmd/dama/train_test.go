@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"dama/arena"
+	"dama/checkpoints/card"
 	"dama/configs"
 	"dama/model"
 	"dama/runfolder"
@@ -490,13 +491,13 @@ func TestShipLineage(t *testing.T) {
 	if b, err := damaCmd(append([]string{"train", "--run", run1}, cfg...)...).CombinedOutput(); err != nil {
 		t.Fatalf("train: %v\n%s", err, b)
 	}
-	ship := func(run string, extra ...string) shipRecord {
+	ship := func(run string, extra ...string) card.Record {
 		t.Helper()
 		code, so, errs := runCmd(t, append([]string{"ship", "--run", run, "--out", out, "--ladder-games", "0", "--match", "random", "--match-games", "2", "--visits", "4", "--parallel", "2"}, extra...)...)
 		if code != 0 {
 			t.Fatalf("ship %s: exit %d: %s\n%s", run, code, errs, so)
 		}
-		var rec shipRecord
+		var rec card.Record
 		b, err := os.ReadFile(filepath.Join(out, "model.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -559,13 +560,13 @@ func TestShipLineage(t *testing.T) {
 	if r3.Revision != "0123456789ab" || r2.Revision != buildVersion() {
 		t.Errorf("revisions %q and %q, want %q (--revision) and %q (the binary's)", r3.Revision, r2.Revision, "0123456789ab", buildVersion())
 	}
-	card, err := os.ReadFile(filepath.Join(out, "MODEL.md"))
+	md, err := os.ReadFile(filepath.Join(out, "MODEL.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| r1 |", "| r2 |", "self-play games", "Direct match", "revision 0123456789ab"} {
-		if !strings.Contains(string(card), want) {
-			t.Errorf("card lacks %q:\n%s", want, card)
+		if !strings.Contains(string(md), want) {
+			t.Errorf("card lacks %q:\n%s", want, md)
 		}
 	}
 	// Shipping generation 1's candidate of the two-generation run counts
@@ -576,8 +577,8 @@ func TestShipLineage(t *testing.T) {
 	if len(r4.Pieces) != 2 || r4.Pieces[1] != want || r4.Games != r2.Games {
 		t.Errorf("generation 1 of two shipped: piece %+v, want %+v; games %d, want %d", r4.Pieces[1], want, r4.Games, r2.Games)
 	}
-	if card, err := os.ReadFile(filepath.Join(out, "MODEL.md")); err != nil || !strings.Contains(string(card), "| r2 | quick | 1 of 2 |") {
-		t.Errorf("card (%v) lacks the piece's \"1 of 2\" generations:\n%s", err, card)
+	if md, err := os.ReadFile(filepath.Join(out, "MODEL.md")); err != nil || !strings.Contains(string(md), "| r2 | quick | 1 of 2 |") {
+		t.Errorf("card (%v) lacks the piece's \"1 of 2\" generations:\n%s", err, md)
 	}
 }
 

@@ -1,4 +1,4 @@
-package tactics
+package suite
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ const goodSuite = `{"version": 1, "proving_depth": 12, "shallow_depth": 3, "min_
 // TestDecodeSuite: a good suite reads back as written; each damaged one
 // is refused with an error naming what is wrong.
 func TestDecodeSuite(t *testing.T) {
-	s, err := DecodeSuite([]byte(goodSuite))
+	s, err := Decode([]byte(goodSuite))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func TestDecodeSuite(t *testing.T) {
 	if err := s.Write(path); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadSuite(path)
+	back, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,14 +44,14 @@ func TestDecodeSuite(t *testing.T) {
 		{strings.Replace(goodSuite, `"fen": "W:W18,20,28:B10,16"`, `"fen": "W:W5:B1,2"`, 1), "no move"},
 		{strings.Replace(goodSuite, `}]}`, `}, {"fen": "W:W18,20,28:B10,16", "best": ["28-23"]}]}`, 1), "repeats position 1"},
 	} {
-		_, err := DecodeSuite([]byte(c.text))
+		_, err := Decode([]byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.60s...: error %v, want one with %q", c.text, err, c.want)
 		}
 	}
 	// Version 2 adds the audit: proven slower wins of a forced-win position.
 	audited := strings.Replace(strings.Replace(goodSuite, `"version": 1,`, `"version": 2, "audit_depth": 16,`, 1), `"shallow"`, `"wins": ["18-14"], "shallow"`, 1)
-	if s, err := DecodeSuite([]byte(audited)); err != nil || s.AuditDepth != 16 || len(s.Positions[0].Wins) != 1 {
+	if s, err := Decode([]byte(audited)); err != nil || s.AuditDepth != 16 || len(s.Positions[0].Wins) != 1 {
 		t.Errorf("audited suite: %+v, %v", s, err)
 	}
 	for _, c := range []struct{ text, want string }{
@@ -64,16 +64,16 @@ func TestDecodeSuite(t *testing.T) {
 		{strings.Replace(audited, `"audit_depth": 16,`, `"audit_depth": 16, "audit_tables": 33,`, 1), "audit tables of 33 pieces"},
 		{strings.Replace(audited, `"audit_depth": 16,`, `"audit_tables": 5,`, 1), "audit tables of 5 pieces"},
 	} {
-		_, err := DecodeSuite([]byte(c.text))
+		_, err := Decode([]byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.60s...: error %v, want one with %q", c.text, err, c.want)
 		}
 	}
 	tabled := strings.Replace(strings.Replace(audited, `"score": 999990`, `"score": 250`, 1), `"audit_depth": 16,`, `"audit_depth": 16, "audit_tables": 5,`, 1)
-	if s, err := DecodeSuite([]byte(tabled)); err != nil || s.AuditTables != 5 || len(s.Positions[0].Wins) != 1 {
+	if s, err := Decode([]byte(tabled)); err != nil || s.AuditTables != 5 || len(s.Positions[0].Wins) != 1 {
 		t.Errorf("suite audited with the tables: %+v, %v", s, err)
 	}
-	if _, err := ReadSuite(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Read(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }

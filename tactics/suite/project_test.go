@@ -1,4 +1,4 @@
-package tactics
+package suite
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 )
 
 // projectSuite is the project's suite, from this package's folder.
-const projectSuite = "../arena/tactics/suite.json"
+const projectSuite = "../../arena/tactics/suite.json"
 
 // TestProjectSuite: the committed suite reads, has at least 100
 // positions, each with one best move that wins at least a man and beats
@@ -18,7 +18,7 @@ const projectSuite = "../arena/tactics/suite.json"
 // its forced wins (Builder.Audit). Without
 // -short, the first positions are proven again.
 func TestProjectSuite(t *testing.T) {
-	s, err := ReadSuite(projectSuite)
+	s, err := Read(projectSuite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestProjectSuite(t *testing.T) {
 		file, _, ok := strings.Cut(p.Source, " game ")
 		if !ok {
 			t.Errorf("position %d: source %q names no game", i+1, p.Source)
-		} else if _, err := os.Stat(filepath.Join("..", file)); err != nil {
+		} else if _, err := os.Stat(filepath.Join("../..", file)); err != nil {
 			t.Errorf("position %d: source %v", i+1, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package tactics
+package suite
 
 import (
 	"context"
@@ -10,6 +10,10 @@ import (
 	"dama/tb"
 	"dama/tb/tbtest"
 )
+
+// winBound separates the scores of a forced win from material balances,
+// as classic.Decisive does.
+const winBound = classic.WinScore - 1000
 
 // TestAudit: on the project suite's forced wins of three pieces, every
 // move the audit proves winning is a win by the endgame tables (which are
@@ -78,7 +82,7 @@ func TestAudit(t *testing.T) {
 // builder to audit with.
 func auditSetup(t *testing.T) (*Suite, *tb.Tables, *Builder) {
 	t.Helper()
-	s, err := ReadSuite(projectSuite)
+	s, err := Read(projectSuite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +140,8 @@ func TestAuditTables(t *testing.T) {
 	}
 	audited := *s
 	audited.Positions = slices.Clone(s.Positions[:10])
-	if _, _, err := AuditSuite(ctx, &audited, 14, 1<<16, tables, 2); err != nil || audited.AuditTables != 3 || audited.AuditDepth != 14 {
-		t.Errorf("AuditSuite with tables: depth %d tables %d, %v", audited.AuditDepth, audited.AuditTables, err)
+	if _, _, err := Audit(ctx, &audited, 14, 1<<16, tables, 2); err != nil || audited.AuditTables != 3 || audited.AuditDepth != 14 {
+		t.Errorf("Audit with tables: depth %d tables %d, %v", audited.AuditDepth, audited.AuditTables, err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package tactics
+package suite
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"dama/arena/classic"
 	"dama/rules"
+	"dama/tactics"
 	"dama/tb"
 )
 
@@ -44,8 +45,8 @@ type BuildOptions struct {
 func (o BuildOptions) withDefaults() BuildOptions {
 	positive(&o.ProvingDepth, 12)
 	positive(&o.ShallowDepth, 3)
-	positive(&o.MinGain, manValue)
-	positive(&o.MinMargin, manValue)
+	positive(&o.MinGain, tactics.ManValue)
+	positive(&o.MinMargin, tactics.ManValue)
 	positive(&o.MinPly, 8)
 	positive(&o.ScreenDepth, min(8, o.ProvingDepth))
 	if o.MaxNodes <= 0 {
@@ -158,23 +159,21 @@ func (b *Builder) Examine(ctx context.Context, pos rules.Position, source string
 
 // lineGain returns the material that the principal variation of r wins
 // for pos's side to move, in centi-men, after the captures at its end
-// (quiesce); a line that ends the game in the side's favour counts as
-// winScore.
+// (tactics.Settled); a line that ends the game in the side's favour
+// counts as classic.WinScore.
 func lineGain(pos rules.Position, r classic.Result) int {
 	if r.Score > classic.WinScore-1000 {
-		return winScore
+		return classic.WinScore
 	}
 	p := pos
 	for _, m := range r.PV {
 		p = p.Play(m)
 	}
-	s := getSearcher()
-	defer putSearcher(s)
-	end := s.quiesce(p, 0, -winScore-1, winScore+1)
+	end := tactics.Settled(p)
 	if len(r.PV)%2 == 1 {
 		end = -end // the opponent is to move at the end of the line
 	}
-	return end - Material(pos)
+	return end - tactics.Material(pos)
 }
 
 // Game examines every position of a recorded game from ply
@@ -273,12 +272,12 @@ func tableWin(pos rules.Position, m rules.Move, depth int, nodes int64, tables *
 	return tp.proves(after, quiet, depth-1, nodes, tb.Loss), nil
 }
 
-// AuditSuite audits every position of s (Builder.Audit, at depth within
+// Audit audits every position of s (Builder.Audit, at depth within
 // nodes a search, with tables when not nil), positions parallel at a
 // time, and sets s.AuditDepth and s.AuditTables. A builder's searches are
 // reproducible, so with parallel 1 so is the audit. It returns the number
 // of positions given Wins and of moves in them.
-func AuditSuite(ctx context.Context, s *Suite, depth int, nodes int64, tables *tb.Tables, parallel int) (positions, moves int, err error) {
+func Audit(ctx context.Context, s *Suite, depth int, nodes int64, tables *tb.Tables, parallel int) (positions, moves int, err error) {
 	opt := BuildOptions{ProvingDepth: s.ProvingDepth, ShallowDepth: s.ShallowDepth, ScreenDepth: s.ScreenDepth, MinGain: s.MinGain, MinMargin: s.MinMargin}
 	if _, err := NewBuilder(opt); err != nil {
 		return 0, 0, err

@@ -1,4 +1,4 @@
-package tactics
+package suite
 
 import (
 	"bytes"
@@ -117,23 +117,23 @@ func (p Position) parsed() (pos rules.Position, best, wins []rules.Move, err err
 	return pos, best, wins, nil
 }
 
-// ReadSuite reads and checks a suite file.
-func ReadSuite(path string) (*Suite, error) {
+// Read reads and checks a suite file.
+func Read(path string) (*Suite, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tactics: %w", err)
 	}
-	s, err := DecodeSuite(b)
+	s, err := Decode(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
 
-// DecodeSuite parses and checks a suite file's contents: its version,
+// Decode parses and checks a suite file's contents: its version,
 // unknown fields, and every position (Position.Parsed), named by its
 // index.
-func DecodeSuite(b []byte) (*Suite, error) {
+func Decode(b []byte) (*Suite, error) {
 	var probe struct {
 		Version *int `json:"version"`
 	}

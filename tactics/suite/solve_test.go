@@ -1,4 +1,4 @@
-package tactics
+package suite
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"dama/arena"
 	"dama/internal/evaltest"
+	"dama/tactics"
 )
 
 // puzzleSuite is a suite of evaltest's wins in 3.
@@ -96,7 +97,7 @@ func TestExamine(t *testing.T) {
 		taken++
 		if err != nil || !ok {
 			t.Errorf("%s: not taken (%v)", p.FEN, err)
-		} else if got.Best[0] != p.Best[0] || got.Score < winBound || got.Score-got.Second < manValue || got.Gain < manValue || got.Shallow == got.Best[0] || got.Depth != 5 {
+		} else if got.Best[0] != p.Best[0] || got.Score < winBound || got.Score-got.Second < tactics.ManValue || got.Gain < tactics.ManValue || got.Shallow == got.Best[0] || got.Depth != 5 {
 			t.Errorf("%s: taken as %+v, want best %s", p.FEN, got, p.Best[0])
 		}
 	}

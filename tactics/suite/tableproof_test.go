@@ -1,4 +1,4 @@
-package tactics
+package suite
 
 import (
 	"fmt"
