@@ -38,6 +38,10 @@ import (
 //   - any other command sits in a block marked, on the line just above it,
 //     with <!-- not-run: REASON --> (its dama lines and paths are still
 //     checked).
+//
+// The journal (docs/journal/*.md) is the dated record: its commands ran
+// with the flags of their day and are not checked here; docsguide_test.go
+// checks its Markdown and links, and the guides' length and tone.
 
 // positionalArgs is how many arguments each subcommand takes besides flags,
 // for those that take any; the others take none. model takes a verb first.
