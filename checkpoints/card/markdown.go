@@ -48,6 +48,15 @@ func (r Record) Markdown() string {
 	if later {
 		b.WriteString("\nA piece of \"N of M\" generations shipped the candidate of its generation N: the totals count the generations up to it, not the later ones, which trained on from it but are not in the shipped network.\n")
 	}
+	for _, p := range r.Pieces {
+		if len(p.Recipe) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\nHow %s's settings changed (its configuration %s from generation 1, then):\n\n", p.Run, p.Config)
+		for _, line := range p.Recipe {
+			fmt.Fprintf(&b, "- %s\n", line)
+		}
+	}
 	if r.Ladder != nil {
 		lr := r.Ladder.Result
 		fmt.Fprintf(&b, "\nAgainst the ladder's reference players (MCTS at %d visits%s, paired colours):\n\n", r.Ladder.Visits, passedWords(r.Ladder))

@@ -64,8 +64,30 @@ func RunPiece(dir, modelPath string) (Piece, error) {
 		p.CPUHours += g.CPUSec / 3600
 		p.WallHours += (g.SelfPlaySec + g.TrainSec + g.ArenaSec) / 3600
 	}
-	if cfg, err := configs.Load(run.Path(runfolder.ConfigFile), nil, nil); err == nil {
+	cfg, err := configs.Load(run.Path(runfolder.ConfigFile), nil, nil)
+	if err == nil {
 		p.Config = cfg.Run.Name
+	}
+	changes, err := run.ReadChanges()
+	if err != nil {
+		return Piece{}, err
+	}
+	for _, c := range changes {
+		if c.Generation > n {
+			break
+		}
+		var kv []string
+		for _, d := range c.Changes {
+			kv = append(kv, d.Key+"="+d.New)
+		}
+		line := fmt.Sprintf("generation %d, --allow-change: %s", c.Generation, strings.Join(kv, ", "))
+		if c.Phase > 0 {
+			line = fmt.Sprintf("generation %d, schedule phase %d: %s", c.Generation, c.Phase, strings.Join(kv, ", "))
+			if cfg != nil && c.Phase <= len(cfg.Schedule) && cfg.Schedule[c.Phase-1].Note != "" {
+				line += " (" + cfg.Schedule[c.Phase-1].Note + ")"
+			}
+		}
+		p.Recipe = append(p.Recipe, line)
 	}
 	if b, err := os.ReadFile(run.Path(runfolder.InitFile)); err == nil {
 		p.InitSHA, _, _ = strings.Cut(strings.TrimSpace(string(b)), " ")

@@ -86,3 +86,28 @@ func TestCheckModelOfRun(t *testing.T) {
 		t.Error("a missing model: no error")
 	}
 }
+
+// TestRunPieceRecipe: the piece lists the changes its run recorded
+// (schedule phases and --allow-change) up to its generation, and the card
+// prints them under the pieces.
+func TestRunPieceRecipe(t *testing.T) {
+	run := sampleRun(t, "the candidate")
+	changes := `{"version":1,"generation":1,"time":"2026-12-06T00:00:00Z","changes":[{"key":"selfplay.pass_forced","old":"false","new":"true"}]}
+{"version":1,"generation":2,"time":"2026-12-06T00:00:00Z","changes":[{"key":"train.lr","old":"0.002","new":"0.0003"}],"phase":1}
+`
+	if err := os.WriteFile(filepath.Join(run, "config-changes.jsonl"), []byte(changes), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := RunPiece(run, filepath.Join(run, "rejected", "0001.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Recipe) != 1 || p.Recipe[0] != "generation 1, --allow-change: selfplay.pass_forced=true" {
+		t.Errorf("recipe %q, want the one change up to generation 1", p.Recipe)
+	}
+	p.Recipe = append(p.Recipe, "generation 2, schedule phase 1: train.lr=0.0003 (why)")
+	md := Record{Pieces: []Piece{p}}.Markdown()
+	if !strings.Contains(md, "How run's settings changed") || !strings.Contains(md, "- generation 2, schedule phase 1: train.lr=0.0003 (why)\n") {
+		t.Errorf("the card does not list the recipe:\n%s", md)
+	}
+}

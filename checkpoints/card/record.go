@@ -56,6 +56,12 @@ type Piece struct {
 	CPUHours       float64 `json:"cpu_hours"`
 	WallHours      float64 `json:"wall_hours"` // time in its stages (self-play, training, arena)
 	InitSHA        string  `json:"init_sha256,omitempty"`
+	// Recipe lists how its settings changed over the generations it
+	// counts, oldest first: each phase of its configuration's schedule
+	// begun ("generation 20, schedule phase 1: selfplay.hybrids=mm4,cmb3,ip3
+	// (the note)") and each change a resume made with --allow-change, as
+	// its config-changes.jsonl recorded them.
+	Recipe []string `json:"recipe,omitempty"`
 }
 
 // Ladder is the ladder rating of the shipped model.
