@@ -10,16 +10,17 @@ import (
 )
 
 func init() {
-	var plots *string
+	var plots, bestAt *string
 	var noPlots *bool
 	register(&command{
 		name:      "report",
 		summary:   "print the generations table of a training run and write its PNG plots",
-		usage:     "RUN [--plots DIR] [--no-plots]",
+		usage:     "RUN [--plots DIR] [--no-plots] [--best-at HOURS,...]",
 		takesArgs: true,
 		flags: func(fs *flag.FlagSet) {
 			plots = fs.String("plots", "", "folder for the PNG plots (default RUN/plots)")
 			noPlots = fs.Bool("no-plots", false, "print the table only")
+			bestAt = fs.String("best-at", "", "instead of the table, print the best model at these trainer CPU-hours (e.g. 0.5,1,2,4,8), to rate a run's curve with dama ladder")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
@@ -40,6 +41,13 @@ func init() {
 			rep, err := report.Load(run)
 			if err != nil {
 				return err
+			}
+			if *bestAt != "" {
+				hours, err := report.ParseHours(*bestAt)
+				if err != nil {
+					return fmt.Errorf("--best-at: %w", err)
+				}
+				return report.WriteBestAt(stdout, dir, rep.BestAtCPU(hours))
 			}
 			if err := rep.WriteTable(stdout); err != nil {
 				return err

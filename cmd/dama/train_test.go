@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -551,7 +552,7 @@ func TestShipLineage(t *testing.T) {
 		t.Fatalf("train on: %v\n%s", err, b)
 	}
 	r3 := ship(run2, "--revision", "0123456789ab", "--pass-forced", "--model", candidate(run2, 2))
-	if len(r3.Pieces) != 2 || r3.Pieces[0] != r2.Pieces[0] || r3.Pieces[1].Generations != 2 || r3.Pieces[1].RunGenerations != 0 || r3.Games <= r2.Games {
+	if len(r3.Pieces) != 2 || !reflect.DeepEqual(r3.Pieces[0], r2.Pieces[0]) || r3.Pieces[1].Generations != 2 || r3.Pieces[1].RunGenerations != 0 || r3.Games <= r2.Games {
 		t.Errorf("second piece shipped again: %+v", r3)
 	}
 	if !strings.Contains(r3.Match, "@4+pass") || strings.Contains(r2.Match, "+pass") {
@@ -574,7 +575,7 @@ func TestShipLineage(t *testing.T) {
 	r4 := ship(run2, "--model", candidate(run2, 1))
 	want := r2.Pieces[1]
 	want.RunGenerations = 2
-	if len(r4.Pieces) != 2 || r4.Pieces[1] != want || r4.Games != r2.Games {
+	if len(r4.Pieces) != 2 || !reflect.DeepEqual(r4.Pieces[1], want) || r4.Games != r2.Games {
 		t.Errorf("generation 1 of two shipped: piece %+v, want %+v; games %d, want %d", r4.Pieces[1], want, r4.Games, r2.Games)
 	}
 	if md, err := os.ReadFile(filepath.Join(out, "MODEL.md")); err != nil || !strings.Contains(string(md), "| r2 | quick | 1 of 2 |") {
