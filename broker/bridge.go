@@ -427,11 +427,16 @@ func (b *Bridge) OnBest(rel string) error {
 	b.mu.Lock()
 	b.wantBest = rel
 	b.mu.Unlock()
+	b.wake()
+	return nil
+}
+
+// wake tells the publishing loop that there is something to publish.
+func (b *Bridge) wake() {
 	select {
 	case b.bestSig <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // OnConfig publishes the run's configuration again after the trainer
@@ -441,10 +446,7 @@ func (b *Bridge) OnConfig() error {
 	b.mu.Lock()
 	b.configDirty = true
 	b.mu.Unlock()
-	select {
-	case b.bestSig <- struct{}{}:
-	default:
-	}
+	b.wake()
 	return nil
 }
 

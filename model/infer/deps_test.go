@@ -1,31 +1,17 @@
 package infer_test
 
 import (
-	"errors"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"dama/internal/deps"
 )
 
 // TestNoGorgonia checks the layering of the model packages with the go
 // tool: the network description, inference and the engine link no
 // Gorgonia, and the imports run one way only (model <- infer <- learn).
 func TestNoGorgonia(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go tool not found:", err)
-	}
-	deps := func(pkg string) []string {
-		out, err := exec.Command("go", "list", "-deps", pkg).Output()
-		if err != nil {
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				t.Fatalf("go list -deps %s: %v: %s", pkg, err, ee.Stderr)
-			}
-			t.Fatalf("go list -deps %s: %v", pkg, err)
-		}
-		return strings.Fields(string(out))
-	}
 	for _, c := range []struct {
 		pkg       string
 		forbidden []string // import path prefixes that must not be among its dependencies
@@ -35,7 +21,7 @@ func TestNoGorgonia(t *testing.T) {
 		{"dama/engine", []string{"gorgonia.org", "dama/model/learn"}},
 		{"dama/web", []string{"gorgonia.org", "dama/model/learn", "dama/train", "github.com/chromedp"}}, // the web view reads, it does not train; chromedp is for its tests only
 	} {
-		all := deps(c.pkg)
+		all := deps.Of(t, c.pkg)
 		if len(all) == 0 || all[len(all)-1] != c.pkg {
 			t.Fatalf("go list -deps %s does not end with the package itself: %q", c.pkg, all)
 		}
@@ -48,7 +34,7 @@ func TestNoGorgonia(t *testing.T) {
 		}
 	}
 	// The check can fail: training does link Gorgonia.
-	if !slices.ContainsFunc(deps("dama/model/learn"), func(d string) bool { return strings.HasPrefix(d, "gorgonia.org/") }) {
+	if !slices.ContainsFunc(deps.Of(t, "dama/model/learn"), func(d string) bool { return strings.HasPrefix(d, "gorgonia.org/") }) {
 		t.Error("go list -deps dama/model/learn lists no gorgonia.org package")
 	}
 }
