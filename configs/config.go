@@ -495,12 +495,15 @@ func (c *Config) YAML() ([]byte, error) {
 	return b, nil
 }
 
-// Digest returns the hex SHA-256 of YAML(): equal configurations have equal
-// digests (for checkpoint metadata and run folders).
+// Digest returns the hex SHA-256 of YAML() with the removed keys at their
+// off values (digestForm, see removedKeys): equal configurations have
+// equal digests, and a configuration keeps the digest it had before a key
+// was removed.
 func (c *Config) Digest() string {
-	b, err := c.YAML()
+	b, err := c.digestForm()
 	if err != nil {
-		// A Config holds only strings and numbers; encoding cannot fail.
+		// A Config holds only strings and numbers, and a test holds every
+		// removed key's place (removedKeys): this cannot fail.
 		return "invalid"
 	}
 	sum := sha256.Sum256(b)
