@@ -185,25 +185,11 @@ type SelfPlay struct {
 	// ForcedPlayoutsK turns on KataGo's forced playouts at the root of
 	// full searches: each child c gets at least sqrt(k P(c) N) visits
 	// (P its noised prior, N the root's visits), [0,100]; 0 = off, KataGo
-	// uses 2. Needs root_search puct. Default 0.
+	// uses 2. Default 0.
 	ForcedPlayoutsK float64 `mapstructure:"forced_playouts_k" yaml:"forced_playouts_k"`
 	// PolicyTargetPruning takes the forced playouts out of the recorded
 	// policy target (KataGo); needs forced_playouts_k > 0. Default false.
 	PolicyTargetPruning bool `mapstructure:"policy_target_pruning" yaml:"policy_target_pruning"`
-	// RootSearch is the search at the root: "puct" (Dirichlet noise,
-	// visit counts as the policy target) or "gumbel" (Gumbel-Top-k and
-	// sequential halving, the completed-Q policy as the target; the move
-	// is the halving's winner, temperature_plies does not apply).
-	// Default "puct".
-	RootSearch string `mapstructure:"root_search" yaml:"root_search"`
-	// GumbelM is the number of actions Gumbel search samples at the root,
-	// 1..128. Default 16.
-	GumbelM int `mapstructure:"gumbel_m" yaml:"gumbel_m"`
-	// GumbelCVisit is c_visit of Gumbel search's sigma(q) = (c_visit +
-	// max visits) * c_scale * q, (0,10000]. Default 50.
-	GumbelCVisit float64 `mapstructure:"gumbel_c_visit" yaml:"gumbel_c_visit"`
-	// GumbelCScale is c_scale of sigma(q), (0,100]. Default 1.
-	GumbelCScale float64 `mapstructure:"gumbel_c_scale" yaml:"gumbel_c_scale"`
 	// Tables is a folder of endgame tables (dama tb gen) that self-play
 	// searches ask at every new leaf (mcts.Options.Oracle): a position in
 	// them is a proven node with its exact value under the 40-move rule.
@@ -231,9 +217,6 @@ type SelfPlay struct {
 	// game of the trainer and the workers). Default "".
 	Hybrids string `mapstructure:"hybrids" yaml:"hybrids,omitempty"`
 }
-
-// Gumbel reports whether s asks for Gumbel root search.
-func (s SelfPlay) Gumbel() bool { return s.RootSearch == "gumbel" }
 
 // AutoTablesPrefix starts a selfplay.tables value that asks for generated
 // tables ("auto:4") instead of naming a folder.
@@ -268,9 +251,6 @@ func ParseAutoTables(s string, most int) (pieces int, ok bool) {
 // Backends are the allowed values of selfplay.backend (the names the
 // model package registers; a test keeps the two lists equal).
 var Backends = []string{"auto", "bf16", "fp32", "int8"}
-
-// rootSearches are the allowed values of selfplay.root_search.
-var rootSearches = []string{"puct", "gumbel"}
 
 // Train configures the optimisation of the network.
 type Train struct {
@@ -413,7 +393,6 @@ var LaterKeys = []string{
 	"model.aux_reply",
 	"selfplay.eval_workers", "selfplay.backend", "selfplay.solver", "selfplay.pass_forced",
 	"selfplay.forced_playouts_k", "selfplay.policy_target_pruning",
-	"selfplay.root_search", "selfplay.gumbel_m", "selfplay.gumbel_c_visit", "selfplay.gumbel_c_scale",
 	"selfplay.tables", "selfplay.hybrids", "selfplay.policy_temp",
 	"train.value_target_mix", "train.aux_reply_weight",
 	"ladder.every", "ladder.visits", "ladder.games", "ladder.parallel", "ladder.file",
@@ -444,10 +423,6 @@ func Default() Config {
 			EvalBatch:          32,
 			CacheSize:          200000,
 			Backend:            "auto",
-			RootSearch:         "puct",
-			GumbelM:            16,
-			GumbelCVisit:       50,
-			GumbelCScale:       1,
 		},
 		Train: Train{
 			Batch:               256,

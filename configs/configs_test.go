@@ -196,11 +196,6 @@ func TestBadValues(t *testing.T) {
 		{"negative policy temperature", "selfplay:\n  policy_temp: -1\n", nil, nil, []string{"selfplay.policy_temp = -1"}},
 		{"negative forced playouts", "", nil, []string{"selfplay.forced_playouts_k=-1"}, []string{"selfplay.forced_playouts_k = -1", "[0,100]"}},
 		{"pruning without forced playouts", "", nil, []string{"selfplay.policy_target_pruning=true"}, []string{"selfplay.policy_target_pruning = true", "forced_playouts_k > 0"}},
-		{"forced playouts with gumbel", "", nil, []string{"selfplay.forced_playouts_k=2", "selfplay.root_search=gumbel"}, []string{"selfplay.forced_playouts_k = 2", "root_search gumbel"}},
-		{"unknown root search", "", nil, []string{"selfplay.root_search=alphabeta"}, []string{`selfplay.root_search = "alphabeta"`, "puct, gumbel"}},
-		{"gumbel m of 0", "", nil, []string{"selfplay.gumbel_m=0"}, []string{"selfplay.gumbel_m = 0", "1..128"}},
-		{"gumbel c_visit of 0", "", nil, []string{"selfplay.gumbel_c_visit=0"}, []string{"selfplay.gumbel_c_visit = 0", "(0,10000]"}},
-		{"gumbel c_scale too big", "", nil, []string{"selfplay.gumbel_c_scale=1000"}, []string{"selfplay.gumbel_c_scale = 1000", "(0,100]"}},
 		{"value target mix above 1", "", nil, []string{"train.value_target_mix=1.5"}, []string{"train.value_target_mix = 1.5", "[0,1]"}},
 	}
 	for _, c := range cases {
@@ -235,13 +230,6 @@ func TestTechniqueKeys(t *testing.T) {
 	if !s.Solver || s.ForcedPlayoutsK != 2 || !s.PolicyTargetPruning || c.Train.ValueTargetMix != 0.25 {
 		t.Errorf("solver %v forced %v pruning %v mix %v, want true 2 true 0.25", s.Solver, s.ForcedPlayoutsK, s.PolicyTargetPruning, c.Train.ValueTargetMix)
 	}
-	c, err = Load(writeFile(t, "selfplay:\n  root_search: gumbel\n  gumbel_m: 8\n"), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.SelfPlay.RootSearch != "gumbel" || c.SelfPlay.GumbelM != 8 || c.SelfPlay.GumbelCVisit != 50 {
-		t.Errorf("root_search %q gumbel_m %d c_visit %v", c.SelfPlay.RootSearch, c.SelfPlay.GumbelM, c.SelfPlay.GumbelCVisit)
-	}
 	// A technique goes into a preset only after an A/B (docs/experiments.md): so far
 	// the value target mix, in the workstation preset; the rest stay off.
 	for _, name := range Presets {
@@ -250,7 +238,7 @@ func TestTechniqueKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := c.SelfPlay
-		if s.Solver || s.ForcedPlayoutsK != 0 || s.PolicyTargetPruning || s.RootSearch != "puct" || c.Model.AuxReply {
+		if s.Solver || s.ForcedPlayoutsK != 0 || s.PolicyTargetPruning || c.Model.AuxReply {
 			t.Errorf("preset %s turns on a technique not yet measured: %+v, aux_reply %v", name, s, c.Model.AuxReply)
 		}
 		want := map[string]float64{"quick": 0, "workstation": 0.5}[name]

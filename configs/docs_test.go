@@ -310,7 +310,7 @@ func TestDocCheckFails(t *testing.T) {
 		{"selfplay.visits", "Visits. Default 200."},
 		{"selfplay.cheap_visits", "Cheap visits, 0 = off, else 1..visits. Default 0."},
 		{"train.lr_min", "End of the cosine schedule, [0,1]. Default 0.00001."},
-		{"selfplay.root_search", "puct. Default \"puct\"."},
+		{"arena.gating", "sprt or threshold. Default \"sprt\"."},
 		{"selfplay.solver", "The solver."},
 		{"selfplay.solver", ""},
 	} {

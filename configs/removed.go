@@ -30,7 +30,18 @@ import (
 // A row is never deleted: an archive may name its key for good. The rows
 // are in the order of config.yaml's lines, so that a row's after may be
 // the key of a row above it.
-var removedKeys = []removedKey{}
+var removedKeys = []removedKey{
+	{"selfplay.root_search", "selfplay.policy_target_pruning", "puct", gumbelRecord},
+	{"selfplay.gumbel_m", "selfplay.root_search", 16, gumbelRecord},
+	{"selfplay.gumbel_c_visit", "selfplay.gumbel_m", 50.0, gumbelRecord},
+	{"selfplay.gumbel_c_scale", "selfplay.gumbel_c_visit", 1.0, gumbelRecord},
+}
+
+// The records of the removed keys: what the key did, where its A/B is,
+// and the last commit with its code (git checkout or revert brings it back).
+var (
+	gumbelRecord = removal{"Gumbel root search lost its A/B", "docs/experiments.md#the-learning-techniques-at-small-size", "0edde8a"}
+)
 
 // removal is the record of a removed experiment.
 type removal struct {

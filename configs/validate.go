@@ -142,16 +142,9 @@ func (s SelfPlay) validate(v *validator) {
 	v.intIn("selfplay.cache_size", s.CacheSize, 0, 1e8)
 	v.oneOf("selfplay.backend", s.Backend, Backends)
 	v.floatIn("selfplay.forced_playouts_k", s.ForcedPlayoutsK, 0, true, 100, true)
-	v.oneOf("selfplay.root_search", s.RootSearch, rootSearches)
-	if s.ForcedPlayoutsK > 0 && s.Gumbel() {
-		v.check("selfplay.forced_playouts_k", s.ForcedPlayoutsK, false, "0 with selfplay.root_search gumbel (forced playouts are a PUCT technique)")
-	}
 	if s.PolicyTargetPruning && !(s.ForcedPlayoutsK > 0) {
 		v.check("selfplay.policy_target_pruning", s.PolicyTargetPruning, false, "false unless selfplay.forced_playouts_k > 0 (it prunes the forced playouts)")
 	}
-	v.intIn("selfplay.gumbel_m", s.GumbelM, 1, 128)
-	v.floatIn("selfplay.gumbel_c_visit", s.GumbelCVisit, 0, false, 10000, true)
-	v.floatIn("selfplay.gumbel_c_scale", s.GumbelCScale, 0, false, 100, true)
 	n, auto := s.AutoTables()
 	v.check("selfplay.tables", fmt.Sprintf("%q", s.Tables), !auto || n > 0,
 		fmt.Sprintf(`a folder of tables, "" (none) or %sN with N in 2..%d (tables of more pieces: dama tb gen --pieces N --out DIR, then the folder)`, AutoTablesPrefix, MaxAutoTablePieces))

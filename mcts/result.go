@@ -15,10 +15,6 @@ type Result struct {
 	// SearchPriors are the priors the search used at the root: Priors with
 	// the root noise mixed in (the same slice as Priors without noise).
 	SearchPriors []float32
-	// Policy is, with Options.Gumbel, the completed-Q policy
-	// softmax(logits + sigma(completed Q)) over Moves: a policy target that
-	// improves on the priors. Nil with PUCT.
-	Policy []float32
 	// Proof is, with Options.Solver, the proven result of the root for the
 	// side to move (ProofNone when not proven). A proven root reports the
 	// exact Value and WDL.
@@ -82,12 +78,6 @@ func (s *Search) result(rng *rand.Rand) Result {
 		}
 	}
 	best := s.bestChild(0)
-	if s.opt.Gumbel {
-		res.Policy = s.completedPolicy(0)
-		if s.gum.valid && root.proof == proofNone {
-			best = s.gumbelChoice()
-		}
-	}
 	res.Move = s.nodes[best].move
 	if s.opt.Solver {
 		s.solverResult(&res)

@@ -155,12 +155,6 @@ func (s *Search) pick(idx int32) int32 {
 			return c
 		}
 	}
-	if s.opt.Gumbel {
-		if idx == 0 && s.gum.valid {
-			return s.gumbelRootPick()
-		}
-		return s.gumbelPick(nd)
-	}
 	return s.pickChild(nd, idx == 0 && s.opt.ForcedPlayoutsK > 0 && s.noised)
 }
 

@@ -62,6 +62,7 @@ func TestReadChangesChecks(t *testing.T) {
 		{"model key", `{"version":1,"generation":1,"changes":[{"key":"model.blocks","old":"2","new":"3"}]}` + "\n", []string{"line 2", "model.blocks"}},
 		{"bad value", `{"version":1,"generation":1,"changes":[{"key":"selfplay.visits","old":"64","new":"lots"}]}` + "\n", []string{"line 2", "selfplay.visits", `"lots"`}},
 		{"out of range", `{"version":1,"generation":1,"changes":[{"key":"selfplay.visits","old":"64","new":"-3"}]}` + "\n", []string{"line 2", "selfplay.visits", `"-3"`}},
+		{"removed key", `{"version":1,"generation":1,"changes":[{"key":"selfplay.root_search","old":"gumbel","new":"puct"}]}` + "\n", []string{"line 2", "selfplay.root_search: gumbel was removed", "docs/experiments.md"}},
 	} {
 		r := copySample(t) // generation 1 done: the next is 2
 		if err := os.WriteFile(r.Path(ChangesFile), []byte(good+tc.line), 0o644); err != nil {

@@ -27,15 +27,13 @@ func playAll(t *testing.T, cfg Config, n int) []*Game {
 	return games
 }
 
-// TestSolverAndGumbelGames plays games with the solver and with Gumbel
-// search: they are valid games whose full searches spend exactly their
-// visits.
-func TestSolverAndGumbelGames(t *testing.T) {
+// TestSolverAndPassForcedGames plays games with the solver and with
+// forced moves passed: they are valid games whose full searches spend
+// exactly their visits.
+func TestSolverAndPassForcedGames(t *testing.T) {
 	for _, set := range []func(c *Config){
 		func(c *Config) { c.Solver = true },
 		func(c *Config) { c.PassForced, c.CheapVisits, c.LeavesInFlight = true, 8, 2 },
-		func(c *Config) { c.RootSearch, c.CheapVisits = "gumbel", 8 },
-		func(c *Config) { c.RootSearch, c.Solver, c.LeavesInFlight = "gumbel", true, 2 },
 	} {
 		cfg := testConfig(1, func(c *Config) { c.Visits, c.MaxPlies = 24, 80; set(c) })
 		for _, g := range playAll(t, cfg, 3) {
@@ -97,9 +95,6 @@ func TestPolicyTargetPruning(t *testing.T) {
 }
 
 func TestTechniqueConfig(t *testing.T) {
-	if (testConfig(0, func(c *Config) { c.RootSearch = "puct" })).Digest() != (testConfig(0, nil)).Digest() {
-		t.Errorf("root_search puct and the default have different digests")
-	}
 	if (testConfig(0, func(c *Config) { c.Solver = true })).Digest() == (testConfig(0, nil)).Digest() {
 		t.Errorf("the solver does not change the digest")
 	}
@@ -109,20 +104,12 @@ func TestTechniqueConfig(t *testing.T) {
 	if !SearchOptions(testConfig(0, func(c *Config) { c.PassForced = true }).SelfPlay).PassForced || SearchOptions(testConfig(0, nil).SelfPlay).PassForced {
 		t.Errorf("pass_forced does not reach the search")
 	}
-	g := testConfig(0, func(c *Config) { c.RootSearch = "gumbel" })
-	if o := SearchOptions(g.SelfPlay); !o.Gumbel || o.GumbelM != mcts.DefaultGumbelM || o.GumbelCVisit != mcts.DefaultGumbelCVisit || o.GumbelCScale != mcts.DefaultGumbelCScale {
-		t.Errorf("gumbel: search options %+v, want Gumbel search with mcts's defaults", o)
-	}
 	for _, tc := range []struct {
 		c   Config
 		msg string
 	}{
-		{testConfig(0, func(c *Config) { c.RootSearch = "mcts" }), "root_search"},
 		{testConfig(0, func(c *Config) { c.ForcedPlayoutsK = -1 }), "forced_playouts_k"},
-		{testConfig(0, func(c *Config) { c.GumbelM = 0 }), "gumbel_m"},
-		{testConfig(0, func(c *Config) { c.ForcedPlayoutsK, c.RootSearch = 2, "gumbel" }), "forced_playouts_k"},
 		{testConfig(0, func(c *Config) { c.PolicyTargetPruning = true }), "policy_target_pruning"},
-		{testConfig(0, func(c *Config) { c.RootSearch, c.GumbelM = "gumbel", 500 }), "gumbel_m"},
 	} {
 		if err := tc.c.Validate(); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%+v: err %v, want one naming %s", tc.c, err, tc.msg)
@@ -135,7 +122,7 @@ func TestTechniqueConfig(t *testing.T) {
 // gating and the ladder too.
 func TestSearchOptionsTechniques(t *testing.T) {
 	c := configs.Default().SelfPlay
-	if o := SearchOptions(c); o.Solver || o.PassForced || o.ForcedPlayoutsK != 0 || o.Gumbel || MatchOptions(c, 0).PassForced {
+	if o := SearchOptions(c); o.Solver || o.PassForced || o.ForcedPlayoutsK != 0 || MatchOptions(c, 0).PassForced {
 		t.Errorf("defaults turn on a technique: %+v", o)
 	}
 	c.Solver, c.ForcedPlayoutsK, c.PolicyTargetPruning, c.PassForced = true, 2, true, true
@@ -147,15 +134,6 @@ func TestSearchOptionsTechniques(t *testing.T) {
 	}
 	if !MatchOptions(c, 0).PassForced {
 		t.Error("gating and the ladder do not pass forced moves when self-play does")
-	}
-	c.PassForced = false
-	c.ForcedPlayoutsK, c.PolicyTargetPruning = 0, false
-	c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale = "gumbel", 8, 30, 0.5
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if o := SearchOptions(c); !o.Gumbel || o.GumbelM != 8 || o.GumbelCVisit != 30 || o.GumbelCScale != 0.5 {
-		t.Errorf("Gumbel settings not mapped: %+v", o)
 	}
 }
 

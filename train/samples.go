@@ -40,8 +40,8 @@ type targetOptions struct {
 // Samples turns a self-play game into training samples: one per ply
 // searched in full (cheap searches of playout cap randomisation and forced
 // moves carry no policy target and are left out). The policy target is the
-// ply's stored policy target when it has one (Gumbel search), otherwise
-// its visit distribution; the value target is the game's result from the
+// ply's stored policy target when it has one (selfplay.Ply.Policy: files
+// of the removed Gumbel root search), otherwise its visit distribution; the value target is the game's result from the
 // side to move's point of view (an adjudicated length cap is a draw, a
 // resignation a loss for the side that resigned), mixed with the root
 // search's WDL by ValueTargetMix; a position in Tables gets their exact
