@@ -182,14 +182,6 @@ type SelfPlay struct {
 	// evaluating them (mcts.Options.PassForced), in self-play, gating and
 	// the run's ladder. Default false.
 	PassForced bool `mapstructure:"pass_forced" yaml:"pass_forced"`
-	// ForcedPlayoutsK turns on KataGo's forced playouts at the root of
-	// full searches: each child c gets at least sqrt(k P(c) N) visits
-	// (P its noised prior, N the root's visits), [0,100]; 0 = off, KataGo
-	// uses 2. Default 0.
-	ForcedPlayoutsK float64 `mapstructure:"forced_playouts_k" yaml:"forced_playouts_k"`
-	// PolicyTargetPruning takes the forced playouts out of the recorded
-	// policy target (KataGo); needs forced_playouts_k > 0. Default false.
-	PolicyTargetPruning bool `mapstructure:"policy_target_pruning" yaml:"policy_target_pruning"`
 	// Tables is a folder of endgame tables (dama tb gen) that self-play
 	// searches ask at every new leaf (mcts.Options.Oracle): a position in
 	// them is a proven node with its exact value under the 40-move rule.
@@ -392,7 +384,6 @@ var LaterKeys = []string{
 	"run.generations",
 	"model.aux_reply",
 	"selfplay.eval_workers", "selfplay.backend", "selfplay.solver", "selfplay.pass_forced",
-	"selfplay.forced_playouts_k", "selfplay.policy_target_pruning",
 	"selfplay.tables", "selfplay.hybrids", "selfplay.policy_temp",
 	"train.value_target_mix", "train.aux_reply_weight",
 	"ladder.every", "ladder.visits", "ladder.games", "ladder.parallel", "ladder.file",

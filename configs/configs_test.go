@@ -194,8 +194,6 @@ func TestBadValues(t *testing.T) {
 		{"policy temperature too small", "", nil, []string{"selfplay.policy_temp=0.05"}, []string{"selfplay.policy_temp = 0.05", "[0.1,10]"}},
 		{"policy temperature too big", "", nil, []string{"selfplay.policy_temp=11"}, []string{"selfplay.policy_temp = 11", "0 (off"}},
 		{"negative policy temperature", "selfplay:\n  policy_temp: -1\n", nil, nil, []string{"selfplay.policy_temp = -1"}},
-		{"negative forced playouts", "", nil, []string{"selfplay.forced_playouts_k=-1"}, []string{"selfplay.forced_playouts_k = -1", "[0,100]"}},
-		{"pruning without forced playouts", "", nil, []string{"selfplay.policy_target_pruning=true"}, []string{"selfplay.policy_target_pruning = true", "forced_playouts_k > 0"}},
 		{"value target mix above 1", "", nil, []string{"train.value_target_mix=1.5"}, []string{"train.value_target_mix = 1.5", "[0,1]"}},
 	}
 	for _, c := range cases {
@@ -222,13 +220,13 @@ func TestBadValues(t *testing.T) {
 }
 
 func TestTechniqueKeys(t *testing.T) {
-	c, err := Load("", []string{"DAMA_SELFPLAY_SOLVER=true"}, []string{"selfplay.forced_playouts_k=2", "selfplay.policy_target_pruning=true", "train.value_target_mix=0.25"})
+	c, err := Load("", []string{"DAMA_SELFPLAY_SOLVER=true"}, []string{"train.value_target_mix=0.25"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := c.SelfPlay
-	if !s.Solver || s.ForcedPlayoutsK != 2 || !s.PolicyTargetPruning || c.Train.ValueTargetMix != 0.25 {
-		t.Errorf("solver %v forced %v pruning %v mix %v, want true 2 true 0.25", s.Solver, s.ForcedPlayoutsK, s.PolicyTargetPruning, c.Train.ValueTargetMix)
+	if !s.Solver || c.Train.ValueTargetMix != 0.25 {
+		t.Errorf("solver %v mix %v, want true 0.25", s.Solver, c.Train.ValueTargetMix)
 	}
 	// A technique goes into a preset only after an A/B (docs/experiments.md): so far
 	// the value target mix, in the workstation preset; the rest stay off.
@@ -238,7 +236,7 @@ func TestTechniqueKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := c.SelfPlay
-		if s.Solver || s.ForcedPlayoutsK != 0 || s.PolicyTargetPruning || c.Model.AuxReply {
+		if s.Solver || c.Model.AuxReply {
 			t.Errorf("preset %s turns on a technique not yet measured: %+v, aux_reply %v", name, s, c.Model.AuxReply)
 		}
 		want := map[string]float64{"quick": 0, "workstation": 0.5}[name]

@@ -31,6 +31,8 @@ import (
 // are in the order of config.yaml's lines, so that a row's after may be
 // the key of a row above it.
 var removedKeys = []removedKey{
+	{"selfplay.forced_playouts_k", "selfplay.pass_forced", 0.0, forcedRecord},
+	{"selfplay.policy_target_pruning", "selfplay.forced_playouts_k", false, forcedRecord},
 	{"selfplay.root_search", "selfplay.policy_target_pruning", "puct", gumbelRecord},
 	{"selfplay.gumbel_m", "selfplay.root_search", 16, gumbelRecord},
 	{"selfplay.gumbel_c_visit", "selfplay.gumbel_m", 50.0, gumbelRecord},
@@ -40,6 +42,7 @@ var removedKeys = []removedKey{
 // The records of the removed keys: what the key did, where its A/B is,
 // and the last commit with its code (git checkout or revert brings it back).
 var (
+	forcedRecord = removal{"forced playouts with policy target pruning lost their A/B", "docs/experiments.md#the-learning-techniques-at-small-size", "0edde8a"}
 	gumbelRecord = removal{"Gumbel root search lost its A/B", "docs/experiments.md#the-learning-techniques-at-small-size", "0edde8a"}
 )
 

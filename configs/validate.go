@@ -141,10 +141,6 @@ func (s SelfPlay) validate(v *validator) {
 	v.intIn("selfplay.eval_workers", s.EvalWorkers, 0, 256)
 	v.intIn("selfplay.cache_size", s.CacheSize, 0, 1e8)
 	v.oneOf("selfplay.backend", s.Backend, Backends)
-	v.floatIn("selfplay.forced_playouts_k", s.ForcedPlayoutsK, 0, true, 100, true)
-	if s.PolicyTargetPruning && !(s.ForcedPlayoutsK > 0) {
-		v.check("selfplay.policy_target_pruning", s.PolicyTargetPruning, false, "false unless selfplay.forced_playouts_k > 0 (it prunes the forced playouts)")
-	}
 	n, auto := s.AutoTables()
 	v.check("selfplay.tables", fmt.Sprintf("%q", s.Tables), !auto || n > 0,
 		fmt.Sprintf(`a folder of tables, "" (none) or %sN with N in 2..%d (tables of more pieces: dama tb gen --pieces N --out DIR, then the folder)`, AutoTablesPrefix, MaxAutoTablePieces))

@@ -13,10 +13,11 @@ type goldenStep struct {
 	value  float32
 }
 
-// TestTechniquesOffUnchanged holds the search with the solver and forced
-// playouts off to the results of the search before they
-// existed (recorded with the code of that commit): three moves of a game
-// each, with noise and temperature from a fixed seed, tree reuse included.
+// TestTechniquesOffUnchanged holds the search with the solver off to the
+// results of the search before the techniques existed (the solver, and
+// the forced playouts and Gumbel search it once had; recorded with the
+// code of that commit): three moves of a game each, with noise and
+// temperature from a fixed seed, tree reuse included.
 func TestTechniquesOffUnchanged(t *testing.T) {
 	golden := []struct {
 		fen   string

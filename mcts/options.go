@@ -23,8 +23,7 @@ const (
 
 // Options configure a Search. A zero field means off (or none) for every
 // technique and for every amount that may be zero (FPUReduction,
-// DirichletFraction, MaxPlies, Solver, ForcedPlayoutsK, PassForced,
-// KeepSearchingWhenFull); for a constant that must be positive (CPuct,
+// DirichletFraction, MaxPlies, Solver, PassForced, KeepSearchingWhenFull); for a constant that must be positive (CPuct,
 // DirichletAlpha, Parallel, MaxNodes) it means the documented default. No
 // field has a negative value with a special meaning: Validate rejects
 // negative values.
@@ -82,11 +81,6 @@ type Options struct {
 	// and draws are propagated up the tree, proven nodes are not searched
 	// further, and Result.Proof reports a proven root. Default off.
 	Solver bool
-	// ForcedPlayoutsK turns on KataGo's forced playouts at the root of
-	// searches with noise: a child c gets at least sqrt(k P(c) N) visits,
-	// P the noised prior, N the root's child visits. 0 means off; KataGo
-	// uses 2.
-	ForcedPlayoutsK float64
 	// PassForced expands a position below the root that has one legal
 	// move without evaluating it: the search goes straight on to the
 	// position after that move, whose evaluation is backed up through both.
@@ -132,7 +126,7 @@ func (o Options) Validate() error {
 		{"CPuct", o.CPuct}, {"FPUReduction", o.FPUReduction}, {"PolicyTemperature", o.PolicyTemperature},
 		{"DirichletAlpha", o.DirichletAlpha}, {"DirichletFraction", o.DirichletFraction},
 		{"MaxPlies", float64(o.MaxPlies)}, {"Parallel", float64(o.Parallel)}, {"Threads", float64(o.Threads)},
-		{"MaxNodes", float64(o.MaxNodes)}, {"ForcedPlayoutsK", o.ForcedPlayoutsK},
+		{"MaxNodes", float64(o.MaxNodes)},
 	} {
 		if !(f.v >= 0) {
 			return fmt.Errorf("mcts: Options.%s %v must not be negative", f.name, f.v)

@@ -10,7 +10,7 @@ import (
 // that may be zero, the default for the constants that must be positive.
 func TestOptionsZero(t *testing.T) {
 	o := New(&materialEval{}, Options{}).Options()
-	if o.FPUReduction != 0 || o.DirichletFraction != 0 || o.MaxPlies != 0 || o.ForcedPlayoutsK != 0 {
+	if o.FPUReduction != 0 || o.DirichletFraction != 0 || o.MaxPlies != 0 {
 		t.Errorf("zero amounts became %+v, want none", o)
 	}
 	if o.CPuct != DefaultCPuct || o.DirichletAlpha != DefaultDirichletAlpha || o.Parallel != DefaultParallel || o.MaxNodes != DefaultMaxNodes {

@@ -12,9 +12,6 @@ type Result struct {
 	Visits []int        // visits of each move
 	Priors []float32    // the evaluator's priors of each move, tempered by Options.PolicyTemperature (without noise)
 	Q      []float32    // mean value of each move for the side to move; 0 when unvisited
-	// SearchPriors are the priors the search used at the root: Priors with
-	// the root noise mixed in (the same slice as Priors without noise).
-	SearchPriors []float32
 	// Proof is, with Options.Solver, the proven result of the root for the
 	// side to move (ProofNone when not proven). A proven root reports the
 	// exact Value and WDL.
@@ -60,10 +57,6 @@ func (s *Search) result(rng *rand.Rand) Result {
 	res.Visits = make([]int, len(children))
 	res.Priors = make([]float32, len(children))
 	res.Q = make([]float32, len(children))
-	res.SearchPriors = res.Priors
-	if s.noised {
-		res.SearchPriors = make([]float32, len(children))
-	}
 	for i := range children {
 		c := &children[i]
 		res.Moves[i] = c.move
@@ -71,7 +64,6 @@ func (s *Search) result(rng *rand.Rand) Result {
 		res.Priors[i] = c.prior
 		if s.noised {
 			res.Priors[i] = s.clean[i]
-			res.SearchPriors[i] = c.prior
 		}
 		if c.n > 0 {
 			res.Q[i] = float32(c.sumV / float64(c.n))

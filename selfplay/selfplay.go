@@ -77,7 +77,7 @@ func (t Termination) Adjudicated() bool { return t == LengthCap || t == Resigned
 type Ply struct {
 	Pos    rules.Position
 	Legal  []rules.Move // the legal moves of Pos
-	Visits []uint32     // search visits of each legal move: the policy target (with Config.PolicyTargetPruning, pruned)
+	Visits []uint32     // search visits of each legal move: the policy target
 	// Policy is a policy target per legal move that replaces the visits,
 	// stored quantised to multiples of 1/65535; nil when the visits are the
 	// target. Self-play no longer writes one: the Gumbel root search's
@@ -261,12 +261,8 @@ func (pl *player) Play(ctx context.Context, seed uint64) (*Game, error) {
 			Full:        full && !res.Forced,
 			Move:        -1,
 		}
-		target := res.Visits
-		if ply.Full && cfg.PolicyTargetPruning {
-			target = pl.search.PrunedVisits(res)
-		}
 		for i, m := range res.Moves {
-			ply.Visits[i] = uint32(target[i])
+			ply.Visits[i] = uint32(res.Visits[i])
 			if m == res.Move {
 				ply.Move = i
 			}

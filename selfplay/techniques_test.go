@@ -3,8 +3,6 @@ package selfplay
 import (
 	"context"
 	"runtime"
-	"slices"
-	"strings"
 	"testing"
 
 	"dama/configs"
@@ -42,58 +40,6 @@ func TestSolverAndPassForcedGames(t *testing.T) {
 	}
 }
 
-// TestPolicyTargetPruning plays the same games with forced playouts with
-// and without pruning: the games are the same, and the pruned targets keep
-// the most visited move and take away at most the forced playouts.
-func TestPolicyTargetPruning(t *testing.T) {
-	cfg := testConfig(7, func(c *Config) { c.Visits, c.MaxPlies, c.ForcedPlayoutsK, c.DirichletFraction = 64, 60, 2, 0.5 })
-	plain := playAll(t, cfg, 2)
-	cfg.PolicyTargetPruning = true
-	pruned := playAll(t, cfg, 2)
-	changed := 0
-	for gi := range plain {
-		a, b := plain[gi], pruned[gi]
-		if !slices.Equal(a.Moves(), b.Moves()) {
-			t.Fatalf("game %d: pruning changed the moves played", gi)
-		}
-		for i := range a.Plies {
-			va, vb := a.Plies[i].Visits, b.Plies[i].Visits
-			if !b.Plies[i].Full {
-				if !slices.Equal(va, vb) {
-					t.Errorf("game %d ply %d: a cheap or forced search pruned", gi, i)
-				}
-				continue
-			}
-			best := slices.Index(va, slices.Max(va))
-			if vb[best] != va[best] {
-				t.Errorf("game %d ply %d: most visited move from %d to %d visits", gi, i, va[best], vb[best])
-			}
-			var total uint32
-			for _, v := range va {
-				total += v
-			}
-			for j := range va {
-				if vb[j] > va[j] {
-					t.Errorf("game %d ply %d: visits grew from %d to %d", gi, i, va[j], vb[j])
-				}
-				// Forced playouts of the noised prior: at most sqrt(2 N).
-				if vb[j] > 0 && float64(va[j]-vb[j]) > mcts.ForcedPlayouts(2, 1, float64(total)) {
-					t.Errorf("game %d ply %d: %d of %d visits pruned, more than any forced playouts", gi, i, va[j]-vb[j], va[j])
-				}
-				if vb[j] == 1 {
-					t.Errorf("game %d ply %d: a move left with one visit", gi, i)
-				}
-				if vb[j] != va[j] {
-					changed++
-				}
-			}
-		}
-	}
-	if changed == 0 {
-		t.Errorf("pruning changed no target")
-	}
-}
-
 func TestTechniqueConfig(t *testing.T) {
 	if (testConfig(0, func(c *Config) { c.Solver = true })).Digest() == (testConfig(0, nil)).Digest() {
 		t.Errorf("the solver does not change the digest")
@@ -104,17 +50,6 @@ func TestTechniqueConfig(t *testing.T) {
 	if !SearchOptions(testConfig(0, func(c *Config) { c.PassForced = true }).SelfPlay).PassForced || SearchOptions(testConfig(0, nil).SelfPlay).PassForced {
 		t.Errorf("pass_forced does not reach the search")
 	}
-	for _, tc := range []struct {
-		c   Config
-		msg string
-	}{
-		{testConfig(0, func(c *Config) { c.ForcedPlayoutsK = -1 }), "forced_playouts_k"},
-		{testConfig(0, func(c *Config) { c.PolicyTargetPruning = true }), "policy_target_pruning"},
-	} {
-		if err := tc.c.Validate(); err == nil || !strings.Contains(err.Error(), tc.msg) {
-			t.Errorf("%+v: err %v, want one naming %s", tc.c, err, tc.msg)
-		}
-	}
 }
 
 // TestSearchOptionsTechniques checks the mapping of the techniques: off in
@@ -122,14 +57,14 @@ func TestTechniqueConfig(t *testing.T) {
 // gating and the ladder too.
 func TestSearchOptionsTechniques(t *testing.T) {
 	c := configs.Default().SelfPlay
-	if o := SearchOptions(c); o.Solver || o.PassForced || o.ForcedPlayoutsK != 0 || MatchOptions(c, 0).PassForced {
+	if o := SearchOptions(c); o.Solver || o.PassForced || MatchOptions(c, 0).PassForced {
 		t.Errorf("defaults turn on a technique: %+v", o)
 	}
-	c.Solver, c.ForcedPlayoutsK, c.PolicyTargetPruning, c.PassForced = true, 2, true, true
+	c.Solver, c.PassForced = true, true
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if o := SearchOptions(c); !o.Solver || o.ForcedPlayoutsK != 2 || !o.PassForced {
+	if o := SearchOptions(c); !o.Solver || !o.PassForced {
 		t.Errorf("techniques not mapped: %+v", o)
 	}
 	if !MatchOptions(c, 0).PassForced {
