@@ -174,10 +174,6 @@ type SelfPlay struct {
 	// (needs AVX512_BF16) or "int8" (needs AVX2 or FEAT_DotProd).
 	// Default "auto".
 	Backend string `mapstructure:"backend" yaml:"backend"`
-	// Solver turns on the MCTS solver: proven wins, losses and draws are
-	// propagated up the tree and not searched further, and a proven win
-	// is played at once. Default false.
-	Solver bool `mapstructure:"solver" yaml:"solver"`
 	// PassForced searches past positions with one legal move without
 	// evaluating them (mcts.Options.PassForced), in self-play, gating and
 	// the run's ladder. Default false.
@@ -383,7 +379,7 @@ const (
 var LaterKeys = []string{
 	"run.generations",
 	"model.aux_reply",
-	"selfplay.eval_workers", "selfplay.backend", "selfplay.solver", "selfplay.pass_forced",
+	"selfplay.eval_workers", "selfplay.backend", "selfplay.pass_forced",
 	"selfplay.tables", "selfplay.hybrids", "selfplay.policy_temp",
 	"train.value_target_mix", "train.aux_reply_weight",
 	"ladder.every", "ladder.visits", "ladder.games", "ladder.parallel", "ladder.file",

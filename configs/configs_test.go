@@ -189,8 +189,9 @@ func TestBadValues(t *testing.T) {
 		{"unknown override", "", nil, []string{"selfplay.vists=3"}, []string{`unknown key "selfplay.vists"`}},
 		{"override without =", "", nil, []string{"selfplay.visits"}, []string{`"selfplay.visits"`, "key=value"}},
 		{"not yaml", "selfplay: [1, 2\n", nil, nil, []string{"run.yaml"}},
-		{"solver not a bool", "selfplay:\n  solver: maybe\n", nil, nil, []string{`selfplay.solver = "maybe"`, "true or false"}},
-		{"solver env not a bool", "", []string{"DAMA_SELFPLAY_SOLVER=yes"}, nil, []string{"selfplay.solver", "DAMA_SELFPLAY_SOLVER", "true or false"}},
+		{"pass_forced not a bool", "selfplay:\n  pass_forced: maybe\n", nil, nil, []string{`selfplay.pass_forced = "maybe"`, "true or false"}},
+		{"pass_forced env not a bool", "", []string{"DAMA_SELFPLAY_PASS_FORCED=yes"}, nil, []string{"selfplay.pass_forced", "DAMA_SELFPLAY_PASS_FORCED", "true or false"}},
+		{"removed key not a bool", "selfplay:\n  solver: maybe\n", nil, nil, []string{"selfplay.solver: maybe was removed"}},
 		{"policy temperature too small", "", nil, []string{"selfplay.policy_temp=0.05"}, []string{"selfplay.policy_temp = 0.05", "[0.1,10]"}},
 		{"policy temperature too big", "", nil, []string{"selfplay.policy_temp=11"}, []string{"selfplay.policy_temp = 11", "0 (off"}},
 		{"negative policy temperature", "selfplay:\n  policy_temp: -1\n", nil, nil, []string{"selfplay.policy_temp = -1"}},
@@ -220,13 +221,13 @@ func TestBadValues(t *testing.T) {
 }
 
 func TestTechniqueKeys(t *testing.T) {
-	c, err := Load("", []string{"DAMA_SELFPLAY_SOLVER=true"}, []string{"train.value_target_mix=0.25"})
+	c, err := Load("", []string{"DAMA_SELFPLAY_PASS_FORCED=true"}, []string{"train.value_target_mix=0.25"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := c.SelfPlay
-	if !s.Solver || c.Train.ValueTargetMix != 0.25 {
-		t.Errorf("solver %v mix %v, want true 0.25", s.Solver, c.Train.ValueTargetMix)
+	if !s.PassForced || c.Train.ValueTargetMix != 0.25 {
+		t.Errorf("pass_forced %v mix %v, want true 0.25", s.PassForced, c.Train.ValueTargetMix)
 	}
 	// A technique goes into a preset only after an A/B (docs/experiments.md): so far
 	// the value target mix, in the workstation preset; the rest stay off.
@@ -236,7 +237,7 @@ func TestTechniqueKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := c.SelfPlay
-		if s.Solver || c.Model.AuxReply {
+		if s.PassForced || c.Model.AuxReply {
 			t.Errorf("preset %s turns on a technique not yet measured: %+v, aux_reply %v", name, s, c.Model.AuxReply)
 		}
 		want := map[string]float64{"quick": 0, "workstation": 0.5}[name]

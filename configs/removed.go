@@ -31,6 +31,7 @@ import (
 // are in the order of config.yaml's lines, so that a row's after may be
 // the key of a row above it.
 var removedKeys = []removedKey{
+	{"selfplay.solver", "selfplay.backend", false, solverRecord},
 	{"selfplay.forced_playouts_k", "selfplay.pass_forced", 0.0, forcedRecord},
 	{"selfplay.policy_target_pruning", "selfplay.forced_playouts_k", false, forcedRecord},
 	{"selfplay.root_search", "selfplay.policy_target_pruning", "puct", gumbelRecord},
@@ -42,6 +43,7 @@ var removedKeys = []removedKey{
 // The records of the removed keys: what the key did, where its A/B is,
 // and the last commit with its code (git checkout or revert brings it back).
 var (
+	solverRecord = removal{"the MCTS solver in self-play showed no effect in its A/B (the hybrid mm and endgame tables still search with the solver)", "docs/experiments.md#the-learning-techniques-at-small-size", "0edde8a"}
 	forcedRecord = removal{"forced playouts with policy target pruning lost their A/B", "docs/experiments.md#the-learning-techniques-at-small-size", "0edde8a"}
 	gumbelRecord = removal{"Gumbel root search lost its A/B", "docs/experiments.md#the-learning-techniques-at-small-size", "0edde8a"}
 )

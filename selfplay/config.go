@@ -80,8 +80,8 @@ func (c Config) digestForm() digestForm {
 		CheapVisits: c.CheapVisits, FullSearchProb: c.FullSearchProb,
 		ResignThreshold: c.ResignThreshold, ResignMoves: c.ResignMoves,
 		NoResignShare: c.NoResignShare, Seed: c.Seed,
-		Solver: c.Solver, PassForced: c.PassForced,
-		Tables: c.Tables, Hybrids: c.hybridsDigest(),
+		PassForced: c.PassForced,
+		Tables:     c.Tables, Hybrids: c.hybridsDigest(),
 	}
 	if c.PolicyTemp != 1 {
 		d.PolicyTemp = c.PolicyTemp // 1 searches as 0 does
@@ -109,10 +109,10 @@ func (c Config) hybridsDigest() string {
 // with omitempty and left zero while it is off. A removed setting
 // (configs' removedKeys) goes from it: it was zero, so absent, whenever
 // it was off, which is the only way settings can have it now, and its
-// absence keeps every digest of those settings: forced_playouts_k and
-// policy_target_pruning (omitempty), and Gumbel root search's root_search,
-// gumbel_m, gumbel_c_visit and gumbel_c_scale (here only with
-// root_search gumbel).
+// absence keeps every digest of those settings: solver, forced_playouts_k
+// and policy_target_pruning (omitempty), and Gumbel root search's
+// root_search, gumbel_m, gumbel_c_visit and gumbel_c_scale (here only
+// with root_search gumbel).
 type digestForm struct {
 	Visits            int     `json:"visits"`
 	CPuct             float64 `json:"cpuct"`
@@ -129,7 +129,6 @@ type digestForm struct {
 	ResignMoves       int     `json:"resign_moves"`
 	NoResignShare     float64 `json:"no_resign_share"`
 	Seed              uint64  `json:"seed"`
-	Solver            bool    `json:"solver,omitempty"`
 	PassForced        bool    `json:"pass_forced,omitempty"`
 	Tables            string  `json:"tables,omitempty"`
 	Hybrids           string  `json:"hybrids,omitempty"`     // tactics.Hybrids.String, "" for none

@@ -25,12 +25,12 @@ func playAll(t *testing.T, cfg Config, n int) []*Game {
 	return games
 }
 
-// TestSolverAndPassForcedGames plays games with the solver and with
-// forced moves passed: they are valid games whose full searches spend
-// exactly their visits.
+// TestSolverAndPassForcedGames plays games with the solver (turned on by
+// the hybrid mm) and with forced moves passed: they are valid games whose
+// full searches spend exactly their visits.
 func TestSolverAndPassForcedGames(t *testing.T) {
 	for _, set := range []func(c *Config){
-		func(c *Config) { c.Solver = true },
+		func(c *Config) { c.Hybrids = "mm2" },
 		func(c *Config) { c.PassForced, c.CheapVisits, c.LeavesInFlight = true, 8, 2 },
 	} {
 		cfg := testConfig(1, func(c *Config) { c.Visits, c.MaxPlies = 24, 80; set(c) })
@@ -41,9 +41,6 @@ func TestSolverAndPassForcedGames(t *testing.T) {
 }
 
 func TestTechniqueConfig(t *testing.T) {
-	if (testConfig(0, func(c *Config) { c.Solver = true })).Digest() == (testConfig(0, nil)).Digest() {
-		t.Errorf("the solver does not change the digest")
-	}
 	if (testConfig(0, func(c *Config) { c.PassForced = true })).Digest() == (testConfig(0, nil)).Digest() {
 		t.Errorf("pass_forced does not change the digest")
 	}
@@ -60,11 +57,11 @@ func TestSearchOptionsTechniques(t *testing.T) {
 	if o := SearchOptions(c); o.Solver || o.PassForced || MatchOptions(c, 0).PassForced {
 		t.Errorf("defaults turn on a technique: %+v", o)
 	}
-	c.Solver, c.PassForced = true, true
+	c.PassForced = true
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if o := SearchOptions(c); !o.Solver || !o.PassForced {
+	if o := SearchOptions(c); !o.PassForced {
 		t.Errorf("techniques not mapped: %+v", o)
 	}
 	if !MatchOptions(c, 0).PassForced {
