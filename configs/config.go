@@ -85,11 +85,6 @@ type Model struct {
 	// ValueHidden is the size of the value head's hidden layer, 0..1024
 	// (MaxValueHidden); 0 keeps the preset's. Default 0.
 	ValueHidden int `mapstructure:"value_hidden" yaml:"value_hidden"`
-	// AuxReply adds the training-only reply head: an auxiliary target, the
-	// opponent's policy target at the next ply (KataGo's opponent policy),
-	// weighed by train.aux_reply_weight. Inference, self-play and the
-	// exports ignore the head. Default false.
-	AuxReply bool `mapstructure:"aux_reply" yaml:"aux_reply"`
 }
 
 // SelfPlay configures the games that make training data. Package selfplay
@@ -199,8 +194,8 @@ type SelfPlay struct {
 	// informed priors for winning moves), each at most once, DEPTH in
 	// 1..8. Not the verifier ab: self-play searches by visits, and an
 	// alpha-beta search per move would cost more than the game. Gating
-	// and ladder games search without them, as without the solver and
-	// the tables. configs keeps the text as it is: package selfplay,
+	// and ladder games search without them, as without the tables.
+	// configs keeps the text as it is: package selfplay,
 	// which reads it, checks it (selfplay.ValidateSettings, before any
 	// game of the trainer and the workers). Default "".
 	Hybrids string `mapstructure:"hybrids" yaml:"hybrids,omitempty"`
@@ -296,10 +291,6 @@ type Train struct {
 	// its value target: (1-m) * game result + m * search WDL, [0,1];
 	// 0 = the game result alone. Default 0.
 	ValueTargetMix float64 `mapstructure:"value_target_mix" yaml:"value_target_mix"`
-	// AuxReplyWeight weighs the reply head's cross-entropy in the loss
-	// when model.aux_reply is on (KataGo uses 0.15), (0,10]; unused
-	// otherwise. Default 0.15.
-	AuxReplyWeight float64 `mapstructure:"aux_reply_weight" yaml:"aux_reply_weight"`
 }
 
 // gatingModes are the allowed values of arena.gating.
@@ -378,10 +369,9 @@ const (
 // version that wrote the archive did.
 var LaterKeys = []string{
 	"run.generations",
-	"model.aux_reply",
 	"selfplay.eval_workers", "selfplay.backend", "selfplay.pass_forced",
 	"selfplay.tables", "selfplay.hybrids", "selfplay.policy_temp",
-	"train.value_target_mix", "train.aux_reply_weight",
+	"train.value_target_mix",
 	"ladder.every", "ladder.visits", "ladder.games", "ladder.parallel", "ladder.file",
 }
 
@@ -427,7 +417,6 @@ func Default() Config {
 			WindowGrowth:        0.5,
 			SamplesPerNewSample: 4,
 			StepsPerGeneration:  0,
-			AuxReplyWeight:      0.15,
 		},
 		Arena: Arena{
 			Games:        200,

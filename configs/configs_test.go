@@ -237,8 +237,8 @@ func TestTechniqueKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := c.SelfPlay
-		if s.PassForced || c.Model.AuxReply {
-			t.Errorf("preset %s turns on a technique not yet measured: %+v, aux_reply %v", name, s, c.Model.AuxReply)
+		if s.PassForced {
+			t.Errorf("preset %s turns on a technique not yet measured: %+v", name, s)
 		}
 		want := map[string]float64{"quick": 0, "workstation": 0.5}[name]
 		if c.Train.ValueTargetMix != want {

@@ -31,6 +31,7 @@ import (
 // are in the order of config.yaml's lines, so that a row's after may be
 // the key of a row above it.
 var removedKeys = []removedKey{
+	{"model.aux_reply", "model.value_hidden", false, replyRecord},
 	{"selfplay.solver", "selfplay.backend", false, solverRecord},
 	{"selfplay.forced_playouts_k", "selfplay.pass_forced", 0.0, forcedRecord},
 	{"selfplay.policy_target_pruning", "selfplay.forced_playouts_k", false, forcedRecord},
@@ -38,13 +39,15 @@ var removedKeys = []removedKey{
 	{"selfplay.gumbel_m", "selfplay.root_search", 16, gumbelRecord},
 	{"selfplay.gumbel_c_visit", "selfplay.gumbel_m", 50.0, gumbelRecord},
 	{"selfplay.gumbel_c_scale", "selfplay.gumbel_c_visit", 1.0, gumbelRecord},
+	{"train.aux_reply_weight", "train.value_target_mix", 0.15, replyRecord},
 }
 
 // The records of the removed keys: what the key did, where its A/B is,
 // and the last commit with its code (git checkout or revert brings it back).
 var (
-	solverRecord = removal{"the MCTS solver in self-play showed no effect in its A/B (the hybrid mm and endgame tables still search with the solver)", "docs/experiments.md#the-learning-techniques-at-small-size", "0edde8a"}
+	solverRecord = removal{"the self-play solver switch showed no effect in its A/B, and the hybrid mm still turns the solver on", "docs/experiments.md#the-learning-techniques-at-small-size", "0edde8a"}
 	forcedRecord = removal{"forced playouts with policy target pruning lost their A/B", "docs/experiments.md#the-learning-techniques-at-small-size", "0edde8a"}
+	replyRecord  = removal{"the opponent-reply head was not shown to help in its A/B", "docs/experiments.md#the-opponent-reply-head", "0edde8a"}
 	gumbelRecord = removal{"Gumbel root search lost its A/B", "docs/experiments.md#the-learning-techniques-at-small-size", "0edde8a"}
 )
 

@@ -82,7 +82,6 @@ func (c *Config) validate(v *validator) {
 	v.floatIn("train.samples_per_new_sample", t.SamplesPerNewSample, 0, false, 1000, true)
 	v.intIn("train.steps_per_generation", t.StepsPerGeneration, 0, 1e9)
 	v.floatIn("train.value_target_mix", t.ValueTargetMix, 0, true, 1, true)
-	v.floatIn("train.aux_reply_weight", t.AuxReplyWeight, 0, false, 10, true)
 
 	a := c.Arena
 	v.check("arena.games", a.Games, a.Games >= 2 && a.Games <= 1e6 && a.Games%2 == 0,

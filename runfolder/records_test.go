@@ -11,6 +11,20 @@ import (
 	"dama/configs"
 )
 
+// A metrics line of a run with the removed opponent-reply head (its
+// aux_loss) reads as any other.
+func TestReadMetricsWithAuxLoss(t *testing.T) {
+	r := &Run{Dir: t.TempDir()}
+	line := `{"gen":1,"step":1,"samples":16,"lr":0.001,"policy_loss":1.9,"value_loss":1,"aux_loss":2.1,"entropy":1.7,"l2":0.01,"total":3.2}` + "\n"
+	if err := os.WriteFile(r.Path(MetricsFile), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []MetricRecord
+	if err := ReadMetrics(r, func(m MetricRecord) error { got = append(got, m); return nil }); err != nil || len(got) != 1 || got[0].PolicyLoss != 1.9 || got[0].Total != 3.2 {
+		t.Errorf("read %+v, %v; want the line's losses", got, err)
+	}
+}
+
 // The steps of metrics.jsonl strictly increase: a line repeating or going
 // back on a step is refused on every read, naming the file and the line
 // (issue 20, point 4: a repeated step was accepted).

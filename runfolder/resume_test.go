@@ -31,8 +31,8 @@ func TestResumeOlderArchive(t *testing.T) {
 	if err != nil {
 		t.Fatalf("older archive refused: %v", err)
 	}
-	if cfg.Run.Name != "quick" || cfg.SelfPlay.Visits != 64 || cfg.SelfPlay.Backend != "auto" || cfg.Model.AuxReply {
-		t.Errorf("older archive read as name %q visits %d backend %q aux %v", cfg.Run.Name, cfg.SelfPlay.Visits, cfg.SelfPlay.Backend, cfg.Model.AuxReply)
+	if cfg.Run.Name != "quick" || cfg.SelfPlay.Visits != 64 || cfg.SelfPlay.Backend != "auto" {
+		t.Errorf("older archive read as name %q visits %d backend %q", cfg.Run.Name, cfg.SelfPlay.Visits, cfg.SelfPlay.Backend)
 	}
 	// Once read, it has a digest and resumes again.
 	if _, err := os.Stat(r.Path(configDigestFile)); err != nil {
