@@ -7,6 +7,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"dama/model"
 )
 
 // TestShipped checks the model built into the binary against its card:
@@ -25,8 +27,8 @@ func TestShipped(t *testing.T) {
 	if ck.Opt.Kind != "" || len(ck.Opt.Slots) != 0 {
 		t.Errorf("the shipped model keeps optimizer state %q", ck.Opt.Kind)
 	}
-	if ck.Net.Config.AuxReply {
-		t.Error("the shipped model keeps its training-only reply head")
+	if ck.Version != model.FormatVersion {
+		t.Errorf("the shipped model is format version %d, want %d (every dama reads it)", ck.Version, model.FormatVersion)
 	}
 	b, err := shipped.ReadFile("shipped/" + ModelFile)
 	if err != nil {

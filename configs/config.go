@@ -90,11 +90,6 @@ type Model struct {
 	// ValueHidden is the size of the value head's hidden layer, 0..1024
 	// (MaxValueHidden); 0 keeps the preset's. Default 0.
 	ValueHidden int `mapstructure:"value_hidden" yaml:"value_hidden"`
-	// AuxReply adds the training-only reply head: an auxiliary target, the
-	// opponent's policy target at the next ply (KataGo's opponent policy),
-	// weighed by train.aux_reply_weight. Inference, self-play and the
-	// exports ignore the head. Default false.
-	AuxReply bool `mapstructure:"aux_reply" yaml:"aux_reply"`
 }
 
 // SelfPlay configures the games that make training data. Package selfplay
@@ -179,36 +174,10 @@ type SelfPlay struct {
 	// (needs AVX512_BF16) or "int8" (needs AVX2 or FEAT_DotProd).
 	// Default "auto".
 	Backend string `mapstructure:"backend" yaml:"backend"`
-	// Solver turns on the MCTS solver: proven wins, losses and draws are
-	// propagated up the tree and not searched further, and a proven win
-	// is played at once. Default false.
-	Solver bool `mapstructure:"solver" yaml:"solver"`
 	// PassForced searches past positions with one legal move without
 	// evaluating them (mcts.Options.PassForced), in self-play, gating and
 	// the run's ladder. Default false.
 	PassForced bool `mapstructure:"pass_forced" yaml:"pass_forced"`
-	// ForcedPlayoutsK turns on KataGo's forced playouts at the root of
-	// full searches: each child c gets at least sqrt(k P(c) N) visits
-	// (P its noised prior, N the root's visits), [0,100]; 0 = off, KataGo
-	// uses 2. Needs root_search puct. Default 0.
-	ForcedPlayoutsK float64 `mapstructure:"forced_playouts_k" yaml:"forced_playouts_k"`
-	// PolicyTargetPruning takes the forced playouts out of the recorded
-	// policy target (KataGo); needs forced_playouts_k > 0. Default false.
-	PolicyTargetPruning bool `mapstructure:"policy_target_pruning" yaml:"policy_target_pruning"`
-	// RootSearch is the search at the root: "puct" (Dirichlet noise,
-	// visit counts as the policy target) or "gumbel" (Gumbel-Top-k and
-	// sequential halving, the completed-Q policy as the target; the move
-	// is the halving's winner, temperature_plies does not apply).
-	// Default "puct".
-	RootSearch string `mapstructure:"root_search" yaml:"root_search"`
-	// GumbelM is the number of actions Gumbel search samples at the root,
-	// 1..128. Default 16.
-	GumbelM int `mapstructure:"gumbel_m" yaml:"gumbel_m"`
-	// GumbelCVisit is c_visit of Gumbel search's sigma(q) = (c_visit +
-	// max visits) * c_scale * q, (0,10000]. Default 50.
-	GumbelCVisit float64 `mapstructure:"gumbel_c_visit" yaml:"gumbel_c_visit"`
-	// GumbelCScale is c_scale of sigma(q), (0,100]. Default 1.
-	GumbelCScale float64 `mapstructure:"gumbel_c_scale" yaml:"gumbel_c_scale"`
 	// Tables is a folder of endgame tables (dama tb gen) that self-play
 	// searches ask at every new leaf (mcts.Options.Oracle): a position in
 	// them is a proven node with its exact value under the 40-move rule.
@@ -230,15 +199,12 @@ type SelfPlay struct {
 	// informed priors for winning moves), each at most once, DEPTH in
 	// 1..8. Not the verifier ab: self-play searches by visits, and an
 	// alpha-beta search per move would cost more than the game. Gating
-	// and ladder games search without them, as without the solver and
-	// the tables. configs keeps the text as it is: package selfplay,
+	// and ladder games search without them, as without the tables.
+	// configs keeps the text as it is: package selfplay,
 	// which reads it, checks it (selfplay.ValidateSettings, before any
 	// game of the trainer and the workers). Default "".
 	Hybrids string `mapstructure:"hybrids" yaml:"hybrids,omitempty"`
 }
-
-// Gumbel reports whether s asks for Gumbel root search.
-func (s SelfPlay) Gumbel() bool { return s.RootSearch == "gumbel" }
 
 // AutoTablesPrefix starts a selfplay.tables value that asks for generated
 // tables ("auto:4") instead of naming a folder.
@@ -273,9 +239,6 @@ func ParseAutoTables(s string, most int) (pieces int, ok bool) {
 // Backends are the allowed values of selfplay.backend (the names the
 // model package registers; a test keeps the two lists equal).
 var Backends = []string{"auto", "bf16", "fp32", "int8"}
-
-// rootSearches are the allowed values of selfplay.root_search.
-var rootSearches = []string{"puct", "gumbel"}
 
 // Train configures the optimisation of the network.
 type Train struct {
@@ -333,10 +296,6 @@ type Train struct {
 	// its value target: (1-m) * game result + m * search WDL, [0,1];
 	// 0 = the game result alone. Default 0.
 	ValueTargetMix float64 `mapstructure:"value_target_mix" yaml:"value_target_mix"`
-	// AuxReplyWeight weighs the reply head's cross-entropy in the loss
-	// when model.aux_reply is on (KataGo uses 0.15), (0,10]; unused
-	// otherwise. Default 0.15.
-	AuxReplyWeight float64 `mapstructure:"aux_reply_weight" yaml:"aux_reply_weight"`
 }
 
 // gatingModes are the allowed values of arena.gating.
@@ -415,12 +374,9 @@ const (
 // version that wrote the archive did.
 var LaterKeys = []string{
 	"run.generations",
-	"model.aux_reply",
-	"selfplay.eval_workers", "selfplay.backend", "selfplay.solver", "selfplay.pass_forced",
-	"selfplay.forced_playouts_k", "selfplay.policy_target_pruning",
-	"selfplay.root_search", "selfplay.gumbel_m", "selfplay.gumbel_c_visit", "selfplay.gumbel_c_scale",
+	"selfplay.eval_workers", "selfplay.backend", "selfplay.pass_forced",
 	"selfplay.tables", "selfplay.hybrids", "selfplay.policy_temp",
-	"train.value_target_mix", "train.aux_reply_weight",
+	"train.value_target_mix",
 	"ladder.every", "ladder.visits", "ladder.games", "ladder.parallel", "ladder.file",
 }
 
@@ -449,10 +405,6 @@ func Default() Config {
 			EvalBatch:          32,
 			CacheSize:          200000,
 			Backend:            "auto",
-			RootSearch:         "puct",
-			GumbelM:            16,
-			GumbelCVisit:       50,
-			GumbelCScale:       1,
 		},
 		Train: Train{
 			Batch:               256,
@@ -470,7 +422,6 @@ func Default() Config {
 			WindowGrowth:        0.5,
 			SamplesPerNewSample: 4,
 			StepsPerGeneration:  0,
-			AuxReplyWeight:      0.15,
 		},
 		Arena: Arena{
 			Games:        200,
@@ -500,12 +451,15 @@ func (c *Config) YAML() ([]byte, error) {
 	return b, nil
 }
 
-// Digest returns the hex SHA-256 of YAML(): equal configurations have equal
-// digests (for checkpoint metadata and run folders).
+// Digest returns the hex SHA-256 of YAML() with the removed keys at their
+// off values (digestForm, see removedKeys): equal configurations have
+// equal digests, and a configuration keeps the digest it had before a key
+// was removed.
 func (c *Config) Digest() string {
-	b, err := c.YAML()
+	b, err := c.digestForm()
 	if err != nil {
-		// A Config holds only strings and numbers; encoding cannot fail.
+		// A Config holds only strings and numbers, and a test holds every
+		// removed key's place (removedKeys): this cannot fail.
 		return "invalid"
 	}
 	sum := sha256.Sum256(b)

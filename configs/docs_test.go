@@ -316,9 +316,9 @@ func TestDocCheckFails(t *testing.T) {
 		{"selfplay.visits", "Visits. Default 200."},
 		{"selfplay.cheap_visits", "Cheap visits, 0 = off, else 1..visits. Default 0."},
 		{"train.lr_min", "End of the cosine schedule, [0,1]. Default 0.00001."},
-		{"selfplay.root_search", "puct. Default \"puct\"."},
-		{"selfplay.solver", "The solver."},
-		{"selfplay.solver", ""},
+		{"arena.gating", "sprt or threshold. Default \"sprt\"."},
+		{"selfplay.pass_forced", "Forced moves passed."},
+		{"selfplay.pass_forced", ""},
 	} {
 		if len(docProblems(tc.key, tc.doc, want[tc.key], defaultValue(tc.key))) == 0 {
 			t.Errorf("%s: %q passed the check", tc.key, tc.doc)

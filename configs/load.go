@@ -81,6 +81,10 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 	for k := range known {
 		envKeys[envName(k)] = k
 	}
+	removedEnvKeys := map[string]string{}
+	for _, r := range removedKeys {
+		removedEnvKeys[envName(r.key)] = r.key
+	}
 	fromEnv := map[string]bool{}
 	for _, e := range environ {
 		n, val, _ := strings.Cut(e, "=")
@@ -90,6 +94,12 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 		k, ok := envKeys[n]
 		if !ok && !inSection(n) {
 			continue // DAMA_ variables of other parts of dama (tests, tools)
+		}
+		if removed, err := checkRemoved(removedEnvKeys[n], val, "environment variable "+n); removed || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			continue // a removed key at its off value changes nothing
 		}
 		if !ok {
 			return nil, fmt.Errorf("configs: environment variable %s names no configuration key (%s variables set keys, e.g. %s for selfplay.visits)",
@@ -107,6 +117,12 @@ func Load(source string, environ, overrides []string) (*Config, error) {
 		}
 		if k == ScheduleKey {
 			return nil, fmt.Errorf("configs: override %q: %v", o, errNoSchedule)
+		}
+		if removed, err := checkRemoved(k, val, fmt.Sprintf("override %q", o)); removed || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			continue // a removed key at its off value changes nothing
 		}
 		if !known[k] {
 			return nil, fmt.Errorf("configs: override %q: unknown key %q%s", o, k, suggest(k))
@@ -272,6 +288,12 @@ func checkFileKeys(name string, data []byte) (map[string]bool, string, error) {
 				}
 			case sections[key]:
 				return fmt.Errorf("configs: %s:%d: %s must be a section of keys, not %q", name, kn.Line, key, val.Value)
+			case isRemoved(key) && val.Kind == yaml.ScalarNode:
+				// At its off value it changes nothing: the key is left
+				// out of the keys the file sets (see removedKeys).
+				if _, err := checkRemoved(key, val.Value, fmt.Sprintf("%s:%d", name, kn.Line)); err != nil {
+					return err
+				}
 			case !known[key]:
 				return fmt.Errorf("configs: %s:%d: unknown key %q%s", name, kn.Line, key, suggest(key))
 			case val.Kind != yaml.ScalarNode:

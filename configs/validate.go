@@ -85,7 +85,6 @@ func (c *Config) validate(v *validator) {
 	v.floatIn("train.samples_per_new_sample", t.SamplesPerNewSample, 0, false, 1000, true)
 	v.intIn("train.steps_per_generation", t.StepsPerGeneration, 0, 1e9)
 	v.floatIn("train.value_target_mix", t.ValueTargetMix, 0, true, 1, true)
-	v.floatIn("train.aux_reply_weight", t.AuxReplyWeight, 0, false, 10, true)
 
 	a := c.Arena
 	v.check("arena.games", a.Games, a.Games >= 2 && a.Games <= 1e6 && a.Games%2 == 0,
@@ -144,17 +143,6 @@ func (s SelfPlay) validate(v *validator) {
 	v.intIn("selfplay.eval_workers", s.EvalWorkers, 0, 256)
 	v.intIn("selfplay.cache_size", s.CacheSize, 0, 1e8)
 	v.oneOf("selfplay.backend", s.Backend, Backends)
-	v.floatIn("selfplay.forced_playouts_k", s.ForcedPlayoutsK, 0, true, 100, true)
-	v.oneOf("selfplay.root_search", s.RootSearch, rootSearches)
-	if s.ForcedPlayoutsK > 0 && s.Gumbel() {
-		v.check("selfplay.forced_playouts_k", s.ForcedPlayoutsK, false, "0 with selfplay.root_search gumbel (forced playouts are a PUCT technique)")
-	}
-	if s.PolicyTargetPruning && !(s.ForcedPlayoutsK > 0) {
-		v.check("selfplay.policy_target_pruning", s.PolicyTargetPruning, false, "false unless selfplay.forced_playouts_k > 0 (it prunes the forced playouts)")
-	}
-	v.intIn("selfplay.gumbel_m", s.GumbelM, 1, 128)
-	v.floatIn("selfplay.gumbel_c_visit", s.GumbelCVisit, 0, false, 10000, true)
-	v.floatIn("selfplay.gumbel_c_scale", s.GumbelCScale, 0, false, 100, true)
 	n, auto := s.AutoTables()
 	v.check("selfplay.tables", fmt.Sprintf("%q", s.Tables), !auto || n > 0,
 		fmt.Sprintf(`a folder of tables, "" (none) or %sN with N in 2..%d (tables of more pieces: dama tb gen --pieces N --out DIR, then the folder)`, AutoTablesPrefix, MaxAutoTablePieces))

@@ -37,13 +37,9 @@
 //
 // The zero Options search with plain PUCT: no first-play urgency
 // reduction, no root noise, no technique (see Options for what each zero
-// means). Three learning-efficiency techniques are options, all off by
-// default:
-// the MCTS solver (Options.Solver, solver.go), KataGo's forced playouts
-// with policy target pruning (Options.ForcedPlayoutsK, Search.PrunedVisits,
-// forced.go) and Gumbel search with sequential halving and the completed-Q
-// policy (Options.Gumbel, gumbel.go). BenchmarkSearchTechniques measures
-// their cost per playout, BenchmarkSolverEndgames what the solver gains.
+// means). The MCTS solver (Options.Solver, solver.go) is an option, off by
+// default: BenchmarkSearchTechniques measures its cost per playout,
+// BenchmarkSolverEndgames what it gains.
 // An Oracle (Options.Oracle: endgame tables, a shallow full-width search)
 // may prove new leaves; its exact values override the evaluator's.
 //
@@ -51,8 +47,8 @@
 // evaluation of a batch of leaves, Limit.Deadline), threads.go (search
 // threads), select.go (the PUCT selection),
 // tree.go (nodes, expansion, backup, moving the root), noise.go (Dirichlet
-// noise), result.go (Result, the move choice), solver.go, forced.go and
-// gumbel.go (the techniques).
+// noise), result.go (Result, the move choice) and solver.go (the MCTS
+// solver).
 //
 // The search costs far less than an evaluation: with an evaluator that
 // answers at once (go test ./mcts/ -run XXX -bench Search) it runs about

@@ -23,11 +23,10 @@ const (
 
 // Options configure a Search. A zero field means off (or none) for every
 // technique and for every amount that may be zero (FPUReduction,
-// DirichletFraction, MaxPlies, Solver, ForcedPlayoutsK, Gumbel,
-// PassForced, KeepSearchingWhenFull); for a constant that must be positive
-// (CPuct, DirichletAlpha, Parallel, MaxNodes, GumbelM, GumbelCVisit,
-// GumbelCScale) it means the documented default. No field has a negative
-// value with a special meaning: Validate rejects negative values.
+// DirichletFraction, MaxPlies, Solver, PassForced, KeepSearchingWhenFull); for a constant that must be positive (CPuct,
+// DirichletAlpha, Parallel, MaxNodes) it means the documented default. No
+// field has a negative value with a special meaning: Validate rejects
+// negative values.
 type Options struct {
 	// CPuct scales the exploration term of PUCT:
 	// U = CPuct * P * sqrt(sum of the node's child visits) / (1 + N).
@@ -49,8 +48,8 @@ type Options struct {
 	// (Italian draughts positions have few legal moves, about 8).
 	DirichletAlpha float64
 	// DirichletFraction is the weight of the noise, in [0,1]:
-	// P' = (1-f) P + f eta. 0: the noise changes nothing (Gumbel search
-	// draws its own noise); StandardDirichletFraction is the usual value.
+	// P' = (1-f) P + f eta. 0: the noise changes nothing;
+	// StandardDirichletFraction is the usual value.
 	DirichletFraction float64
 	// MaxPlies is the adjudication cap: a node at game ply MaxPlies (plies
 	// counted from the game's start) is a draw. 0 means no cap.
@@ -82,26 +81,6 @@ type Options struct {
 	// and draws are propagated up the tree, proven nodes are not searched
 	// further, and Result.Proof reports a proven root. Default off.
 	Solver bool
-	// ForcedPlayoutsK turns on KataGo's forced playouts at the root of
-	// searches with noise: a child c gets at least sqrt(k P(c) N) visits,
-	// P the noised prior, N the root's child visits. 0 means off; KataGo
-	// uses 2. Ignored with Gumbel.
-	ForcedPlayoutsK float64
-	// Gumbel replaces PUCT by Gumbel search (see gumbel.go): Gumbel-Top-k
-	// sampling and sequential halving at the root, the deterministic
-	// selection of Danihelka et al. below it, and the completed-Q policy
-	// in Result.Policy. Needs a visit limit. Temperature does not apply:
-	// the move is the halving's winner, drawn by the Gumbel noise of
-	// Limit.Noise. Default off.
-	Gumbel bool
-	// GumbelM is the number of actions sampled at the root. Default
-	// DefaultGumbelM.
-	GumbelM int
-	// GumbelCVisit and GumbelCScale shape sigma(q) = (GumbelCVisit +
-	// max_b N(b)) * GumbelCScale * q, q in [0,1]. Defaults
-	// DefaultGumbelCVisit and DefaultGumbelCScale.
-	GumbelCVisit float64
-	GumbelCScale float64
 	// PassForced expands a position below the root that has one legal
 	// move without evaluating it: the search goes straight on to the
 	// position after that move, whose evaluation is backed up through both.
@@ -147,8 +126,7 @@ func (o Options) Validate() error {
 		{"CPuct", o.CPuct}, {"FPUReduction", o.FPUReduction}, {"PolicyTemperature", o.PolicyTemperature},
 		{"DirichletAlpha", o.DirichletAlpha}, {"DirichletFraction", o.DirichletFraction},
 		{"MaxPlies", float64(o.MaxPlies)}, {"Parallel", float64(o.Parallel)}, {"Threads", float64(o.Threads)},
-		{"MaxNodes", float64(o.MaxNodes)}, {"ForcedPlayoutsK", o.ForcedPlayoutsK},
-		{"GumbelM", float64(o.GumbelM)}, {"GumbelCVisit", o.GumbelCVisit}, {"GumbelCScale", o.GumbelCScale},
+		{"MaxNodes", float64(o.MaxNodes)},
 	} {
 		if !(f.v >= 0) {
 			return fmt.Errorf("mcts: Options.%s %v must not be negative", f.name, f.v)
@@ -170,9 +148,6 @@ func (o Options) withDefaults() Options {
 	positive(&o.DirichletAlpha, DefaultDirichletAlpha)
 	positive(&o.Parallel, DefaultParallel)
 	positive(&o.MaxNodes, DefaultMaxNodes)
-	positive(&o.GumbelM, DefaultGumbelM)
-	positive(&o.GumbelCVisit, DefaultGumbelCVisit)
-	positive(&o.GumbelCScale, DefaultGumbelCScale)
 	return o
 }
 

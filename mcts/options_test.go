@@ -10,11 +10,10 @@ import (
 // that may be zero, the default for the constants that must be positive.
 func TestOptionsZero(t *testing.T) {
 	o := New(&materialEval{}, Options{}).Options()
-	if o.FPUReduction != 0 || o.DirichletFraction != 0 || o.MaxPlies != 0 || o.ForcedPlayoutsK != 0 {
+	if o.FPUReduction != 0 || o.DirichletFraction != 0 || o.MaxPlies != 0 {
 		t.Errorf("zero amounts became %+v, want none", o)
 	}
-	if o.CPuct != DefaultCPuct || o.DirichletAlpha != DefaultDirichletAlpha || o.Parallel != DefaultParallel || o.MaxNodes != DefaultMaxNodes ||
-		o.GumbelM != DefaultGumbelM || o.GumbelCVisit != DefaultGumbelCVisit || o.GumbelCScale != DefaultGumbelCScale {
+	if o.CPuct != DefaultCPuct || o.DirichletAlpha != DefaultDirichletAlpha || o.Parallel != DefaultParallel || o.MaxNodes != DefaultMaxNodes {
 		t.Errorf("zero constants became %+v, want the defaults", o)
 	}
 	set := Options{FPUReduction: StandardFPUReduction, DirichletFraction: 0.4}
@@ -36,7 +35,7 @@ func TestOptionsValidate(t *testing.T) {
 		{Options{DirichletFraction: 1.5}, "DirichletFraction"},
 		{Options{CPuct: math.NaN()}, "CPuct"},
 		{Options{Parallel: -2}, "Parallel"},
-		{Options{GumbelM: -1}, "GumbelM"},
+		{Options{MaxNodes: -1}, "MaxNodes"},
 	} {
 		if err := tc.o.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want an error naming %s", tc.o, err, tc.want)

@@ -12,13 +12,6 @@ type Result struct {
 	Visits []int        // visits of each move
 	Priors []float32    // the evaluator's priors of each move, tempered by Options.PolicyTemperature (without noise)
 	Q      []float32    // mean value of each move for the side to move; 0 when unvisited
-	// SearchPriors are the priors the search used at the root: Priors with
-	// the root noise mixed in (the same slice as Priors without noise).
-	SearchPriors []float32
-	// Policy is, with Options.Gumbel, the completed-Q policy
-	// softmax(logits + sigma(completed Q)) over Moves: a policy target that
-	// improves on the priors. Nil with PUCT.
-	Policy []float32
 	// Proof is, with Options.Solver, the proven result of the root for the
 	// side to move (ProofNone when not proven). A proven root reports the
 	// exact Value and WDL.
@@ -64,10 +57,6 @@ func (s *Search) result(rng *rand.Rand) Result {
 	res.Visits = make([]int, len(children))
 	res.Priors = make([]float32, len(children))
 	res.Q = make([]float32, len(children))
-	res.SearchPriors = res.Priors
-	if s.noised {
-		res.SearchPriors = make([]float32, len(children))
-	}
 	for i := range children {
 		c := &children[i]
 		res.Moves[i] = c.move
@@ -75,19 +64,12 @@ func (s *Search) result(rng *rand.Rand) Result {
 		res.Priors[i] = c.prior
 		if s.noised {
 			res.Priors[i] = s.clean[i]
-			res.SearchPriors[i] = c.prior
 		}
 		if c.n > 0 {
 			res.Q[i] = float32(c.sumV / float64(c.n))
 		}
 	}
 	best := s.bestChild(0)
-	if s.opt.Gumbel {
-		res.Policy = s.completedPolicy(0)
-		if s.gum.valid && root.proof == proofNone {
-			best = s.gumbelChoice()
-		}
-	}
 	res.Move = s.nodes[best].move
 	if s.opt.Solver {
 		s.solverResult(&res)

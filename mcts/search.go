@@ -46,8 +46,7 @@ type Search struct {
 
 	clean  []float32 // the root's priors before noise
 	noised bool
-	gum    gumbelRoot // the Gumbel root state of the current Run
-	frozen bool       // the tree is full: leaves are evaluated but not expanded
+	frozen bool // the tree is full: leaves are evaluated but not expanded
 
 	leaves   []leaf
 	pool     *evalPool        // helpers of the current Run that evaluate leaves 1.. of a batch
@@ -124,10 +123,6 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 	if (lim.Noise || temp > 0.01) && rng == nil {
 		return Result{}, errors.New("mcts: noise or temperature needs an rng")
 	}
-	if s.opt.Gumbel && lim.Visits <= 0 {
-		return Result{}, errors.New("mcts: Gumbel search needs a visit limit")
-	}
-	s.gum.valid = false
 	s.proved = 0
 
 	s.stack = append(s.stack[:0], s.hist...)
@@ -149,7 +144,7 @@ func (s *Search) Run(ctx context.Context, g *rules.Game, lim Limit, rng *rand.Ra
 	res.Playouts = int(s.nodes[0].n - start)
 	res.Proved = s.proved
 	res.Full = full
-	if temp > 0.01 && !s.opt.Gumbel && res.Proof != ProofWin {
+	if temp > 0.01 && res.Proof != ProofWin {
 		res.Move = pick(s.solverVisits(res.Visits), res.Moves, temp, rng)
 	}
 	return res, nil
@@ -225,9 +220,9 @@ func (s *Search) next(ctx context.Context, lim Limit) (want int, stop, full bool
 	return want, false, false, nil
 }
 
-// afterStep prepares the root once it is expanded (noise, Gumbel).
+// afterStep prepares the root once it is expanded (noise).
 func (s *Search) afterStep(lim Limit, rng *rand.Rand) {
-	if s.nodes[0].state == expanded && !s.gum.valid && (s.opt.Gumbel || lim.Noise != s.noised) {
+	if s.nodes[0].state == expanded && lim.Noise != s.noised {
 		s.rootReady(lim, rng)
 	}
 }
@@ -279,13 +274,8 @@ func (s *Search) timeStep(lim Limit, t0 time.Time) {
 	s.stepDev += (max(dev, -dev) - s.stepDev) / 4
 }
 
-// rootReady prepares the expanded root for the rest of a Run: root noise
-// for PUCT, the sampled actions for Gumbel.
+// rootReady prepares the expanded root for the rest of a Run: its noise.
 func (s *Search) rootReady(lim Limit, rng *rand.Rand) {
-	if s.opt.Gumbel {
-		s.gumbelInit(lim, rng)
-		return
-	}
 	s.setNoise(lim.Noise, rng)
 }
 

@@ -155,20 +155,13 @@ func (s *Search) pick(idx int32) int32 {
 			return c
 		}
 	}
-	if s.opt.Gumbel {
-		if idx == 0 && s.gum.valid {
-			return s.gumbelRootPick()
-		}
-		return s.gumbelPick(nd)
-	}
-	return s.pickChild(nd, idx == 0 && s.opt.ForcedPlayoutsK > 0 && s.noised)
+	return s.pickChild(nd)
 }
 
-// pickChild returns the child of nd with the highest PUCT score. With
-// forced, a child with fewer visits than its forced playouts goes first.
-// With the solver, children proven lost for the side to move are passed
-// over while another child is not.
-func (s *Search) pickChild(nd *node, forced bool) int32 {
+// pickChild returns the child of nd with the highest PUCT score. With the
+// solver, children proven lost for the side to move are passed over while
+// another child is not.
+func (s *Search) pickChild(nd *node) int32 {
 	children := s.nodes[nd.first : nd.first+int32(nd.nchild)]
 	var visits int32
 	var visitedPolicy float64
@@ -196,11 +189,7 @@ func (s *Search) pickChild(nd *node, forced bool) int32 {
 		if n > 0 {
 			q = (c.sumV - float64(c.inflight)) / float64(n)
 		}
-		score := q + k*float64(c.prior)/float64(1+n)
-		if forced && float64(n) < ForcedPlayouts(s.opt.ForcedPlayoutsK, float64(c.prior), float64(visits)) {
-			score += forcedBonus
-		}
-		pk = pk.offer(i, score)
+		pk = pk.offer(i, q+k*float64(c.prior)/float64(1+n))
 	}
 	return nd.first + int32(pk.best)
 }

@@ -19,9 +19,6 @@ func BenchmarkSearchTechniques(b *testing.B) {
 	}{
 		{"puct", Options{}},
 		{"solver", Options{Solver: true}},
-		{"forced", Options{ForcedPlayoutsK: 2}},
-		{"gumbel", Options{Gumbel: true}},
-		{"gumbel+solver", Options{Gumbel: true, Solver: true}},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {

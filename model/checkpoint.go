@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"dama/internal/atomicfile"
@@ -18,7 +19,8 @@ type Checkpoint struct {
 	Meta Meta
 	Opt  OptimizerState
 	// Version is the format version the checkpoint was read with (set by
-	// Unmarshal and Load); Marshal picks the version from the config.
+	// Unmarshal and Load; FormatVersionFlags: its reply head was dropped);
+	// Marshal writes FormatVersion.
 	Version int
 }
 
@@ -43,7 +45,7 @@ type OptimizerState struct {
 // little-endian:
 //
 //	config   name (string), blocks, filters, policy filters, value filters, value hidden (uint32 each)
-//	flags    version 2 only: uint32, bit 0 Config.AuxReply; other bits must be 0
+//	flags    version 2 only: uint32, 1 (bit 0: the reply head); other values are refused
 //	meta     parent (string), created (int64 Unix nanoseconds, 0 for none), config digest (string), note (string)
 //	step     int64
 //	encoding number of input planes, policy size (uint32 each)
@@ -55,16 +57,24 @@ type OptimizerState struct {
 //
 // Checkpoints had this layout before the envelope was shared with other
 // files, so files of every version are read by the same code, and a file
-// written now is byte for byte what the writer before wrote. A network
-// without training-only heads is written as version 1, so programs older
-// than version 2 still read it.
+// written now is byte for byte what the writer before wrote.
+//
+// Version 2 held networks with the opponent-reply head (model.aux_reply),
+// a training-only second policy head that lost its A/B and was removed
+// (docs/experiments.md#the-opponent-reply-head; last in commit 0edde8a):
+// its tensors (reply/...) follow the network's, in its config digest
+// (" aux-reply" appended to the hashed text). Reading such a file checks
+// it as that version wrote it, then drops the head's tensors and their
+// optimizer slots: inference never used the head, so the network plays,
+// analyses and exports as it did, and trains on (dama train --init) as the
+// same network without it. Only version 1 is written.
 //
 // Load and Unmarshal return *envelope.Error values: errors.Is(err,
 // envelope.ErrChecksum) and so on; content that passes the checksum but is
 // wrong is envelope.ErrMalformed.
 const (
 	FormatVersion      = 1
-	FormatVersionFlags = 2
+	FormatVersionFlags = 2 // read only: a network with the reply head, which reading drops
 	maxString          = 1 << 16
 	maxTensors         = 1 << 12
 	maxRank            = 4
@@ -120,11 +130,6 @@ func (c *Checkpoint) Marshal() ([]byte, error) {
 		}
 	}
 	cfg := c.Net.Config
-	version := uint32(FormatVersion)
-	flags := configFlags(cfg)
-	if flags != 0 {
-		version = FormatVersionFlags
-	}
 	size := envelope.HeaderLen + envelope.TrailerLen + 1024
 	for _, ts := range [][]Tensor{c.Net.Tensors, c.Opt.Slots} {
 		for _, t := range ts {
@@ -132,7 +137,7 @@ func (c *Checkpoint) Marshal() ([]byte, error) {
 		}
 	}
 	le := binary.LittleEndian
-	b := fileFormat.Begin(make([]byte, 0, size), version)
+	b := fileFormat.Begin(make([]byte, 0, size), FormatVersion)
 	str := func(s string) {
 		b = le.AppendUint32(b, uint32(len(s)))
 		b = append(b, s...)
@@ -140,9 +145,6 @@ func (c *Checkpoint) Marshal() ([]byte, error) {
 	str(cfg.Name)
 	for _, v := range []int{cfg.Blocks, cfg.Filters, cfg.PolicyFilters, cfg.ValueFilters, cfg.ValueHidden} {
 		b = le.AppendUint32(b, uint32(v))
-	}
-	if flags != 0 {
-		b = le.AppendUint32(b, flags)
 	}
 	str(c.Meta.Parent)
 	var created int64
@@ -244,19 +246,24 @@ func (r *reader) tensors(what string) []Tensor {
 	return ts
 }
 
-// Config flags of checkpoint format version 2.
+// The reply head of format version 2: its one config flag, the suffix of
+// its config digest's text and the prefix of its tensors' names.
 const (
-	flagAuxReply   = 1 << 0
-	knownFlagsMask = flagAuxReply
+	flagReplyHead   = 1 << 0
+	replyHeadDigest = " aux-reply"
+	replyHeadPrefix = "reply/"
 )
 
-// configFlags returns the flags word of c (0 when it needs none).
-func configFlags(c Config) uint32 {
-	var f uint32
-	if c.AuxReply {
-		f |= flagAuxReply
+// dropReplyHead returns ts without the reply head's tensors (named
+// replyHeadPrefix..., or an optimizer slot of one) and how many it left out.
+func dropReplyHead(ts []Tensor) ([]Tensor, int) {
+	var out []Tensor
+	for _, t := range ts {
+		if !strings.HasPrefix(t.Name, replyHeadPrefix) && !strings.HasPrefix(t.Name, SlotName(0, replyHeadPrefix)) && !strings.HasPrefix(t.Name, SlotName(1, replyHeadPrefix)) {
+			out = append(out, t)
+		}
 	}
-	return f
+	return out, len(ts) - len(out)
 }
 
 // decodePayload decodes and validates the payload of a checkpoint of the
@@ -272,16 +279,11 @@ func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 	for _, d := range dims {
 		*d = int(int32(r.U32("config field")))
 	}
-	if version == FormatVersionFlags {
-		flags := r.U32("config flags")
-		switch {
-		case r.Err != nil:
-		case flags&^knownFlagsMask != 0:
-			r.Fail("config flags %#x has unknown bits (known: %#x)", flags, knownFlagsMask)
-		case flags == 0:
-			r.Fail("version %d file with no config flags set (such a network is written as version %d)", FormatVersionFlags, FormatVersion)
+	replyHead := version == FormatVersionFlags
+	if replyHead {
+		if flags := r.U32("config flags"); r.Err == nil && flags != flagReplyHead {
+			r.Fail("config flags %#x, want %#x (the reply head, version %d's only flag; a network without it is version %d)", flags, flagReplyHead, FormatVersionFlags, FormatVersion)
 		}
-		cfg.AuxReply = flags&flagAuxReply != 0
 	}
 	ck := &Checkpoint{Version: int(version)}
 	ck.Meta.Parent = r.str("parent")
@@ -314,8 +316,20 @@ func decodePayload(b []byte, version uint32) (*Checkpoint, error) {
 	if ck.Step < 0 || ck.Opt.Steps < 0 {
 		return bad("negative step count %d / %d", ck.Step, ck.Opt.Steps)
 	}
-	if d := cfg.Digest(); ck.Meta.ConfigDigest != d {
+	d := cfg.Digest()
+	if replyHead {
+		d = cfg.digest(replyHeadDigest)
+	}
+	if ck.Meta.ConfigDigest != d {
 		return bad("config digest %q does not match the config %s (digest %s)", ck.Meta.ConfigDigest, cfg, d)
+	}
+	if replyHead {
+		var dropped int
+		if net.Tensors, dropped = dropReplyHead(net.Tensors); dropped == 0 {
+			return bad("no reply head tensors (%s...) in a version %d file", replyHeadPrefix, FormatVersionFlags)
+		}
+		ck.Opt.Slots, _ = dropReplyHead(ck.Opt.Slots)
+		ck.Meta.ConfigDigest = cfg.Digest()
 	}
 	if err := net.Check(); err != nil {
 		return bad("%v", err)

@@ -18,11 +18,6 @@ type Config struct {
 	PolicyFilters int    // channels of the policy head's 1x1 convolution
 	ValueFilters  int    // channels of the value head's 1x1 convolution
 	ValueHidden   int    // width of the value head's hidden dense layer
-	// AuxReply adds the training-only reply head (see TrainSpec): it
-	// predicts the opponent's reply policy, the policy target of the next
-	// ply, as an auxiliary training target. Inference and the exports
-	// ignore it.
-	AuxReply bool
 }
 
 // Allowed ranges of the Config fields.
@@ -94,31 +89,27 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// String describes the shape, e.g. "tiny (2 blocks x 16 filters, policy 4, value 2/32)"
-// (", aux reply head" added inside the parentheses when it has one).
+// String describes the shape, e.g. "tiny (2 blocks x 16 filters, policy 4, value 2/32)".
 func (c Config) String() string {
 	name := c.Name
 	if name == "" {
 		name = "custom"
 	}
-	aux := ""
-	if c.AuxReply {
-		aux = ", aux reply head"
-	}
-	return fmt.Sprintf("%s (%d blocks x %d filters, policy %d, value %d/%d%s)",
-		name, c.Blocks, c.Filters, c.PolicyFilters, c.ValueFilters, c.ValueHidden, aux)
+	return fmt.Sprintf("%s (%d blocks x %d filters, policy %d, value %d/%d)",
+		name, c.Blocks, c.Filters, c.PolicyFilters, c.ValueFilters, c.ValueHidden)
 }
 
 // Digest returns a short hex digest of the shape-defining fields and the
 // input/output format (the name is not part of it): two networks with the
-// same digest have the same tensors. A network without the reply head
-// keeps the digest it had before the head existed.
-func (c Config) Digest() string {
-	s := fmt.Sprintf("dama-net v%d planes=%d policy=%d blocks=%d filters=%d pf=%d vf=%d vh=%d",
-		FormatVersion, NumPlanes, PolicySize, c.Blocks, c.Filters, c.PolicyFilters, c.ValueFilters, c.ValueHidden)
-	if c.AuxReply {
-		s += " aux-reply"
-	}
+// same digest have the same tensors.
+func (c Config) Digest() string { return c.digest("") }
+
+// digest is Digest with suffix appended to the hashed text: " aux-reply"
+// gives the digest a network with the removed reply head had (checkpoint
+// format version 2).
+func (c Config) digest(suffix string) string {
+	s := fmt.Sprintf("dama-net v%d planes=%d policy=%d blocks=%d filters=%d pf=%d vf=%d vh=%d%s",
+		FormatVersion, NumPlanes, PolicySize, c.Blocks, c.Filters, c.PolicyFilters, c.ValueFilters, c.ValueHidden, suffix)
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:8])
 }

@@ -15,11 +15,7 @@
 // convolution, batch norm, ReLU, dense layer to 1024 (from, to) logits) and
 // a value head (1x1 convolution, batch norm, ReLU, dense layer, ReLU, dense
 // layer to win/draw/loss logits of the side to move; the expected score is
-// W + D/2). With Config.AuxReply a training-only reply head, shaped as the
-// policy head, predicts the policy target of the next ply (the opponent's
-// reply) as an auxiliary target (learn.Sample.Reply,
-// learn.TrainOptions.AuxWeight); it is part of TrainSpec, not Spec, so
-// inference and the exports never compute it.
+// W + D/2).
 //
 // Training keeps the batch norms' running statistics, which checkpoints
 // store and inference uses (eval mode); Network.Fold folds them into the

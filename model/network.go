@@ -77,20 +77,18 @@ type TensorSpec struct {
 }
 
 // Layout lists the tensors of a network with config c, layer by layer
-// in the order of TrainSpec (layerTensors):
+// in the order of Spec (layerTensors):
 //
 //	input/conv [F][NumPlanes][3][3], input/bn/{gamma,beta,mean,var} [F]
 //	blockI/conv1, blockI/bn1/..., blockI/conv2, blockI/bn2/...  (I = 0..Blocks-1)
 //	policy/conv [PF][F][1][1], policy/bn/..., policy/dense/w [PF*32][1024], policy/dense/b [1024]
 //	value/conv [VF][F][1][1], value/bn/..., value/dense1/w [VF*32][VH], value/dense1/b [VH],
 //	value/dense2/w [VH][3], value/dense2/b [3]
-//	with AuxReply: reply/conv [PF][F][1][1], reply/bn/..., reply/dense/w [PF*32][1024], reply/dense/b [1024]
 //
-// The training-only tensors come last, so a network without them has the
-// same tensors in the same order as before they existed. Convolutions have no bias: the batch norm after each supplies it.
+// Convolutions have no bias: the batch norm after each supplies it.
 func Layout(c Config) []TensorSpec {
 	var specs []TensorSpec
-	for _, l := range TrainSpec(c) {
+	for _, l := range Spec(c) {
 		specs = append(specs, layerTensors(l)...)
 	}
 	return specs
@@ -117,7 +115,7 @@ func NewNetwork(cfg Config, rng *rand.Rand) *Network {
 	}
 	specs := Layout(cfg)
 	last := map[string]bool{} // the weights of each head's last layer
-	for _, l := range TrainSpec(cfg) {
+	for _, l := range Spec(cfg) {
 		if l.Output != NoOutput {
 			last[l.Name+"/w"] = true
 		}
@@ -146,25 +144,6 @@ func NewNetwork(cfg Config, rng *rand.Rand) *Network {
 		n.Tensors[i] = t
 	}
 	return n
-}
-
-// InferenceOnly returns a copy of n without its training-only heads (see
-// TrainSpec): the network inference and the exports see, e.g. to ship a
-// model without the reply head's weights. Its outputs are n's.
-func (n *Network) InferenceOnly() *Network {
-	c := n.Config
-	c.AuxReply = false
-	keep := map[string]bool{}
-	for _, s := range Layout(c) {
-		keep[s.Name] = true
-	}
-	out := &Network{Config: c}
-	for _, t := range n.Clone().Tensors {
-		if keep[t.Name] {
-			out.Tensors = append(out.Tensors, t)
-		}
-	}
-	return out
 }
 
 // Tensor returns the tensor with the given name, or nil.

@@ -9,12 +9,7 @@ import (
 // tensors and their order), NewNetwork's initialisation, Flops, the
 // Gorgonia training graph (package learn), the batch-norm folding (Fold), the
 // inference plan (package infer) and the exports (package export: ONNX, JSON
-// and the float64 reference forward pass) are all built from Spec.
-// TrainSpec is Spec plus the optional training-only heads (Config.AuxReply):
-// Layout, NewNetwork, Check and the training graph follow TrainSpec, so
-// those heads' tensors are initialised, trained and stored in checkpoints,
-// while inference, Fold, Flops and the exports follow Spec and never
-// compute them: self-play costs the same with or without them. Adding
+// and the float64 reference forward pass) are all built from Spec. Adding
 // a block type or changing a head means editing Spec and, for a new kind
 // of layer, one case in each of those builders.
 
@@ -59,10 +54,6 @@ const (
 	NoOutput     Output = iota
 	PolicyOutput        // PolicySize policy logits
 	WDLOutput           // ValueSize win/draw/loss logits
-	// ReplyOutput is the training-only reply head's PolicySize logits: the
-	// policy of the opponent's reply, indexed by PolicyIndex in the
-	// position after the move (from the opponent's point of view).
-	ReplyOutput
 )
 
 // Layer is one step of the forward pass.
@@ -132,27 +123,10 @@ func Spec(c Config) []Layer {
 	return layers
 }
 
-// TrainSpec returns Spec(c) followed by the training-only heads c asks for:
-// with AuxReply, the reply head, shaped as the policy head and reading the
-// tower's output:
-//
-//	reply/conv     1x1, F -> PF, ReLU
-//	reply/dense    PF*32 -> 1024 reply policy logits
-func TrainSpec(c Config) []Layer {
-	layers := Spec(c)
-	if c.AuxReply {
-		tower := 2 * c.Blocks // input/conv, then two layers per block
-		layers = append(layers,
-			Layer{Name: "reply/conv", Kind: ConvBN, BN: "reply/bn", K: 1, In: tower, Residual: noResidual, Cin: c.Filters, Cout: c.PolicyFilters, ReLU: true},
-			Layer{Name: "reply/dense", Kind: FullyConnected, In: len(layers), Residual: noResidual, Cin: c.PolicyFilters * Squares, Cout: PolicySize, Output: ReplyOutput})
-	}
-	return layers
-}
-
 // CheckSpec verifies that layers fit together: each reads an earlier layer
 // (or the planes) of the right width, residuals match, and there is
-// exactly one layer of each output of the right width (at most one reply
-// output). The builders rely on it.
+// exactly one layer of each output of the right width. The builders rely
+// on it.
 func CheckSpec(layers []Layer) error {
 	outputs := map[Output]int{}
 	for i, l := range layers {
@@ -202,8 +176,8 @@ func CheckSpec(layers []Layer) error {
 		}
 		switch l.Output {
 		case NoOutput:
-		case PolicyOutput, WDLOutput, ReplyOutput:
-			want := map[Output]int{PolicyOutput: PolicySize, WDLOutput: ValueSize, ReplyOutput: PolicySize}[l.Output]
+		case PolicyOutput, WDLOutput:
+			want := map[Output]int{PolicyOutput: PolicySize, WDLOutput: ValueSize}[l.Output]
 			if l.Kind != FullyConnected || l.Cout != want || l.ReLU {
 				return bad("output %d must be a dense layer of %d logits without ReLU", l.Output, want)
 			}
@@ -214,9 +188,6 @@ func CheckSpec(layers []Layer) error {
 	}
 	if outputs[PolicyOutput] != 1 || outputs[WDLOutput] != 1 {
 		return fmt.Errorf("model: spec has %d policy and %d value outputs, want one each", outputs[PolicyOutput], outputs[WDLOutput])
-	}
-	if outputs[ReplyOutput] > 1 {
-		return fmt.Errorf("model: spec has %d reply outputs, want at most one", outputs[ReplyOutput])
 	}
 	return nil
 }
@@ -263,8 +234,7 @@ type FoldedLayer struct {
 
 // Fold returns the layers of n's spec with every batch norm folded (in
 // float64, rounded once): the one place where folding is done, for the
-// inference backends and the exports. It checks n first. It follows Spec,
-// so training-only heads (TrainSpec) are left out.
+// inference backends and the exports. It checks n first.
 func (n *Network) Fold() ([]FoldedLayer, error) {
 	if err := n.Check(); err != nil {
 		return nil, err

@@ -15,10 +15,8 @@ type MetricRecord struct {
 	Total         float64   `json:"total"`         // the loss minimised
 	Time          time.Time `json:"time"`          // wall clock at the end of the step
 	SamplesPerSec float64   `json:"samples_per_s"` // training speed over the last steps
-
-	// AuxLoss is the reply head's cross-entropy per sample with a reply
-	// target (model.aux_reply); absent without the head.
-	AuxLoss float64 `json:"aux_loss,omitempty"`
+	// The lines of runs with the removed opponent-reply head also have
+	// aux_loss, its loss; reading leaves it out.
 }
 
 // ArenaRecord is one line of arena.jsonl: one gating match.

@@ -11,6 +11,20 @@ import (
 	"dama/configs"
 )
 
+// A metrics line of a run with the removed opponent-reply head (its
+// aux_loss) reads as any other.
+func TestReadMetricsWithAuxLoss(t *testing.T) {
+	r := &Run{Dir: t.TempDir()}
+	line := `{"gen":1,"step":1,"samples":16,"lr":0.001,"policy_loss":1.9,"value_loss":1,"aux_loss":2.1,"entropy":1.7,"l2":0.01,"total":3.2}` + "\n"
+	if err := os.WriteFile(r.Path(MetricsFile), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []MetricRecord
+	if err := ReadMetrics(r, func(m MetricRecord) error { got = append(got, m); return nil }); err != nil || len(got) != 1 || got[0].PolicyLoss != 1.9 || got[0].Total != 3.2 {
+		t.Errorf("read %+v, %v; want the line's losses", got, err)
+	}
+}
+
 // The steps of metrics.jsonl strictly increase: a line repeating or going
 // back on a step is refused on every read, naming the file and the line
 // (issue 20, point 4: a repeated step was accepted).
@@ -62,6 +76,7 @@ func TestReadChangesChecks(t *testing.T) {
 		{"model key", `{"version":1,"generation":1,"changes":[{"key":"model.blocks","old":"2","new":"3"}]}` + "\n", []string{"line 2", "model.blocks"}},
 		{"bad value", `{"version":1,"generation":1,"changes":[{"key":"selfplay.visits","old":"64","new":"lots"}]}` + "\n", []string{"line 2", "selfplay.visits", `"lots"`}},
 		{"out of range", `{"version":1,"generation":1,"changes":[{"key":"selfplay.visits","old":"64","new":"-3"}]}` + "\n", []string{"line 2", "selfplay.visits", `"-3"`}},
+		{"removed key", `{"version":1,"generation":1,"changes":[{"key":"selfplay.root_search","old":"gumbel","new":"puct"}]}` + "\n", []string{"line 2", "selfplay.root_search: gumbel was removed", "docs/experiments.md"}},
 	} {
 		r := copySample(t) // generation 1 done: the next is 2
 		if err := os.WriteFile(r.Path(ChangesFile), []byte(good+tc.line), 0o644); err != nil {

@@ -2,6 +2,7 @@ package runfolder
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -365,6 +366,9 @@ func (r *Run) ReadChanges() ([]ConfigChange, error) {
 			return errors.New("no changes")
 		}
 		for _, d := range c.Changes {
+			if err := cmp.Or(configs.CheckRemoved(d.Key, d.Old), configs.CheckRemoved(d.Key, d.New)); err != nil {
+				return err // a change of a key removed since, to or from a value that did something
+			}
 			switch {
 			case !slices.Contains(known, d.Key):
 				return fmt.Errorf("unknown configuration key %q", d.Key)
@@ -563,10 +567,21 @@ func (r *Run) CheckRecords() error {
 // olderArchive reports whether data, an archived configuration that differs
 // from its rendering y by the running version, is what an older version
 // wrote: y's lines in order, less lines of keys added since
-// (configs.LaterKeys), which take their defaults. Anything else (an edited
-// line, reordered or foreign content) is not.
+// (configs.LaterKeys), which take their defaults, and with lines of keys
+// removed since at the value at which they did nothing
+// (configs.RemovedAtOff). Anything else (an edited line, reordered or
+// foreign content) is not.
 func olderArchive(data, y []byte) bool {
-	have := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var have []string
+	section := ""
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		if !strings.HasPrefix(line, " ") {
+			section, _, _ = strings.Cut(line, ":")
+		} else if key, val, ok := strings.Cut(strings.TrimSpace(line), ": "); ok && configs.RemovedAtOff(section+"."+key, val) {
+			continue
+		}
+		have = append(have, line)
+	}
 	want := strings.Split(strings.TrimSuffix(string(y), "\n"), "\n")
 	section, i := "", 0
 	for _, line := range want {

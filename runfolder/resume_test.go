@@ -31,8 +31,8 @@ func TestResumeOlderArchive(t *testing.T) {
 	if err != nil {
 		t.Fatalf("older archive refused: %v", err)
 	}
-	if cfg.Run.Name != "quick" || cfg.SelfPlay.Visits != 64 || cfg.SelfPlay.Backend != "auto" || cfg.Model.AuxReply {
-		t.Errorf("older archive read as name %q visits %d backend %q aux %v", cfg.Run.Name, cfg.SelfPlay.Visits, cfg.SelfPlay.Backend, cfg.Model.AuxReply)
+	if cfg.Run.Name != "quick" || cfg.SelfPlay.Visits != 64 || cfg.SelfPlay.Backend != "auto" {
+		t.Errorf("older archive read as name %q visits %d backend %q", cfg.Run.Name, cfg.SelfPlay.Visits, cfg.SelfPlay.Backend)
 	}
 	// Once read, it has a digest and resumes again.
 	if _, err := os.Stat(r.Path(configDigestFile)); err != nil {
@@ -47,6 +47,9 @@ func TestResumeOlderArchive(t *testing.T) {
 		{"dropped original key", strings.Replace(s, "    cpuct: 1.5\n", "", 1)},
 		{"foreign line", strings.Replace(s, "run:\n", "run:\n    colour: red\n", 1)},
 		{"reordered", strings.Replace(strings.Replace(s, "    seed: 1\n", "", 1), "    workers: 2\n", "    workers: 2\n    seed: 1\n", 1)},
+		// A key removed since (configs.RemovedAtOff) passes at its off
+		// value only.
+		{"removed key on", strings.Replace(s, "root_search: puct", "root_search: gumbel", 1)},
 	} {
 		write([]byte(tc.content))
 		if _, err := r.ReadArchivedConfig([]byte(tc.content)); err == nil {

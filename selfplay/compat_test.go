@@ -9,14 +9,14 @@ import (
 
 // TestReadsVersions2And3 reads files written by the version 2 writer (the
 // last before the shared file envelope, issue 11) and by the first version
-// 3 writer, each holding the games gumbelGames(3) played then, with policy
-// targets: the reader still reads both, and the games are the ones played
-// now. (TestReadsVersion1 reads the version 1 sample.)
+// 3 writer, each holding the same three games of the Gumbel root search
+// (removed since, so they can no longer be played again; in the order
+// they finished), with its policy targets: the reader still reads both,
+// to the same games, which pass the check of format, legality and
+// results. (TestReadsVersion1 reads the
+// version 1 sample.)
 func TestReadsVersions2And3(t *testing.T) {
-	now := map[uint64]*Game{}
-	for _, g := range gumbelGames(t, 3) {
-		now[g.Seed] = g
-	}
+	var first map[uint64]*Game // the version 2 sample's games by seed
 	for _, tc := range []struct {
 		path    string
 		version int
@@ -37,12 +37,23 @@ func TestReadsVersions2And3(t *testing.T) {
 		if h != want {
 			t.Errorf("%s: header %+v, want %+v", tc.path, h, want)
 		}
+		if err := (&Checker{}).Check(tc.path, h, games); err != nil {
+			t.Errorf("%s: %v", tc.path, err)
+		}
+		if first == nil {
+			first = map[uint64]*Game{}
+			for _, g := range games {
+				first[g.Seed] = g
+			}
+		} else {
+			for _, g := range games {
+				if !reflect.DeepEqual(g, first[g.Seed]) {
+					t.Errorf("%s: the game of seed %d differs from the version 2 sample's", tc.path, g.Seed)
+				}
+			}
+		}
 		policies := 0
 		for _, g := range games {
-			ng, ok := now[g.Seed]
-			if !ok || !reflect.DeepEqual(g, ng) {
-				t.Errorf("%s: game of seed %d differs from the game played now with the same settings", tc.path, g.Seed)
-			}
 			for i := range g.Plies {
 				if g.Plies[i].Policy != nil {
 					policies++
@@ -87,6 +98,6 @@ func TestVersion3IsTheEnvelope(t *testing.T) {
 // BenchmarkDecodeVersion2 is BenchmarkDecode on the same games in a file
 // of version 2 (the frame before the envelope).
 func BenchmarkDecodeVersion2(b *testing.B) {
-	games := gumbelGames(b, 20)
+	games := policyGames(b, 20)
 	benchDecode(b, legacyFile(b, 2, encode(b, testHeader(), games)))
 }

@@ -80,15 +80,11 @@ func (c Config) digestForm() digestForm {
 		CheapVisits: c.CheapVisits, FullSearchProb: c.FullSearchProb,
 		ResignThreshold: c.ResignThreshold, ResignMoves: c.ResignMoves,
 		NoResignShare: c.NoResignShare, Seed: c.Seed,
-		Solver: c.Solver, PassForced: c.PassForced,
-		ForcedPlayoutsK: c.ForcedPlayoutsK, PolicyTargetPruning: c.PolicyTargetPruning,
-		Tables: c.Tables, Hybrids: c.hybridsDigest(),
+		PassForced: c.PassForced,
+		Tables:     c.Tables, Hybrids: c.hybridsDigest(),
 	}
 	if c.PolicyTemp != 1 {
 		d.PolicyTemp = c.PolicyTemp // 1 searches as 0 does
-	}
-	if c.Gumbel() {
-		d.RootSearch, d.GumbelM, d.GumbelCVisit, d.GumbelCScale = c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale
 	}
 	return d
 }
@@ -110,33 +106,31 @@ func (c Config) hybridsDigest() string {
 // digestForm is what Digest hashes, as JSON: the form in which earlier
 // versions hashed the same settings, so that a digest does not change
 // across versions (a golden test holds it). Frozen: a new setting is added
-// with omitempty and left zero while it is off, and Gumbel's settings are
-// left out without Gumbel search.
+// with omitempty and left zero while it is off. A removed setting
+// (configs' removedKeys) goes from it: it was zero, so absent, whenever
+// it was off, which is the only way settings can have it now, and its
+// absence keeps every digest of those settings: solver, forced_playouts_k
+// and policy_target_pruning (omitempty), and Gumbel root search's
+// root_search, gumbel_m, gumbel_c_visit and gumbel_c_scale (here only
+// with root_search gumbel).
 type digestForm struct {
-	Visits              int     `json:"visits"`
-	CPuct               float64 `json:"cpuct"`
-	FPUReduction        float64 `json:"fpu_reduction"`
-	DirichletAlpha      float64 `json:"dirichlet_alpha"`
-	DirichletFraction   float64 `json:"dirichlet_fraction"`
-	TemperaturePlies    int     `json:"temperature_plies"`
-	MaxPlies            int     `json:"max_plies"`
-	Parallel            int     `json:"parallel"`
-	LeavesInFlight      int     `json:"leaves_in_flight"`
-	CheapVisits         int     `json:"cheap_visits"`
-	FullSearchProb      float64 `json:"full_search_prob"`
-	ResignThreshold     float64 `json:"resign_threshold"`
-	ResignMoves         int     `json:"resign_moves"`
-	NoResignShare       float64 `json:"no_resign_share"`
-	Seed                uint64  `json:"seed"`
-	Solver              bool    `json:"solver,omitempty"`
-	PassForced          bool    `json:"pass_forced,omitempty"`
-	ForcedPlayoutsK     float64 `json:"forced_playouts_k,omitempty"`
-	PolicyTargetPruning bool    `json:"policy_target_pruning,omitempty"`
-	RootSearch          string  `json:"root_search,omitempty"`
-	GumbelM             int     `json:"gumbel_m,omitempty"`
-	GumbelCVisit        float64 `json:"gumbel_c_visit,omitempty"`
-	GumbelCScale        float64 `json:"gumbel_c_scale,omitempty"`
-	Tables              string  `json:"tables,omitempty"`
-	Hybrids             string  `json:"hybrids,omitempty"`     // tactics.Hybrids.String, "" for none
-	PolicyTemp          float64 `json:"policy_temp,omitempty"` // 0 for the priors as given (0 or 1)
+	Visits            int     `json:"visits"`
+	CPuct             float64 `json:"cpuct"`
+	FPUReduction      float64 `json:"fpu_reduction"`
+	DirichletAlpha    float64 `json:"dirichlet_alpha"`
+	DirichletFraction float64 `json:"dirichlet_fraction"`
+	TemperaturePlies  int     `json:"temperature_plies"`
+	MaxPlies          int     `json:"max_plies"`
+	Parallel          int     `json:"parallel"`
+	LeavesInFlight    int     `json:"leaves_in_flight"`
+	CheapVisits       int     `json:"cheap_visits"`
+	FullSearchProb    float64 `json:"full_search_prob"`
+	ResignThreshold   float64 `json:"resign_threshold"`
+	ResignMoves       int     `json:"resign_moves"`
+	NoResignShare     float64 `json:"no_resign_share"`
+	Seed              uint64  `json:"seed"`
+	PassForced        bool    `json:"pass_forced,omitempty"`
+	Tables            string  `json:"tables,omitempty"`
+	Hybrids           string  `json:"hybrids,omitempty"`     // tactics.Hybrids.String, "" for none
+	PolicyTemp        float64 `json:"policy_temp,omitempty"` // 0 for the priors as given (0 or 1)
 }

@@ -12,7 +12,7 @@ import (
 //
 //	go test ./selfplay/ -run XXX -bench Decode
 func BenchmarkDecode(b *testing.B) {
-	games := gumbelGames(b, 20)
+	games := policyGames(b, 20)
 	benchDecode(b, encode(b, testHeader(), games))
 }
 
@@ -41,7 +41,7 @@ func benchDecode(b *testing.B, data []byte) {
 // BenchmarkEncode encodes the same chunk (the part of WriteFile before
 // writing the file).
 func BenchmarkEncode(b *testing.B) {
-	games := gumbelGames(b, 20)
+	games := policyGames(b, 20)
 	h := testHeader()
 	b.ReportAllocs()
 	positions := 0

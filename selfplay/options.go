@@ -27,13 +27,7 @@ func SearchOptions(c configs.SelfPlay) mcts.Options {
 		DirichletFraction: c.DirichletFraction,
 		MaxPlies:          c.MaxPlies,
 		Parallel:          c.LeavesInFlight,
-		Solver:            c.Solver,
 		PassForced:        c.PassForced,
-		ForcedPlayoutsK:   c.ForcedPlayoutsK,
-		Gumbel:            c.Gumbel(),
-		GumbelM:           c.GumbelM,
-		GumbelCVisit:      c.GumbelCVisit,
-		GumbelCScale:      c.GumbelCScale,
 	}
 	if c.TemperaturePlies > 0 {
 		o.Temperature = mcts.TemperatureSchedule(c.TemperaturePlies, 1, 0)
@@ -59,8 +53,8 @@ func searchHybrids(s configs.SelfPlay, opt *mcts.Options, ev mcts.Evaluator) (mc
 
 // MatchOptions returns the options of the searches of gating and ladder
 // games under c: self-play's PUCT constants and pass_forced, without
-// noise, temperature or the self-play techniques (solver, forced
-// playouts, Gumbel search, tables, hybrids); maxPlies is the match's length cap (0: none).
+// noise, temperature or the self-play techniques (tables, hybrids);
+// maxPlies is the match's length cap (0: none).
 func MatchOptions(c configs.SelfPlay, maxPlies int) mcts.Options {
 	return mcts.Options{CPuct: c.CPuct, FPUReduction: c.FPUReduction, MaxPlies: maxPlies, PassForced: c.PassForced}
 }

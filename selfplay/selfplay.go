@@ -77,11 +77,11 @@ func (t Termination) Adjudicated() bool { return t == LengthCap || t == Resigned
 type Ply struct {
 	Pos    rules.Position
 	Legal  []rules.Move // the legal moves of Pos
-	Visits []uint32     // search visits of each legal move: the policy target (with Config.PolicyTargetPruning, pruned)
-	// Policy is a policy target per legal move that replaces the visits
-	// (Gumbel search's completed-Q policy, Config.RootSearch), stored
-	// quantised to multiples of 1/65535; nil when the visits are the
-	// target.
+	Visits []uint32     // search visits of each legal move: the policy target
+	// Policy is a policy target per legal move that replaces the visits,
+	// stored quantised to multiples of 1/65535; nil when the visits are the
+	// target. Self-play no longer writes one: the Gumbel root search's
+	// completed-Q policy did, and files keep it (docs/experiments.md).
 	Policy      []float32
 	Move        int        // index in Legal of the move played
 	WDL         [3]float32 // root win/draw/loss for the side to move (all 0 when the root had no visits)
@@ -228,7 +228,7 @@ func (pl *player) Play(ctx context.Context, seed uint64) (*Game, error) {
 		if cfg.CheapVisits > 0 && rng.Float64() >= cfg.FullSearchProb {
 			full, visits = false, cfg.CheapVisits
 		}
-		noise := full && (cfg.DirichletFraction > 0 || cfg.Gumbel())
+		noise := full && cfg.DirichletFraction > 0
 		res, err := pl.search.Run(ctx, g, mcts.Limit{Visits: visits, Noise: noise}, rng)
 		if err != nil {
 			return nil, err
@@ -261,20 +261,10 @@ func (pl *player) Play(ctx context.Context, seed uint64) (*Game, error) {
 			Full:        full && !res.Forced,
 			Move:        -1,
 		}
-		target := res.Visits
-		if ply.Full && cfg.PolicyTargetPruning {
-			target = pl.search.PrunedVisits(res)
-		}
 		for i, m := range res.Moves {
-			ply.Visits[i] = uint32(target[i])
+			ply.Visits[i] = uint32(res.Visits[i])
 			if m == res.Move {
 				ply.Move = i
-			}
-		}
-		if ply.Full && res.Policy != nil {
-			ply.Policy = make([]float32, len(res.Policy))
-			for i, x := range res.Policy {
-				ply.Policy[i] = policyValue(quantizePolicy(x))
 			}
 		}
 		if ply.Move < 0 {

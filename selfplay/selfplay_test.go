@@ -268,13 +268,13 @@ func TestConfig(t *testing.T) {
 // search as zero (none), not as a default.
 func TestZeroIsOff(t *testing.T) {
 	c := testConfig(0, func(c *Config) {
-		c.FPUReduction, c.DirichletFraction, c.TemperaturePlies, c.NoResignShare, c.ForcedPlayoutsK = 0, 0, 0, 0, 0
+		c.FPUReduction, c.DirichletFraction, c.TemperaturePlies, c.NoResignShare = 0, 0, 0, 0
 	})
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	o := SearchOptions(c.SelfPlay)
-	if o.FPUReduction != 0 || o.DirichletFraction != 0 || o.Temperature != nil || o.ForcedPlayoutsK != 0 || o.Solver || o.Gumbel || o.PassForced {
+	if o.FPUReduction != 0 || o.DirichletFraction != 0 || o.Temperature != nil || o.Solver || o.PassForced {
 		t.Errorf("zero settings: search options %+v, want every one of them off", o)
 	}
 	if s := mcts.New(evaltest.Material{}, o); s.Options().FPUReduction != 0 || s.Options().DirichletFraction != 0 {
@@ -296,7 +296,10 @@ func TestZeroIsOff(t *testing.T) {
 
 // TestDigestGolden holds the digest of settings to the value the versions
 // before configs.SelfPlay was self-play's own settings gave the same
-// settings (recorded with them), so game files keep their config digests.
+// settings (recorded with them), so game files keep their config digests;
+// the last two were recorded with the version before Gumbel root search
+// and forced playouts were removed (commit 0edde8a), so their removal from
+// the digest's form changes no digest of settings without them.
 func TestDigestGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -307,16 +310,12 @@ func TestDigestGolden(t *testing.T) {
 		{"defaults, seed 5", testConfig(5, nil), "556cfc2ff3a4d85f54ec0392fde964655707a8c7e2594c3e3a1943389d2fd6ba"},
 		{"no fpu reduction", testConfig(3, func(c *Config) { c.Visits, c.Parallel, c.MaxPlies, c.FPUReduction = 8, 1, 20, 0 }),
 			"23182b358453a4afc5ad30435d8b0486187dec4beb01d52d2bb3eec887d5b1e9"},
-		{"gumbel and solver", testConfig(5, func(c *Config) {
-			c.Visits, c.MaxPlies, c.CheapVisits, c.Parallel, c.RootSearch, c.Solver = 12, 40, 4, 2, "gumbel", true
-		}), "d8f9cd21d244dc8af77c17c8bcdc3c390ba73d5289ccf1cf9184efa03080b30e"},
-		{"techniques, amounts off", testConfig(9, func(c *Config) {
-			c.Visits, c.ForcedPlayoutsK, c.PolicyTargetPruning, c.PassForced, c.ResignThreshold = 64, 2, true, true, 0.05
+		{"pass_forced, resignation, amounts off", testConfig(9, func(c *Config) {
+			c.Visits, c.PassForced, c.ResignThreshold = 64, true, 0.05
 			c.NoResignShare, c.DirichletFraction, c.TemperaturePlies = 0, 0, 0
-		}), "919cc878db11651032a1f686d5ea5ca0aa8b53457219624cc3191806bb4ba51b"},
-		{"gumbel settings", testConfig(0, func(c *Config) {
-			c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale, c.CPuct, c.DirichletAlpha = "gumbel", 8, 30, 0.5, 2, 0.3
-		}), "6b5080ecb3848d9a62740cbec06edb0d744dc259288347990bc20e133d9be3b7"},
+		}), "c1b0d55a195d1d2c6bd236f94bc1d86a99af8ea6884fc5bd3822f96f35635622"},
+		{"puct constants", testConfig(0, func(c *Config) { c.CPuct, c.DirichletAlpha = 2, 0.3 }),
+			"818cae70b3d2157dfe650c70a31524b603911359511a9f3b38b8b3ca64954d33"},
 	} {
 		if got := tc.c.Digest(); got != tc.want {
 			t.Errorf("%s: digest %s, want %s", tc.name, got, tc.want)

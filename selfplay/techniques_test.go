@@ -3,8 +3,6 @@ package selfplay
 import (
 	"context"
 	"runtime"
-	"slices"
-	"strings"
 	"testing"
 
 	"dama/configs"
@@ -27,15 +25,13 @@ func playAll(t *testing.T, cfg Config, n int) []*Game {
 	return games
 }
 
-// TestSolverAndGumbelGames plays games with the solver and with Gumbel
-// search: they are valid games whose full searches spend exactly their
-// visits.
-func TestSolverAndGumbelGames(t *testing.T) {
+// TestSolverAndPassForcedGames plays games with the solver (turned on by
+// the hybrid mm) and with forced moves passed: they are valid games whose
+// full searches spend exactly their visits.
+func TestSolverAndPassForcedGames(t *testing.T) {
 	for _, set := range []func(c *Config){
-		func(c *Config) { c.Solver = true },
+		func(c *Config) { c.Hybrids = "mm2" },
 		func(c *Config) { c.PassForced, c.CheapVisits, c.LeavesInFlight = true, 8, 2 },
-		func(c *Config) { c.RootSearch, c.CheapVisits = "gumbel", 8 },
-		func(c *Config) { c.RootSearch, c.Solver, c.LeavesInFlight = "gumbel", true, 2 },
 	} {
 		cfg := testConfig(1, func(c *Config) { c.Visits, c.MaxPlies = 24, 80; set(c) })
 		for _, g := range playAll(t, cfg, 3) {
@@ -44,89 +40,12 @@ func TestSolverAndGumbelGames(t *testing.T) {
 	}
 }
 
-// TestPolicyTargetPruning plays the same games with forced playouts with
-// and without pruning: the games are the same, and the pruned targets keep
-// the most visited move and take away at most the forced playouts.
-func TestPolicyTargetPruning(t *testing.T) {
-	cfg := testConfig(7, func(c *Config) { c.Visits, c.MaxPlies, c.ForcedPlayoutsK, c.DirichletFraction = 64, 60, 2, 0.5 })
-	plain := playAll(t, cfg, 2)
-	cfg.PolicyTargetPruning = true
-	pruned := playAll(t, cfg, 2)
-	changed := 0
-	for gi := range plain {
-		a, b := plain[gi], pruned[gi]
-		if !slices.Equal(a.Moves(), b.Moves()) {
-			t.Fatalf("game %d: pruning changed the moves played", gi)
-		}
-		for i := range a.Plies {
-			va, vb := a.Plies[i].Visits, b.Plies[i].Visits
-			if !b.Plies[i].Full {
-				if !slices.Equal(va, vb) {
-					t.Errorf("game %d ply %d: a cheap or forced search pruned", gi, i)
-				}
-				continue
-			}
-			best := slices.Index(va, slices.Max(va))
-			if vb[best] != va[best] {
-				t.Errorf("game %d ply %d: most visited move from %d to %d visits", gi, i, va[best], vb[best])
-			}
-			var total uint32
-			for _, v := range va {
-				total += v
-			}
-			for j := range va {
-				if vb[j] > va[j] {
-					t.Errorf("game %d ply %d: visits grew from %d to %d", gi, i, va[j], vb[j])
-				}
-				// Forced playouts of the noised prior: at most sqrt(2 N).
-				if vb[j] > 0 && float64(va[j]-vb[j]) > mcts.ForcedPlayouts(2, 1, float64(total)) {
-					t.Errorf("game %d ply %d: %d of %d visits pruned, more than any forced playouts", gi, i, va[j]-vb[j], va[j])
-				}
-				if vb[j] == 1 {
-					t.Errorf("game %d ply %d: a move left with one visit", gi, i)
-				}
-				if vb[j] != va[j] {
-					changed++
-				}
-			}
-		}
-	}
-	if changed == 0 {
-		t.Errorf("pruning changed no target")
-	}
-}
-
 func TestTechniqueConfig(t *testing.T) {
-	if (testConfig(0, func(c *Config) { c.RootSearch = "puct" })).Digest() != (testConfig(0, nil)).Digest() {
-		t.Errorf("root_search puct and the default have different digests")
-	}
-	if (testConfig(0, func(c *Config) { c.Solver = true })).Digest() == (testConfig(0, nil)).Digest() {
-		t.Errorf("the solver does not change the digest")
-	}
 	if (testConfig(0, func(c *Config) { c.PassForced = true })).Digest() == (testConfig(0, nil)).Digest() {
 		t.Errorf("pass_forced does not change the digest")
 	}
 	if !SearchOptions(testConfig(0, func(c *Config) { c.PassForced = true }).SelfPlay).PassForced || SearchOptions(testConfig(0, nil).SelfPlay).PassForced {
 		t.Errorf("pass_forced does not reach the search")
-	}
-	g := testConfig(0, func(c *Config) { c.RootSearch = "gumbel" })
-	if o := SearchOptions(g.SelfPlay); !o.Gumbel || o.GumbelM != mcts.DefaultGumbelM || o.GumbelCVisit != mcts.DefaultGumbelCVisit || o.GumbelCScale != mcts.DefaultGumbelCScale {
-		t.Errorf("gumbel: search options %+v, want Gumbel search with mcts's defaults", o)
-	}
-	for _, tc := range []struct {
-		c   Config
-		msg string
-	}{
-		{testConfig(0, func(c *Config) { c.RootSearch = "mcts" }), "root_search"},
-		{testConfig(0, func(c *Config) { c.ForcedPlayoutsK = -1 }), "forced_playouts_k"},
-		{testConfig(0, func(c *Config) { c.GumbelM = 0 }), "gumbel_m"},
-		{testConfig(0, func(c *Config) { c.ForcedPlayoutsK, c.RootSearch = 2, "gumbel" }), "forced_playouts_k"},
-		{testConfig(0, func(c *Config) { c.PolicyTargetPruning = true }), "policy_target_pruning"},
-		{testConfig(0, func(c *Config) { c.RootSearch, c.GumbelM = "gumbel", 500 }), "gumbel_m"},
-	} {
-		if err := tc.c.Validate(); err == nil || !strings.Contains(err.Error(), tc.msg) {
-			t.Errorf("%+v: err %v, want one naming %s", tc.c, err, tc.msg)
-		}
 	}
 }
 
@@ -135,27 +54,18 @@ func TestTechniqueConfig(t *testing.T) {
 // gating and the ladder too.
 func TestSearchOptionsTechniques(t *testing.T) {
 	c := configs.Default().SelfPlay
-	if o := SearchOptions(c); o.Solver || o.PassForced || o.ForcedPlayoutsK != 0 || o.Gumbel || MatchOptions(c, 0).PassForced {
+	if o := SearchOptions(c); o.Solver || o.PassForced || MatchOptions(c, 0).PassForced {
 		t.Errorf("defaults turn on a technique: %+v", o)
 	}
-	c.Solver, c.ForcedPlayoutsK, c.PolicyTargetPruning, c.PassForced = true, 2, true, true
+	c.PassForced = true
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if o := SearchOptions(c); !o.Solver || o.ForcedPlayoutsK != 2 || !o.PassForced {
+	if o := SearchOptions(c); !o.PassForced {
 		t.Errorf("techniques not mapped: %+v", o)
 	}
 	if !MatchOptions(c, 0).PassForced {
 		t.Error("gating and the ladder do not pass forced moves when self-play does")
-	}
-	c.PassForced = false
-	c.ForcedPlayoutsK, c.PolicyTargetPruning = 0, false
-	c.RootSearch, c.GumbelM, c.GumbelCVisit, c.GumbelCScale = "gumbel", 8, 30, 0.5
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if o := SearchOptions(c); !o.Gumbel || o.GumbelM != 8 || o.GumbelCVisit != 30 || o.GumbelCScale != 0.5 {
-		t.Errorf("Gumbel settings not mapped: %+v", o)
 	}
 }
 

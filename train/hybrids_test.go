@@ -37,9 +37,8 @@ func TestHybridsRefused(t *testing.T) {
 // searches with them: its chunks carry the digest of settings with the
 // hybrids (the trainer's check accepted them into the generation, and
 // takes no chunk played without them), and some of its searches end with a
-// proven root, an exact W/D/L that only the Minimax oracle gives here (the
-// solver is off, there are no tables, and the tiny network never says
-// 1 or 0). The archived configuration keeps the key.
+// proven root, an exact W/D/L that only the Minimax oracle gives here
+// (there are no tables, and the tiny network never says 1 or 0). The archived configuration keeps the key.
 func TestHybridsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny network for one generation")
@@ -51,8 +50,8 @@ func TestHybridsRun(t *testing.T) {
 		"train.batch=16", "train.window_min=100", "train.window_max=3000", "train.steps_per_generation=4",
 		"arena.games=2", "arena.parallel=2", "arena.visits=2", "arena.max_plies=20", "ladder.every=0",
 	)
-	if cfg.SelfPlay.Solver || cfg.SelfPlay.Tables != "" {
-		t.Fatalf("quick has the solver (%v) or tables (%q): a proven root would show nothing", cfg.SelfPlay.Solver, cfg.SelfPlay.Tables)
+	if cfg.SelfPlay.Tables != "" {
+		t.Fatalf("quick has tables (%q): a proven root would show nothing", cfg.SelfPlay.Tables)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var log strings.Builder

@@ -292,7 +292,6 @@ func modelConfig(c configs.Model) (model.Config, error) {
 	set(&mc.PolicyFilters, c.PolicyFilters)
 	set(&mc.ValueFilters, c.ValueFilters)
 	set(&mc.ValueHidden, c.ValueHidden)
-	mc.AuxReply = c.AuxReply // a training-only head: not a custom shape for inference
 	if custom {
 		mc.Name = "custom"
 	}
@@ -720,7 +719,7 @@ func (l *loop) fillWindow(order []runfolder.ChunkInfo, size int) error {
 
 // sampleOptions are the training targets the run asks for.
 func (l *loop) sampleOptions() targetOptions {
-	return targetOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix, AuxReply: l.cfg.Model.AuxReply, Tables: l.tables}
+	return targetOptions{ValueTargetMix: l.cfg.Train.ValueTargetMix, Tables: l.tables}
 }
 
 // selfPlay plays need games in this process with the best model, loaded

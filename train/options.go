@@ -17,6 +17,5 @@ func trainOptions(c configs.Train) learn.TrainOptions {
 		Schedule: c.LRSchedule, WarmupSteps: c.LRWarmupSteps,
 		DecaySteps: c.LRDecaySteps, DecayFactor: c.LRDecayFactor,
 		TotalSteps: c.LRDecaySteps, MinLR: c.LRMin,
-		AuxWeight: c.AuxReplyWeight, // used only by a network with the reply head
 	}
 }

@@ -22,13 +22,6 @@ type targetOptions struct {
 	// position (selfplay.Ply.WDL) into its value target:
 	// (1-m) * result + m * WDL. 0: the result alone.
 	ValueTargetMix float64
-	// AuxReply gives each sample the reply head's target
-	// (learn.Sample.Reply): the policy target of the next ply, the
-	// opponent's, when that ply has one (a full search with at least two
-	// legal moves, as for a sample of its own); nil otherwise (the last
-	// ply, a forced move, a cheap search), which masks the sample out of
-	// that loss.
-	AuxReply bool
 	// Tables, if set (selfplay.tables), give every position they answer
 	// for (tb.Oracle at the ply's 40-move counter; not a position that
 	// occurred before in the game) its exact W/D/L as value target, in
@@ -40,35 +33,21 @@ type targetOptions struct {
 // Samples turns a self-play game into training samples: one per ply
 // searched in full (cheap searches of playout cap randomisation and forced
 // moves carry no policy target and are left out). The policy target is the
-// ply's stored policy target when it has one (Gumbel search), otherwise
-// its visit distribution; the value target is the game's result from the
-// side to move's point of view (an adjudicated length cap is a draw, a
-// resignation a loss for the side that resigned), mixed with the root
-// search's WDL by ValueTargetMix; a position in Tables gets their exact
-// value instead. With AuxReply, a sample whose next ply
-// has a policy target gets it as its reply target (sharing its slices).
+// ply's stored policy target when it has one (selfplay.Ply.Policy: files
+// of the removed Gumbel root search), otherwise its visit distribution;
+// the value target is the game's result from the side to move's point of
+// view (an adjudicated length cap is a draw, a resignation a loss for the
+// side that resigned), mixed with the root search's WDL by
+// ValueTargetMix; a position in Tables gets their exact value instead.
 func (o targetOptions) Samples(g *selfplay.Game, dst []learn.Sample) []learn.Sample {
 	winner, decided := g.Result.Winner()
 	m := float32(o.ValueTargetMix)
-	// target returns ply i's policy target, nil when it has none.
-	target := func(i int) []float32 {
-		p := &g.Plies[i]
-		if !p.Full || len(p.Legal) < 2 {
-			return nil
-		}
-		return policyTarget(p)
-	}
-	var next []float32 // ply i's target, computed once for both uses
-	if len(g.Plies) > 0 {
-		next = target(0)
-	}
 	for i := range g.Plies {
 		p := &g.Plies[i]
-		pol := next
-		next = nil
-		if i+1 < len(g.Plies) {
-			next = target(i + 1)
+		if !p.Full || len(p.Legal) < 2 {
+			continue
 		}
+		pol := policyTarget(p)
 		if pol == nil {
 			continue
 		}
@@ -88,14 +67,9 @@ func (o targetOptions) Samples(g *selfplay.Game, dst []learn.Sample) []learn.Sam
 				wdl[k] = (1-m)*wdl[k] + m*p.WDL[k]/sum
 			}
 		}
-		var reply *learn.ReplyTarget
-		if o.AuxReply && next != nil {
-			q := &g.Plies[i+1]
-			reply = &learn.ReplyTarget{Pos: q.Pos, Legal: q.Legal, Policy: next}
-		}
 		dst = append(dst, learn.Sample{
 			Pos: p.Pos, Repetitions: p.Repetitions, QuietPlies: p.QuietPlies,
-			Legal: p.Legal, Policy: pol, WDL: wdl, Reply: reply,
+			Legal: p.Legal, Policy: pol, WDL: wdl,
 		})
 	}
 	return dst

@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"testing"
 
-	"dama/configs"
 	"dama/model"
 	"dama/model/learn"
 	"dama/rules"
@@ -170,10 +169,10 @@ func TestTargetsNormalisedOnceForTrainer(t *testing.T) {
 	}
 }
 
-// TestReplyTargets builds a game of six plies: full, full, cheap, full,
-// forced, full. A sample's reply target is the next ply's policy target
-// when that ply has one, none otherwise; without AuxReply there is none.
-func TestReplyTargets(t *testing.T) {
+// TestSamplesOfFullSearches builds a game of six plies: full, full, cheap,
+// full, forced, full. Only the full searches give samples, each with its
+// visits as the policy target.
+func TestSamplesOfFullSearches(t *testing.T) {
 	g := &selfplay.Game{Start: rules.Start(), Result: rules.Draw}
 	pos := rules.Start()
 	kinds := []string{"full", "full", "cheap", "full", "forced", "full"}
@@ -201,64 +200,15 @@ func TestReplyTargets(t *testing.T) {
 		g.Plies = append(g.Plies, p)
 		pos = pos.Play(p.Played())
 	}
-	s := targetOptions{AuxReply: true}.Samples(g, nil)
-	// Samples come from plies 0, 1, 3 and 5.
+	s := targetOptions{}.Samples(g, nil)
 	if len(s) != 4 {
-		t.Fatalf("%d samples, want 4", len(s))
+		t.Fatalf("%d samples, want 4 (plies 0, 1, 3 and 5)", len(s))
 	}
-	if r := s[0].Reply; r == nil || r.Pos != g.Plies[1].Pos || !reflect.DeepEqual(r.Legal, g.Plies[1].Legal) || !reflect.DeepEqual(r.Policy, s[1].Policy) {
-		t.Errorf("sample of ply 0: reply %+v, want ply 1's position, moves and policy target %v", r, s[1].Policy)
-	} else if r.Policy[1%len(r.Policy)] != 0.75 || r.Policy[2%len(r.Policy)] != 0.25 {
-		t.Errorf("reply target %v, want 0.75 and 0.25 on moves 1 and 2", r.Policy)
-	}
-	for k, why := range map[int]string{1: "next ply cheap", 2: "next ply forced", 3: "last ply"} {
-		if s[k].Reply != nil {
-			t.Errorf("sample %d (%s) has a reply target", k, why)
+	for k, ply := range []int{0, 1, 3, 5} {
+		p := &g.Plies[ply]
+		n := len(p.Legal)
+		if s[k].Pos != p.Pos || s[k].Policy[ply%n] != 0.75 || s[k].Policy[(ply+1)%n] != 0.25 {
+			t.Errorf("sample %d: %s with target %v, want ply %d's position with 0.75 and 0.25 on moves %d and %d", k, s[k].Pos.FEN(), s[k].Policy, ply, ply%n, (ply+1)%n)
 		}
-	}
-	for i, x := range (targetOptions{}).Samples(g, nil) {
-		if x.Reply != nil {
-			t.Errorf("sample %d has a reply target without AuxReply", i)
-		}
-	}
-	// Real games: every reply target is the next ply's, and the model takes them.
-	_, games, err := selfplay.ReadFile("../selfplay/testdata/games-v1.dgames")
-	if err != nil {
-		t.Fatal(err)
-	}
-	with, total := 0, 0
-	for _, g := range games {
-		for _, x := range (targetOptions{AuxReply: true}).Samples(g, nil) {
-			total++
-			if x.Reply == nil {
-				continue
-			}
-			with++
-			if len(x.Reply.Legal) != len(x.Reply.Policy) || x.Reply.Pos.Side() == x.Pos.Side() {
-				t.Fatalf("reply target %+v of %s is not the opponent's", x.Reply, x.Pos.FEN())
-			}
-		}
-	}
-	t.Logf("%d of %d samples of the test games have a reply target", with, total)
-	if with == 0 {
-		t.Error("no sample of the test games has a reply target")
-	}
-}
-
-// model.aux_reply and train.aux_reply_weight reach the network and the
-// trainer; the preset keeps its name (the head is not an inference shape).
-func TestAuxReplyConfig(t *testing.T) {
-	c := configs.Default()
-	mc, err := modelConfig(c.Model)
-	if err != nil || mc.AuxReply {
-		t.Fatalf("default model %v (%v): reply head on", mc, err)
-	}
-	c.Model.Preset, c.Model.AuxReply = "tiny", true
-	if mc, err = modelConfig(c.Model); err != nil || !mc.AuxReply || mc.Name != "tiny" {
-		t.Errorf("aux_reply: model %v (%v)", mc, err)
-	}
-	c.Train.AuxReplyWeight = 0.4
-	if o := trainOptions(c.Train); o.AuxWeight != 0.4 {
-		t.Errorf("trainer weight %v, want 0.4", o.AuxWeight)
 	}
 }

@@ -69,7 +69,7 @@ func (l *loop) trainCandidate(ctx context.Context, gen, newSamples int) (steps i
 		samplesPerSec = float64((i+1)*len(batch)) / el
 		pending = append(pending, runfolder.MetricRecord{
 			Gen: gen, Step: l.tr.StepCount(), Samples: l.tr.StepCount() * int64(len(batch)), LR: ls.LR,
-			PolicyLoss: ls.Policy, ValueLoss: ls.Value, AuxLoss: ls.Aux, Entropy: ls.Entropy, L2: ls.L2, Total: ls.Total,
+			PolicyLoss: ls.Policy, ValueLoss: ls.Value, Entropy: ls.Entropy, L2: ls.L2, Total: ls.Total,
 			Time: time.Now().UTC(), SamplesPerSec: samplesPerSec,
 		})
 		if len(pending) >= 50 || i == steps-1 {

@@ -130,7 +130,11 @@ func modelInfo(path string) error {
 	}
 	w := stdout
 	fmt.Fprintf(w, "file        %s (%d bytes)\n", path, st.Size())
-	fmt.Fprintf(w, "format      version %d\n", ck.Version)
+	if ck.Version == model.FormatVersionFlags {
+		fmt.Fprintf(w, "format      version %d (its opponent-reply head, removed since, is dropped on reading)\n", ck.Version)
+	} else {
+		fmt.Fprintf(w, "format      version %d\n", ck.Version)
+	}
 	fmt.Fprintf(w, "config      %s\n", ck.Net.Config)
 	fmt.Fprintf(w, "digest      %s\n", ck.Meta.ConfigDigest)
 	fmt.Fprintf(w, "parameters  %d\n", ck.Net.NumParams())

@@ -130,15 +130,13 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 		return err
 	}
 
-	// The model without its optimizer state nor training-only heads, and
-	// its ONNX export. A run continued from it (dama train --init) keeps
+	// The model without its optimizer state, and its ONNX export. A run continued from it (dama train --init) keeps
 	// the checkpoint's step, so its learning-rate schedule goes on without
 	// a second warm-up, and restarts Adam's moments (re-estimated within a
 	// few hundred steps); the workstation network's two moments would make
 	// the file 12 MB, over the repository's 10 MB a file.
 	slim := *ck
 	slim.Opt = model.OptimizerState{}
-	slim.Net = ck.Net.InferenceOnly() // training-only heads stay behind
 	slim.Meta.Note = fmt.Sprintf("shipped from %s: %s", path, ck.Meta.Note)
 	data, err := slim.Marshal()
 	if err != nil {

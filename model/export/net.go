@@ -25,16 +25,12 @@ type Net struct {
 // Fold returns the exportable form of n (model.Network.Fold: each
 // convolution multiplied by its batch norm's gamma/sqrt(var+eps) per output
 // channel, with bias beta - mean*gamma/sqrt(var+eps)). It checks n first.
-// Training-only heads (model.TrainSpec, Config.AuxReply) are not exported:
-// the result is that of the same network without them.
 func Fold(n *model.Network) (*Net, error) {
 	layers, err := n.Fold()
 	if err != nil {
 		return nil, err
 	}
-	cfg := n.Config
-	cfg.AuxReply = false
-	out := &Net{Config: cfg, Layers: layers}
+	out := &Net{Config: n.Config, Layers: layers}
 	return out, out.Check()
 }
 

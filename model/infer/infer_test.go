@@ -70,23 +70,3 @@ func TestForwardBatchIndependent(t *testing.T) {
 		}
 	}
 }
-
-// TestPlanIgnoresReplyHead checks the inference plan of a network with the
-// training-only reply head has the layers of Spec alone, as without it.
-func TestPlanIgnoresReplyHead(t *testing.T) {
-	cfg, err := model.Preset("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.AuxReply = true
-	net := model.NewSeededNetwork(cfg, 7)
-	for _, n := range []*model.Network{net, net.InferenceOnly()} {
-		inf, err := newInference(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := len(inf.layers), len(model.Spec(net.Config)); got != want {
-			t.Errorf("AuxReply %v: inference plans %d layers, want %d", n.Config.AuxReply, got, want)
-		}
-	}
-}

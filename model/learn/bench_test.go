@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand"
 	"runtime"
-	"strings"
 	"testing"
 
 	"dama/mcts"
@@ -13,24 +12,18 @@ import (
 	"dama/model/modeltest"
 )
 
-// BenchmarkTrain measures Gorgonia training steps at batch 256, without
-// and with (-aux) the reply head:
+// BenchmarkTrain measures Gorgonia training steps at batch 256:
 //
 //	go test ./model/learn/ -run XXX -bench Train -benchtime 3x
 func BenchmarkTrain(b *testing.B) {
-	for _, bench := range []string{"tiny", "tiny-aux", "small", "small-aux", "workstation", "workstation-aux"} {
-		b.Run(bench, func(b *testing.B) {
-			name, aux := strings.CutSuffix(bench, "-aux") // -aux: with the reply head, every sample targeted
+	for _, name := range []string{"tiny", "small", "workstation"} {
+		b.Run(name, func(b *testing.B) {
 			cfg, _ := model.Preset(name)
-			cfg.AuxReply = aux
 			rng := rand.New(rand.NewSource(3))
 			const batch = 256
 			data := randomSamples(rng, batch)
 			net := model.NewNetwork(cfg, rng)
-			if aux {
-				withReplies(rng, data)
-			}
-			tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: batch, WeightDecay: 1e-4, AuxWeight: 0.15})
+			tr, err := NewTrainer(&model.Checkpoint{Net: net}, TrainOptions{Batch: batch, WeightDecay: 1e-4})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,5 +1,5 @@
 // Package learn trains the network of package dama/model in Gorgonia: the
-// training graph built from model.TrainSpec (graph.go), the trainer with
+// training graph built from model.Spec (graph.go), the trainer with
 // its options, samples and losses (train.go; losses.go also computes the
 // losses through the fp32 backend of package dama/model/infer, for tests),
 // and the package's own Gorgonia ops. It is the only package of dama that

@@ -25,14 +25,11 @@ type graph struct {
 	bnStats [][2]int // indices of each op's mean and var tensors
 
 	policy, value *G.Node // logits (B, 1024), (B, 3)
-	reply         *G.Node // reply head logits (B, 1024); nil without the head or the loss
 
 	// training only
 	mask, ptarget, vtarget *G.Node   // (B, 1024), (B, 1024), (B, 3)
 	logp                   *G.Node   // masked policy log-probabilities
 	policyLoss, valueLoss  *G.Node   // scalars
-	rmask, rtarget         *G.Node   // reply head: (B, 1024) each; nil without it
-	replyLoss              *G.Node   // scalar: reply cross-entropy summed over the samples with a target, over B
 	l2, cost               *G.Node   // scalars
 	learn                  []*G.Node // trainable nodes in network order
 	learnIdx               []int     // their tensor indices
@@ -57,14 +54,12 @@ func newDense(dt tensor.Dtype, shape []int, data []float32) *tensor.Dense {
 }
 
 // buildGraph builds the graph of net at the given batch size and dtype. With
-// loss it adds the masked policy cross-entropy, the WDL cross-entropy,
-// auxWeight times the reply head's masked cross-entropy when the network
-// has that head (TrainSpec), and weightDecay times the sum of squared
-// weights, and the gradients of the total with respect to every trainable
-// tensor. Without loss it builds the inference layers (Spec) only. Float32 graphs use the
+// loss it adds the masked policy cross-entropy, the WDL cross-entropy and
+// weightDecay times the sum of squared weights, and the gradients of the
+// total with respect to every trainable tensor. Float32 graphs use the
 // package's convolution, batch-norm and scale-shift-ReLU ops; float64 graphs
 // Gorgonia's Conv2d, BatchNorm and Rectify.
-func buildGraph(net *model.Network, batch int, dt tensor.Dtype, loss bool, bnMomentum, weightDecay, auxWeight float64) (gr *graph, err error) {
+func buildGraph(net *model.Network, batch int, dt tensor.Dtype, loss bool, bnMomentum, weightDecay float64) (gr *graph, err error) {
 	defer func() {
 		// Gorgonia panics on some shape errors; turn them into errors.
 		if r := recover(); r != nil {
@@ -77,7 +72,11 @@ func buildGraph(net *model.Network, batch int, dt tensor.Dtype, loss bool, bnMom
 	gr = &graph{g: g, dt: dt, batch: batch, nodes: make([]*G.Node, len(net.Tensors))}
 	idx := map[string]int{}
 	bnParam := map[string]bool{} // batch-norm gamma and beta, shaped (1, C, 1, 1)
-	for _, l := range model.TrainSpec(c) {
+	layers := model.Spec(c)
+	if err := model.CheckSpec(layers); err != nil {
+		return nil, err
+	}
+	for _, l := range layers {
 		if l.Kind == model.ConvBN {
 			bnParam[l.BN+"/gamma"], bnParam[l.BN+"/beta"] = true, true
 		}
@@ -141,15 +140,7 @@ func buildGraph(net *model.Network, batch int, dt tensor.Dtype, loss bool, bnMom
 		}
 		return G.Rectify(y)
 	}
-	// The layers of the spec, each reading an earlier one's output; the
-	// training-only heads only in a training graph.
-	layers := model.Spec(c)
-	if loss {
-		layers = model.TrainSpec(c)
-	}
-	if err := model.CheckSpec(layers); err != nil {
-		return nil, err
-	}
+	// The layers of the spec, each reading an earlier one's output.
 	outs := make([]*G.Node, len(layers))
 	for i, l := range layers {
 		x := gr.x
@@ -196,8 +187,6 @@ func buildGraph(net *model.Network, batch int, dt tensor.Dtype, loss bool, bnMom
 			gr.policy = y
 		case model.WDLOutput:
 			gr.value = y
-		case model.ReplyOutput:
-			gr.reply = y
 		}
 	}
 	if !loss {
@@ -226,16 +215,6 @@ func buildGraph(net *model.Network, batch int, dt tensor.Dtype, loss bool, bnMom
 	}
 	gr.l2 = G.Must(G.Mul(sq, scalar(dt, weightDecay)))
 	gr.cost = G.Must(G.Add(G.Must(G.Add(gr.policyLoss, gr.valueLoss)), gr.l2))
-	if gr.reply != nil {
-		// The opponent's reply policy, masked to the legal moves of the
-		// position after the move; a sample without a reply target has an
-		// all-zero target row and adds nothing.
-		gr.rmask = G.NewMatrix(g, dt, G.WithShape(batch, model.PolicySize), G.WithName("reply_mask"))
-		gr.rtarget = G.NewMatrix(g, dt, G.WithShape(batch, model.PolicySize), G.WithName("reply_target"))
-		rlogp := G.Must(G.LogSoftMax(G.Must(G.Add(gr.reply, gr.rmask))))
-		gr.replyLoss = G.Must(G.Neg(G.Must(G.Mul(G.Must(G.Sum(G.Must(G.HadamardProd(gr.rtarget, rlogp)))), invB))))
-		gr.cost = G.Must(G.Add(gr.cost, G.Must(G.Mul(gr.replyLoss, scalar(dt, auxWeight)))))
-	}
 	if _, err := G.Grad(gr.cost, gr.learn...); err != nil {
 		return nil, fmt.Errorf("learn: gradients: %w", err)
 	}
@@ -315,7 +294,7 @@ func (gr *graph) input(dst, enc []float32) []float32 {
 // value logits. It is the reference the pure-Go forward pass is checked
 // against.
 func gorgoniaForward(net *model.Network, input []float32, batch int) (policy, wdl []float32, err error) {
-	gr, err := buildGraph(net, batch, tensor.Float32, false, 0.1, 0, 0)
+	gr, err := buildGraph(net, batch, tensor.Float32, false, 0.1, 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -21,24 +21,11 @@ type Sample struct {
 	Legal       []rules.Move // legal moves of Pos
 	Policy      []float32    // target per legal move, sums to 1
 	WDL         [3]float32   // target win, draw, loss for the side to move
-	// Reply is the auxiliary target of the reply head (Config.AuxReply):
-	// the opponent's policy in the position after the move; nil when
-	// there is none (the sample is then masked out of that loss).
-	Reply *ReplyTarget
-}
-
-// ReplyTarget is the policy target of the ply after a sample's: the
-// position reached, its legal moves and a target per legal move summing
-// to 1, from the point of view of the side to move there (the opponent).
-type ReplyTarget struct {
-	Pos    rules.Position
-	Legal  []rules.Move
-	Policy []float32
 }
 
 // TrainOptions configures a Trainer. Zero fields take the documented
-// defaults, except the amounts whose zero is none (WeightDecay, Momentum,
-// AuxWeight); no field has a negative value with a special meaning.
+// defaults, except the amounts whose zero is none (WeightDecay, Momentum);
+// no field has a negative value with a special meaning.
 type TrainOptions struct {
 	Batch       int     // samples per step, fixed for a Trainer (required)
 	LR          float64 // peak learning rate (default 1e-3 for Adam, 0.02 for SGD)
@@ -70,11 +57,6 @@ type TrainOptions struct {
 	MinLR       float64 // cosine schedule
 
 	BNMomentum float64 // weight of a batch in the running statistics (default 0.1)
-
-	// AuxWeight weighs the reply head's cross-entropy in the loss, [0, 10]
-	// (KataGo weighs its opponent-policy head 0.15); used only by a
-	// network with that head (Config.AuxReply). 0: the head is not trained.
-	AuxWeight float64
 }
 
 // StandardMomentum is the usual SGD momentum (TrainOptions.Momentum).
@@ -148,8 +130,6 @@ func (o TrainOptions) Validate() error {
 		return bad("MinLR", o.MinLR, "in [0, LR]")
 	case !(o.BNMomentum > 0 && o.BNMomentum <= 1):
 		return bad("BNMomentum", o.BNMomentum, "in (0, 1]")
-	case !(o.AuxWeight >= 0 && o.AuxWeight <= 10):
-		return bad("AuxWeight", o.AuxWeight, "in [0, 10]")
 	}
 	return nil
 }
@@ -191,14 +171,8 @@ type Losses struct {
 	Value   float64 // cross-entropy of the WDL head against its target
 	Entropy float64 // mean entropy of the network's policy over the legal moves
 	L2      float64 // weight decay term
-	// Aux is the reply head's cross-entropy per sample with a reply
-	// target (0 without the head or when no sample of the batch has one);
-	// AuxShare is the fraction of the batch with a target. The minimised
-	// term is AuxWeight * Aux * AuxShare.
-	Aux      float64
-	AuxShare float64
-	Total    float64 // Policy + Value + AuxWeight * Aux * AuxShare + L2, the minimised loss
-	LR       float64 // learning rate used
+	Total   float64 // Policy + Value + L2, the minimised loss
+	LR      float64 // learning rate used
 }
 
 // illegalLogit is added to the logits of illegal moves before the softmax.
@@ -220,8 +194,6 @@ type Trainer struct {
 	optN  int64       // optimizer steps taken, for Adam's bias correction
 
 	x, mask, ptarget, vtarget []float32 // graph input backings (x: the NHWC encoding of a batch)
-	rmask, rtarget            []float32 // reply head inputs (nil without the head)
-	replies                   int       // samples of the loaded batch with a reply target
 }
 
 // NewTrainer starts training from ck (which is not changed) with the given
@@ -239,7 +211,7 @@ func NewTrainer(ck *model.Checkpoint, opt TrainOptions) (*Trainer, error) {
 		return nil, err
 	}
 	t := &Trainer{opt: opt, net: ck.Net.Clone(), meta: ck.Meta, step: ck.Step}
-	gr, err := buildGraph(t.net, opt.Batch, tensor.Float32, true, opt.BNMomentum, opt.WeightDecay, opt.AuxWeight)
+	gr, err := buildGraph(t.net, opt.Batch, tensor.Float32, true, opt.BNMomentum, opt.WeightDecay)
 	if err != nil {
 		return nil, err
 	}
@@ -249,10 +221,6 @@ func NewTrainer(ck *model.Checkpoint, opt TrainOptions) (*Trainer, error) {
 	t.mask = make([]float32, B*model.PolicySize)
 	t.ptarget = make([]float32, B*model.PolicySize)
 	t.vtarget = make([]float32, B*model.ValueSize)
-	if gr.reply != nil {
-		t.rmask = make([]float32, B*model.PolicySize)
-		t.rtarget = make([]float32, B*model.PolicySize)
-	}
 	if err := t.bind(); err != nil {
 		return nil, err
 	}
@@ -326,14 +294,6 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 		L2:     scalarValue(t.gr.l2),
 	}
 	l.Total = l.Policy + l.Value + l.L2
-	if t.gr.replyLoss != nil {
-		sum := scalarValue(t.gr.replyLoss) // over the batch size
-		l.AuxShare = float64(t.replies) / float64(t.opt.Batch)
-		if t.replies > 0 {
-			l.Aux = sum / l.AuxShare
-		}
-		l.Total += t.opt.AuxWeight * sum
-	}
 	l.Entropy = t.entropy()
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
 		return l, fmt.Errorf("learn: training step %d: loss is %v (policy %v, value %v); weights left unchanged", t.step, l.Total, l.Policy, l.Value)
@@ -364,13 +324,6 @@ func (t *Trainer) load(batch []Sample) error {
 	if err := loadBatch(batch, t.x, t.mask, t.ptarget, t.vtarget); err != nil {
 		return err
 	}
-	if t.rtarget != nil {
-		n, err := loadReplies(batch, t.rmask, t.rtarget)
-		if err != nil {
-			return err
-		}
-		t.replies = n
-	}
 	return t.bind()
 }
 
@@ -387,9 +340,6 @@ func (t *Trainer) bind() error {
 		{t.gr.mask, []int{B, model.PolicySize}, t.mask},
 		{t.gr.ptarget, []int{B, model.PolicySize}, t.ptarget},
 		{t.gr.vtarget, []int{B, model.ValueSize}, t.vtarget},
-	}
-	if t.gr.reply != nil {
-		lets = append(lets, let{t.gr.rmask, []int{B, model.PolicySize}, t.rmask}, let{t.gr.rtarget, []int{B, model.PolicySize}, t.rtarget})
 	}
 	for _, l := range lets {
 		if err := G.Let(l.n, tensor.New(tensor.WithShape(l.shape...), tensor.WithBacking(l.data))); err != nil {
@@ -419,32 +369,6 @@ func loadBatch(batch []Sample, x, mask, ptarget, vtarget []float32) error {
 		}
 	}
 	return nil
-}
-
-// loadReplies writes the reply head's inputs of a batch: per sample with a
-// reply target, the mask of the next position's legal moves and the
-// target (normalised where it was made, checked here); an all-zero row (no
-// loss) for a sample without one. It returns the number of samples with a
-// target.
-func loadReplies(batch []Sample, rmask, rtarget []float32) (int, error) {
-	n := 0
-	for i := range batch {
-		dst, mask := rtarget[i*model.PolicySize:(i+1)*model.PolicySize], rmask[i*model.PolicySize:(i+1)*model.PolicySize]
-		r := batch[i].Reply
-		if r == nil {
-			clear(dst)
-			clear(mask)
-			continue
-		}
-		if err := checkPolicy(r.Legal, r.Policy); err != nil {
-			return 0, fmt.Errorf("learn: sample %d: reply target (%s): %w", i, r.Pos.FEN(), err)
-		}
-		if err := model.PolicyTarget(dst, mask, r.Pos, r.Legal, r.Policy, illegalLogit); err != nil {
-			return 0, fmt.Errorf("learn: sample %d: reply target: %w", i, err)
-		}
-		n++
-	}
-	return n, nil
 }
 
 // checkPolicy verifies a policy target over legal moves: one finite,

@@ -23,16 +23,12 @@ func f64s(x []float32) []float64 {
 
 // TestGradientCheck compares the graph's gradients (float64 variant) with
 // central finite differences of the loss for entries of every kind of
-// tensor on the tiny preset, without and with the reply head (whose loss
-// is weighed 0.7 here, and which two of the three samples have a target
-// for).
+// tensor on the tiny preset.
 func TestGradientCheck(t *testing.T) {
-	t.Run("plain", func(t *testing.T) { gradientCheck(t, false, 7) })
-	t.Run("aux-reply", func(t *testing.T) { gradientCheck(t, true, 9) })
+	gradientCheck(t, 7)
 }
 
-// bindInputs loads samples into gr's inputs (the reply head's too when gr
-// has one), in gr's dtype.
+// bindInputs loads samples into gr's inputs, in gr's dtype.
 func bindInputs(t *testing.T, gr *graph, samples []Sample) {
 	t.Helper()
 	B := len(samples)
@@ -49,14 +45,6 @@ func bindInputs(t *testing.T, gr *graph, samples []Sample) {
 		data  []float32
 	}
 	lets := []let{{gr.x, gr.inputShape(), gr.input(make([]float32, len(enc)), enc)}, {gr.mask, []int{B, model.PolicySize}, mask}, {gr.ptarget, []int{B, model.PolicySize}, pt}, {gr.vtarget, []int{B, model.ValueSize}, vt}}
-	if gr.reply != nil {
-		rm := make([]float32, B*model.PolicySize)
-		rt := make([]float32, B*model.PolicySize)
-		if _, err := loadReplies(samples, rm, rt); err != nil {
-			t.Fatal(err)
-		}
-		lets = append(lets, let{gr.rmask, []int{B, model.PolicySize}, rm}, let{gr.rtarget, []int{B, model.PolicySize}, rt})
-	}
 	for _, l := range lets {
 		var back any = l.data
 		if gr.dt == tensor.Float64 {
@@ -68,24 +56,16 @@ func bindInputs(t *testing.T, gr *graph, samples []Sample) {
 	}
 }
 
-func gradientCheck(t *testing.T, aux bool, seed int64) {
+func gradientCheck(t *testing.T, seed int64) {
 	rng := rand.New(rand.NewSource(seed))
 	cfg, _ := model.Preset("tiny")
-	cfg.AuxReply = aux
 	net := model.NewNetwork(cfg, rng)
 	modeltest.PerturbStats(net, rng)
 	const B = 3
 	samples := randomSamples(rng, B)
-	if aux {
-		withReplies(rng, samples)
-		samples[1].Reply = nil
-	}
-	gr, err := buildGraph(net, B, tensor.Float64, true, 0.1, 1e-3, 0.7)
+	gr, err := buildGraph(net, B, tensor.Float64, true, 0.1, 1e-3)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if (gr.reply != nil) != aux {
-		t.Fatalf("graph has a reply head: %v, want %v", gr.reply != nil, aux)
 	}
 	bindInputs(t, gr, samples)
 	vm := G.NewTapeMachine(gr.g, G.BindDualValues(gr.learn...))
@@ -107,11 +87,8 @@ func gradientCheck(t *testing.T, aux bool, seed int64) {
 		}
 		grads[k] = append([]float64(nil), g.Data().([]float64)...)
 	}
-	checked, worst, replyTensors := 0, 0.0, 0
+	checked, worst := 0, 0.0
 	for k, n := range gr.learn {
-		if strings.HasPrefix(n.Name(), "reply/") {
-			replyTensors++
-		}
 		w := n.Value().Data().([]float64)
 		// Two random entries and the one with the largest gradient (most
 		// entries of the dense layers to the 1024 logits have none).
@@ -138,9 +115,6 @@ func gradientCheck(t *testing.T, aux bool, seed int64) {
 			}
 			checked++
 		}
-	}
-	if want := map[bool]int{false: 0, true: 5}[aux]; replyTensors != want {
-		t.Errorf("%d trainable reply head tensors, want %d", replyTensors, want)
 	}
 	t.Logf("checked %d gradient entries over %d tensors, worst relative error %.2g", checked, len(gr.learn), worst)
 }
@@ -372,7 +346,7 @@ func TestSGDTrains(t *testing.T) {
 // returns the loss and the gradient of every trainable tensor as float64.
 func graphGrads(t *testing.T, net *model.Network, samples []Sample, dt tensor.Dtype) (float64, [][]float64) {
 	t.Helper()
-	gr, err := buildGraph(net, len(samples), dt, true, 0.1, 1e-3, 0.5)
+	gr, err := buildGraph(net, len(samples), dt, true, 0.1, 1e-3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,49 +376,42 @@ func graphGrads(t *testing.T, net *model.Network, samples []Sample, dt tensor.Dt
 // (fastBLAS, transposed operands included), gives the same gradients as the
 // float64 graph on gonum's BLAS, up to float32 rounding.
 func TestFloat32GradientsMatch(t *testing.T) {
-	for _, aux := range []bool{false, true} {
-		rng := rand.New(rand.NewSource(8))
-		cfg, _ := model.Preset("tiny")
-		cfg.AuxReply = aux
-		net := model.NewNetwork(cfg, rng)
-		modeltest.PerturbStats(net, rng)
-		samples := randomSamples(rng, 8)
-		if aux {
-			withReplies(rng, samples)
-			samples[5].Reply = nil
+	rng := rand.New(rand.NewSource(8))
+	cfg, _ := model.Preset("tiny")
+	net := model.NewNetwork(cfg, rng)
+	modeltest.PerturbStats(net, rng)
+	samples := randomSamples(rng, 8)
+	l32, g32 := graphGrads(t, net, samples, tensor.Float32)
+	l64, g64 := graphGrads(t, net, samples, tensor.Float64)
+	if math.Abs(l32-l64) > 1e-4*math.Abs(l64) {
+		t.Errorf("loss float32 %v, float64 %v", l32, l64)
+	}
+	specs := model.Layout(net.Config)
+	k := 0
+	for _, s := range specs {
+		if !s.Kind.Trainable() {
+			continue
 		}
-		l32, g32 := graphGrads(t, net, samples, tensor.Float32)
-		l64, g64 := graphGrads(t, net, samples, tensor.Float64)
-		if math.Abs(l32-l64) > 1e-4*math.Abs(l64) {
-			t.Errorf("aux %v: loss float32 %v, float64 %v", aux, l32, l64)
+		var diff, norm float64
+		for i := range g64[k] {
+			d := g32[k][i] - g64[k][i]
+			diff += d * d
+			norm += g64[k][i] * g64[k][i]
 		}
-		specs := model.Layout(net.Config)
-		k := 0
-		for _, s := range specs {
-			if !s.Kind.Trainable() {
-				continue
-			}
-			var diff, norm float64
-			for i := range g64[k] {
-				d := g32[k][i] - g64[k][i]
-				diff += d * d
-				norm += g64[k][i] * g64[k][i]
-			}
-			if rel := math.Sqrt(diff / math.Max(norm, 1e-30)); rel > 1e-3 {
-				t.Errorf("aux %v: %s: float32 gradient differs from float64 by %.2g (relative)", aux, s.Name, rel)
-			}
-			k++
+		if rel := math.Sqrt(diff / math.Max(norm, 1e-30)); rel > 1e-3 {
+			t.Errorf("%s: float32 gradient differs from float64 by %.2g (relative)", s.Name, rel)
 		}
-		if k != len(g64) {
-			t.Errorf("aux %v: %d gradients for %d trainable tensors", aux, len(g64), k)
-		}
+		k++
+	}
+	if k != len(g64) {
+		t.Errorf("%d gradients for %d trainable tensors", len(g64), k)
 	}
 }
 
 // A policy target is normalised once, where the sample is made: the
 // trainer scatters it unchanged (a target whose float32 sum is not exactly
 // 1 keeps its bits) and refuses one that is not normalised instead of
-// normalising it again (issue 11, point 5). The reply target likewise.
+// normalising it again (issue 11, point 5).
 func TestPolicyTargetNormalisedOnce(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	// A target normalised in float32, whose float32 sum is not exactly 1.
@@ -462,7 +429,6 @@ func TestPolicyTargetNormalisedOnce(t *testing.T) {
 	if s.Legal == nil {
 		t.Fatal("no sample with a target summing to other than 1 over three moves of distinct policy indices")
 	}
-	s.Reply = &ReplyTarget{Pos: s.Pos, Legal: s.Legal, Policy: s.Policy}
 	enc := make([]float32, model.InputSize)
 	mask := make([]float32, model.PolicySize)
 	pt := make([]float32, model.PolicySize)
@@ -470,15 +436,10 @@ func TestPolicyTargetNormalisedOnce(t *testing.T) {
 	if err := loadBatch([]Sample{s}, enc, mask, pt, vt); err != nil {
 		t.Fatal(err)
 	}
-	rm := make([]float32, model.PolicySize)
-	rt := make([]float32, model.PolicySize)
-	if _, err := loadReplies([]Sample{s}, rm, rt); err != nil {
-		t.Fatal(err)
-	}
 	for i, m := range s.Legal {
 		k := model.PolicyIndex(s.Pos, m)
-		if pt[k] != s.Policy[i] || rt[k] != s.Policy[i] {
-			t.Errorf("move %s: target %v, reply target %v, want the sample's %v unchanged", m, pt[k], rt[k], s.Policy[i])
+		if pt[k] != s.Policy[i] {
+			t.Errorf("move %s: target %v, want the sample's %v unchanged", m, pt[k], s.Policy[i])
 		}
 	}
 
@@ -489,14 +450,6 @@ func TestPolicyTargetNormalisedOnce(t *testing.T) {
 	}
 	if err := loadBatch([]Sample{visits}, enc, mask, pt, vt); err == nil || !strings.Contains(err.Error(), "sum to") {
 		t.Errorf("non-normalised target: error %v, want a refusal naming the sum", err)
-	}
-	visits.Policy = s.Policy
-	visits.Reply = &ReplyTarget{Pos: s.Pos, Legal: s.Legal, Policy: make([]float32, len(s.Legal))}
-	for i := range visits.Reply.Policy {
-		visits.Reply.Policy[i] = 2
-	}
-	if _, err := loadReplies([]Sample{visits}, rm, rt); err == nil || !strings.Contains(err.Error(), "sum to") {
-		t.Errorf("non-normalised reply target: error %v, want a refusal naming the sum", err)
 	}
 }
 
