@@ -190,8 +190,6 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		}
 	}
 	fmt.Fprintln(stdout, res)
-	printVerifier(stdout, a)
-	printVerifier(stdout, b)
 	return nil
 }
 

@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
-	"dama/arena"
 	"dama/configs"
 	"dama/mcts"
 	"dama/tactics"
@@ -21,12 +19,7 @@ import (
 // solver so that its proofs go up the tree), "+cmbD" (the
 // tactics.Combinations evaluator of depth D, default 3, around the
 // network), "+ipD" (the tactics.Priors evaluator of depth D, default 3,
-// around that) and "+abD" (the tactics.Verifier of the chosen move, an
-// alpha-beta search of depth D, default 12, within a quarter of a timed
-// move's time where a capture is near; "+abnD" the same with the network
-// as its judge, tactics.Verifier.Judge; "+abwD" only where the side to
-// move is ahead, tactics.Verifier.AheadOnly; "+abpD" as "+abwD", keeping
-// only forced results, tactics.Verifier.ProofOnly), "+cpuctX"
+// around that), "+cpuctX"
 // (mcts.Options.CPuct) and "+ptX" (mcts.Options.PolicyTemperature), X a
 // decimal number.
 type searchSuffixes struct {
@@ -64,7 +57,7 @@ func parseTuned(name, x string, lo, hi float64, what string) (tuned, error) {
 }
 
 // suffixSyntax names the suffixes in errors.
-const suffixSyntax = "+pass, +threadsN, +batchN, +cpuctX, +ptX, +tb, +mm[DEPTH], +cmb[DEPTH], +ip[DEPTH], +ab[DEPTH], +abn[DEPTH], +abw[DEPTH], +abp[DEPTH] or +abs[DEPTH]"
+const suffixSyntax = "+pass, +threadsN, +batchN, +cpuctX, +ptX, +tb, +mm[DEPTH], +cmb[DEPTH] or +ip[DEPTH]"
 
 // cutSuffixes splits the visits or time text v of spec from its '+'
 // suffixes.
@@ -93,6 +86,8 @@ func cutSuffixes(spec, v string) (string, searchSuffixes, error) {
 			h.cpuct, err = parseTuned(name, s[len(name):], minCPuct, maxCPuct, "the exploration constant of PUCT")
 		case name == ptempSuffix:
 			h.ptemp, err = parseTuned(name, s[len(name):], configs.MinPolicyTemp, configs.MaxPolicyTemp, "the temperature of the network's priors")
+		case tactics.RemovedHybrid(name) != nil:
+			return "", h, fmt.Errorf("player %q: +%w", spec, tactics.RemovedHybrid(name))
 		case tactics.IsHybrid(name):
 			// The hybrid suffixes together are one list of
 			// tactics.ParseHybrids, read after the loop.
@@ -149,9 +144,9 @@ func (p *modelPlayer) hybrids(h searchSuffixes) error {
 }
 
 // parseHybridsFlag reads the --hybrids flag of hub, play, analyze and
-// ladder: a comma-separated list of mm[DEPTH], cmb[DEPTH], ip[DEPTH] and
-// ab[DEPTH], abn[DEPTH], abw[DEPTH], abp[DEPTH] or abs[DEPTH], or none, in the syntax of tactics.ParseHybrids (that of
-// selfplay.hybrids too).
+// ladder: a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH],
+// or none, in the syntax of tactics.ParseHybrids (that of selfplay.hybrids
+// too).
 func parseHybridsFlag(s string) (searchSuffixes, error) {
 	hy, err := tactics.ParseHybrids(s)
 	if err != nil {
@@ -167,26 +162,4 @@ func parseHybridsFlag(s string) (searchSuffixes, error) {
 const defaultHybrids = "mm4,cmb3,ip3"
 
 // hybridsUsage is the help text of --hybrids.
-const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), ab[DEPTH] (an alpha-beta search verifies the chosen move at the root, in a quarter of a timed move where a capture is near), abn[DEPTH] (the same, a replacement that is not a forced result kept only where the network values its line more), abw[DEPTH] (ab only where the side to move is a man ahead after the captures), abp[DEPTH] (abw replacing only by a proven win, or where the chosen move is proven lost), abs[DEPTH] (proven results only, anywhere, in only the time a timed search leaves once its choice is settled or decided), or none; see docs/rating.md#tactics"
-
-// printVerifier writes what the root verifier of p (a model player with
-// +ab, +abn, +abw, +abp or +abs) did, one line, and nothing for any other player.
-func printVerifier(w io.Writer, p arena.Player) {
-	mp, ok := p.(*modelPlayer)
-	if !ok {
-		return
-	}
-	v, ok := mp.Options.Check.(*tactics.Verifier)
-	if !ok {
-		return
-	}
-	st := v.Stats()
-	fmt.Fprintf(w, "%s: verifier checked %d moves (mean depth %.1f, %d nodes), replaced %d", p.Name(), st.Checked, st.MeanDepth, st.Nodes, st.Replaced)
-	switch {
-	case v.Judge != nil:
-		fmt.Fprintf(w, ", %d more turned down by the network", st.Vetoed)
-	case v.ProofOnly:
-		fmt.Fprintf(w, ", %d more turned down without a proof", st.Vetoed)
-	}
-	fmt.Fprintln(w)
-}
+const hybridsUsage = "MCTS-minimax hybrids, comma-separated: mm[DEPTH] (shallow win/loss proofs at leaves), cmb[DEPTH] (material search at leaves moves the value), ip[DEPTH] (informed priors for winning moves), or none; see docs/rating.md#tactics"

@@ -173,7 +173,7 @@ func TestSelfplayHybrids(t *testing.T) {
 
 	bad := writeText(t, filepath.Join(dir, "ab.yaml"), "selfplay:\n  hybrids: mm4,ab12\n")
 	code, _, errs = runCmd(t, "selfplay", "--model", "random", "--games", "1", "--out", out, "--config", bad)
-	if code != 1 || !strings.Contains(errs, `selfplay.hybrids = "mm4,ab12": want no ab`) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+	if code != 1 || !strings.Contains(errs, `selfplay.hybrids = "mm4,ab12": want mm[DEPTH], cmb[DEPTH] and ip[DEPTH] only: ab was removed`) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 		t.Errorf("selfplay.hybrids with ab: exit %d, stderr %q, want a one-line error naming the key", code, errs)
 	}
 }

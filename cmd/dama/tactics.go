@@ -131,7 +131,6 @@ func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel
 		}
 	}
 	fmt.Fprintln(stdout)
-	printVerifier(stdout, p)
 	return nil
 }
 

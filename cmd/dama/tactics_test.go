@@ -17,18 +17,14 @@ func TestHybridPlayerSpec(t *testing.T) {
 	for spec, want := range map[string]struct {
 		label      string
 		pass       bool
-		mm, cb, ab int
+		mm, cb     int
 		timedModel bool
 	}{
-		ck + "@800+mm":                {"sample-v1.ckpt@800+mm4", false, 4, 0, 0, false},
-		ck + "@800+mm2":               {"sample-v1.ckpt@800+mm2", false, 2, 0, 0, false},
-		ck + "@t0.25+pass+cmb2":       {"sample-v1.ckpt@t0.25+pass+cmb2", true, 0, 2, 0, true},
-		ck + "@100+cmb+pass+mm3:fp32": {"sample-v1.ckpt@100+pass+mm3+cmb3:fp32", true, 3, 3, 0, false},
-		ck + "@100+ip2+cmb":           {"sample-v1.ckpt@100+cmb3+ip2", false, 0, 3, 0, false},
-		ck + "@100+ab+pass":           {"sample-v1.ckpt@100+pass+ab12", true, 0, 0, 12, false},
-		ck + "@t0.1+ab20+cmb":         {"sample-v1.ckpt@t0.1+cmb3+ab20", false, 0, 3, 20, true},
-		ck + "@t0.1+cmb+abn10":        {"sample-v1.ckpt@t0.1+cmb3+abn10", false, 0, 3, 10, true},
-		ck + "@t0.1+abw10":            {"sample-v1.ckpt@t0.1+abw10", false, 0, 0, 10, true},
+		ck + "@800+mm":                {"sample-v1.ckpt@800+mm4", false, 4, 0, false},
+		ck + "@800+mm2":               {"sample-v1.ckpt@800+mm2", false, 2, 0, false},
+		ck + "@t0.25+pass+cmb2":       {"sample-v1.ckpt@t0.25+pass+cmb2", true, 0, 2, true},
+		ck + "@100+cmb+pass+mm3:fp32": {"sample-v1.ckpt@100+pass+mm3+cmb3:fp32", true, 3, 3, false},
+		ck + "@100+ip2+cmb":           {"sample-v1.ckpt@100+cmb3+ip2", false, 0, 3, false},
 	} {
 		p, err := parsePlayerSpec(spec)
 		if err != nil {
@@ -42,17 +38,6 @@ func TestHybridPlayerSpec(t *testing.T) {
 		o, _ := mp.Options.Oracle.(*tactics.Minimax)
 		if (o != nil) != (want.mm > 0) || o != nil && (o.Depth != want.mm || !mp.Options.Solver) {
 			t.Errorf("%s: oracle %+v solver %v, want depth %d", spec, mp.Options.Oracle, mp.Options.Solver, want.mm)
-		}
-		v, _ := mp.Options.Check.(*tactics.Verifier)
-		if (v != nil) != (want.ab > 0) || v != nil && v.Depth != want.ab {
-			t.Errorf("%s: move check %+v, want a verifier of depth %d", spec, mp.Options.Check, want.ab)
-		}
-		// +abn judges by the evaluator the tree searches with.
-		if judged := strings.Contains(spec, "+abn"); v != nil && (v.Judge != nil) != judged || judged && v.Judge != mp.Evaluator {
-			t.Errorf("%s: verifier's judge %T, want the search's evaluator: %v", spec, v.Judge, judged)
-		}
-		if ahead := strings.Contains(spec, "+abw"); v != nil && v.AheadOnly != ahead {
-			t.Errorf("%s: verifier AheadOnly %v, want %v", spec, v.AheadOnly, ahead)
 		}
 		ev := mp.Evaluator
 		if ip, ok := ev.(*tactics.Priors); ok {
@@ -69,7 +54,7 @@ func TestHybridPlayerSpec(t *testing.T) {
 		}
 		mp.Close()
 	}
-	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@800+ip0", "@800+ab0", "@800+ab41", "@800+ab+ab", "@800+ab+abn", "@800+abn12+ab", "@800+abn0", "@800+abw+ab", "@800+abn+abw", "@t0.25+", "@800+pass+"} {
+	for _, bad := range []string{"@800+mm0", "@800+mm9", "@800+mmx", "@800+cmb-1", "@800+foo", "@800+ip0", "@800+mm+mm", "@t0.25+", "@800+pass+"} {
 		_, err := parsePlayerSpec(ck + bad)
 		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
@@ -92,13 +77,6 @@ func TestTacticsCommand(t *testing.T) {
 	code, out, errs := runCmd(t, "tactics", "--suite", path, "--player", "classic:3,random", "--verbose")
 	if code != 0 || !strings.Contains(out, "classic:3: solved 3 of 3 (100.0%)") || !strings.Contains(out, "random: solved ") || strings.Count(out, "best ") != 6 {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
-	}
-	// A player with the root verifier says what it did: every win in 3
-	// checked (depth 4 sees each), none turned down, since a forced win
-	// does not ask the network.
-	code, out, errs = runCmd(t, "tactics", "--suite", path, "--player", "../../model/testdata/sample-v1.ckpt@8+abn4")
-	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@8+abn4: verifier checked 3 moves") || !strings.Contains(out, ", 0 more turned down by the network") {
-		t.Errorf("verifier: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	// --tb gives the players marked +tb the tables: at a table root the
 	// engine plays a move that keeps the win, here the only one of six
@@ -198,18 +176,13 @@ func TestHybridsFlag(t *testing.T) {
 		"cmb3,ip2":    {threads: 1, hy: tactics.Hybrids{Combinations: 3, Priors: 2}},
 		"mm":          {threads: 1, hy: tactics.Hybrids{Minimax: tactics.DefaultMinimaxDepth}},
 		"mm3,cmb,ip4": {threads: 1, hy: tactics.Hybrids{Minimax: 3, Combinations: tactics.DefaultCombinationsDepth, Priors: 4}},
-		"cmb3,ab":     {threads: 1, hy: tactics.Hybrids{Combinations: 3, Verify: tactics.DefaultVerifyDepth}},
-		"ab9":         {threads: 1, hy: tactics.Hybrids{Verify: 9}},
-		"cmb3,abn":    {threads: 1, hy: tactics.Hybrids{Combinations: 3, Verify: tactics.DefaultVerifyDepth, Kind: tactics.VerifyJudged}},
-		"abw10":       {threads: 1, hy: tactics.Hybrids{Verify: 10, Kind: tactics.VerifyAhead}},
-		"abp":         {threads: 1, hy: tactics.Hybrids{Verify: tactics.DefaultVerifyDepth, Kind: tactics.VerifyProof}},
 	} {
 		h, err := parseHybridsFlag(s)
 		if err != nil || h != want {
 			t.Errorf("%q: %+v %v, want %+v", s, h, err, want)
 		}
 	}
-	for _, bad := range []string{"pass", "tb", "threads2", "cmb0", "ab0", "foo", "mm,", "cmb3;ip2", "ab,abn", "abw,ab", "abn,abw"} {
+	for _, bad := range []string{"pass", "tb", "threads2", "cmb0", "foo", "mm,", "cmb3;ip2", "ab12", "mm4,abn"} {
 		if _, err := parseHybridsFlag(bad); err == nil || !strings.Contains(err.Error(), "--hybrids") {
 			t.Errorf("%q: error %v", bad, err)
 		}
@@ -231,5 +204,25 @@ func TestDefaultHybrids(t *testing.T) {
 	d := tactics.DefaultHybrids
 	if err != nil || h.hy != d {
 		t.Errorf("--hybrids %q reads %+v, %v; tactics.DefaultHybrids is %+v", defaultHybrids, h, err, d)
+	}
+}
+
+// TestRemovedVerifierSuffixes: a player spec naming one of the removed
+// root verifiers is refused in one line that names the spec and the
+// suffix, says it was removed and where the record is; so is --hybrids.
+func TestRemovedVerifierSuffixes(t *testing.T) {
+	ck := "../../model/testdata/sample-v1.ckpt"
+	for _, sfx := range []string{"ab", "abn", "abw", "abp", "abs"} {
+		for _, spec := range []string{ck + "@100+" + sfx, ck + "@t0.25+pass+mm4+" + sfx + "12"} {
+			_, err := parsePlayerSpec(spec)
+			if err == nil || !strings.Contains(err.Error(), `"`+spec+`"`) || !strings.Contains(err.Error(), "+"+sfx+" was removed: ") ||
+				!strings.Contains(err.Error(), "see docs/rating.md#tactics") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s: %v, want one line saying +%s was removed", spec, err, sfx)
+			}
+		}
+		code, _, errs := runCmd(t, "analyze", "--model", "random", "--visits", "10", "--hybrids", "mm4,"+sfx+"12")
+		if code == 0 || !strings.Contains(errs, sfx+" was removed") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("analyze --hybrids mm4,%s12: exit %d, stderr %q", sfx, code, errs)
+		}
 	}
 }

@@ -591,7 +591,7 @@ func TestTrainHybridsRefused(t *testing.T) {
 	for _, tc := range []struct{ value, want string }{
 		{"bogus", "a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH]"},
 		{"mm9", "DEPTH in 1..8"},
-		{"mm4,ab12", "no ab"},
+		{"mm4,ab12", "ab was removed"},
 	} {
 		code, out, errs := runCmd(t, "train", "--run", dir, "--config", "quick", "--set", "selfplay.hybrids="+tc.value)
 		if code != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `selfplay.hybrids = "`+tc.value+`": want`) || !strings.Contains(errs, tc.want) {
