@@ -15,14 +15,9 @@ import (
 	"dama/arena"
 	"dama/internal/atomicfile"
 	"dama/internal/progress"
+	"dama/player"
 	"dama/rules"
 )
-
-// playerFromSpec turns a --a/--b spec into a player. It knows the built-in
-// baselines ("random", "alphabeta:D") and the reference engine ("classic:D",
-// "classic:nNODES", "classic:tSECONDS", "classic:tMS"); the pipeline wiring extends it with
-// checkpoint players (a path to a .ckpt file) by wrapping it.
-var playerFromSpec arena.PlayerFactory = arena.ParsePlayer
 
 func init() {
 	register(&command{
@@ -30,6 +25,7 @@ func init() {
 		summary:  "play a match between two players and judge it (Elo, LOS, SPRT)",
 		usage:    "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE] | --judge FILE[,FILE...]",
 		argsNote: "players are given with --a and --b",
+		help:     playerHelp,
 		flags:    arenaFlags,
 		run:      runArena,
 	})
@@ -47,11 +43,12 @@ var arenaOpt struct {
 	pdn          string
 	judge        string
 	quiet        bool
+	players      *player.Flags // --backend, --tb, --clock
 }
 
 func arenaFlags(fs *flag.FlagSet) {
 	o := &arenaOpt
-	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tSECONDS (classic:t0.25; classic:tMS with an integer: milliseconds), or a network PATH[@VISITS] or PATH@tSECONDS: a checkpoint file, a run folder or shipped (the model shipped in the binary), MCTS with 200 visits unless @VISITS, or searching tSECONDS a move (shipped@t0.25)")
+	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tSECONDS (classic:t0.25; classic:tMS with an integer: milliseconds), or a network PATH[@VISITS] or PATH@tSECONDS: a checkpoint file, a run folder or shipped (the model shipped in the binary), searched as dama hub searches (the Engine default: "+player.Engine().Describe()+") unless its suffixes say otherwise (+plain: plain PUCT), with @VISITS visits a move or tSECONDS a move (shipped@t0.25); the suffixes are listed below")
 	fs.StringVar(&o.b, "b", "", "player B, the reference A is judged against")
 	fs.IntVar(&o.games, "games", 100, "most games to play, even: each opening is played with both colours")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "games played at once")
@@ -63,10 +60,7 @@ func arenaFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
 	fs.StringVar(&o.judge, "judge", "", "play nothing: judge again the matches whose games --pdn wrote to these files (comma-separated), each and, with several, pooled into one result (the same two players in each)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-	checkpointBackend = ""
-	fs.StringVar(&checkpointBackend, "backend", "auto", "checkpoint players' "+backendUsage()+` (a player "PATH@N:BACKEND" overrides it)`)
-	tablesFlag(fs, "")
-	clockFlag(fs)
+	o.players = player.AddFlags(fs, player.Search{}, "backend", "tb", "clock")
 	limit(fs, "games", 2, 1e7, "")
 	limit(fs, "parallel", 1, 4096, "")
 	limit(fs, "openings-plies", 0, 200, "")
@@ -101,7 +95,8 @@ func parseSPRT(s string) (*arena.SPRT, error) {
 
 func runArena(_ *flag.FlagSet, args []string) error {
 	o := arenaOpt
-	if err := checkBackendFlag(checkpointBackend); err != nil {
+	env, err := o.players.Env(o.parallel, stderr)
+	if err != nil {
 		return err
 	}
 	if o.judge != "" {
@@ -139,12 +134,12 @@ func runArena(_ *flag.FlagSet, args []string) error {
 			return fmt.Errorf("--pdn: %w", err)
 		}
 	}
-	a, err := playerFromSpec(o.a)
+	a, err := openPlayer(o.a, env)
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)
 	}
 	defer closePlayer(a)
-	b, err := playerFromSpec(o.b)
+	b, err := openPlayer(o.b, env)
 	if err != nil {
 		return fmt.Errorf("--b: %w", err)
 	}
@@ -238,6 +233,21 @@ func judgeMatches(w io.Writer, files []string) error {
 		fmt.Fprintf(w, "pooled, %d matches: %s\n", len(results), res)
 	}
 	return nil
+}
+
+// openPlayer reads the player spec and opens it for the games of env.
+func openPlayer(spec string, env player.Env) (arena.Player, error) {
+	s, err := player.Parse(spec, env)
+	if err != nil {
+		return nil, err
+	}
+	return s.Player(env)
+}
+
+// playerHelp ends the help of the commands that take player specs: the
+// suffixes of a network player, from the one table of them.
+func playerHelp() string {
+	return "a network player: " + player.Syntax() + "; the suffixes:\n" + player.SuffixHelp()
 }
 
 // closePlayer releases a player that holds resources.

@@ -58,33 +58,3 @@ func TestModelCompare(t *testing.T) {
 		}
 	}
 }
-
-func TestArenaPassForcedPlayer(t *testing.T) {
-	ck := "../../model/testdata/sample-v1.ckpt"
-	p, err := parsePlayerSpec(ck + "@3+pass:fp32")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.(*modelPlayer).Close()
-	mp := p.(*modelPlayer)
-	if !mp.Options.PassForced || mp.Visits != 3 || mp.Label != "sample-v1.ckpt@3+pass:fp32" || mp.ev.Backend() != "fp32" {
-		t.Errorf("player %q visits %d pass %v backend %s", mp.Label, mp.Visits, mp.Options.PassForced, mp.ev.Backend())
-	}
-	q, err := parsePlayerSpec(ck + "@3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.(*modelPlayer).Close()
-	if q.(*modelPlayer).Options.PassForced {
-		t.Error("PassForced without +pass")
-	}
-	for bad, want := range map[string]string{ck + "@+pass": "visits after @", ck + "@3+pas": `unknown suffix "+pas"`, ck + "@3+pass+pass": "+pass given twice", ck + "@3+threads2+threads2": "+threads given twice"} {
-		if _, err := parsePlayerSpec(bad); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: error %v, want one line saying %s", bad, err, want)
-		}
-	}
-	code, out, errs := runCmd(t, "arena", "--a", ck+"@4+pass", "--b", ck+"@4", "--games", "2", "--parallel", "1", "--quiet")
-	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@4+pass") {
-		t.Errorf("arena: exit %d, stdout %q, stderr %q", code, out, errs)
-	}
-}

@@ -6,6 +6,7 @@ import (
 
 	"dama/mcts"
 	"dama/model/infer"
+	"dama/player"
 	"dama/selfplay"
 )
 
@@ -14,7 +15,7 @@ import (
 // agree, against the accuracy bar of issue 12 (top move >= 99%, mean
 // |dE| <= 0.01, max <= 0.05).
 func modelCompare(path, dir, backend, against string, par int) error {
-	ck, err := loadModel(path)
+	ck, err := player.LoadModel(path)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -190,25 +189,12 @@ func TestAnalyzeCommand(t *testing.T) {
 // first-play urgency reduction, as they always did (mcts reads a zero
 // reduction as none, so these options set it).
 func TestEngineSearchOptions(t *testing.T) {
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	f := addEngineFlags(fs, 400, false)
-	if err := fs.Parse(nil); err != nil {
-		t.Fatal(err)
-	}
-	o, err := f.searchOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := engineSpec(t, false).Search.Options()
 	if o.FPUReduction != mcts.StandardFPUReduction || o.Parallel != 4 || !o.PassForced || o.DirichletFraction != 0 || o.PolicyTemperature != engine.PlayPolicyTemperature {
 		t.Errorf("engine search options %+v", o)
 	}
-	fs = flag.NewFlagSet("t", flag.ContinueOnError)
-	f = addEngineFlags(fs, 400, false)
-	if err := fs.Parse([]string{"--policy-temp", "1.25"}); err != nil {
-		t.Fatal(err)
-	}
-	if o, err := f.searchOptions(); err != nil || o.PolicyTemperature != 1.25 {
-		t.Errorf("--policy-temp 1.25: temperature %v, %v", o.PolicyTemperature, err)
+	if o := engineSpec(t, false, "--policy-temp", "1.25").Search.Options(); o.PolicyTemperature != 1.25 {
+		t.Errorf("--policy-temp 1.25: temperature %v", o.PolicyTemperature)
 	}
 	for _, bad := range []string{"0", "0.05", "11", "NaN", "-1"} {
 		code, _, errs := runCmd(t, "analyze", "--model", "random", "--visits", "8", "--policy-temp", bad)

@@ -11,6 +11,7 @@ import (
 	"dama/checkpoints"
 	"dama/model"
 	"dama/model/export"
+	"dama/player"
 )
 
 func init() {
@@ -20,7 +21,7 @@ func init() {
 		summary: "export a network as an ONNX model or a JSON file of folded weights",
 		usage:   "--out FILE [--model CKPT|DIR|shipped] [--format onnx|json]",
 		flags: func(fs *flag.FlagSet) {
-			ckpt = fs.String("model", shippedModel, `checkpoint file to export, a run folder (its best model), or "shipped": the model shipped in the binary`)
+			ckpt = fs.String("model", player.Shipped, `checkpoint file to export, a run folder (its best model), or "shipped": the model shipped in the binary`)
 			format = fs.String("format", "onnx", "onnx (ONNX opset 13, any runtime) or json (plain weights for engine authors)")
 			out = fs.String("out", "", "output file")
 		},
@@ -35,14 +36,14 @@ func init() {
 			case "random":
 				return fmt.Errorf(`--model random is a uniform evaluator with no network to export; give a checkpoint file, a run folder or "shipped"`)
 			case "":
-				*ckpt = shippedModel
+				*ckpt = player.Shipped
 			}
-			ck, err := loadModel(*ckpt)
+			ck, err := player.LoadModel(*ckpt)
 			if err != nil {
 				return err
 			}
 			source := filepath.Base(*ckpt)
-			if *ckpt == shippedModel {
+			if *ckpt == player.Shipped {
 				source = checkpoints.ModelFile // as dama ship names it in dama.onnx
 			}
 			if err := exportModel(ck, source, *format, *out); err != nil {

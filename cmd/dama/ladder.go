@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,40 +16,44 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"dama/arena"
-	"dama/engine"
+	"dama/configs"
 	"dama/internal/atomicfile"
-	"dama/tb"
+	"dama/player"
 )
 
-// defaultLadderVisits is the visit count of a model on the ladder.
-const defaultLadderVisits = 800
+// ladderSearch is the search dama ladder rates a model by unless its
+// flags say otherwise: player.Ladder under the default configuration,
+// plain PUCT at 800 visits, as the runs' ladder ratings search, so that
+// its ratings compare with theirs.
+func ladderSearch() player.Search {
+	d := configs.Default()
+	return player.Ladder(d.SelfPlay, d.Ladder)
+}
 
 func init() {
 	var o struct {
-		model, ladder, out, players, anchor, revision string
-		extend                                        string
-		hybrids                                       string
-		moveTime                                      float64
-		visits, games, parallel, probe, span, threads int
-		seed                                          int64
-		calibrate, show, asJSON, quiet, pass          bool
+		ladder, out, players, anchor, revision string
+		extend                                 string
+		games, parallel, probe, span           int
+		seed                                   int64
+		calibrate, show, asJSON, quiet         bool
+		model                                  *player.Flags
 	}
 	register(&command{
 		name:    "ladder",
 		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
 		usage:   "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | --show | --calibrate [--players A,B,...] --out FILE | --extend A,B,... --out FILE",
+		help: func() string {
+			return "The model searches by the Ladder default unless its flags say otherwise: " + ladderSearch().Describe() + ", as every run's ladder ratings (player.Ladder), so that the ratings compare.\n"
+		},
 		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
-			checkpointBackend = ""
-			fs.StringVar(&checkpointBackend, "backend", "auto", backendUsage())
-			checkpointTables = ""
-			fs.StringVar(&checkpointTables, "tb", "", "the model's endgame tables: "+tbFlagUsage)
-			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
-			fs.Float64Var(&o.moveTime, "time", 0, "seconds per move of the model (by --clock) instead of --visits, 0.001..3600 (0: --visits); keep --parallel at most the free cores")
-			clockFlag(fs)
-			fs.BoolVar(&o.pass, "pass-forced", false, "the model's search: "+passForcedUsage+"; off by default, as in training runs' ladder ratings")
-			fs.StringVar(&o.hybrids, "hybrids", "none", "the model's search: "+hybridsUsage+"; none by default, as in training runs' ladder ratings")
-			fs.IntVar(&o.threads, "threads", 1, fmt.Sprintf("the model's search threads, 1..%d (each game's search; keep threads x --parallel at most the free cores)", engine.MaxThreads))
+			o.model = player.AddFlags(fs, ladderSearch(), "model", "visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb", "backend", "clock")
+			fs.Lookup("model").Usage = "checkpoint to rate (MCTS with the network), or a run folder (its best model)"
+			for _, name := range []string{"visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb"} {
+				fs.Lookup(name).Usage = "the model's search: " + fs.Lookup(name).Usage
+			}
+			fs.Lookup("time").Usage += "; keep --parallel at most the free cores"
+			fs.Lookup("threads").Usage += "; keep threads x --parallel at most the free cores"
 			fs.IntVar(&o.games, "games", 200, "games in all, even; at least 2 x probe x rungs")
 			fs.IntVar(&o.probe, "probe", 2, "pairs of games against every rung before the rest goes to the rungs near the model, 1..1000")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
@@ -66,15 +69,17 @@ func init() {
 			fs.StringVar(&o.out, "out", "", "with --calibrate or --extend: the ladder file to write")
 			fs.StringVar(&o.revision, "revision", "", "with --calibrate or --extend: the project revision to record (default: the build's)")
 			fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-			limit(fs, "visits", 1, 1e6, "")
-			limit(fs, "threads", 1, engine.MaxThreads, "")
+			for _, r := range o.model.Ranges() {
+				limit(fs, r.Flag, r.Lo, r.Hi, r.Note)
+			}
 			limit(fs, "games", 2, 1e6, "")
 			limit(fs, "probe", 1, 1000, "")
 			limit(fs, "parallel", 1, 4096, "")
 			limit(fs, "span", 1, 10, "")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if err := checkBackendFlag(checkpointBackend); err != nil {
+			env, err := o.model.Env(o.parallel, stderr)
+			if err != nil {
 				return err
 			}
 			l, err := loadLadder(o.ladder)
@@ -129,59 +134,26 @@ func init() {
 				printLadder(l)
 				return nil
 			}
-			if o.model == "" {
+			spec, err := o.model.Spec(stderr)
+			if err != nil {
+				return err
+			}
+			if spec.Model == "" {
 				return errors.New("--model CKPT is required (or --show, or --calibrate)")
 			}
 			if min := 2 * o.probe * len(l.Rungs); o.games < min || o.games%2 != 0 || o.games > 1_000_000 {
 				return fmt.Errorf("--games %d: want an even number in %d..1000000 (%d probe pairs against each of %d rungs first)", o.games, min, o.probe, len(l.Rungs))
 			}
-			var moveTime time.Duration
-			if o.moveTime != 0 {
-				if moveTime, err = arena.MoveTime(o.moveTime); err != nil {
-					return fmt.Errorf("--time %v: %w", o.moveTime, err)
+			if t := spec.Search.Time; t > 0 {
+				if _, err := arena.MoveTime(t.Seconds()); err != nil {
+					return fmt.Errorf("--time %v: %w", t.Seconds(), err)
 				}
 			}
-			h, err := parseHybridsFlag(o.hybrids)
+			p, err := spec.Player(env)
 			if err != nil {
 				return err
 			}
-			var tables *tb.Tables
-			if checkpointTables != "" {
-				if tables, err = openTables(checkpointTables); err != nil {
-					return fmt.Errorf("--tb: %w", err)
-				}
-			}
-			ck, err := loadModel(o.model)
-			if err != nil {
-				return err
-			}
-			visits := o.visits
-			if moveTime > 0 {
-				visits = 0
-			}
-			p, err := newModelPlayer(o.model, ck, visits, o.parallel, checkpointBackend, o.threads)
-			if err != nil {
-				return err
-			}
-			if moveTime > 0 {
-				p.timed(o.model, moveTime, "t"+strconv.FormatFloat(o.moveTime, 'f', -1, 64)+"s")
-			}
-			p.passForced(o.pass)
-			if _, err := parseThreads(strconv.Itoa(o.threads)); err != nil {
-				return fmt.Errorf("--threads: %w", err)
-			}
-			p.threads(o.threads)
-			if err := p.hybrids(h); err != nil {
-				return err
-			}
-			if tables != nil {
-				withTables(&p.Options, tables)
-				p.Label += tbSuffix
-			}
-			defer p.Close()
-			if err := p.useClock(); err != nil {
-				return err
-			}
+			defer closePlayer(p)
 			bar := progressbar.NewOptions(o.games,
 				progressbar.OptionSetWriter(stderr),
 				progressbar.OptionSetVisibility(!o.quiet),
@@ -205,12 +177,25 @@ func init() {
 			if o.asJSON {
 				b, _ := json.MarshalIndent(res, "", "  ")
 				fmt.Fprintln(stdout, string(b))
+				fmt.Fprintln(stderr, ladderSearchLine(spec.Search))
 				return nil
 			}
 			printClimb(res)
+			fmt.Fprintln(stdout, ladderSearchLine(spec.Search))
 			return nil
 		},
 	})
+}
+
+// ladderSearchLine says how the rated model searched: the Ladder default,
+// or what its flags changed.
+func ladderSearchLine(s player.Search) string {
+	d := ladderSearch()
+	d.Visits, d.Time = s.Visits, s.Time
+	if diff := s.Suffixes(d); diff != "" {
+		return "search: " + s.Describe() + " (the Ladder default, plain PUCT, changed: " + diff + "; ratings compare with the runs' only by the Ladder default)"
+	}
+	return "search: " + s.Describe() + " (the Ladder default, as the runs' ladder ratings)"
 }
 
 func loadLadder(path string) (*arena.Ladder, error) {

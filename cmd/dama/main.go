@@ -34,6 +34,8 @@ type command struct {
 	run func(fs *flag.FlagSet, args []string) error
 	// flags declares the subcommand's flags on fs before parsing.
 	flags func(fs *flag.FlagSet)
+	// help, if set, returns more help, shown after the flags.
+	help func() string
 }
 
 var commands = map[string]*command{}
@@ -139,7 +141,6 @@ func runCommand(c *command, fs *flag.FlagSet) error {
 
 func newFlagSet(c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet("dama "+c.name, flag.ContinueOnError)
-	checkpointClock = clockWall // set by the --clock of the commands that have one
 	if c.flags != nil {
 		c.flags(fs)
 	}
@@ -151,6 +152,9 @@ func newFlagSet(c *command) *flag.FlagSet {
 		if n > 0 {
 			fmt.Fprintln(w, "\nflags:")
 			fs.PrintDefaults()
+		}
+		if c.help != nil {
+			fmt.Fprintf(w, "\n%s", c.help())
 		}
 	}
 	return fs

@@ -137,7 +137,8 @@ func TestNumericFlagRanges(t *testing.T) {
 		{[]string{"analyze", "--model", "random", "--top", "-2"}, "--top -2 out of range [0, "},
 		{[]string{"arena", "--a", "random", "--b", "random", "--threshold", "1.5"}, "--threshold 1.5 out of range [0, 1]"},
 		{[]string{"arena", "--a", "random", "--b", "random", "--parallel", "0"}, "--parallel 0 out of range [1, "},
-		{[]string{"ladder", "--model", "random", "--visits", "0"}, "--visits 0 out of range [1, 1000000]"},
+		{[]string{"ladder", "--model", "random", "--visits", "0"}, "--visits 0 needs a --time limit"},
+		{[]string{"ladder", "--model", "random", "--visits", "-1"}, "--visits -1 out of range [0, "},
 		{[]string{"ship", "--run", dir, "--parallel", "5000"}, "--parallel 5000 out of range [1, 4096]"},
 	} {
 		code, _, errs := runCmd(t, tc.args...)

@@ -7,34 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"dama/checkpoints"
 	"dama/model"
 	"dama/model/infer"
 	"dama/runfolder"
 )
-
-// shippedModel is the --model name of the model built into the binary
-// (checkpoints/shipped), the default of hub, play, analyze and export. A
-// file of that name is given as ./shipped.
-const shippedModel = "shipped"
-
-// loadModel loads the checkpoint that path stands for: the shipped model
-// ("shipped"), a checkpoint file, a run folder (its best model) or a run
-// folder's best file.
-func loadModel(path string) (*model.Checkpoint, error) {
-	if path == shippedModel {
-		ck, err := checkpoints.Shipped()
-		if err != nil {
-			return nil, fmt.Errorf("%w (a checkpoint file or a run folder)", err)
-		}
-		return ck, nil
-	}
-	p, err := runfolder.ResolveModel(path)
-	if err != nil {
-		return nil, err
-	}
-	return model.Load(p)
-}
 
 func init() {
 	var preset, out, note *string

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	var ef *engineFlags
+	var ef engineFlags
 	var as, pdn *string
 	var fen func() (rules.Position, error)
 	register(&command{
@@ -21,7 +21,7 @@ func init() {
 		summary: "play a game against the network in the terminal (moves in FID notation)",
 		usage:   "[--model CKPT|DIR|shipped|random] [--as white|black] [--visits N] [--fen FEN] [--pdn FILE]",
 		flags: func(fs *flag.FlagSet) {
-			ef = addEngineFlags(fs, engine.DefaultVisits, false)
+			ef = addEngineFlags(fs, false)
 			as = fs.String("as", "white", "the side you play: white or black")
 			fen = fenFlag(fs, "start position in PDN FEN form")
 			pdn = fs.String("pdn", "", "file to save the game to as PDN (default: print it at the end)")
@@ -40,14 +40,14 @@ func init() {
 			if err != nil {
 				return err
 			}
-			es, err := ef.setup()
+			n, err := ef.setup()
 			if err != nil {
 				return err
 			}
-			defer es.close()
-			fmt.Fprintf(stdout, "dama: %s\n", es.name)
-			rec, err := engine.Play(context.Background(), es.ev, engineStdin, stdout, engine.PlayOptions{
-				Human: human, Start: &start, Limits: es.limits, Search: es.options,
+			defer n.Close()
+			fmt.Fprintf(stdout, "dama: %s\n", n.Name)
+			rec, err := engine.Play(context.Background(), n.Evaluator, engineStdin, stdout, engine.PlayOptions{
+				Human: human, Start: &start, Limits: n.Limits, Search: n.Options,
 			})
 			if err != nil {
 				return err

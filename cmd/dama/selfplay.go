@@ -21,6 +21,7 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
+	"dama/player"
 	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -69,7 +70,7 @@ func selfplayFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.worker, "worker", "", "worker name in the chunk file names (default HOST-PID)")
 	fs.IntVar(&o.batch, "batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
 	fs.IntVar(&o.cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
-	fs.StringVar(&o.backend, "backend", "", backendUsage()+" (default auto; with --model only: a run worker uses the run's selfplay.backend)")
+	fs.StringVar(&o.backend, "backend", "", player.Help("backend")+" (default auto; with --model only: a run worker uses the run's selfplay.backend)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar; a worker (--run, --broker): no line per chunk, errors and model changes still shown")
 	fs.BoolVar(&o.wait, "wait", false, "with --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
 	limit(fs, "games", 0, 1e9, "0: with --run, until interrupted")
@@ -136,8 +137,8 @@ func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, err
 
 func runSelfplay(fs *flag.FlagSet, args []string) error {
 	o := selfplayOpt
-	if err := checkBackendFlag(o.backend); err != nil {
-		return err
+	if _, err := infer.ResolveBackend(o.backend); err != nil {
+		return fmt.Errorf("--backend: %w", err)
 	}
 	if o.chunk < 1 {
 		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.chunk)
@@ -206,7 +207,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		defer mev.Close()
-		logBackend("selfplay", mev, o.backend)
+		fmt.Fprintf(stderr, "selfplay: network backend %s (%s)\n", mev.Backend(), infer.ExplainBackend(o.backend))
 		ev = mev
 	}
 	worker := o.worker

@@ -25,6 +25,7 @@ import (
 	"dama/internal/atomicfile"
 	"dama/model"
 	"dama/model/export"
+	"dama/player"
 	"dama/report"
 	"dama/runfolder"
 )
@@ -117,6 +118,7 @@ func init() {
 	var o struct {
 		model, run, revision string
 		rewriteCard          bool
+		players              *player.Flags // --visits, --pass-forced, --backend
 		shipSearch
 	}
 	register(&command{
@@ -126,11 +128,11 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
 			fs.StringVar(&o.model, "model", "", "checkpoint to ship, one the run trained (default: the run's best)")
-			checkpointBackend = ""
-			fs.StringVar(&checkpointBackend, "backend", "auto", "in the ladder and the match, "+backendUsage())
-			fs.BoolVar(&o.pass, "pass-forced", false, "in the ladder and the match: "+passForcedUsage)
+			o.players = player.AddFlags(fs, ladderSearch(), "visits", "pass-forced", "backend")
+			for _, name := range []string{"visits", "pass-forced", "backend"} {
+				fs.Lookup(name).Usage = "in the ladder and the match (the Ladder default otherwise): " + fs.Lookup(name).Usage
+			}
 			fs.StringVar(&o.out, "out", checkpoints.ShippedDir, "folder to write dama.ckpt, dama.onnx, MODEL.md and model.json into")
-			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move for the ladder and the match, 1..10^6")
 			fs.IntVar(&o.games, "ladder-games", 200, "ladder games (even; 0 = no rating)")
 			fs.StringVar(&o.match, "match", "", "a reference player for a direct match too, e.g. classic:t1000")
 			fs.IntVar(&o.matchGames, "match-games", 100, "games of the direct match, even, 2..10^6")
@@ -141,9 +143,14 @@ func init() {
 			limit(fs, "parallel", 1, 4096, "")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
-			if err := checkBackendFlag(checkpointBackend); err != nil {
+			spec, err := o.players.Spec(stderr)
+			if err != nil {
 				return err
 			}
+			if o.env, err = o.players.Env(o.parallel, stderr); err != nil {
+				return err
+			}
+			o.search = spec.Search
 			if o.rewriteCard {
 				return rewriteCard(o.out)
 			}
@@ -188,16 +195,16 @@ func init() {
 
 // shipSearch is where dama ship writes and how it rates the model.
 type shipSearch struct {
-	out                  string // the folder written
-	visits               int    // MCTS visits per move in the ladder and the match
-	pass                 bool   // mcts.Options.PassForced in the ladder and the match
+	out                  string        // the folder written
+	search               player.Search // the model's in the ladder and the match (its visits and forced moves in the record)
+	env                  player.Env
 	games                int    // ladder games; 0: no rating
 	match                string // a reference player for a direct match; "": none
 	matchGames, parallel int
 }
 
 func ship(ctx context.Context, path, runDir, revision string, o shipSearch) error {
-	out, visits, games, match, matchGames, parallel := o.out, o.visits, o.games, o.match, o.matchGames, o.parallel
+	out, visits, games, match, matchGames, parallel := o.out, o.search.Visits, o.games, o.match, o.matchGames, o.parallel
 	var opponent arena.Player
 	if match != "" {
 		b, err := arena.ParsePlayer(match)
@@ -301,38 +308,34 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 	}
 
 	// player is the shipped model as the ladder and the match play it.
-	player := func() (*modelPlayer, error) {
-		p, err := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel, checkpointBackend, 1)
-		if err == nil {
-			p.passForced(o.pass)
-		}
-		return p, err
+	shipped := func() (arena.Player, error) {
+		return player.Spec{Model: checkpoints.ModelFile, Checkpoint: &slim, Search: o.search}.Player(o.env)
 	}
 	if games > 0 {
 		l, err := arena.DefaultLadder()
 		if err != nil {
 			return err
 		}
-		p, err := player()
+		p, err := shipped()
 		if err != nil {
 			return err
 		}
 		res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{Games: games, ProbePairs: 2, Parallel: parallel})
-		p.Close()
+		closePlayer(p)
 		if err != nil {
 			return err
 		}
 		printClimb(res)
-		rec.Ladder = &shipLadder{Checksum: l.Checksum[:12], Visits: visits, PassForced: o.pass, Result: res}
+		rec.Ladder = &shipLadder{Checksum: l.Checksum[:12], Visits: visits, PassForced: o.search.Pass, Result: res}
 		rec.addRating(piece.Run)
 	}
 	if match != "" {
-		p, err := player()
+		p, err := shipped()
 		if err != nil {
 			return err
 		}
 		res, err := arena.Match(ctx, p, opponent, arena.MatchOptions{Games: matchGames, Parallel: parallel, Seed: 1})
-		p.Close()
+		closePlayer(p)
 		if err != nil {
 			return err
 		}
@@ -575,7 +578,7 @@ func visitsOf(r shipRecord) int {
 	if r.Ladder != nil {
 		return r.Ladder.Visits
 	}
-	return defaultLadderVisits
+	return ladderSearch().Visits
 }
 
 // plainStrength says, for the strongest rung the model scored at least 50%

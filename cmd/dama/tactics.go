@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"dama/internal/atomicfile"
+	"dama/player"
 	"dama/rules"
 	"dama/tactics"
 	"dama/tb"
@@ -29,18 +30,21 @@ func init() {
 		limit                    int
 		audit                    int
 		auditNodes               int64
+		env                      *player.Flags // --backend, --tb, --clock
 	}
 	register(&command{
 		name:    "tactics",
 		summary: "score players on the tactics suite (the fraction of combinations found), or build a suite from games",
 		usage:   "[--suite FILE] --player SPEC[,SPEC...] [--parallel N] | --build --pdn FILE[,FILE...] --out FILE [--depth D] [--shallow D] [--audit D] | --audit D [--suite FILE] --out FILE",
+		help:    playerHelp,
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.suite, "suite", defaultSuite, "the suite file to score on")
 			fs.StringVar(&o.players, "player", "", "players to score, comma-separated specs as for arena (shipped@800, shipped@t0.25, shipped@800+mm4, classic:12)")
 			fs.IntVar(&o.parallel, "parallel", 1, "positions searched at once (a timed player gets less of the machine with more)")
 			fs.Int64Var(&o.seed, "seed", 1, "seed of the players' randomness")
 			fs.BoolVar(&o.verbose, "verbose", false, "print every position's answer")
-			tablesFlag(fs, ", and with --audit the tables the audit asks too (exact where they hold the position after a move)")
+			o.env = player.AddFlags(fs, player.Search{}, "backend", "tb", "clock")
+			fs.Lookup("tb").Usage += "; with --audit, the tables the audit asks too (exact where they hold the position after a move)"
 			fs.BoolVar(&o.build, "build", false, "build a suite from the games of --pdn instead of scoring")
 			fs.StringVar(&o.pdn, "pdn", "", "with --build: PDN files of games, comma-separated")
 			fs.StringVar(&o.out, "out", "", "with --build: the suite file to write")
@@ -51,7 +55,6 @@ func init() {
 			fs.IntVar(&o.limit, "limit", 0, "with --build: stop after this many positions (0: all)")
 			fs.IntVar(&o.audit, "audit", 0, "audit the forced wins of --suite (or, with --build, of the new suite) at this depth: every other move a search this deep proves a win too is recorded as a slower win (Position.Wins), written to --out; 0: no audit")
 			fs.Int64Var(&o.auditNodes, "audit-nodes", 1<<22, "with --audit: nodes each of its searches may take (a forced win proven at a shallower depth within them counts)")
-			clockFlag(fs)
 			limit(fs, "parallel", 1, 256, "")
 			limit(fs, "depth", 2, 40, "")
 			limit(fs, "shallow", 1, 39, "")
@@ -63,6 +66,10 @@ func init() {
 		run: func(fs *flag.FlagSet, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
+			env, err := o.env.Env(o.parallel, stderr)
+			if err != nil {
+				return err
+			}
 			if o.build {
 				if o.pdn == "" || o.out == "" {
 					return fmt.Errorf("--build needs --pdn and --out")
@@ -70,7 +77,7 @@ func init() {
 				if err := buildSuite(ctx, strings.Split(o.pdn, ","), o.out, tactics.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
 					return err
 				}
-				return auditSuite(ctx, o.out, o.out, o.audit, o.auditNodes, o.parallel)
+				return auditSuite(ctx, o.out, o.out, o.audit, o.auditNodes, o.parallel, env)
 			}
 			if o.audit > 0 {
 				if o.out == "" {
@@ -79,7 +86,7 @@ func init() {
 				if o.players != "" {
 					return fmt.Errorf("--audit writes a suite; score it with --player in another run")
 				}
-				return auditSuite(ctx, o.suite, o.out, o.audit, o.auditNodes, o.parallel)
+				return auditSuite(ctx, o.suite, o.out, o.audit, o.auditNodes, o.parallel, env)
 			}
 			if o.players == "" {
 				return fmt.Errorf("--player: give at least one player spec")
@@ -89,7 +96,7 @@ func init() {
 				return err
 			}
 			for _, spec := range strings.Split(o.players, ",") {
-				if err := scoreSuite(ctx, suite, spec, o.parallel, uint64(o.seed), o.verbose); err != nil {
+				if err := scoreSuite(ctx, suite, spec, env, o.parallel, uint64(o.seed), o.verbose); err != nil {
 					return err
 				}
 			}
@@ -98,9 +105,10 @@ func init() {
 	})
 }
 
-// scoreSuite scores one player on suite and prints the fraction solved.
-func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, parallel int, seed uint64, verbose bool) error {
-	p, err := playerFromSpec(spec)
+// scoreSuite scores one player, opened for env, on suite and prints the
+// fraction solved.
+func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, env player.Env, parallel int, seed uint64, verbose bool) error {
+	p, err := openPlayer(spec, env)
 	if err != nil {
 		return fmt.Errorf("--player: %w", err)
 	}
@@ -260,7 +268,7 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 // the other moves a search depth plies deep, nodes a search, proves
 // winning too, and with --tb those the tables prove), positions parallel
 // at a time, and writes the suite with them to out.
-func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, parallel int) error {
+func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, parallel int, env player.Env) error {
 	if err := atomicfile.CheckWritable(out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -269,8 +277,8 @@ func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, p
 		return err
 	}
 	var tables *tb.Tables
-	if checkpointTables != "" {
-		if tables, err = openTables(checkpointTables); err != nil {
+	if env.Tables != "" {
+		if tables, err = player.OpenTables(env.Tables, stderr); err != nil {
 			return fmt.Errorf("--tb: %w", err)
 		}
 	}

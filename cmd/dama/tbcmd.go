@@ -7,11 +7,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"dama/arena"
+	"dama/player"
 	"dama/rules"
 	"dama/tb"
 )
@@ -35,9 +35,9 @@ func init() {
 			fen = fs.String("fen", "", "probe: the position in PDN FEN form")
 			quiet = fs.Int("quiet", 0, "probe: the 40-move counter, plies of king moves since the last man move or capture (0..80)")
 			limit(fs, "quiet", 0, rules.QuietLimit, "")
-			modelPath = fs.String("model", shippedModel, "match: the checkpoint that plays (default: the shipped model)")
+			modelPath = fs.String("model", player.Shipped, "match: the checkpoint that plays (default: the shipped model)")
 			visits = fs.Int("visits", 200, "match: MCTS visits per move (1..10^6)")
-			limit(fs, "visits", 1, maxPlayerVisits, "")
+			limit(fs, "visits", 1, player.MaxVisits, "")
 			games = fs.Int("games", 20, "match: won positions played, each without and with the tables (1..10^5)")
 			limit(fs, "games", 1, 1e5, "")
 			seed = fs.Int64("seed", 1, "match: seed of the positions")
@@ -160,19 +160,19 @@ func tbMatch(dir, modelPath string, pieces, games, visits int, seed int64) error
 	if pieces > t.Pieces() {
 		return fmt.Errorf("match: --pieces %d, the tables of %s go up to %d", pieces, dir, t.Pieces())
 	}
-	ck, err := loadModel(modelPath)
+	// The model's search, forced moves passed, once without the tables and
+	// once with them (their proofs in the tree, their moves played).
+	s := player.Plain(visits)
+	s.Pass = true
+	spec := player.Spec{Model: modelPath, Search: s}
+	n, err := spec.Open(player.Env{Cache: player.DefaultCache, Games: 1, Log: stderr})
 	if err != nil {
 		return err
 	}
-	p, err := newModelPlayer(filepath.Base(modelPath), ck, visits, 1, checkpointBackend, 1)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	plain := p.MCTSPlayer
-	p.passForced(true)
+	defer n.Close()
+	plain := &arena.MCTSPlayer{Label: spec.String(), Evaluator: n.Evaluator, Visits: visits, Options: n.Options}
 	with := *plain
-	withTables(&with.Options, t)
+	with.Options.Oracle, with.Options.Solver = tb.Oracle{T: t}, true
 	var sigs []tb.Material
 	for _, m := range tb.Signatures(pieces) {
 		if m.Pieces() == pieces {

@@ -63,7 +63,7 @@ func TestTB(t *testing.T) {
 	}
 	// match: with the tables every won position is won.
 	code, out, errs = runCmd(t, "tb", "match", "--dir", dir, "--pieces", "3", "--games", "3", "--visits", "8", "--model", "../../model/testdata/sample-v1.ckpt")
-	if code != 0 || !strings.Contains(out, "3 won positions of 3 pieces, sample-v1.ckpt@8+pass at 8 visits on both sides: won ") || !strings.HasSuffix(out, ", 3 with them\n") {
+	if code != 0 || !strings.Contains(out, "3 won positions of 3 pieces, sample-v1.ckpt@8+plain+pass at 8 visits on both sides: won ") || !strings.HasSuffix(out, ", 3 with them\n") {
 		t.Errorf("match: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	code, _, errs = runCmd(t, "tb", "match", "--dir", dir, "--pieces", "4")
