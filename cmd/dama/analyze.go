@@ -17,18 +17,18 @@ func init() {
 		name:    "analyze",
 		summary: "show the network's value and top moves for a position, and the search's principal variation",
 		usage:   "[--model CKPT|DIR|shipped|random] [--fen FEN] [--visits N] [--top N]",
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			ef = addEngineFlags(fs, false)
 			fen = fenFlag(fs, "position in PDN FEN form")
 			top = fs.Int("top", 10, "moves listed (0: all)")
 			limit(fs, "top", 0, 1000, "0: all")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			p, err := fen()
 			if err != nil {
 				return err
 			}
-			n, err := ef.setup()
+			n, err := ef.setup(e)
 			if err != nil {
 				return err
 			}
@@ -37,9 +37,9 @@ func init() {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "Network: %s\n", n.Name)
-			fmt.Fprintf(stdout, "%s\n", p.Diagram())
-			return a.Write(stdout, *top)
+			fmt.Fprintf(e.stdout, "Network: %s\n", n.Name)
+			fmt.Fprintf(e.stdout, "%s\n", p.Diagram())
+			return a.Write(e.stdout, *top)
 		},
 	})
 }

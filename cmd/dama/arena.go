@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -20,18 +18,20 @@ import (
 )
 
 func init() {
+	var o arenaOptions
 	register(&command{
 		name:     "arena",
 		summary:  "play a match between two players and judge it (Elo, LOS, SPRT)",
 		usage:    "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE] | --judge FILE[,FILE...]",
 		argsNote: "players are given with --a and --b",
 		help:     playerHelp,
-		flags:    arenaFlags,
-		run:      runArena,
+		flags:    func(fs *flagSet) { arenaFlags(fs, &o) },
+		run:      func(e *env, _ *flag.FlagSet, _ []string) error { return runArena(e, o) },
 	})
 }
 
-var arenaOpt struct {
+// arenaOptions are the flags of dama arena.
+type arenaOptions struct {
 	a, b         string
 	games        int
 	parallel     int
@@ -46,8 +46,8 @@ var arenaOpt struct {
 	players      *player.Flags // --backend, --tb, --clock
 }
 
-func arenaFlags(fs *flag.FlagSet) {
-	o := &arenaOpt
+// arenaFlags declares the flags of dama arena on fs, into o.
+func arenaFlags(fs *flagSet, o *arenaOptions) {
 	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tSECONDS (classic:t0.25; classic:tMS with an integer: milliseconds), or a network PATH[@VISITS] or PATH@tSECONDS: a checkpoint file, a run folder or shipped (the model shipped in the binary), searched as dama hub searches (the Engine default: "+player.Engine().Describe()+") unless its suffixes say otherwise (+plain: plain PUCT), with @VISITS visits a move or tSECONDS a move (shipped@t0.25); the suffixes are listed below")
 	fs.StringVar(&o.b, "b", "", "player B, the reference A is judged against")
 	fs.IntVar(&o.games, "games", 100, "most games to play, even: each opening is played with both colours")
@@ -60,7 +60,7 @@ func arenaFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
 	fs.StringVar(&o.judge, "judge", "", "play nothing: judge again the matches whose games --pdn wrote to these files (comma-separated), each and, with several, pooled into one result (the same two players in each)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-	o.players = player.AddFlags(fs, player.Search{}, "backend", "tb", "clock")
+	o.players = player.AddFlags(fs.FlagSet, player.Search{}, "backend", "tb", "clock")
 	limit(fs, "games", 2, 1e7, "")
 	limit(fs, "parallel", 1, 4096, "")
 	limit(fs, "openings-plies", 0, 200, "")
@@ -93,9 +93,10 @@ func parseSPRT(s string) (*arena.SPRT, error) {
 	return &t, nil
 }
 
-func runArena(_ *flag.FlagSet, args []string) error {
-	o := arenaOpt
-	env, err := o.players.Env(o.parallel, stderr)
+// runArena plays the match the flags o ask for, or judges the games of
+// --judge.
+func runArena(e *env, o arenaOptions) error {
+	env, err := o.players.Env(o.parallel, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		if o.a != "" || o.b != "" {
 			return errors.New("--judge takes its players from the files: give no --a or --b")
 		}
-		return judgeMatches(stdout, strings.Split(o.judge, ","))
+		return judgeMatches(e.stdout, strings.Split(o.judge, ","))
 	}
 	if o.a == "" || o.b == "" {
 		return errors.New("both --a and --b are required, e.g. --a alphabeta:4 --b random")
@@ -138,14 +139,14 @@ func runArena(_ *flag.FlagSet, args []string) error {
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)
 	}
-	defer closePlayer(a)
+	defer closePlayer(e.stderr, a)
 	b, err := openPlayer(o.b, env)
 	if err != nil {
 		return fmt.Errorf("--b: %w", err)
 	}
-	defer closePlayer(b)
+	defer closePlayer(e.stderr, b)
 
-	var barOut io.Writer = stderr
+	var barOut io.Writer = e.stderr
 	if o.quiet {
 		barOut = nil
 	}
@@ -161,7 +162,7 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		bar.Add(1)
 	}
 
-	ctx, stop := matchContext()
+	ctx, stop := e.interrupt()
 	defer stop()
 	res, err := arena.Match(ctx, a, b, opts)
 	bar.Finish()
@@ -169,12 +170,12 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		if ctx.Err() != nil && res.Games() > 0 {
 			// Interrupted: the whole pairs finished so far still count,
 			// and --pdn keeps them.
-			fmt.Fprintf(stdout, "interrupted after %d counted games: %s\n", res.Games(), res)
+			fmt.Fprintf(e.stdout, "interrupted after %d counted games: %s\n", res.Games(), res)
 			if o.pdn != "" {
 				if werr := writeArenaPDN(o.pdn, games, res); werr != nil {
 					return werr
 				}
-				fmt.Fprintf(stdout, "the %d counted games written to %s\n", res.Games(), o.pdn)
+				fmt.Fprintf(e.stdout, "the %d counted games written to %s\n", res.Games(), o.pdn)
 			}
 		}
 		return err
@@ -184,14 +185,8 @@ func runArena(_ *flag.FlagSet, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintln(stdout, res)
+	fmt.Fprintln(e.stdout, res)
 	return nil
-}
-
-// matchContext returns the context of a match: done at the first
-// interrupt (Ctrl-C). Tests replace it.
-var matchContext = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
 // writeArenaPDN writes the games the result counts (whole pairs, in game
@@ -251,10 +246,10 @@ func playerHelp() string {
 }
 
 // closePlayer releases a player that holds resources.
-func closePlayer(p arena.Player) {
+func closePlayer(w io.Writer, p arena.Player) {
 	if c, ok := p.(io.Closer); ok {
 		if err := c.Close(); err != nil {
-			fmt.Fprintf(stderr, "dama arena: closing %s: %v\n", p.Name(), err)
+			fmt.Fprintf(w, "dama arena: closing %s: %v\n", p.Name(), err)
 		}
 	}
 }

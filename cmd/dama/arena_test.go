@@ -69,7 +69,6 @@ func TestArenaCommand(t *testing.T) {
 // An interrupted match still writes the whole pairs it counted to
 // --pdn, and --judge reads back the result it printed.
 func TestArenaInterruptedPDN(t *testing.T) {
-	defer func(f func() (context.Context, context.CancelFunc)) { matchContext = f }(matchContext)
 	pdn := filepath.Join(t.TempDir(), "part.pdn")
 	var out, errw bytes.Buffer
 	var m []string
@@ -77,12 +76,13 @@ func TestArenaInterruptedPDN(t *testing.T) {
 	// finished and the match not over (a slow or a fast machine); 2000
 	// games of these players last minutes, a pair milliseconds.
 	for wait := 50 * time.Millisecond; m == nil && wait < time.Minute; wait *= 2 {
-		matchContext = func() (context.Context, context.CancelFunc) {
+		e := newEnv(&out, &errw)
+		e.interrupt = func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), wait)
 		}
 		out.Reset()
 		errw.Reset()
-		code := run([]string{"arena", "--a", "alphabeta:4", "--b", "alphabeta:3", "--games", "2000", "--quiet", "--pdn", pdn}, &out, &errw)
+		code := runEnv(e, []string{"arena", "--a", "alphabeta:4", "--b", "alphabeta:3", "--games", "2000", "--quiet", "--pdn", pdn})
 		m = regexp.MustCompile(`interrupted after (\d+) counted games: (.*)\n`).FindStringSubmatch(out.String())
 		if code != 1 && m != nil || code == 1 && m == nil && !strings.Contains(errw.String(), "deadline exceeded") {
 			t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and the games counted", code, out.String(), errw.String())

@@ -108,7 +108,7 @@ func checkDamaArgs(args []string) error {
 	if len(pos) != want {
 		return fmt.Errorf("dama %s: %d arguments besides flags (%q), want %d", c.name, len(pos), pos, want)
 	}
-	if err := checkFlagRanges(fs); err != nil {
+	if err := fs.checkRanges(); err != nil {
 		return fmt.Errorf("dama %s: %v", c.name, err)
 	}
 	return nil

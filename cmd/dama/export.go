@@ -20,12 +20,12 @@ func init() {
 		name:    "export",
 		summary: "export a network as an ONNX model or a JSON file of folded weights",
 		usage:   "--out FILE [--model CKPT|DIR|shipped] [--format onnx|json]",
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			ckpt = fs.String("model", player.Shipped, `checkpoint file to export, a run folder (its best model), or "shipped": the model shipped in the binary`)
 			format = fs.String("format", "onnx", "onnx (ONNX opset 13, any runtime) or json (plain weights for engine authors)")
 			out = fs.String("out", "", "output file")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if *out == "" {
 				return fmt.Errorf("--out is required")
 			}
@@ -53,7 +53,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "wrote %s: %s, %s, step %d, %d bytes\n", *out, *format, ck.Net.Config, ck.Step, st.Size())
+			fmt.Fprintf(e.stdout, "wrote %s: %s, %s, step %d, %d bytes\n", *out, *format, ck.Net.Config, ck.Step, st.Size())
 			return nil
 		},
 	})

@@ -3,16 +3,10 @@ package main
 import (
 	"context"
 	"flag"
-	"io"
-	"os"
 
 	"dama/engine"
 	"dama/player"
 )
-
-// engineStdin is where the interactive commands (hub, play) read; tests
-// replace it.
-var engineStdin io.Reader = os.Stdin
 
 // engineFlags are the player flags of hub, play and analyze: the Engine
 // default's search, its network and its backend.
@@ -21,8 +15,8 @@ type engineFlags struct{ *player.Flags }
 // addEngineFlags declares the engine flags on fs; hub says whether they
 // serve the Hub engine, where --visits, --time and --threads apply only
 // when the GUI sets no level.
-func addEngineFlags(fs *flag.FlagSet, hub bool) engineFlags {
-	f := player.AddFlags(fs, player.Engine(), "model", "visits", "time", "batch", "threads", "cache", "tree-mb", "backend", "pass-forced", "tb", "hybrids", "policy-temp")
+func addEngineFlags(fs *flagSet, hub bool) engineFlags {
+	f := player.AddFlags(fs.FlagSet, player.Engine(), "model", "visits", "time", "batch", "threads", "cache", "tree-mb", "backend", "pass-forced", "tb", "hybrids", "policy-temp")
 	fs.Lookup("pass-forced").Usage += "; --pass-forced=false searches as training does"
 	fs.Lookup("policy-temp").Usage += "; an arena player's +ptX"
 	fs.Lookup("batch").Usage += "; an arena player's +batchN"
@@ -39,12 +33,12 @@ func addEngineFlags(fs *flag.FlagSet, hub bool) engineFlags {
 }
 
 // setup reads the flags and opens the network.
-func (f engineFlags) setup() (*player.Network, error) {
-	spec, err := f.Spec(stderr)
+func (f engineFlags) setup(e *env) (*player.Network, error) {
+	spec, err := f.Spec(e.stderr)
 	if err != nil {
 		return nil, err
 	}
-	env, err := f.Env(0, stderr)
+	env, err := f.Env(0, e.stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -57,17 +51,17 @@ func init() {
 		name:    "hub",
 		summary: "run as a Hub protocol engine (the protocol of Scan) on stdin/stdout, for draughts GUIs",
 		usage:   "[--model CKPT|DIR|shipped|random] [--visits N] [--time S] [--batch N] [--threads N]",
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			ef = addEngineFlags(fs, true)
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
-			n, err := ef.setup() // limits: the search size when the GUI's level sets none
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
+			n, err := ef.setup(e) // limits: the search size when the GUI's level sets none
 			if err != nil {
 				return err
 			}
 			defer n.Close()
-			h := engine.NewHub(n.Evaluator, engine.HubOptions{Visits: n.Limits.Visits, Time: n.Limits.Time, Search: n.Options, Version: buildVersion(), Log: stderr})
-			return h.Run(context.Background(), engineStdin, stdout)
+			h := engine.NewHub(n.Evaluator, engine.HubOptions{Visits: n.Limits.Visits, Time: n.Limits.Time, Search: n.Options, Version: buildVersion(), Log: e.stderr})
+			return h.Run(context.Background(), e.stdin, e.stdout)
 		},
 	})
 }

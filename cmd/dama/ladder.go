@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -46,8 +47,8 @@ func init() {
 		help: func() string {
 			return "The model searches by the Ladder default unless its flags say otherwise: " + ladderSearch().Describe() + ", as every run's ladder ratings (player.Ladder), so that the ratings compare.\n"
 		},
-		flags: func(fs *flag.FlagSet) {
-			o.model = player.AddFlags(fs, ladderSearch(), "model", "visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb", "backend", "clock")
+		flags: func(fs *flagSet) {
+			o.model = player.AddFlags(fs.FlagSet, ladderSearch(), "model", "visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb", "backend", "clock")
 			fs.Lookup("model").Usage = "checkpoint to rate (MCTS with the network), or a run folder (its best model)"
 			for _, name := range []string{"visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb"} {
 				fs.Lookup(name).Usage = "the model's search: " + fs.Lookup(name).Usage
@@ -77,8 +78,8 @@ func init() {
 			limit(fs, "parallel", 1, 4096, "")
 			limit(fs, "span", 1, 10, "")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
-			env, err := o.model.Env(o.parallel, stderr)
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
+			env, err := o.model.Env(o.parallel, e.stderr)
 			if err != nil {
 				return err
 			}
@@ -121,20 +122,20 @@ func init() {
 					}
 				}
 				if o.extend != "" { // l is read: a bad --ladder failed above
-					return calibrateLadder(ctx, o.out, o.revision, len(l.Rungs), players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
+					return calibrateLadder(ctx, e, o.out, o.revision, len(l.Rungs), players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
 						opt.Parallel = o.parallel
 						return arena.Extend(ctx, l, players, arena.ParsePlayer, opt)
 					})
 				}
-				return calibrateLadder(ctx, o.out, o.revision, 0, players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
+				return calibrateLadder(ctx, e, o.out, o.revision, 0, players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
 					opt.Parallel, opt.Seed, opt.Anchor = o.parallel, o.seed, o.anchor
 					return arena.Calibrate(ctx, players, arena.ParsePlayer, opt)
 				})
 			case o.show:
-				printLadder(l)
+				printLadder(e.stdout, l)
 				return nil
 			}
-			spec, err := o.model.Spec(stderr)
+			spec, err := o.model.Spec(e.stderr)
 			if err != nil {
 				return err
 			}
@@ -153,9 +154,9 @@ func init() {
 			if err != nil {
 				return err
 			}
-			defer closePlayer(p)
+			defer closePlayer(e.stderr, p)
 			bar := progressbar.NewOptions(o.games,
-				progressbar.OptionSetWriter(stderr),
+				progressbar.OptionSetWriter(e.stderr),
 				progressbar.OptionSetVisibility(!o.quiet),
 				progressbar.OptionSetDescription("ladder"),
 				progressbar.OptionShowCount(),
@@ -176,12 +177,12 @@ func init() {
 			}
 			if o.asJSON {
 				b, _ := json.MarshalIndent(res, "", "  ")
-				fmt.Fprintln(stdout, string(b))
-				fmt.Fprintln(stderr, ladderSearchLine(spec.Search))
+				fmt.Fprintln(e.stdout, string(b))
+				fmt.Fprintln(e.stderr, ladderSearchLine(spec.Search))
 				return nil
 			}
-			printClimb(res)
-			fmt.Fprintln(stdout, ladderSearchLine(spec.Search))
+			printClimb(e.stdout, res)
+			fmt.Fprintln(e.stdout, ladderSearchLine(spec.Search))
 			return nil
 		},
 	})
@@ -205,10 +206,10 @@ func loadLadder(path string) (*arena.Ladder, error) {
 	return arena.ReadLadder(path)
 }
 
-func printLadder(l *arena.Ladder) {
-	fmt.Fprintf(stdout, "ladder v%d, measured %s (revision %s), anchor %s = 0, openings %d plies from seed %d\n",
+func printLadder(w io.Writer, l *arena.Ladder) {
+	fmt.Fprintf(w, "ladder v%d, measured %s (revision %s), anchor %s = 0, openings %d plies from seed %d\n",
 		l.Version, l.Created.Format("2006-01-02"), orDash(l.Revision), l.Anchor, l.OpeningPlies, l.Seed)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rung\tplayer\tElo\t±95%\tms/move\t")
 	for i, r := range l.Rungs {
 		fmt.Fprintf(tw, "%d\t%s\t%+.0f\t%.0f\t%.1f\t\n", i+1, r.Player, r.Elo, 1.96*r.StdErr, r.MoveMillis)
@@ -216,8 +217,8 @@ func printLadder(l *arena.Ladder) {
 	tw.Flush()
 }
 
-func printClimb(res arena.LadderResult) {
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+func printClimb(w io.Writer, res arena.LadderResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rung\tElo\tgames\t+\t=\t-\tscore\texpected\t")
 	for _, r := range res.Rungs {
 		w, d, l := pairCounts(r.Pairs)
@@ -228,7 +229,7 @@ func printClimb(res arena.LadderResult) {
 		fmt.Fprintf(tw, "%s\t%+.0f\t%d\t%d\t%d\t%d\t%.1f%%\t%.1f%%\t\n", r.Rung.Player, r.Rung.Elo, n, w, d, l, 100*r.Pairs.Score(), 100*r.Expected)
 	}
 	tw.Flush()
-	fmt.Fprintln(stdout, res)
+	fmt.Fprintln(w, res)
 }
 
 // pairCounts returns the wins, draws and losses a pentanomial implies at
@@ -252,7 +253,7 @@ func orDash(s string) string {
 // arena.Extend, given the options with progress and the span and games
 // set) of players above the below rungs kept, with a progress bar over
 // the matches it plays, and writes the new ladder to out.
-func calibrateLadder(ctx context.Context, out, rev string, below int, players []string, span, games int, quiet bool, run func(arena.CalibrateOptions) (*arena.Ladder, error)) error {
+func calibrateLadder(ctx context.Context, e *env, out, rev string, below int, players []string, span, games int, quiet bool, run func(arena.CalibrateOptions) (*arena.Ladder, error)) error {
 	if rev == "" {
 		rev = buildVersion()
 	}
@@ -261,7 +262,7 @@ func calibrateLadder(ctx context.Context, out, rev string, below int, players []
 		matches += min(span, below+i)
 	}
 	bar := progressbar.NewOptions(matches*games,
-		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetWriter(e.stderr),
 		progressbar.OptionSetVisibility(!quiet),
 		progressbar.OptionSetDescription("calibrating"),
 		progressbar.OptionShowCount(),
@@ -274,7 +275,7 @@ func calibrateLadder(ctx context.Context, out, rev string, below int, players []
 		OnGame: func(arena.GameResult) { _ = bar.Add(1) },
 		OnMatch: func(m arena.MatchResult) {
 			_ = bar.Clear()
-			fmt.Fprintln(stdout, m)
+			fmt.Fprintln(e.stdout, m)
 		},
 	})
 	_ = bar.Finish()
@@ -289,7 +290,7 @@ func calibrateLadder(ctx context.Context, out, rev string, below int, players []
 	if err := atomicfile.WriteFile(out, b); err != nil {
 		return err
 	}
-	printLadder(l)
-	fmt.Fprintf(stdout, "wrote %s\n", out)
+	printLadder(e.stdout, l)
+	fmt.Fprintf(e.stdout, "wrote %s\n", out)
 	return nil
 }

@@ -22,7 +22,7 @@ func init() {
 		summary:   "create a network checkpoint (new), describe one (info), or compare two backends on it (compare)",
 		usage:     "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE | compare --games DIR [--backend B] [--against B] FILE",
 		takesArgs: true,
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			preset = fs.String("preset", "", "network size for new: "+strings.Join(model.PresetNames(), ", "))
 			out = fs.String("out", "", "checkpoint file to write (new)")
 			seed = fs.Int64("seed", 1, "random seed of the initial weights (new)")
@@ -33,7 +33,7 @@ func init() {
 			par = fs.Int("parallel", 32, "compare: positions evaluated at once (the batch), 1..4096")
 			limit(fs, "parallel", 1, 4096, "")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("missing verb: new, info or compare (usage: dama model new --preset NAME --out FILE | dama model info FILE | dama model compare --games DIR FILE)")
 			}
@@ -43,12 +43,12 @@ func init() {
 				if len(rest) > 0 {
 					return fmt.Errorf("new: unexpected argument %q", rest[0])
 				}
-				return modelNew(*preset, *out, *seed, *note)
+				return modelNew(e, *preset, *out, *seed, *note)
 			case "info":
 				if len(rest) != 1 {
 					return fmt.Errorf("info: want exactly one checkpoint file, got %d arguments", len(rest))
 				}
-				return modelInfo(rest[0])
+				return modelInfo(e, rest[0])
 			case "compare":
 				if len(rest) != 1 {
 					return fmt.Errorf("compare: want exactly one checkpoint file, got %d arguments", len(rest))
@@ -56,7 +56,7 @@ func init() {
 				if *games == "" {
 					return fmt.Errorf("compare: --games DIR is required (a folder of self-play chunks)")
 				}
-				return modelCompare(rest[0], *games, *backend, *against, *par)
+				return modelCompare(e, rest[0], *games, *backend, *against, *par)
 			}
 			return fmt.Errorf("unknown verb %q (want new, info or compare)", verb)
 		},
@@ -65,7 +65,7 @@ func init() {
 
 // modelNew writes a freshly initialised checkpoint; the weights depend only
 // on the preset and the seed.
-func modelNew(preset, out string, seed int64, note string) error {
+func modelNew(e *env, preset, out string, seed int64, note string) error {
 	if preset == "" {
 		return fmt.Errorf("new: --preset is required (one of %s)", strings.Join(model.PresetNames(), ", "))
 	}
@@ -86,12 +86,12 @@ func modelNew(preset, out string, seed int64, note string) error {
 	if err := ck.Save(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s, %d parameters, digest %s\n", out, cfg, ck.Net.NumParams(), ck.Meta.ConfigDigest)
+	fmt.Fprintf(e.stdout, "wrote %s: %s, %d parameters, digest %s\n", out, cfg, ck.Net.NumParams(), ck.Meta.ConfigDigest)
 	return nil
 }
 
 // modelInfo prints a checkpoint's header.
-func modelInfo(path string) error {
+func modelInfo(e *env, path string) error {
 	path, err := runfolder.ResolveModel(path)
 	if err != nil {
 		return err
@@ -104,7 +104,7 @@ func modelInfo(path string) error {
 	if err != nil {
 		return err
 	}
-	w := stdout
+	w := e.stdout
 	fmt.Fprintf(w, "file        %s (%d bytes)\n", path, st.Size())
 	fmt.Fprintf(w, "format      version %d\n", ck.Version)
 	fmt.Fprintf(w, "config      %s\n", ck.Net.Config)

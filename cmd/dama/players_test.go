@@ -25,7 +25,7 @@ const sampleCkpt = "../../model/testdata/sample-v1.ckpt"
 // analyze would search with under args, read by their own flags.
 func engineSpec(t *testing.T, hub bool, args ...string) player.Spec {
 	t.Helper()
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs := &flagSet{FlagSet: flag.NewFlagSet("test", flag.ContinueOnError), ranges: map[string]flagRange{}}
 	fs.SetOutput(io.Discard)
 	ef := addEngineFlags(fs, hub)
 	if err := fs.Parse(args); err != nil {
@@ -85,7 +85,7 @@ func TestArenaPlaysTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closePlayer(p)
+	defer closePlayer(io.Discard, p)
 	rng := rand.New(rand.NewPCG(46, 1))
 	ctx := context.Background()
 	for i := range 6 {

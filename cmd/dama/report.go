@@ -17,11 +17,11 @@ func init() {
 		summary:   "print the generations table of a training run and write its PNG plots",
 		usage:     "RUN [--plots DIR] [--no-plots]",
 		takesArgs: true,
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			plots = fs.String("plots", "", "folder for the PNG plots (default RUN/plots)")
 			noPlots = fs.Bool("no-plots", false, "print the table only")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("missing run folder (usage: dama report RUN [--plots DIR] [--no-plots])")
 			}
@@ -41,7 +41,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			if err := rep.WriteTable(stdout); err != nil {
+			if err := rep.WriteTable(e.stdout); err != nil {
 				return err
 			}
 			if *noPlots || rep.Empty() {
@@ -56,12 +56,12 @@ func init() {
 				return err
 			}
 			if len(paths) == 0 {
-				fmt.Fprintln(stdout, "\nno plots yet: nothing to draw")
+				fmt.Fprintln(e.stdout, "\nno plots yet: nothing to draw")
 				return nil
 			}
-			fmt.Fprintln(stdout)
+			fmt.Fprintln(e.stdout)
 			for _, p := range paths {
-				fmt.Fprintf(stdout, "wrote %s\n", p)
+				fmt.Fprintf(e.stdout, "wrote %s\n", p)
 			}
 			return nil
 		},

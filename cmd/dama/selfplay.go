@@ -29,12 +29,14 @@ import (
 )
 
 func init() {
+	var o selfplayOptions
+	var bf brokerFlags
 	register(&command{
 		name:    "selfplay",
 		summary: "play games of a model against itself and write them as training data",
 		usage:   "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--pdn]\n       dama selfplay --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay --broker URL --credential FILE [--worker NAME] [--token-file FILE|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
-		flags:   selfplayFlags,
-		run:     runSelfplay,
+		flags:   func(fs *flagSet) { selfplayFlags(fs, &o, &bf) },
+		run:     func(e *env, fs *flag.FlagSet, _ []string) error { return runSelfplay(e, fs, o, &bf) },
 	})
 }
 
@@ -48,13 +50,8 @@ type selfplayOptions struct {
 	pdn, quiet, wait           bool
 }
 
-var (
-	selfplayOpt    selfplayOptions
-	selfplayBroker brokerFlags
-)
-
-func selfplayFlags(fs *flag.FlagSet) {
-	o := &selfplayOpt
+// selfplayFlags declares the flags of dama selfplay on fs, into o and bf.
+func selfplayFlags(fs *flagSet, o *selfplayOptions, bf *brokerFlags) {
 	*o = selfplayOptions{}
 	fs.StringVar(&o.model, "model", "", `checkpoint file of the model, a run folder (its best model), or "random" (uniform priors, every position a draw)`)
 	fs.IntVar(&o.games, "games", 0, "number of games to play")
@@ -80,7 +77,7 @@ func selfplayFlags(fs *flag.FlagSet) {
 	limit(fs, "chunk", 1, 1e6, "")
 	limit(fs, "batch", 0, 65536, "0: games at once times leaves in flight")
 	limit(fs, "cache", 0, 1<<30, "0: none")
-	selfplayBroker.register(fs, false)
+	bf.register(fs, false)
 }
 
 // selfplayRandom is the "random" model: uniform priors, and every position
@@ -135,19 +132,18 @@ func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, err
 	return sc, nil
 }
 
-func runSelfplay(fs *flag.FlagSet, args []string) error {
-	o := selfplayOpt
+func runSelfplay(e *env, fs *flag.FlagSet, o selfplayOptions, bf *brokerFlags) error {
 	if _, err := infer.ResolveBackend(o.backend); err != nil {
 		return fmt.Errorf("--backend: %w", err)
 	}
 	if o.chunk < 1 {
 		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.chunk)
 	}
-	if selfplayBroker.url != "" {
+	if bf.url != "" {
 		if o.run != "" {
 			return errors.New("--run and --broker do not go together: a worker follows a run folder or a broker")
 		}
-		return runSelfplayBrokerWorker(fs, o, &selfplayBroker)
+		return runSelfplayBrokerWorker(e, fs, o, bf)
 	}
 	bad := ""
 	fs.Visit(func(f *flag.Flag) {
@@ -163,7 +159,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 		return errors.New("--backend goes with --model: a run worker uses the run's selfplay.backend")
 	}
 	if o.run != "" {
-		return runSelfplayWorker(fs, o)
+		return runSelfplayWorker(e, fs, o)
 	}
 	switch {
 	case o.model == "":
@@ -207,7 +203,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		defer mev.Close()
-		fmt.Fprintf(stderr, "selfplay: network backend %s (%s)\n", mev.Backend(), infer.ExplainBackend(o.backend))
+		fmt.Fprintf(e.stderr, "selfplay: network backend %s (%s)\n", mev.Backend(), infer.ExplainBackend(o.backend))
 		ev = mev
 	}
 	worker := o.worker
@@ -219,7 +215,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 
-	var barOut io.Writer = stderr
+	var barOut io.Writer = e.stderr
 	if o.quiet {
 		barOut = nil
 	}
@@ -240,7 +236,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	if runErr != nil && !interrupted {
 		// Keep the whole games already played even when the run failed.
 		if err := cw.Flush(); err != nil {
-			fmt.Fprintf(stderr, "dama selfplay: %v\n", err)
+			fmt.Fprintf(e.stderr, "dama selfplay: %v\n", err)
 		}
 		return runErr
 	}
@@ -252,7 +248,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	if interrupted {
 		note = " (interrupted)"
 	}
-	fmt.Fprintf(stdout, "selfplay%s: %d games in %d files in %s, %s; %d positions, mean %.1f plies, %.0f positions/s, %.0f games/h, %.1fs\n",
+	fmt.Fprintf(e.stdout, "selfplay%s: %d games in %d files in %s, %s; %d positions, mean %.1f plies, %.0f positions/s, %.0f games/h, %.1fs\n",
 		note, cw.Written(), len(cw.Files()), o.out, st.summary(), st.positions, st.meanLength(),
 		float64(st.positions)/el.Seconds(), float64(st.games)/el.Hours(), el.Seconds())
 	return nil
@@ -336,7 +332,7 @@ func defaultWorkerName() string {
 
 // workerSettings checks the flags of a worker (--run or --broker, named in
 // mode) and returns its name, seed, games per chunk and log.
-func workerSettings(fs *flag.FlagSet, o selfplayOptions, mode string) (worker string, seed uint64, chunk int, log io.Writer, err error) {
+func workerSettings(e *env, fs *flag.FlagSet, o selfplayOptions, mode string) (worker string, seed uint64, chunk int, log io.Writer, err error) {
 	bad := ""
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -364,7 +360,7 @@ func workerSettings(fs *flag.FlagSet, o selfplayOptions, mode string) (worker st
 	}
 	// Every line carries the time and the worker's name; --quiet hides
 	// only the progress lines.
-	log = selfplay.StampedLog(stdout, nil)
+	log = selfplay.StampedLog(e.stdout, nil)
 	chunk = o.chunk
 	if !isFlagSet(fs, "chunk") {
 		chunk = 16
@@ -373,8 +369,8 @@ func workerSettings(fs *flag.FlagSet, o selfplayOptions, mode string) (worker st
 }
 
 // runSelfplayWorker is dama selfplay --run: a worker of a training run.
-func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
-	worker, seed, chunk, log, err := workerSettings(fs, o, "run")
+func runSelfplayWorker(e *env, fs *flag.FlagSet, o selfplayOptions) error {
+	worker, seed, chunk, log, err := workerSettings(e, fs, o, "run")
 	if err != nil {
 		return err
 	}
@@ -385,7 +381,7 @@ func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
 
 // runSelfplayBrokerWorker is dama selfplay --broker: a worker of a training
 // run that reaches it only through the broker.
-func runSelfplayBrokerWorker(fs *flag.FlagSet, o selfplayOptions, bf *brokerFlags) error {
+func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o selfplayOptions, bf *brokerFlags) error {
 	cred, auth, err := bf.workerAuth()
 	if err != nil {
 		return err
@@ -393,7 +389,7 @@ func runSelfplayBrokerWorker(fs *flag.FlagSet, o selfplayOptions, bf *brokerFlag
 	if o.worker == "" {
 		o.worker = cred.Worker
 	}
-	worker, seed, chunk, log, err := workerSettings(fs, o, "broker")
+	worker, seed, chunk, log, err := workerSettings(e, fs, o, "broker")
 	if err != nil {
 		return err
 	}

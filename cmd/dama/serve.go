@@ -20,17 +20,17 @@ func init() {
 		name:    "serve",
 		summary: "serve a live web view of a run: its curves and tables, its games on a board, play and analysis",
 		usage:   "--run DIR [--addr 127.0.0.1:8080] [--token-file FILE] [--max-time SECONDS]",
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			runDir = fs.String("run", "", "run folder to show (read only)")
 			wf.register(fs, "addr", "127.0.0.1:8080")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if *runDir == "" {
 				return fmt.Errorf("missing --run DIR (usage: dama serve --run DIR [--addr 127.0.0.1:8080])")
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			wait, err := startWeb(ctx, &wf, *runDir)
+			wait, err := startWeb(ctx, e, &wf, *runDir)
 			if err != nil {
 				return err
 			}
@@ -49,7 +49,7 @@ type webFlags struct {
 
 // register declares the flags on fs, the address as --NAME (serve: addr,
 // with a default; train: http, empty for no web view).
-func (f *webFlags) register(fs *flag.FlagSet, name, def string) {
+func (f *webFlags) register(fs *flagSet, name, def string) {
 	f.addrFlag = name
 	prefix := ""
 	if name != "addr" {
@@ -63,7 +63,7 @@ func (f *webFlags) register(fs *flag.FlagSet, name, def string) {
 
 // startWeb serves the web view of the run folder dir until ctx ends; wait
 // blocks until the server has stopped.
-func startWeb(ctx context.Context, f *webFlags, dir string) (wait func() error, err error) {
+func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func() error, err error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	} else if !st.IsDir() {
@@ -94,7 +94,7 @@ func startWeb(ctx context.Context, f *webFlags, dir string) (wait func() error, 
 		srv.Close()
 		return nil, fmt.Errorf("--%s: %w", f.addrFlag, err)
 	}
-	fmt.Fprintf(stdout, "web view of %s: %s\n", dir, web.URL(ln, token))
+	fmt.Fprintf(e.stdout, "web view of %s: %s\n", dir, web.URL(ln, token))
 	done := make(chan error, 1)
 	go func() { done <- web.Serve(ctx, ln, srv) }()
 	return func() error {

@@ -50,14 +50,12 @@ func TestStartWeb(t *testing.T) {
 		addr      string
 		wantToken bool
 	}{{"127.0.0.1:0", false}, {":0", true}} {
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs := &flagSet{FlagSet: flag.NewFlagSet("serve", flag.ContinueOnError), ranges: map[string]flagRange{}}
 		var wf webFlags
 		wf.register(fs, "addr", c.addr)
 		var out bytes.Buffer
-		stdout = &out
 		ctx, cancel := context.WithCancel(context.Background())
-		wait, err := startWeb(ctx, &wf, "../../runfolder/testdata/run-2026-12-01")
-		stdout = os.Stdout
+		wait, err := startWeb(ctx, newEnv(&out, io.Discard), &wf, "../../runfolder/testdata/run-2026-12-01")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -125,10 +125,10 @@ func init() {
 		name:    "ship",
 		summary: "ship a trained model: checkpoint without optimizer state, ONNX export, ladder rating and model card into checkpoints/shipped",
 		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--pass-forced] [--ladder-games N] [--match SPEC --match-games N] [--revision REV] | --rewrite-card [--out DIR]",
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
 			fs.StringVar(&o.model, "model", "", "checkpoint to ship, one the run trained (default: the run's best)")
-			o.players = player.AddFlags(fs, ladderSearch(), "visits", "pass-forced", "backend")
+			o.players = player.AddFlags(fs.FlagSet, ladderSearch(), "visits", "pass-forced", "backend")
 			for _, name := range []string{"visits", "pass-forced", "backend"} {
 				fs.Lookup(name).Usage = "in the ladder and the match (the Ladder default otherwise): " + fs.Lookup(name).Usage
 			}
@@ -142,17 +142,17 @@ func init() {
 			limit(fs, "visits", 1, 1e6, "")
 			limit(fs, "parallel", 1, 4096, "")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
-			spec, err := o.players.Spec(stderr)
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
+			spec, err := o.players.Spec(e.stderr)
 			if err != nil {
 				return err
 			}
-			if o.env, err = o.players.Env(o.parallel, stderr); err != nil {
+			if o.env, err = o.players.Env(o.parallel, e.stderr); err != nil {
 				return err
 			}
 			o.search = spec.Search
 			if o.rewriteCard {
-				return rewriteCard(o.out)
+				return rewriteCard(e, o.out)
 			}
 			if o.run == "" {
 				return errors.New("--run DIR is required: the card's games, positions and CPU time come from the run's records")
@@ -184,11 +184,11 @@ func init() {
 				return fmt.Errorf("--revision %q: want one word (a commit or a version)", rev)
 			}
 			if rev == "dev" {
-				fmt.Fprintln(stderr, "dama ship: this binary carries no revision (built without VCS stamps); the card will say \"dev\": pass --revision")
+				fmt.Fprintln(e.stderr, "dama ship: this binary carries no revision (built without VCS stamps); the card will say \"dev\": pass --revision")
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			return ship(ctx, path, o.run, rev, o.shipSearch)
+			return ship(ctx, e, path, o.run, rev, o.shipSearch)
 		},
 	})
 }
@@ -203,7 +203,7 @@ type shipSearch struct {
 	matchGames, parallel int
 }
 
-func ship(ctx context.Context, path, runDir, revision string, o shipSearch) error {
+func ship(ctx context.Context, e *env, path, runDir, revision string, o shipSearch) error {
 	out, visits, games, match, matchGames, parallel := o.out, o.search.Visits, o.games, o.match, o.matchGames, o.parallel
 	var opponent arena.Player
 	if match != "" {
@@ -321,11 +321,11 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 			return err
 		}
 		res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{Games: games, ProbePairs: 2, Parallel: parallel})
-		closePlayer(p)
+		closePlayer(e.stderr, p)
 		if err != nil {
 			return err
 		}
-		printClimb(res)
+		printClimb(e.stdout, res)
 		rec.Ladder = &shipLadder{Checksum: l.Checksum[:12], Visits: visits, PassForced: o.search.Pass, Result: res}
 		rec.addRating(piece.Run)
 	}
@@ -335,12 +335,12 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 			return err
 		}
 		res, err := arena.Match(ctx, p, opponent, arena.MatchOptions{Games: matchGames, Parallel: parallel, Seed: 1})
-		closePlayer(p)
+		closePlayer(e.stderr, p)
 		if err != nil {
 			return err
 		}
 		rec.Match = res.String()
-		fmt.Fprintln(stdout, rec.Match)
+		fmt.Fprintln(e.stdout, rec.Match)
 	}
 	js, _ := json.MarshalIndent(rec, "", "  ")
 	if err := files.AddFile(recPath, append(js, '\n')); err != nil {
@@ -352,12 +352,12 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 	if err := files.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d bytes), %s, %s and model.json\n", modelPath, len(data), onnxPath, cardPath)
+	fmt.Fprintf(e.stdout, "wrote %s (%d bytes), %s, %s and model.json\n", modelPath, len(data), onnxPath, cardPath)
 	return nil
 }
 
 // rewriteCard writes the card in dir again from dir's model.json.
-func rewriteCard(dir string) error {
+func rewriteCard(e *env, dir string) error {
 	recPath := filepath.Join(dir, "model.json")
 	b, err := os.ReadFile(recPath)
 	if err != nil {
@@ -374,7 +374,7 @@ func rewriteCard(dir string) error {
 	if err := atomicfile.WriteFile(cardPath, []byte(modelCard(rec))); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s from %s\n", cardPath, recPath)
+	fmt.Fprintf(e.stdout, "wrote %s from %s\n", cardPath, recPath)
 	return nil
 }
 

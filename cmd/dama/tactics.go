@@ -37,13 +37,13 @@ func init() {
 		summary: "score players on the tactics suite (the fraction of combinations found), or build a suite from games",
 		usage:   "[--suite FILE] --player SPEC[,SPEC...] [--parallel N] | --build --pdn FILE[,FILE...] --out FILE [--depth D] [--shallow D] [--audit D] | --audit D [--suite FILE] --out FILE",
 		help:    playerHelp,
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			fs.StringVar(&o.suite, "suite", defaultSuite, "the suite file to score on")
 			fs.StringVar(&o.players, "player", "", "players to score, comma-separated specs as for arena (shipped@800, shipped@t0.25, shipped@800+mm4, classic:12)")
 			fs.IntVar(&o.parallel, "parallel", 1, "positions searched at once (a timed player gets less of the machine with more)")
 			fs.Int64Var(&o.seed, "seed", 1, "seed of the players' randomness")
 			fs.BoolVar(&o.verbose, "verbose", false, "print every position's answer")
-			o.env = player.AddFlags(fs, player.Search{}, "backend", "tb", "clock")
+			o.env = player.AddFlags(fs.FlagSet, player.Search{}, "backend", "tb", "clock")
 			fs.Lookup("tb").Usage += "; with --audit, the tables the audit asks too (exact where they hold the position after a move)"
 			fs.BoolVar(&o.build, "build", false, "build a suite from the games of --pdn instead of scoring")
 			fs.StringVar(&o.pdn, "pdn", "", "with --build: PDN files of games, comma-separated")
@@ -63,10 +63,10 @@ func init() {
 			limit(fs, "audit", 0, 40, "0: no audit")
 			limit(fs, "audit-nodes", 1, 1e12, "")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			env, err := o.env.Env(o.parallel, stderr)
+			env, err := o.env.Env(o.parallel, e.stderr)
 			if err != nil {
 				return err
 			}
@@ -74,10 +74,10 @@ func init() {
 				if o.pdn == "" || o.out == "" {
 					return fmt.Errorf("--build needs --pdn and --out")
 				}
-				if err := buildSuite(ctx, strings.Split(o.pdn, ","), o.out, tactics.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
+				if err := buildSuite(ctx, e, strings.Split(o.pdn, ","), o.out, tactics.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
 					return err
 				}
-				return auditSuite(ctx, o.out, o.out, o.audit, o.auditNodes, o.parallel, env)
+				return auditSuite(ctx, e, o.out, o.out, o.audit, o.auditNodes, o.parallel, env)
 			}
 			if o.audit > 0 {
 				if o.out == "" {
@@ -86,7 +86,7 @@ func init() {
 				if o.players != "" {
 					return fmt.Errorf("--audit writes a suite; score it with --player in another run")
 				}
-				return auditSuite(ctx, o.suite, o.out, o.audit, o.auditNodes, o.parallel, env)
+				return auditSuite(ctx, e, o.suite, o.out, o.audit, o.auditNodes, o.parallel, env)
 			}
 			if o.players == "" {
 				return fmt.Errorf("--player: give at least one player spec")
@@ -96,7 +96,7 @@ func init() {
 				return err
 			}
 			for _, spec := range strings.Split(o.players, ",") {
-				if err := scoreSuite(ctx, suite, spec, env, o.parallel, uint64(o.seed), o.verbose); err != nil {
+				if err := scoreSuite(ctx, e, suite, spec, env, o.parallel, uint64(o.seed), o.verbose); err != nil {
 					return err
 				}
 			}
@@ -107,12 +107,12 @@ func init() {
 
 // scoreSuite scores one player, opened for env, on suite and prints the
 // fraction solved.
-func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, env player.Env, parallel int, seed uint64, verbose bool) error {
+func scoreSuite(ctx context.Context, e *env, suite *tactics.Suite, spec string, env player.Env, parallel int, seed uint64, verbose bool) error {
 	p, err := openPlayer(spec, env)
 	if err != nil {
 		return fmt.Errorf("--player: %w", err)
 	}
-	defer closePlayer(p)
+	defer closePlayer(e.stderr, p)
 	var done func(tactics.Answer)
 	if verbose {
 		done = func(a tactics.Answer) {
@@ -124,21 +124,21 @@ func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, env play
 			case a.Won:
 				mark = "won slower"
 			}
-			fmt.Fprintf(stdout, "  %3d %s: played %s, best %s (%s)\n", a.Index+1, mark, a.Move, strings.Join(t.Best, " or "), t.FEN)
+			fmt.Fprintf(e.stdout, "  %3d %s: played %s, best %s (%s)\n", a.Index+1, mark, a.Move, strings.Join(t.Best, " or "), t.FEN)
 		}
 	}
 	sc, err := tactics.Solve(ctx, suite, p, parallel, seed, done)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: solved %d of %d (%.1f%%)", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
+	fmt.Fprintf(e.stdout, "%s: solved %d of %d (%.1f%%)", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
 	if suite.AuditDepth > 0 {
-		fmt.Fprintf(stdout, "; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), suite.AuditDepth)
+		fmt.Fprintf(e.stdout, "; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), suite.AuditDepth)
 		if suite.AuditTables > 0 {
-			fmt.Fprintf(stdout, " or by the tables of up to %d pieces", suite.AuditTables)
+			fmt.Fprintf(e.stdout, " or by the tables of up to %d pieces", suite.AuditTables)
 		}
 	}
-	fmt.Fprintln(stdout)
+	fmt.Fprintln(e.stdout)
 	return nil
 }
 
@@ -146,7 +146,7 @@ func scoreSuite(ctx context.Context, suite *tactics.Suite, spec string, env play
 // time, and writes the tactical positions found to out (after those of
 // the suite already there, with add). Interrupted, it writes those of the
 // games finished so far.
-func buildSuite(ctx context.Context, files []string, out string, opt tactics.BuildOptions, parallel, most int, add bool) error {
+func buildSuite(ctx context.Context, e *env, files []string, out string, opt tactics.BuildOptions, parallel, most int, add bool) error {
 	if err := atomicfile.CheckWritable(out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -157,7 +157,7 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 	var jobs []job
 	var games []rules.Record
 	for _, f := range files {
-		gs, err := readPDNFile(f)
+		gs, err := readPDNFile(e.stdout, f)
 		if err != nil {
 			return err
 		}
@@ -231,7 +231,7 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 				mu.Lock()
 				found[j.idx] = ps
 				total += len(ps)
-				fmt.Fprintf(stderr, "%s: %d positions (%d in all)\n", j.name, len(ps), total)
+				fmt.Fprintf(e.stderr, "%s: %d positions (%d in all)\n", j.name, len(ps), total)
 				mu.Unlock()
 			}
 		}()
@@ -257,7 +257,7 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 	if err := suite.Write(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d positions from %d games\n", out, len(suite.Positions), len(jobs))
+	fmt.Fprintf(e.stdout, "%s: %d positions from %d games\n", out, len(suite.Positions), len(jobs))
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -268,7 +268,7 @@ func buildSuite(ctx context.Context, files []string, out string, opt tactics.Bui
 // the other moves a search depth plies deep, nodes a search, proves
 // winning too, and with --tb those the tables prove), positions parallel
 // at a time, and writes the suite with them to out.
-func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, parallel int, env player.Env) error {
+func auditSuite(ctx context.Context, e *env, from, out string, depth int, nodes int64, parallel int, env player.Env) error {
 	if err := atomicfile.CheckWritable(out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -278,7 +278,7 @@ func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, p
 	}
 	var tables *tb.Tables
 	if env.Tables != "" {
-		if tables, err = player.OpenTables(env.Tables, stderr); err != nil {
+		if tables, err = player.OpenTables(env.Tables, e.stderr); err != nil {
 			return fmt.Errorf("--tb: %w", err)
 		}
 	}
@@ -293,6 +293,6 @@ func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, p
 	if tables != nil {
 		by += fmt.Sprintf(" or by the tables of up to %d pieces", tables.Pieces())
 	}
-	fmt.Fprintf(stdout, "%s: %d of %d positions have another move proven to win %s (%d moves)\n", out, with, len(suite.Positions), by, wins)
+	fmt.Fprintf(e.stdout, "%s: %d of %d positions have another move proven to win %s (%d moves)\n", out, with, len(suite.Positions), by, wins)
 	return nil
 }
