@@ -17,16 +17,36 @@ import (
 	"dama/rules"
 )
 
+// splitList splits a comma-separated list, "" into none.
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
 func init() {
 	var o arenaOptions
 	register(&command{
-		name:     "arena",
-		summary:  "play a match between two players and judge it (Elo, LOS, SPRT)",
-		usage:    "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE] | --judge FILE[,FILE...]",
-		argsNote: "players are given with --a and --b",
-		help:     playerHelp,
-		flags:    func(fs *flagSet) { arenaFlags(fs, &o) },
-		run:      func(e *env, _ *flag.FlagSet, _ []string) error { return runArena(e, o) },
+		name:      "arena",
+		summary:   "play a match between two players and judge it (Elo, LOS, SPRT)",
+		usage:     "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE] | judge FILE...",
+		takesArgs: true,
+		help:      playerHelp,
+		flags:     func(fs *flagSet) { arenaFlags(fs, &o) },
+		run: func(e *env, _ *flag.FlagSet, args []string) error {
+			verb, rest := verbOf(args, "judge")
+			switch {
+			case verb == "judge":
+				o.judge = strings.Join(append(rest, splitList(o.judge)...), ",")
+				if o.judge == "" {
+					return errors.New("arena judge needs the PDN files of the matches (arena --pdn FILE wrote them)")
+				}
+			case len(rest) > 0:
+				return fmt.Errorf("unexpected argument %q (players are given with --a and --b; the verb is judge)", rest[0])
+			}
+			return runArena(e, o)
+		},
 	})
 }
 
@@ -58,7 +78,8 @@ func arenaFlags(fs *flagSet, o *arenaOptions) {
 	fs.StringVar(&o.sprt, "sprt", "", "stop early with an SPRT of ELO0 against ELO1 (alpha and beta, each in (0,0.5], default to 0.05), e.g. 0,30")
 	fs.Float64Var(&o.threshold, "threshold", 0, "accept A when its score over all games is at least this (0..1); 0 for none")
 	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
-	fs.StringVar(&o.judge, "judge", "", "play nothing: judge again the matches whose games --pdn wrote to these files (comma-separated), each and, with several, pooled into one result (the same two players in each)")
+	fs.StringVar(&o.judge, "judge", "", "judge again the matches of these files")
+	fs.oldSpelling("judge", "arena judge FILE...")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	o.players = player.AddFlags(fs.FlagSet, player.Search{}, "backend", "tb", "clock")
 	limit(fs, "games", 2, 1e7, "")
@@ -94,7 +115,8 @@ func parseSPRT(s string) (*arena.SPRT, error) {
 }
 
 // runArena plays the match the flags o ask for, or judges the games of
-// --judge.
+// the files of arena judge (o.judge): each match and, with several,
+// pooled into one result (the same two players in each).
 func runArena(e *env, o arenaOptions) error {
 	env, err := o.players.Env(o.parallel, e.stderr)
 	if err != nil {
@@ -102,7 +124,7 @@ func runArena(e *env, o arenaOptions) error {
 	}
 	if o.judge != "" {
 		if o.a != "" || o.b != "" {
-			return errors.New("--judge takes its players from the files: give no --a or --b")
+			return errors.New("arena judge takes its players from the files: give no --a or --b")
 		}
 		return judgeMatches(e.stdout, strings.Split(o.judge, ","))
 	}
@@ -207,15 +229,15 @@ func judgeMatches(w io.Writer, files []string) error {
 	for _, f := range files {
 		text, err := os.ReadFile(f)
 		if err != nil {
-			return fmt.Errorf("--judge: %w", err)
+			return fmt.Errorf("judge: %w", err)
 		}
 		recs, err := rules.ParsePDN(string(text))
 		if err != nil {
-			return fmt.Errorf("--judge %s: %w", f, err)
+			return fmt.Errorf("judge %s: %w", f, err)
 		}
 		res, err := arena.Judged(recs)
 		if err != nil {
-			return fmt.Errorf("--judge %s: %w", f, err)
+			return fmt.Errorf("judge %s: %w", f, err)
 		}
 		results = append(results, res)
 		fmt.Fprintf(w, "%s: %s\n", f, res)
@@ -223,7 +245,7 @@ func judgeMatches(w io.Writer, files []string) error {
 	if len(results) > 1 {
 		res, err := arena.Pool(results...)
 		if err != nil {
-			return fmt.Errorf("--judge: %w", err)
+			return fmt.Errorf("judge: %w", err)
 		}
 		fmt.Fprintf(w, "pooled, %d matches: %s\n", len(results), res)
 	}

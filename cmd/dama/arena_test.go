@@ -100,7 +100,7 @@ func TestArenaInterruptedPDN(t *testing.T) {
 		t.Errorf("--pdn holds %d games (%v), want the %s counted", len(recs), err, m[1])
 	}
 	out.Reset()
-	if code := run([]string{"arena", "--judge", pdn}, &out, &errw); code != 0 || out.String() != pdn+": "+m[2]+"\n" {
+	if code := run([]string{"arena", "judge", pdn}, &out, &errw); code != 0 || out.String() != pdn+": "+m[2]+"\n" {
 		t.Errorf("--judge: exit %d, %q; want the interrupted match's %q", code, out.String(), m[2])
 	}
 }
@@ -121,7 +121,7 @@ func TestArenaJudge(t *testing.T) {
 		files = append(files, pdn)
 	}
 	var out, errw bytes.Buffer
-	if code := run([]string{"arena", "--judge", strings.Join(files, ",")}, &out, &errw); code != 0 {
+	if code := run(append([]string{"arena", "judge"}, files...), &out, &errw); code != 0 {
 		t.Fatalf("--judge: exit %d: %s", code, errw.String())
 	}
 	got := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -144,9 +144,9 @@ func TestArenaJudge(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"arena", "--judge", files[0], "--a", "random"}, "give no --a or --b"},
-		{[]string{"arena", "--judge", filepath.Join(dir, "none.pdn")}, "none.pdn"},
-		{[]string{"arena", "--judge", bad}, "bad.pdn: arena: game 1: no Round tag"},
+		{[]string{"arena", "judge", files[0], "--a", "random"}, "give no --a or --b"},
+		{[]string{"arena", "judge", filepath.Join(dir, "none.pdn")}, "none.pdn"},
+		{[]string{"arena", "judge", bad}, "bad.pdn: arena: game 1: no Round tag"},
 	} {
 		out.Reset()
 		errw.Reset()
@@ -168,8 +168,8 @@ func TestResultFileCheckedFirst(t *testing.T) {
 	}{
 		{[]string{"arena", "--a", "alphabeta:1", "--b", "random", "--games", "4", "--pdn", missing}, "--pdn: writing " + missing},
 		{[]string{"arena", "--a", "alphabeta:1", "--b", "random", "--games", "4", "--pdn", dir}, "--pdn: writing " + dir + ": it is a folder"},
-		{[]string{"ladder", "--calibrate", "--players", "random,alphabeta:1", "--games", "4", "--out", missing}, "--out: writing " + missing},
-		{[]string{"ladder", "--calibrate", "--players", "random,alphabeta:1,ab:1", "--games", "4", "--out", filepath.Join(dir, "ladder.json")}, "are both alphabeta:1"},
+		{[]string{"ladder", "calibrate", "--players", "random,alphabeta:1", "--games", "4", "--out", missing}, "--out: writing " + missing},
+		{[]string{"ladder", "calibrate", "--players", "random,alphabeta:1,ab:1", "--games", "4", "--out", filepath.Join(dir, "ladder.json")}, "are both alphabeta:1"},
 	} {
 		// Without --quiet a game played would show on stderr.
 		code, out, errs := runCmd(t, tc.args...)
@@ -189,10 +189,10 @@ func TestResultFileCheckedFirst(t *testing.T) {
 func TestLadderExtend(t *testing.T) {
 	dir := t.TempDir()
 	base, ext := filepath.Join(dir, "base.json"), filepath.Join(dir, "ext.json")
-	if code, _, errs := runCmd(t, "ladder", "--calibrate", "--players", "random,alphabeta:1", "--games", "2", "--out", base, "--quiet"); code != 0 {
+	if code, _, errs := runCmd(t, "ladder", "calibrate", "--players", "random,alphabeta:1", "--games", "2", "--out", base, "--quiet"); code != 0 {
 		t.Fatalf("calibrate: exit %d: %s", code, errs)
 	}
-	code, out, errs := runCmd(t, "ladder", "--ladder", base, "--extend", "alphabeta:2", "--games", "2", "--out", ext, "--quiet")
+	code, out, errs := runCmd(t, "ladder", "extend", "--ladder", base, "--players", "alphabeta:2", "--games", "2", "--out", ext, "--quiet")
 	if code != 0 {
 		t.Fatalf("extend: exit %d: %s", code, errs)
 	}
@@ -217,9 +217,10 @@ func TestLadderExtend(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"ladder", "--ladder", base, "--extend", "ab:1", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "already a rung"},
-		{[]string{"ladder", "--ladder", base, "--extend", "alphabeta:2", "--calibrate", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "give one"},
-		{[]string{"ladder", "--ladder", base, "--extend", "classic:99", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "--extend"},
+		{[]string{"ladder", "extend", "--ladder", base, "--players", "ab:1", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "already a rung"},
+		{[]string{"ladder", "extend", "calibrate", "--ladder", base, "--players", "alphabeta:2", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "the verbs are show, calibrate and extend"},
+		{[]string{"ladder", "extend", "--ladder", base, "--games", "2", "--out", filepath.Join(dir, "x.json")}, "ladder extend needs --players"},
+		{[]string{"ladder", "extend", "--ladder", base, "--players", "classic:99", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "--players"},
 	} {
 		code, out, errs := runCmd(t, tc.args...)
 		if code != 1 || out != "" || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {

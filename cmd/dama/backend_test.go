@@ -41,7 +41,7 @@ func TestModelCompare(t *testing.T) {
 	if code, _, errs := runCmd(t, "selfplay", "--model", ck, "--games", "2", "--visits", "4", "--parallel", "2", "--out", dir, "--quiet", "--backend", "fp32"); code != 0 {
 		t.Fatalf("selfplay: exit %d, stderr %q", code, errs)
 	}
-	code, out, errs := runCmd(t, "model", "compare", "--games", dir, "--backend", "fp32", "--against", "fp32", ck)
+	code, out, errs := runCmd(t, "model", "compare", "--chunks", dir, "--backend", "fp32", "--against", "fp32", ck)
 	if code != 0 {
 		t.Fatalf("compare: exit %d, stderr %q", code, errs)
 	}
@@ -50,8 +50,8 @@ func TestModelCompare(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"model", "compare", ck},
-		{"model", "compare", "--games", t.TempDir(), ck},
-		{"model", "compare", "--games", dir, "--backend", "fp16", ck},
+		{"model", "compare", "--chunks", t.TempDir(), ck},
+		{"model", "compare", "--chunks", dir, "--backend", "fp16", ck},
 	} {
 		if code, _, errs := runCmd(t, args...); code == 0 || errs == "" {
 			t.Errorf("dama %s: exit %d, stderr %q; want an error", strings.Join(args, " "), code, errs)

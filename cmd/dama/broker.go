@@ -28,7 +28,7 @@ type brokerFlags struct {
 func (b *brokerFlags) register(fs *flagSet, trainer bool) {
 	*b = brokerFlags{trainer: trainer}
 	if trainer {
-		fs.StringVar(&b.serve, "serve", "", "run an embedded NATS JetStream broker on HOST:PORT (e.g. 127.0.0.1:4222, or :4222 for every interface) with its storage and users in RUN/broker; add workers with dama broker add-worker, and they connect with dama selfplay --broker")
+		fs.StringVar(&b.serve, "serve", "", "run an embedded NATS JetStream broker on HOST:PORT (e.g. 127.0.0.1:4222, or :4222 for every interface) with its storage and users in RUN/broker; add workers with dama broker add-worker, and they connect with dama selfplay worker --broker")
 	} else {
 		fs.StringVar(&b.credential, "credential", "", "this worker's credential file (mode 0600) from dama broker add-worker: its name, its user on a --serve broker, and the trainer's key models and settings are checked against")
 	}
@@ -124,7 +124,7 @@ func startBroker(ctx context.Context, e *env, b *brokerFlags, dir string, opt *t
 			scheme = "tls"
 		}
 		fmt.Fprintf(e.stdout, "broker: serving %s://%s (JetStream storage %s)\n", scheme, net.JoinHostPort(host, port), run.Path("broker", "jetstream"))
-		fmt.Fprintf(e.stdout, "broker: workers: dama broker add-worker NAME --run %s, copy the credential file it writes (keep it mode 0600) and run  dama selfplay --broker %s://%s --credential FILE\n",
+		fmt.Fprintf(e.stdout, "broker: workers: dama broker add-worker NAME --run %s, copy the credential file it writes (keep it mode 0600) and run  dama selfplay worker --broker %s://%s --credential FILE\n",
 			dir, scheme, net.JoinHostPort(host, port))
 		if !broker.IsLoopback(b.serve) && b.tlsCert == "" {
 			fmt.Fprintln(e.stdout, "broker: note: without --tls-cert the passwords and games cross the network in clear; use TLS outside a trusted network")

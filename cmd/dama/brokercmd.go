@@ -46,7 +46,7 @@ func init() {
 				if err := broker.WriteCredential(path, c); err != nil {
 					return err
 				}
-				fmt.Fprintf(e.stdout, "worker %s: credential %s (copy it to the worker's machine, mode 0600); run there  dama selfplay --broker URL --credential FILE\n", name, path)
+				fmt.Fprintf(e.stdout, "worker %s: credential %s (copy it to the worker's machine, mode 0600); run there  dama selfplay worker --broker URL --credential FILE\n", name, path)
 			case "revoke":
 				if *out != "" {
 					return errors.New("--out goes with add-worker")

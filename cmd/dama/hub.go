@@ -25,7 +25,7 @@ func addEngineFlags(fs *flagSet, hub bool) engineFlags {
 			fs.Lookup(name).Usage += "; used when the GUI sets no level"
 		}
 	}
-	fs.Var(fs.Lookup("batch").Value, "parallel", "the old spelling of --batch")
+	fs.renamed("parallel", "batch") // --parallel is games at once elsewhere
 	for _, r := range f.Ranges() {
 		limit(fs, r.Flag, r.Lo, r.Hi, r.Note)
 	}

@@ -41,9 +41,10 @@ func init() {
 		model                                  *player.Flags
 	}
 	register(&command{
-		name:    "ladder",
-		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
-		usage:   "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | --show | --calibrate [--players A,B,...] --out FILE | --extend A,B,... --out FILE",
+		name:      "ladder",
+		summary:   "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
+		usage:     "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | show | calibrate [--players A,B,...] --out FILE | extend --players A,B,... --out FILE",
+		takesArgs: true,
 		help: func() string {
 			return "The model searches by the Ladder default unless its flags say otherwise: " + ladderSearch().Describe() + ", as every run's ladder ratings (player.Ladder), so that the ratings compare.\n"
 		},
@@ -60,15 +61,18 @@ func init() {
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
 			fs.StringVar(&o.ladder, "ladder", "", "ladder file (default: the one in the repository, arena/ladder.json, built in)")
 			fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
+			fs.StringVar(&o.players, "players", "", "calibrate: the rungs, weakest first, comma-separated (default: the current ladder's), re-measured (each plays the --span above it) into a new ladder file at --out; extend: rungs to add above the ladder's, weakest first (e.g. classic:13,classic:15), each playing the --span rungs below it for --games games, every rating fitted again from the ladder's calibration games and the new ones")
+			fs.StringVar(&o.anchor, "anchor", "random", "calibrate: the player rated 0")
+			fs.IntVar(&o.span, "span", 2, "calibrate, extend: how many rungs up each rung plays, 1..10")
+			fs.Int64Var(&o.seed, "seed", 1, "calibrate: seed of the openings (kept in the file for every later rating)")
+			fs.StringVar(&o.out, "out", "", "calibrate, extend: the ladder file to write")
+			fs.StringVar(&o.revision, "revision", "", "calibrate, extend: the project revision to record (default: the build's)")
 			fs.BoolVar(&o.show, "show", false, "print the ladder's rungs and ratings")
-			fs.BoolVar(&o.calibrate, "calibrate", false, "re-measure the rungs' ratings (each plays the two above it) and write a new ladder file to --out")
-			fs.StringVar(&o.extend, "extend", "", "add rungs above the ladder's, weakest first, comma-separated (e.g. classic:13,classic:15): each plays the --span rungs below it for --games games, every rating is fitted again from the ladder's calibration games and the new ones, and the new ladder file is written to --out")
-			fs.StringVar(&o.players, "players", "", "with --calibrate: the rungs, weakest first, comma-separated (default: the current ladder's)")
-			fs.StringVar(&o.anchor, "anchor", "random", "with --calibrate: the player rated 0")
-			fs.IntVar(&o.span, "span", 2, "with --calibrate or --extend: how many rungs up each rung plays, 1..10")
-			fs.Int64Var(&o.seed, "seed", 1, "with --calibrate: seed of the openings (kept in the file for every later rating)")
-			fs.StringVar(&o.out, "out", "", "with --calibrate or --extend: the ladder file to write")
-			fs.StringVar(&o.revision, "revision", "", "with --calibrate or --extend: the project revision to record (default: the build's)")
+			fs.BoolVar(&o.calibrate, "calibrate", false, "re-measure the rungs' ratings")
+			fs.StringVar(&o.extend, "extend", "", "add rungs above the ladder's")
+			fs.oldSpelling("show", "ladder show")
+			fs.oldSpelling("calibrate", "ladder calibrate")
+			fs.oldSpelling("extend", "ladder extend --players A,B,...")
 			fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 			for _, r := range o.model.Ranges() {
 				limit(fs, r.Flag, r.Lo, r.Hi, r.Note)
@@ -83,28 +87,47 @@ func init() {
 			if err != nil {
 				return err
 			}
+			verb, rest := verbOf(args, "show", "calibrate", "extend")
+			if len(rest) > 0 {
+				return fmt.Errorf("unexpected argument %q (the verbs are show, calibrate and extend)", rest[0])
+			}
+			// The old spellings of the verbs, named on stderr by the
+			// flags' parse.
+			for _, old := range []struct {
+				on   bool
+				verb string
+			}{{o.show, "show"}, {o.calibrate, "calibrate"}, {o.extend != "", "extend"}} {
+				switch {
+				case !old.on || verb == old.verb:
+				case verb == "":
+					verb = old.verb
+				default:
+					return fmt.Errorf("ladder %s and %s: give one (extend keeps the ladder's games, calibrate plays all again)", verb, old.verb)
+				}
+			}
+			list, flagName := o.players, "--players"
+			if o.extend != "" {
+				list, flagName = o.extend, "--extend"
+			}
 			l, err := loadLadder(o.ladder)
-			if err != nil && !o.calibrate {
+			if err != nil && verb != "calibrate" {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			switch {
-			case o.calibrate && o.extend != "":
-				return errors.New("--calibrate and --extend: give one (--extend keeps the ladder's games, --calibrate plays all again)")
-			case o.calibrate || o.extend != "":
+			switch verb {
+			case "calibrate", "extend":
 				if o.out == "" {
-					return errors.New("--calibrate and --extend need --out FILE (e.g. arena/ladder.json)")
+					return fmt.Errorf("ladder %s needs --out FILE (e.g. arena/ladder.json)", verb)
+				}
+				if verb == "extend" && list == "" {
+					return errors.New("ladder extend needs --players A,B,..., the rungs to add")
 				}
 				if err := atomicfile.CheckWritable(o.out); err != nil {
 					return fmt.Errorf("--out: %w", err)
 				}
 				if o.games%2 != 0 {
 					return fmt.Errorf("--games %d: want an even number (each opening is played with both colours)", o.games)
-				}
-				list, flagName := o.players, "--players"
-				if o.extend != "" {
-					list, flagName = o.extend, "--extend"
 				}
 				var players []string
 				if list != "" {
@@ -114,14 +137,14 @@ func init() {
 				} else if l != nil {
 					players = l.Players()
 				} else {
-					return fmt.Errorf("--calibrate without --players needs a readable ladder: %w", err)
+					return fmt.Errorf("ladder calibrate without --players needs a readable ladder: %w", err)
 				}
 				for _, p := range players {
 					if _, err := arena.ParsePlayer(p); err != nil {
 						return fmt.Errorf("%s: %w", flagName, err)
 					}
 				}
-				if o.extend != "" { // l is read: a bad --ladder failed above
+				if verb == "extend" { // l is read: a bad --ladder failed above
 					return calibrateLadder(ctx, e, o.out, o.revision, len(l.Rungs), players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
 						opt.Parallel = o.parallel
 						return arena.Extend(ctx, l, players, arena.ParsePlayer, opt)
@@ -131,7 +154,7 @@ func init() {
 					opt.Parallel, opt.Seed, opt.Anchor = o.parallel, o.seed, o.anchor
 					return arena.Calibrate(ctx, players, arena.ParsePlayer, opt)
 				})
-			case o.show:
+			case "show":
 				printLadder(e.stdout, l)
 				return nil
 			}
@@ -140,7 +163,7 @@ func init() {
 				return err
 			}
 			if spec.Model == "" {
-				return errors.New("--model CKPT is required (or --show, or --calibrate)")
+				return errors.New("--model CKPT is required (or ladder show, calibrate or extend)")
 			}
 			if min := 2 * o.probe * len(l.Rungs); o.games < min || o.games%2 != 0 || o.games > 1_000_000 {
 				return fmt.Errorf("--games %d: want an even number in %d..1000000 (%d probe pairs against each of %d rungs first)", o.games, min, o.probe, len(l.Rungs))

@@ -116,6 +116,7 @@ func runEnv(e *env, args []string) int {
 		}
 		return 2
 	}
+	fs.sayOld(errw)
 	if err := fs.checkRanges(); err != nil {
 		fmt.Fprintf(errw, "dama %s: %v\n", c.name, err)
 		return 2
@@ -166,14 +167,24 @@ func (e *env) runCommand(c *command, fs *flagSet) error {
 }
 
 // flagSet is a command's flag set with the ranges of its numeric flags
-// (limit).
+// (limit) and its old spellings (oldSpelling).
 type flagSet struct {
 	*flag.FlagSet
+	cmd    string // the command's name
 	ranges map[string]flagRange
+	old    map[string]string // old spelling -> what to write now
+	said   map[string]bool   // the old spellings already named on stderr
 }
 
+// bareFlagSet returns an empty flag set of the command name.
+func bareFlagSet(name string) *flagSet {
+	return &flagSet{FlagSet: flag.NewFlagSet("dama "+name, flag.ContinueOnError), cmd: name,
+		ranges: map[string]flagRange{}, old: map[string]string{}, said: map[string]bool{}}
+}
+
+// newFlagSet returns the flag set of c, its flags declared and its help.
 func newFlagSet(c *command) *flagSet {
-	fs := &flagSet{FlagSet: flag.NewFlagSet("dama "+c.name, flag.ContinueOnError), ranges: map[string]flagRange{}}
+	fs := bareFlagSet(c.name)
 	if c.flags != nil {
 		c.flags(fs)
 	}
@@ -182,9 +193,9 @@ func newFlagSet(c *command) *flagSet {
 		fmt.Fprintf(w, "usage: dama %s %s\n\n%s\n", c.name, c.usage, c.summary)
 		var n int
 		fs.VisitAll(func(*flag.Flag) { n++ })
-		if n > 0 {
+		if n > len(fs.old) {
 			fmt.Fprintln(w, "\nflags:")
-			fs.PrintDefaults()
+			fs.printDefaults()
 		}
 		if c.help != nil {
 			fmt.Fprintf(w, "\n%s", c.help())
@@ -234,7 +245,22 @@ func (e *env) parseMore(fs *flagSet, args []string) error {
 		}
 		return errUsage
 	}
+	fs.sayOld(e.stderr)
 	return fs.checkRanges()
+}
+
+// verbOf splits a command's positional arguments into its verb, one of
+// verbs, and the arguments after it; without a verb first, verb is ""
+// (the command's default action) and rest is args.
+func verbOf(args []string, verbs ...string) (verb string, rest []string) {
+	if len(args) > 0 {
+		for _, v := range verbs {
+			if args[0] == v {
+				return v, args[1:]
+			}
+		}
+	}
+	return "", args
 }
 
 // fenFlag declares --fen on fs, a position in PDN FEN form that defaults

@@ -20,7 +20,7 @@ func init() {
 	register(&command{
 		name:      "model",
 		summary:   "create a network checkpoint (new), describe one (info), or compare two backends on it (compare)",
-		usage:     "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE | compare --games DIR [--backend B] [--against B] FILE",
+		usage:     "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE | compare --chunks DIR [--backend B] [--against B] [--eval-batch N] FILE",
 		takesArgs: true,
 		flags: func(fs *flagSet) {
 			preset = fs.String("preset", "", "network size for new: "+strings.Join(model.PresetNames(), ", "))
@@ -29,13 +29,15 @@ func init() {
 			note = fs.String("note", "", "free-text note stored in the checkpoint (new)")
 			backend = fs.String("backend", "bf16", "compare: the backend measured ("+strings.Join(infer.BackendNames(), ", ")+")")
 			against = fs.String("against", infer.BackendFP32, "compare: the reference backend")
-			games = fs.String("games", "", "compare: folder of self-play game chunks whose positions are evaluated")
-			par = fs.Int("parallel", 32, "compare: positions evaluated at once (the batch), 1..4096")
-			limit(fs, "parallel", 1, 4096, "")
+			games = fs.String("chunks", "", "compare: folder of self-play game chunks whose positions are evaluated")
+			par = fs.Int("eval-batch", 32, "compare: positions per forward pass, 1..4096")
+			limit(fs, "eval-batch", 1, 4096, "")
+			fs.renamed("games", "chunks")        // --games is a count of games elsewhere
+			fs.renamed("parallel", "eval-batch") // --parallel is games at once elsewhere
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
-				return fmt.Errorf("missing verb: new, info or compare (usage: dama model new --preset NAME --out FILE | dama model info FILE | dama model compare --games DIR FILE)")
+				return fmt.Errorf("missing verb: new, info or compare (usage: dama model new --preset NAME --out FILE | dama model info FILE | dama model compare --chunks DIR FILE)")
 			}
 			verb, rest := args[0], args[1:]
 			switch verb {
@@ -54,7 +56,7 @@ func init() {
 					return fmt.Errorf("compare: want exactly one checkpoint file, got %d arguments", len(rest))
 				}
 				if *games == "" {
-					return fmt.Errorf("compare: --games DIR is required (a folder of self-play chunks)")
+					return fmt.Errorf("compare: --chunks DIR is required (a folder of self-play chunks)")
 				}
 				return modelCompare(e, rest[0], *games, *backend, *against, *par)
 			}

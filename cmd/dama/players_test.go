@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 	"math/rand/v2"
 	"reflect"
@@ -25,7 +24,7 @@ const sampleCkpt = "../../model/testdata/sample-v1.ckpt"
 // analyze would search with under args, read by their own flags.
 func engineSpec(t *testing.T, hub bool, args ...string) player.Spec {
 	t.Helper()
-	fs := &flagSet{FlagSet: flag.NewFlagSet("test", flag.ContinueOnError), ranges: map[string]flagRange{}}
+	fs := bareFlagSet("test")
 	fs.SetOutput(io.Discard)
 	ef := addEngineFlags(fs, hub)
 	if err := fs.Parse(args); err != nil {
@@ -199,7 +198,7 @@ func TestClockFlag(t *testing.T) {
 	for _, args := range [][]string{
 		{"arena", "--clock", "cpu", "--a", sampleCkpt + "@t0.01+pass", "--b", "classic:t0.01", "--games", "2", "--parallel", "2", "--quiet"},
 		{"arena", "--clock", "cpu", "--a", sampleCkpt + "@t0.01+batch4", "--b", "random", "--games", "2", "--parallel", "1", "--quiet"},
-		{"tactics", "--clock", "cpu", "--suite", "../../arena/tactics/suite.json", "--player", sampleCkpt + "@t0.01,classic:t0.01", "--parallel", "2"},
+		{"tactics", "--clock", "cpu", "--suite", "../../arena/tactics/suite.json", "--players", sampleCkpt + "@t0.01,classic:t0.01", "--parallel", "2"},
 	} {
 		if code, out, errs := runCmd(t, args...); code != 0 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errs)

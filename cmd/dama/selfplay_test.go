@@ -16,7 +16,7 @@ func TestSelfplayCommand(t *testing.T) {
 	cfgFile := writeText(t, filepath.Join(dir, "sp.yaml"), "selfplay:\n  visits: 50\n  max_plies: 60\n  cheap_visits: 4\nrun:\n  seed: 9\n")
 	out := filepath.Join(dir, "games")
 	code, stdout, errs := runCmd(t, "selfplay", "--model", "random", "--games", "5", "--out", out,
-		"--config", cfgFile, "--visits", "12", "--parallel", "2", "--chunk", "2", "--pdn", "--quiet", "--worker", "t")
+		"--config", cfgFile, "--visits", "12", "--parallel", "2", "--chunk", "2", "--chunk-pdn", "--quiet", "--worker", "t")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}

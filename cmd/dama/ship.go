@@ -122,9 +122,10 @@ func init() {
 		shipSearch
 	}
 	register(&command{
-		name:    "ship",
-		summary: "ship a trained model: checkpoint without optimizer state, ONNX export, ladder rating and model card into checkpoints/shipped",
-		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--pass-forced] [--ladder-games N] [--match SPEC --match-games N] [--revision REV] | --rewrite-card [--out DIR]",
+		name:      "ship",
+		summary:   "ship a trained model: checkpoint without optimizer state, ONNX export, ladder rating and model card into checkpoints/shipped",
+		usage:     "--run DIR [--model CKPT] [--out DIR] [--visits N] [--pass-forced] [--ladder-games N] [--match SPEC --match-games N] [--revision REV] | rewrite-card [--out DIR]",
+		takesArgs: true,
 		flags: func(fs *flagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
 			fs.StringVar(&o.model, "model", "", "checkpoint to ship, one the run trained (default: the run's best)")
@@ -138,7 +139,8 @@ func init() {
 			fs.IntVar(&o.matchGames, "match-games", 100, "games of the direct match, even, 2..10^6")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
 			fs.StringVar(&o.revision, "revision", "", "the project revision the card names (default: the binary's, see dama version)")
-			fs.BoolVar(&o.rewriteCard, "rewrite-card", false, "write MODEL.md in --out again from its model.json (after the card's layout changed, or a rating was added to the record), shipping nothing")
+			fs.BoolVar(&o.rewriteCard, "rewrite-card", false, "write MODEL.md again")
+			fs.oldSpelling("rewrite-card", "ship rewrite-card")
 			limit(fs, "visits", 1, 1e6, "")
 			limit(fs, "parallel", 1, 4096, "")
 		},
@@ -151,7 +153,14 @@ func init() {
 				return err
 			}
 			o.search = spec.Search
-			if o.rewriteCard {
+			verb, rest := verbOf(args, "rewrite-card")
+			if len(rest) > 0 {
+				return fmt.Errorf("unexpected argument %q (the verb is rewrite-card)", rest[0])
+			}
+			if o.rewriteCard || verb == "rewrite-card" {
+				// Write MODEL.md in --out again from its model.json (after
+				// the card's layout changed, or a rating was added to the
+				// record), shipping nothing.
 				return rewriteCard(e, o.out)
 			}
 			if o.run == "" {

@@ -96,7 +96,7 @@ func TestBackendCheckedFirst(t *testing.T) {
 		shipArgs(run, filepath.Join(dir, "shipped"), "--backend", "bogus", "--match", "random", "--match-games", "2"),
 		{"selfplay", "--model", "random", "--games", "1", "--out", filepath.Join(dir, "games"), "--backend", "bogus"},
 		{"arena", "--a", "random", "--b", "random", "--games", "2", "--backend", "bogus"},
-		{"ladder", "--show", "--backend", "bogus"},
+		{"ladder", "show", "--backend", "bogus"},
 	} {
 		code, out, errs := runCmd(t, args...)
 		if code != 1 || !strings.Contains(errs, `--backend: infer: unknown backend "bogus" (valid: auto, `) || strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "" {
@@ -217,7 +217,7 @@ func TestShipRatingsCurve(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "model.json"), js, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, so, errs := runCmd(t, "ship", "--rewrite-card", "--out", out); code != 0 || !strings.Contains(so, "wrote ") {
+	if code, so, errs := runCmd(t, "ship", "rewrite-card", "--out", out); code != 0 || !strings.Contains(so, "wrote ") {
 		t.Fatalf("--rewrite-card: exit %d, stdout %q, stderr %q", code, so, errs)
 	}
 	card, err := os.ReadFile(filepath.Join(out, "MODEL.md"))
@@ -242,7 +242,7 @@ func TestShipRatingsCurve(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "model.json"), js, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runCmd(t, "ship", "--rewrite-card", "--out", out); code == 0 || !strings.Contains(errs, "version 9") {
+	if code, _, errs := runCmd(t, "ship", "rewrite-card", "--out", out); code == 0 || !strings.Contains(errs, "version 9") {
 		t.Errorf("--rewrite-card of a version 9 record: exit %d, stderr %q", code, errs)
 	}
 

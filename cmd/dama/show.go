@@ -13,20 +13,28 @@ func init() {
 	var fen, pdn *string
 	var game, ply *int
 	register(&command{
-		name:    "show",
-		summary: "draw a position (from a FEN or a PDN game) with square numbers",
-		usage:   "[--fen FEN | --pdn FILE [--game N] [--ply N]]",
+		name:      "show",
+		summary:   "draw a position (from a FEN or a PDN game) with square numbers",
+		usage:     "[--fen FEN | FILE.pdn [--game N] [--ply N]]",
+		takesArgs: true,
 		flags: func(fs *flagSet) {
 			fen = fs.String("fen", "", "position in PDN FEN form (default: the start position)")
-			pdn = fs.String("pdn", "", "PDN file; shows a game's final position and its moves")
-			game = fs.Int("game", 1, "with --pdn: which game of the file (1 = first)")
-			ply = fs.Int("ply", -1, "with --pdn: show the position after this many plies (-1 = the end)")
+			game = fs.Int("game", 1, "with a PDN file: which game of the file (1 = first)")
+			ply = fs.Int("ply", -1, "with a PDN file: show the position after this many plies (-1 = the end)")
+			pdn = fs.String("pdn", "", "a PDN file to show")
+			fs.oldSpelling("pdn", "show FILE.pdn") // --pdn FILE is a PDN file to write elsewhere
 			limit(fs, "game", 1, 1e9, "")
 			limit(fs, "ply", -1, 1e9, "-1: the end")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
+			switch {
+			case len(args) > 1 || len(args) == 1 && *pdn != "":
+				return fmt.Errorf("unexpected argument %q: show takes one PDN file", args[len(args)-1])
+			case len(args) == 1:
+				*pdn = args[0]
+			}
 			if *fen != "" && *pdn != "" {
-				return fmt.Errorf("give --fen or --pdn, not both")
+				return fmt.Errorf("give --fen or a PDN file, not both")
 			}
 			if *pdn == "" {
 				s := *fen

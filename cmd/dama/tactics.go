@@ -33,28 +33,32 @@ func init() {
 		env                      *player.Flags // --backend, --tb, --clock
 	}
 	register(&command{
-		name:    "tactics",
-		summary: "score players on the tactics suite (the fraction of combinations found), or build a suite from games",
-		usage:   "[--suite FILE] --player SPEC[,SPEC...] [--parallel N] | --build --pdn FILE[,FILE...] --out FILE [--depth D] [--shallow D] [--audit D] | --audit D [--suite FILE] --out FILE",
-		help:    playerHelp,
+		name:      "tactics",
+		summary:   "score players on the tactics suite (the fraction of combinations found), or build a suite from games",
+		usage:     "[--suite FILE] --players SPEC[,SPEC...] [--parallel N] | build --out FILE [--depth D] [--shallow D] [--audit D] FILE.pdn... | audit --audit D [--suite FILE] --out FILE",
+		help:      playerHelp,
+		takesArgs: true,
 		flags: func(fs *flagSet) {
 			fs.StringVar(&o.suite, "suite", defaultSuite, "the suite file to score on")
-			fs.StringVar(&o.players, "player", "", "players to score, comma-separated specs as for arena (shipped@800, shipped@t0.25, shipped@800+mm4, classic:12)")
-			fs.IntVar(&o.parallel, "parallel", 1, "positions searched at once (a timed player gets less of the machine with more)")
+			fs.StringVar(&o.players, "players", "", "players to score, comma-separated specs as for arena (shipped@800, shipped@t0.25, shipped@800+plain+mm4, classic:12)")
+			fs.IntVar(&o.parallel, "parallel", 1, "positions searched at once (a timed player gets less of the machine with more); build: games examined at once")
 			fs.Int64Var(&o.seed, "seed", 1, "seed of the players' randomness")
 			fs.BoolVar(&o.verbose, "verbose", false, "print every position's answer")
 			o.env = player.AddFlags(fs.FlagSet, player.Search{}, "backend", "tb", "clock")
-			fs.Lookup("tb").Usage += "; with --audit, the tables the audit asks too (exact where they hold the position after a move)"
-			fs.BoolVar(&o.build, "build", false, "build a suite from the games of --pdn instead of scoring")
-			fs.StringVar(&o.pdn, "pdn", "", "with --build: PDN files of games, comma-separated")
-			fs.StringVar(&o.out, "out", "", "with --build: the suite file to write")
-			fs.BoolVar(&o.add, "append", false, "with --build: keep the positions of the suite at --out (built with the same depths) and add the new ones")
-			fs.IntVar(&o.depth, "depth", 12, "with --build: depth of the reference engine's search that proves a position")
-			fs.IntVar(&o.shallow, "shallow", 3, "with --build: depth of the shallow search that must not see it")
-			fs.IntVar(&o.screen, "screen", 8, "with --build: depth of the cheaper search that picks the positions worth the proving search (see tactics.BuildOptions)")
-			fs.IntVar(&o.limit, "limit", 0, "with --build: stop after this many positions (0: all)")
-			fs.IntVar(&o.audit, "audit", 0, "audit the forced wins of --suite (or, with --build, of the new suite) at this depth: every other move a search this deep proves a win too is recorded as a slower win (Position.Wins), written to --out; 0: no audit")
-			fs.Int64Var(&o.auditNodes, "audit-nodes", 1<<22, "with --audit: nodes each of its searches may take (a forced win proven at a shallower depth within them counts)")
+			fs.Lookup("tb").Usage += "; audit: the tables the audit asks too (exact where they hold the position after a move)"
+			fs.StringVar(&o.out, "out", "", "build, audit: the suite file to write")
+			fs.BoolVar(&o.add, "append", false, "build: keep the positions of the suite at --out (built with the same depths) and add the new ones")
+			fs.IntVar(&o.depth, "depth", 12, "build: depth of the reference engine's search that proves a position")
+			fs.IntVar(&o.shallow, "shallow", 3, "build: depth of the shallow search that must not see it")
+			fs.IntVar(&o.screen, "screen", 8, "build: depth of the cheaper search that picks the positions worth the proving search (see tactics.BuildOptions)")
+			fs.IntVar(&o.limit, "limit", 0, "build: stop after this many positions (0: all)")
+			fs.IntVar(&o.audit, "audit", 0, "audit (and build): the depth at which to audit the forced wins of --suite (or of the suite built): every other move a search this deep proves a win too is recorded as a slower win (Position.Wins), written to --out; 0: no audit")
+			fs.Int64Var(&o.auditNodes, "audit-nodes", 1<<22, "audit: nodes each of its searches may take (a forced win proven at a shallower depth within them counts)")
+			fs.BoolVar(&o.build, "build", false, "build a suite")
+			fs.oldSpelling("build", "tactics build")
+			fs.StringVar(&o.pdn, "pdn", "", "build: PDN files of games, comma-separated")
+			fs.oldSpelling("pdn", "tactics build FILE.pdn...") // --pdn FILE is a PDN file to write elsewhere
+			fs.renamed("player", "players")
 			limit(fs, "parallel", 1, 256, "")
 			limit(fs, "depth", 2, 40, "")
 			limit(fs, "shallow", 1, 39, "")
@@ -70,26 +74,44 @@ func init() {
 			if err != nil {
 				return err
 			}
-			if o.build {
-				if o.pdn == "" || o.out == "" {
-					return fmt.Errorf("--build needs --pdn and --out")
+			verb, rest := verbOf(args, "build", "audit")
+			switch {
+			case o.build:
+				verb = "build" // the old spelling, named on stderr
+			case verb == "" && o.audit > 0:
+				sayOld(e.stderr, "tactics --audit D", "tactics audit --audit D")
+				verb = "audit"
+			}
+			if o.pdn != "" {
+				rest = append(rest, strings.Split(o.pdn, ",")...)
+			}
+			switch verb {
+			case "build":
+				if len(rest) == 0 || o.out == "" {
+					return fmt.Errorf("tactics build needs --out FILE and the PDN files of games (tactics build --out FILE A.pdn B.pdn)")
 				}
-				if err := buildSuite(ctx, e, strings.Split(o.pdn, ","), o.out, tactics.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
+				if err := buildSuite(ctx, e, rest, o.out, tactics.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
 					return err
 				}
 				return auditSuite(ctx, e, o.out, o.out, o.audit, o.auditNodes, o.parallel, env)
-			}
-			if o.audit > 0 {
-				if o.out == "" {
-					return fmt.Errorf("--audit needs --out, the suite file to write")
-				}
-				if o.players != "" {
-					return fmt.Errorf("--audit writes a suite; score it with --player in another run")
+			case "audit":
+				switch {
+				case len(rest) > 0:
+					return fmt.Errorf("audit: unexpected argument %q (the suite is --suite FILE)", rest[0])
+				case o.audit == 0:
+					return fmt.Errorf("tactics audit needs --audit D, the depth of its searches")
+				case o.out == "":
+					return fmt.Errorf("tactics audit needs --out, the suite file to write")
+				case o.players != "":
+					return fmt.Errorf("tactics audit writes a suite; score it with --players in another run")
 				}
 				return auditSuite(ctx, e, o.suite, o.out, o.audit, o.auditNodes, o.parallel, env)
 			}
+			if len(rest) > 0 {
+				return fmt.Errorf("unexpected argument %q (the verbs are build and audit; players are given with --players)", rest[0])
+			}
 			if o.players == "" {
-				return fmt.Errorf("--player: give at least one player spec")
+				return fmt.Errorf("--players: give at least one player spec")
 			}
 			suite, err := tactics.ReadSuite(o.suite)
 			if err != nil {
@@ -110,7 +132,7 @@ func init() {
 func scoreSuite(ctx context.Context, e *env, suite *tactics.Suite, spec string, env player.Env, parallel int, seed uint64, verbose bool) error {
 	p, err := openPlayer(spec, env)
 	if err != nil {
-		return fmt.Errorf("--player: %w", err)
+		return fmt.Errorf("--players: %w", err)
 	}
 	defer closePlayer(e.stderr, p)
 	var done func(tactics.Answer)

@@ -22,7 +22,7 @@ func TestTacticsCommand(t *testing.T) {
 	if err := suite.Write(path); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runCmd(t, "tactics", "--suite", path, "--player", "classic:3,random", "--verbose")
+	code, out, errs := runCmd(t, "tactics", "--suite", path, "--players", "classic:3,random", "--verbose")
 	if code != 0 || !strings.Contains(out, "classic:3: solved 3 of 3 (100.0%)") || !strings.Contains(out, "random: solved ") || strings.Count(out, "best ") != 6 {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -39,12 +39,12 @@ func TestTacticsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	ck := "../../model/testdata/sample-v1.ckpt"
-	code, out, errs = runCmd(t, "tactics", "--suite", endingPath, "--tb", tables, "--player", ck+"@1+tb,"+ck+"@1")
+	code, out, errs = runCmd(t, "tactics", "--suite", endingPath, "--tb", tables, "--players", ck+"@1+tb,"+ck+"@1")
 	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@1+tb: solved 1 of 1") || !strings.Contains(out, "sample-v1.ckpt@1: solved 0 of 1") {
 		t.Errorf("tables: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	built := filepath.Join(dir, "built.json")
-	code, out, errs = runCmd(t, "tactics", "--build", "--pdn", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "6", "--shallow", "2", "--screen", "6", "--limit", "2")
+	code, out, errs = runCmd(t, "tactics", "build", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "6", "--shallow", "2", "--screen", "6", "--limit", "2")
 	if code != 0 || !strings.Contains(out, "2 positions") {
 		t.Fatalf("build: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -52,7 +52,7 @@ func TestTacticsCommand(t *testing.T) {
 	if err != nil || len(s.Positions) != 2 || s.ProvingDepth != 6 || !strings.Contains(s.Positions[0].Source, "shipped64-classic5.pdn game ") {
 		t.Fatalf("built suite %+v: %v", s, err)
 	}
-	code, out, errs = runCmd(t, "tactics", "--build", "--append", "--pdn", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "6", "--shallow", "2", "--screen", "6", "--limit", "1")
+	code, out, errs = runCmd(t, "tactics", "build", "--append", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "6", "--shallow", "2", "--screen", "6", "--limit", "1")
 	if s2, err := tactics.ReadSuite(built); code != 0 || err != nil || len(s2.Positions) != 3 || s2.Positions[0].FEN != s.Positions[0].FEN {
 		t.Errorf("append: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
 	}
@@ -75,20 +75,20 @@ func TestTacticsCommand(t *testing.T) {
 	if err := small.Write(smallPath); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs = runCmd(t, "tactics", "--audit", "14", "--suite", smallPath, "--out", audited)
+	code, out, errs = runCmd(t, "tactics", "audit", "--audit", "14", "--suite", smallPath, "--out", audited)
 	if a, err := tactics.ReadSuite(audited); code != 0 || err != nil || a.AuditDepth != 14 || !strings.Contains(out, "proven to win at depth 14") {
 		t.Fatalf("audit: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
 	}
-	code, out, errs = runCmd(t, "tactics", "--suite", audited, "--player", "classic:1", "--verbose")
+	code, out, errs = runCmd(t, "tactics", "--suite", audited, "--players", "classic:1", "--verbose")
 	if code != 0 || !strings.Contains(out, "counting the slower wins proven at depth 14\n") {
 		t.Errorf("score on the audited suite: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	// With --tb the audit asks the tables too, and says so.
-	code, out, errs = runCmd(t, "tactics", "--audit", "14", "--tb", tables, "--suite", smallPath, "--out", audited)
+	code, out, errs = runCmd(t, "tactics", "audit", "--audit", "14", "--tb", tables, "--suite", smallPath, "--out", audited)
 	if a, err := tactics.ReadSuite(audited); code != 0 || err != nil || a.AuditTables != 3 || !strings.Contains(out, "proven to win at depth 14 or by the tables of up to 3 pieces") {
 		t.Fatalf("audit with tables: exit %d, stdout %q, stderr %q, suite %v", code, out, errs, err)
 	}
-	code, out, errs = runCmd(t, "tactics", "--suite", audited, "--player", "classic:1")
+	code, out, errs = runCmd(t, "tactics", "--suite", audited, "--players", "classic:1")
 	if code != 0 || !strings.Contains(out, "counting the slower wins proven at depth 14 or by the tables of up to 3 pieces") {
 		t.Errorf("score on the suite audited with tables: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -98,14 +98,14 @@ func TestTacticsCommand(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"tactics", "--suite", path},
-		{"tactics", "--suite", bad, "--player", "random"},
-		{"tactics", "--suite", path, "--player", "nosuchplayer"},
-		{"tactics", "--suite", path, "--player", "../../model/testdata/sample-v1.ckpt@1+tb"},
-		{"tactics", "--build", "--out", built},
-		{"tactics", "--audit", "14", "--suite", smallPath},
-		{"tactics", "--audit", "12", "--suite", smallPath, "--out", audited},
-		{"tactics", "--audit", "14", "--suite", smallPath, "--out", audited, "--player", "random"},
-		{"tactics", "--build", "--append", "--pdn", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "7"},
+		{"tactics", "--suite", bad, "--players", "random"},
+		{"tactics", "--suite", path, "--players", "nosuchplayer"},
+		{"tactics", "--suite", path, "--players", "../../model/testdata/sample-v1.ckpt@1+tb"},
+		{"tactics", "build", "--out", built},
+		{"tactics", "audit", "--audit", "14", "--suite", smallPath},
+		{"tactics", "audit", "--audit", "12", "--suite", smallPath, "--out", audited},
+		{"tactics", "audit", "--audit", "14", "--suite", smallPath, "--out", audited, "--players", "random"},
+		{"tactics", "build", "--append", "../../arena/tactics/games/shipped64-classic5.pdn", "--out", built, "--depth", "7"},
 	} {
 		code, _, errs := runCmd(t, args...)
 		if code == 0 || strings.Count(strings.TrimSpace(errs), "\n") > 0 || errs == "" {

@@ -23,24 +23,26 @@ func init() {
 	register(&command{
 		name:      "tb",
 		summary:   "endgame tables: generate (gen), probe a position (probe), list and check (info)",
-		usage:     "gen [--pieces N] --out DIR | probe --dir DIR --fen FEN [--quiet N] | info DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
+		usage:     "gen [--pieces N] --out DIR | probe --dir DIR --fen FEN [--quiet-plies N] | info DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
 		takesArgs: true,
 		flags: func(fs *flagSet) {
 			pieces = fs.Int("pieces", 4, "gen: every signature of 2 to this many pieces (2..8)")
 			limit(fs, "pieces", 2, 8, "")
 			out = fs.String("out", "", "gen: the folder of the tables (created; finished signatures in it are kept)")
-			workers = fs.Int("workers", 0, "gen: signatures solved at once (0: one per CPU)")
-			limit(fs, "workers", 0, 256, "0: one per CPU")
+			workers = fs.Int("parallel", 0, "gen: signatures solved at once (0: one per CPU)")
+			limit(fs, "parallel", 0, 256, "0: one per CPU")
 			dir = fs.String("dir", "", "probe: the folder of the tables")
 			fen = fs.String("fen", "", "probe: the position in PDN FEN form")
-			quiet = fs.Int("quiet", 0, "probe: the 40-move counter, plies of king moves since the last man move or capture (0..80)")
-			limit(fs, "quiet", 0, rules.QuietLimit, "")
+			quiet = fs.Int("quiet-plies", 0, "probe: the 40-move counter, plies of king moves since the last man move or capture (0..80)")
+			limit(fs, "quiet-plies", 0, rules.QuietLimit, "")
 			modelPath = fs.String("model", player.Shipped, "match: the checkpoint that plays (default: the shipped model)")
 			visits = fs.Int("visits", 200, "match: MCTS visits per move (1..10^6)")
 			limit(fs, "visits", 1, player.MaxVisits, "")
 			games = fs.Int("games", 20, "match: won positions played, each without and with the tables (1..10^5)")
 			limit(fs, "games", 1, 1e5, "")
 			seed = fs.Int64("seed", 1, "match: seed of the positions")
+			fs.renamed("quiet", "quiet-plies") // --quiet is a switch elsewhere: no progress bar
+			fs.renamed("workers", "parallel")  // things done at once are --parallel elsewhere
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			const usage = "usage: dama tb gen --pieces N --out DIR | probe --dir DIR --fen FEN | info DIR | match --dir DIR"

@@ -32,7 +32,7 @@ func TestTB(t *testing.T) {
 		!strings.Contains(out, "moves that keep the win: ") {
 		t.Errorf("probe: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	code, out, _ = runCmd(t, "tb", "probe", "--dir", dir, "--fen", "W:WK29,K32:BK1", "--quiet", "70")
+	code, out, _ = runCmd(t, "tb", "probe", "--dir", dir, "--fen", "W:WK29,K32:BK1", "--quiet-plies", "70")
 	if code != 0 || !strings.Contains(out, "40-move counter 70): draw") {
 		t.Errorf("probe at quiet 70: exit %d, stdout %q", code, out)
 	}

@@ -41,14 +41,14 @@ func init() {
 			config = fs.String("config", "", "configuration: a YAML file or a preset name (quick, workstation); default: the run's archived config, else quick")
 			runDir = fs.String("run", "", "run folder (default checkpoints/<run.name>)")
 			initFrom = fs.String("init", "", "start a new run from this checkpoint (e.g. the shipped model) instead of a random network; its network must match model.*")
-			workers = fs.Int("selfplay-workers", 1, "1: play self-play games in this process; 0: only train and gate on games from 'dama selfplay --run DIR' workers")
+			workers = fs.Int("selfplay-workers", 1, "1: play self-play games in this process; 0: only train and gate on games from 'dama selfplay worker --run DIR' workers")
 			fs.Var(&sets, "set", "override one configuration key, e.g. --set selfplay.visits=64 (repeatable)")
 			fs.Var(&allow, "allow-change", "let a resumed run take a new value of this configuration key (repeatable, or KEY,KEY); the change and the generation it starts at are recorded in the run's "+runfolder.ChangesFile+"; model.* keys never change")
 			quiet = fs.Bool("quiet", false, "no progress bars")
 			maxCPU = fs.Duration("max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (e.g. 30m; for A/B runs of equal CPU time); 0 = no limit")
 			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
 			bo.register(fs, true)
-			hw.register(fs, "http", "")
+			hw.register(fs, "")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if *maxCPU < 0 {

@@ -207,7 +207,7 @@ func TestWorkersFeedTrainer(t *testing.T) {
 	var workers []*exec.Cmd
 	var outs []*bytes.Buffer
 	for _, name := range []string{"wa", "wb"} {
-		cmd := damaCmd("selfplay", "--run", dir, "--worker", name, "--chunk", "2", "--quiet", "--wait")
+		cmd := damaCmd("selfplay", "worker", "--run", dir, "--worker", name, "--chunk", "2", "--quiet", "--wait")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
