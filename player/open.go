@@ -189,24 +189,6 @@ func (p *networkPlayer) Close() error {
 	return nil
 }
 
-// MCTS returns the search of a player that Spec.Player returned for a
-// network, and nil for any other player.
-func MCTS(p arena.Player) *arena.MCTSPlayer {
-	if np, ok := p.(*networkPlayer); ok {
-		return np.MCTSPlayer
-	}
-	return nil
-}
-
-// Backend returns the backend that runs the network of a player that
-// Spec.Player returned for a network, and "" for any other player.
-func Backend(p arena.Player) string {
-	if np, ok := p.(*networkPlayer); ok && np.net.net != nil {
-		return np.net.net.Backend()
-	}
-	return ""
-}
-
 // LoadModel loads the checkpoint that path stands for: the shipped model
 // (Shipped), a checkpoint file, a run folder (its best model) or a run
 // folder's best file.

@@ -349,8 +349,8 @@ func TestVisitsCap(t *testing.T) {
 // what is wrong.
 func TestBackendAndSuffixErrors(t *testing.T) {
 	p := open(t, sample+"@3+pass:fp32", Env{Games: 1, Backend: "nosuch"})
-	if p.Visits != 3 || p.Label != "sample-v1.ckpt@3+pass:fp32" || Backend(p) != "fp32" {
-		t.Errorf("player %q visits %d backend %s", p.Label, p.Visits, Backend(p))
+	if p.Visits != 3 || p.Label != "sample-v1.ckpt@3+pass:fp32" || p.net.net.Backend() != "fp32" {
+		t.Errorf("player %q visits %d backend %s", p.Label, p.Visits, p.net.net.Backend())
 	}
 	for bad, want := range map[string]string{
 		sample + "@+pass": "visits after @", sample + "@3+pas": `unknown suffix "+pas"`, sample + "@3+pass+pass": "+pass given twice",
@@ -377,7 +377,7 @@ func TestReferenceSpec(t *testing.T) {
 			continue
 		}
 		p, err := s.Player(Env{})
-		if err != nil || p.Name() != spec || MCTS(p) != nil {
+		if _, isNet := p.(*networkPlayer); err != nil || p.Name() != spec || isNet {
 			t.Errorf("%s: player %v, %v", spec, p, err)
 		}
 	}
