@@ -130,7 +130,9 @@ func (f *Flags) Spec(log io.Writer) (Spec, error) {
 		if _, err := infer.ResolveBackend(f.backend); err != nil {
 			return Spec{}, fmt.Errorf("--backend: %w", err)
 		}
-		sp.Backend = f.backend
+		if f.given("backend") {
+			sp.Backend = f.backend
+		}
 	}
 	if f.given("visits") {
 		if f.visits < 0 || f.visits > MaxFlagVisits {

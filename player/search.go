@@ -161,8 +161,14 @@ func (s Search) Suffixes(base Search) string {
 	if s.Batch != base.Batch && max(s.Batch, 1) != max(base.Batch, 1) {
 		fmt.Fprintf(&b, "+batch%d", max(s.Batch, 1))
 	}
-	if s.CPuct != base.CPuct && s.CPuct > 0 {
-		b.WriteString("+cpuct" + strconv.FormatFloat(s.CPuct, 'f', -1, 64))
+	cpuct := func(c float64) float64 {
+		if c == 0 {
+			return mcts.DefaultCPuct
+		}
+		return c
+	}
+	if cpuct(s.CPuct) != cpuct(base.CPuct) {
+		b.WriteString("+cpuct" + strconv.FormatFloat(cpuct(s.CPuct), 'f', -1, 64))
 	}
 	if temp(s.PolicyTemp) != temp(base.PolicyTemp) {
 		b.WriteString("+pt" + strconv.FormatFloat(s.PolicyTemp, 'f', -1, 64))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"dama/arena"
+	"dama/configs"
 	"dama/mcts"
 	"dama/model/infer"
 	"dama/tactics"
@@ -396,5 +397,11 @@ func TestSpecString(t *testing.T) {
 		if err != nil || back.Search != s.Search || back.Backend != s.Backend {
 			t.Errorf("%+v: String %q reads back as %+v, %v", s, s.String(), back, err)
 		}
+	}
+	// The Ladder default writes as the plain spec it is: its cpuct, 1.5,
+	// is PUCT's default, written as none.
+	d := configs.Default()
+	if got := (Spec{Model: "x.ckpt", Search: Ladder(d.SelfPlay, d.Ladder)}).String(); got != "x.ckpt@800+plain" {
+		t.Errorf("the Ladder default's spec is %q, want x.ckpt@800+plain", got)
 	}
 }
