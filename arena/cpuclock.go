@@ -35,16 +35,10 @@ func CheckCPUClock() error {
 	return nil
 }
 
-// clockSetter is a move check whose time budget can be kept by another
-// clock (tactics.Verifier).
-type clockSetter interface {
-	SetClock(now func() time.Time)
-}
-
 // WithCPUTime returns p with its time per move counted in CPU time of the
 // thread that plays each move (CPUClock) instead of wall-clock time: a
 // timed classic player, or a timed *MCTSPlayer (changed in place:
-// MCTSPlayer.CPUTime, and its move check's clock). A player without a
+// MCTSPlayer.CPUTime). A player without a
 // time per move is returned as it is: its limits need no clock.
 func WithCPUTime(p Player) (Player, error) {
 	if err := CheckCPUClock(); err != nil {
@@ -63,9 +57,6 @@ func WithCPUTime(p Player) (Player, error) {
 				return nil, err
 			}
 			q.CPUTime = true
-			if c, ok := q.Options.Check.(clockSetter); ok {
-				c.SetClock(CPUClock{}.Now)
-			}
 		}
 		return q, nil
 	}

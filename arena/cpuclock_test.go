@@ -56,19 +56,15 @@ func TestCPUClockCountsOnlyWork(t *testing.T) {
 // TestCPUTimedPlayerSpendsCPUTime: with one processor shared with a
 // goroutine that only burns CPU, a player timed in CPU time still spends
 // its whole time per move in CPU time of its thread (a wall-clock player
-// would get about half), and the move check's clock is set.
+// would get about half).
 func TestCPUTimedPlayerSpendsCPUTime(t *testing.T) {
 	if err := CheckCPUClock(); err != nil {
 		t.Skip(err)
 	}
 	const limit = 100 * time.Millisecond
-	check := &clockedCheck{}
-	p := &MCTSPlayer{Label: "m@t0.1", Evaluator: batchMaterial{}, Time: limit, Options: mcts.Options{Check: check}}
+	p := &MCTSPlayer{Label: "m@t0.1", Evaluator: batchMaterial{}, Time: limit}
 	if q, err := WithCPUTime(p); err != nil || q != Player(p) || !p.CPUTime {
 		t.Fatalf("WithCPUTime: %v, %v, CPUTime %v", q, err, p.CPUTime)
-	}
-	if check.now == nil {
-		t.Error("WithCPUTime did not set the move check's clock")
 	}
 	g := rules.NewGame(rules.Start())
 	gp, err := p.Start(context.Background(), g, nil)
@@ -109,15 +105,6 @@ func TestCPUTimedPlayerSpendsCPUTime(t *testing.T) {
 	if used < limit*9/10 {
 		t.Errorf("a move of %v in CPU time used %v of its thread's CPU time (%v wall)", limit, used, wall)
 	}
-}
-
-// clockedCheck is a move check that keeps the clock it is given.
-type clockedCheck struct{ now func() time.Time }
-
-func (c *clockedCheck) SetClock(now func() time.Time)    { c.now = now }
-func (c *clockedCheck) TimeShare(rules.Position) float64 { return 0 }
-func (c *clockedCheck) CheckMove(_ context.Context, _ *rules.Game, m rules.Move, _ time.Duration) (rules.Move, error) {
-	return m, nil
 }
 
 // TestWithCPUTime: timed classic and MCTS players are set to CPU time and

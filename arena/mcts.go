@@ -17,9 +17,7 @@ import (
 // between moves of a game. A player with a Time searches with the Hub
 // engine's searcher (engine.Searcher), which keeps its time limit. With
 // endgame tables as the oracle (Options.Oracle a tb.Oracle) it plays their
-// moves in table positions (tb.Tables.Choose); elsewhere a move check
-// (Options.Check) reviews the searched move, by its depth alone when the
-// player plays by visits.
+// moves in table positions (tb.Tables.Choose).
 type MCTSPlayer struct {
 	Label     string         // Name of the player
 	Evaluator mcts.Evaluator // shared by all its games; must be safe for concurrent use
@@ -33,7 +31,7 @@ type MCTSPlayer struct {
 	Time time.Duration
 	// CPUTime counts Time in CPU time of the thread that plays the move,
 	// not wall-clock time (CPUClock; set by WithCPUTime): the search, its
-	// forward passes and its move check run on the move's goroutine,
+	// forward passes run on the move's goroutine,
 	// locked to its thread for the move, so they need one search thread
 	// and an Evaluator that evaluates on the calling goroutine (an
 	// mcts.BatchEvaluator such as infer.Direct).
@@ -71,7 +69,6 @@ func (p *MCTSPlayer) Start(ctx context.Context, g *rules.Game, rng *rand.Rand) (
 	}
 	mg := &mctsGame{s: mcts.New(p.Evaluator, opt), rng: rng, visits: p.Visits}
 	mg.tables = tb.TablesOf(opt.Oracle)
-	mg.check = opt.Check
 	return mg, nil
 }
 
@@ -80,7 +77,6 @@ type mctsGame struct {
 	rng    *rand.Rand
 	visits int
 	tables *tb.Tables // endgame tables (the oracle's), whose moves it plays
-	check  mcts.MoveCheck
 }
 
 func (m *mctsGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
@@ -88,11 +84,7 @@ func (m *mctsGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) 
 	if err != nil {
 		return rules.Move{}, err
 	}
-	check := m.check
-	if res.Forced {
-		check = nil // one legal move: nothing to check
-	}
-	return engine.PlayedMove(ctx, g, res.Move, m.tables, check, 0)
+	return engine.PlayedMove(g, res.Move, m.tables), nil
 }
 
 func (m *mctsGame) Close() {}

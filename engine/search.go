@@ -189,7 +189,6 @@ type Searcher struct {
 	search *mcts.Search
 	ev     mcts.Evaluator
 	tables *tb.Tables // the oracle's endgame tables, whose moves it plays
-	check  mcts.MoveCheck
 	// InfoEvery is the least time between two progress reports (default 500ms).
 	InfoEvery time.Duration
 	// Clock tells the time of the deadlines (nil: the wall clock). With
@@ -212,7 +211,6 @@ func NewSearcher(ev mcts.Evaluator, opt mcts.Options) *Searcher {
 	opt.KeepSearchingWhenFull = true
 	s := &Searcher{search: mcts.New(forThreads(ev, opt.Threads), opt), ev: ev}
 	s.tables = tb.TablesOf(opt.Oracle)
-	s.check = opt.Check
 	return s
 }
 
@@ -257,21 +255,6 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 		start = lim.Start
 	}
 	tp := plan(lim, start)
-	full := tp // the move's whole time, the check's share included
-	checking := s.check != nil && !lim.Infinite
-	spare := false // the tree stops once settled, the check takes the rest
-	if checking && tp.timed() {
-		if sc, ok := s.check.(mcts.SpareCheck); ok {
-			spare = sc.SpareTime(g.Position())
-		}
-		// A share of 0 leaves a timed move unchecked, the tree taking
-		// the whole time, unless the check takes what the tree leaves.
-		if f := s.check.TimeShare(g.Position()); f > 0 {
-			tp = tp.share(start, 1-f)
-		} else if !spare {
-			checking = false
-		}
-	}
 	sctx := ctx
 	if tp.timed() && s.Clock == nil {
 		// A batch in flight at the hard deadline is cut short.
@@ -319,9 +302,6 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 		if sctx.Err() != nil || (lim.Visits > 0 && r.RootVisits >= lim.Visits) {
 			break
 		}
-		if spare && settled(r, r.RootVisits-base, now.Sub(start), deadline.Sub(now)) {
-			break
-		}
 		if !r.Full {
 			// The deadline came (the tree never fills: the Searcher's
 			// search keeps searching when full). A critical move gets
@@ -343,9 +323,6 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 			base = res.RootVisits - played
 		}
 		chunk = min(2*chunk, 256)
-		if spare {
-			chunk = min(chunk, spareChunk)
-		}
 		if info != nil && now.Sub(lastInfo) >= every {
 			lastInfo = now
 			res.Playouts = res.RootVisits - base
@@ -362,19 +339,7 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 	if based {
 		r.Playouts = r.RootVisits - base
 	}
-	var check mcts.MoveCheck
-	var budget time.Duration
-	if checking && ctx.Err() == nil {
-		check = s.check
-		if full.timed() {
-			budget = max(full.soft.Sub(clock.Now()), minCheckTime)
-		}
-	}
-	m, err := PlayedMove(ctx, g, r.Move, s.tables, check, budget)
-	if err != nil {
-		return mcts.Result{}, err
-	}
-	if m != r.Move {
+	if m := PlayedMove(g, r.Move, s.tables); m != r.Move {
 		r.Move, r.PV = m, []rules.Move{m}
 	}
 	if info != nil {
@@ -386,27 +351,15 @@ func (s *Searcher) Think(ctx context.Context, g *rules.Game, lim Limits, info fu
 // PlayedMove returns the move to play in g after a search chose m (the
 // one rule of every player of a search): in a position of the endgame
 // tables, a move that keeps their value (tb.Tables.Choose, m itself when
-// it does); elsewhere the move check's verdict within budget (0: its own
-// depth decides); m when tables and check are nil.
-func PlayedMove(ctx context.Context, g *rules.Game, m rules.Move, tables *tb.Tables, check mcts.MoveCheck, budget time.Duration) (rules.Move, error) {
+// it does); elsewhere, or with tables nil, m.
+func PlayedMove(g *rules.Game, m rules.Move, tables *tb.Tables) rules.Move {
 	if tables != nil {
 		if t, _, ok := tables.Choose(g, m); ok {
-			return t, nil
+			return t
 		}
 	}
-	if check == nil {
-		return m, nil
-	}
-	c, err := check.CheckMove(ctx, g, m, budget)
-	if err != nil {
-		return rules.Move{}, fmt.Errorf("engine: %w", err)
-	}
-	return c, nil
+	return m
 }
-
-// minCheckTime is the least time a move check of a timed search gets,
-// even when the tree search used all of its share.
-const minCheckTime = time.Millisecond
 
 // evaluateForced fills the value of a forced move's result, which the tree
 // search returns without evaluating anything, from one evaluation of the

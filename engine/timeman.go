@@ -119,13 +119,6 @@ func plan(lim Limits, start time.Time) timePlan {
 	return timePlan{}
 }
 
-// share returns the plan cut to the fraction f of its times from start
-// (the tree search's part when a move check takes the rest).
-func (p timePlan) share(start time.Time, f float64) timePlan {
-	cut := func(t time.Time) time.Time { return start.Add(time.Duration(float64(t.Sub(start)) * f)) }
-	return timePlan{soft: cut(p.soft), hard: cut(p.hard), extend: time.Duration(float64(p.extend) * f)}
-}
-
 // timed reports whether the plan has a time limit.
 func (p timePlan) timed() bool { return !p.hard.IsZero() }
 
@@ -176,35 +169,4 @@ func abs32(x float32) float32 {
 		return -x
 	}
 	return x
-}
-
-// spareChunk is the most visits between two looks at whether a search
-// whose check takes the time left is settled.
-const spareChunk = 32
-
-// settled reports whether a search that chose the most visited move has
-// no more use for the time left: no visit it could add changes that
-// move, its lead over the second exceeding the visits the search would
-// add in left at the rate of its playouts in elapsed (lc0's smart
-// pruning); or the move is decided, its value beyond ±decidedValue,
-// and at least a quarter of the time is spent (a won position, where the tree
-// plays on among winning moves that its values barely tell apart). A
-// move chosen by a proof rather than by visits is never settled this way.
-func settled(r mcts.Result, playouts int, elapsed, left time.Duration) bool {
-	if playouts <= 0 || elapsed <= 0 {
-		return false
-	}
-	b, second := topTwo(r.Visits)
-	if b < 0 || r.Moves[b] != r.Move {
-		return false
-	}
-	if abs32(r.Q[b]) >= decidedValue && 3*elapsed >= left {
-		return true
-	}
-	lead := r.Visits[b]
-	if second >= 0 {
-		lead -= r.Visits[second]
-	}
-	rate := float64(playouts) / elapsed.Seconds()
-	return float64(lead) > rate*max(left, 0).Seconds()
 }

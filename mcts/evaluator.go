@@ -59,7 +59,6 @@ package mcts
 
 import (
 	"context"
-	"time"
 
 	"dama/rules"
 )
@@ -107,33 +106,6 @@ type Oracle interface {
 	// the rules, the game's history (q.Repetitions, q.QuietPlies) included,
 	// and ok false when it does not know. q.Legal holds the legal moves.
 	Prove(q Query) (p Proof, ok bool)
-}
-
-// A MoveCheck reviews the move a search chose before it is played: a
-// full-width search at the root that sees the combinations the tree
-// missed (tactics.Verifier), say. Options.Check holds one for the players
-// of a search.
-type MoveCheck interface {
-	// CheckMove returns the move to play in g instead of chosen (chosen
-	// itself when it stands). budget is the time it may take; 0 leaves it
-	// to its own depth.
-	CheckMove(ctx context.Context, g *rules.Game, chosen rules.Move, budget time.Duration) (rules.Move, error)
-	// TimeShare is the fraction of a timed search's time in p that the
-	// check takes, in [0, 1); 0 leaves a timed search's move in p
-	// unchecked.
-	TimeShare(p rules.Position) float64
-}
-
-// A SpareCheck is a MoveCheck that also takes the time a timed search no
-// longer needs. Where SpareTime(p) holds, the tree stops as soon as its
-// choice is settled, when the visits the time left could add no longer
-// reach the most visited move's lead (lc0's smart pruning), or decided,
-// when after a quarter of the move's time that move's value is a clear
-// win or loss; the check gets the rest of the move's time, its TimeShare(p)
-// included.
-type SpareCheck interface {
-	MoveCheck
-	SpareTime(p rules.Position) bool
 }
 
 // Oracles asks each of its oracles in turn (endgame tables before a

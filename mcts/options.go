@@ -102,10 +102,6 @@ type Options struct {
 	// node with the exact value, which overrides the network's, and with
 	// Solver its proof goes up the tree like a rule's. Default nil.
 	Oracle Oracle
-	// Check, if set, reviews the move a search chose before it is played
-	// (see MoveCheck). Search.Run does not call it: the players that play
-	// the move do (engine.Searcher, arena.MCTSPlayer). Default nil.
-	Check MoveCheck
 }
 
 // maxPassChain is the most positions with one legal move that one

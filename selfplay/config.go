@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"dama/configs"
 	"dama/tactics"
@@ -41,17 +42,17 @@ func ValidateSettings(s configs.SelfPlay) error {
 }
 
 // HybridsError returns the error of selfplay.hybrids = s, or nil: a list
-// that tactics.ParseHybrids refuses, or one with the verifier ab, which
-// self-play does not take. The error names the key and the value, as
+// that tactics.ParseHybrids refuses (one naming a removed hybrid, the
+// verifier ab, says so). The error names the key and the value, as
 // configs' errors do.
 func HybridsError(s string) error {
-	h, err := tactics.ParseHybrids(s)
+	_, err := tactics.ParseHybrids(s)
 	var want string
 	switch {
+	case errors.Is(err, tactics.ErrRemoved):
+		want = fmt.Sprintf("mm[DEPTH], cmb[DEPTH] and ip[DEPTH] only: %s", strings.TrimPrefix(err.Error(), "tactics: hybrid "))
 	case err != nil:
 		want = fmt.Sprintf(`"" or none, or a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH], each at most once, DEPTH in 1..%d (the syntax of dama play --hybrids)`, tactics.MaxMinimaxDepth)
-	case h.Verify > 0:
-		want = "no ab: the verifier checks a timed move by alpha-beta, self-play searches by visits, and an alpha-beta search of every move would cost more than the game"
 	default:
 		return nil
 	}

@@ -161,8 +161,8 @@ func TestHybridsSettings(t *testing.T) {
 		{"mm4, cmb3", "comma-separated"},
 		{"bogus", "mm[DEPTH], cmb[DEPTH] and ip[DEPTH]"},
 		{"pass", "mm[DEPTH], cmb[DEPTH] and ip[DEPTH]"},
-		{"ab", "no ab"},
-		{"mm4,ab12", "self-play searches by visits"},
+		{"ab", "ab was removed: "},
+		{"mm4,abn12", "abn was removed: "},
 	} {
 		c := testConfig(0, func(c *Config) { c.Hybrids = tc.value })
 		for _, err := range []error{ValidateSettings(c.SelfPlay), c.Validate(), Run(context.Background(), evaltest.Material{}, c, 0, 1, nil)} {

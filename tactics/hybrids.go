@@ -1,46 +1,20 @@
 package tactics
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"dama/arena/classic"
 	"dama/mcts"
 )
 
 // Hybrids chooses the MCTS-minimax hybrids of a search by their depths
 // (0: off): the Minimax oracle, the Combinations evaluator around the
-// network, the Priors evaluator around that, and the Verifier of the
-// chosen move at the root, of the kind Kind.
+// network, and the Priors evaluator around that.
 type Hybrids struct {
-	Minimax, Combinations, Priors, Verify int
-	Kind                                  VerifyKind
+	Minimax, Combinations, Priors int
 }
-
-// VerifyKind is the kind of a Hybrids' Verifier, named by its item.
-type VerifyKind uint8
-
-// The kinds of Verifier.
-const (
-	// VerifyPlain ("ab") replaces the chosen move by one a margin better.
-	VerifyPlain VerifyKind = iota
-	// VerifyJudged ("abn") gives the Verifier the evaluator the tree
-	// searches with as its Judge.
-	VerifyJudged
-	// VerifyAhead ("abw") checks only where the side to move is ahead
-	// (Verifier.AheadOnly).
-	VerifyAhead
-	// VerifyProof ("abp") checks only where the side to move is ahead,
-	// and replaces only by a forced result (Verifier.AheadOnly and
-	// Verifier.ProofOnly).
-	VerifyProof
-	// VerifySpare ("abs") checks anywhere, in the time a timed tree
-	// search leaves once its choice is settled or decided and in none of
-	// the tree's, and replaces only by a forced result (Verifier.Spare
-	// and Verifier.ProofOnly, every share 0).
-	VerifySpare
-)
 
 // DefaultHybrids are the hybrids dama hub, play and analyze and the web
 // view's board search with: the three together won at equal time
@@ -52,11 +26,10 @@ const (
 	DefaultMinimaxDepth      = 4
 	DefaultCombinationsDepth = 3
 	DefaultPriorsDepth       = 3
-	DefaultVerifyDepth       = 12
 )
 
 // HybridsSyntax names the items a list of hybrids may hold, for errors.
-const HybridsSyntax = "mm[DEPTH], cmb[DEPTH], ip[DEPTH], ab[DEPTH], abn[DEPTH], abw[DEPTH], abp[DEPTH] or abs[DEPTH]"
+const HybridsSyntax = "mm[DEPTH], cmb[DEPTH] or ip[DEPTH]"
 
 // hybridItems are the names of a list's items, the default depth of each
 // and its bound, and where the depth goes.
@@ -64,34 +37,51 @@ var hybridItems = []struct {
 	name          string
 	def, maxDepth int
 	depth         func(*Hybrids) *int
-	kind          VerifyKind // of a verifier's item
 }{
-	{"mm", DefaultMinimaxDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Minimax }, 0},
-	{"cmb", DefaultCombinationsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Combinations }, 0},
-	{"ip", DefaultPriorsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Priors }, 0},
-	{"ab", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyPlain},
-	{"abn", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyJudged},
-	{"abw", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyAhead},
-	{"abp", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifyProof},
-	{"abs", DefaultVerifyDepth, classic.MaxDepth, verifyDepth, VerifySpare},
+	{"mm", DefaultMinimaxDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Minimax }},
+	{"cmb", DefaultCombinationsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Combinations }},
+	{"ip", DefaultPriorsDepth, MaxMinimaxDepth, func(h *Hybrids) *int { return &h.Priors }},
 }
 
-func verifyDepth(h *Hybrids) *int { return &h.Verify }
+// ErrRemoved is wrapped by the error of a hybrid that was removed
+// (RemovedHybrid).
+var ErrRemoved = errors.New("removed")
+
+// removedDoc is where the record of the removed hybrids is kept.
+const removedDoc = "docs/rating.md#tactics"
+
+// RemovedHybrid returns, for the name of an item that lists of hybrids no
+// longer take, an error wrapping ErrRemoved that says why and where the
+// record is ("abn was removed: ...; see docs/rating.md#tactics"), and nil
+// for any other name. The removed items are the root verifiers: each lost
+// its A/B at equal time.
+func RemovedHybrid(name string) error {
+	var why string
+	switch name {
+	case "ab":
+		why = "the root verifier lost at equal time (-52 [-108, +1] at 0.25 s; with 0.1 s, 50.6% over 160 games)"
+	case "abn":
+		why = "the verifier judged by the network lost at equal time (-52 [-93, -14] at 0.25 s)"
+	case "abw":
+		why = "the verifier where the side to move is ahead lost at equal time (-21 [-51, +9]; 47.8% over 200 games)"
+	case "abp":
+		why = "the verifier of proven results only lost at equal time (-14 [-43, +15] at 0.25 s of CPU)"
+	case "abs":
+		why = "the verifier in the time the tree leaves lost at equal time (-50 [-83, -17] over 70 games)"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%s was %w: %s; see %s", name, ErrRemoved, why, removedDoc)
+}
 
 // ParseHybrids reads a list of hybrids, the one syntax of dama's --hybrids
 // flag, its player suffixes (+mm4 is the list "mm4") and the setting
 // selfplay.hybrids: "" or "none" for none, else items separated by commas,
 // each at most once, mm[DEPTH] (the Minimax oracle), cmb[DEPTH] (the
-// Combinations evaluator), ip[DEPTH] (the Priors evaluator), ab[DEPTH]
-// (the Verifier), abn[DEPTH] (the Verifier with the network as its
-// Judge), abw[DEPTH] (the Verifier where the side to move is ahead,
-// Verifier.AheadOnly), abp[DEPTH] (abw replacing only by a forced
-// result, Verifier.ProofOnly) and abs[DEPTH] (a forced result anywhere,
-// in the time the tree leaves, Verifier.Spare; at most one of ab, abn,
-// abw, abp and abs); a
-// depth left out is the item's default
-// (DefaultMinimaxDepth...), mm, cmb and ip go up to MaxMinimaxDepth, ab
-// up to classic.MaxDepth. String writes the list back.
+// Combinations evaluator) and ip[DEPTH] (the Priors evaluator); a depth
+// left out is the item's default (DefaultMinimaxDepth...), each goes up
+// to MaxMinimaxDepth. A removed item is its RemovedHybrid error. String
+// writes the list back.
 func ParseHybrids(s string) (Hybrids, error) {
 	var h Hybrids
 	if s == "" || s == "none" {
@@ -99,6 +89,9 @@ func ParseHybrids(s string) (Hybrids, error) {
 	}
 	for _, it := range strings.Split(s, ",") {
 		name := strings.TrimRight(it, "0123456789")
+		if err := RemovedHybrid(name); err != nil {
+			return Hybrids{}, fmt.Errorf("tactics: hybrid %w", err)
+		}
 		i := hybridItem(name)
 		if i < 0 {
 			return Hybrids{}, fmt.Errorf("tactics: hybrid %q: want %s", it, HybridsSyntax)
@@ -106,15 +99,9 @@ func ParseHybrids(s string) (Hybrids, error) {
 		item := hybridItems[i]
 		d := item.depth(&h)
 		if *d != 0 {
-			if d == &h.Verify && h.Kind != item.kind {
-				return Hybrids{}, fmt.Errorf("tactics: two of the verifiers ab, abn, abw, abp and abs given together (at most one)")
-			}
 			return Hybrids{}, fmt.Errorf("tactics: hybrid %s given twice", name)
 		}
 		*d = item.def
-		if d == &h.Verify {
-			h.Kind = item.kind
-		}
 		if digits := it[len(name):]; digits != "" {
 			n, err := strconv.Atoi(digits)
 			if err != nil || n < 1 || n > item.maxDepth {
@@ -127,8 +114,10 @@ func ParseHybrids(s string) (Hybrids, error) {
 }
 
 // IsHybrid reports whether name, without a depth, is an item of a list of
-// hybrids ("mm", "ab", ...).
-func IsHybrid(name string) bool { return hybridItem(name) >= 0 }
+// hybrids ("mm", "cmb", "ip") or one that was removed (RemovedHybrid).
+func IsHybrid(name string) bool {
+	return hybridItem(name) >= 0 || RemovedHybrid(name) != nil
+}
 
 // hybridItem returns the index of the hybrid item called name, or -1.
 func hybridItem(name string) int {
@@ -145,11 +134,9 @@ func hybridItem(name string) int {
 func (h Hybrids) String() string {
 	var items []string
 	for _, it := range hybridItems {
-		d := it.depth(&h)
-		if *d == 0 || d == &h.Verify && h.Kind != it.kind {
-			continue // off, or the other spelling of the verifier
+		if d := it.depth(&h); *d != 0 {
+			items = append(items, it.name+strconv.Itoa(*d))
 		}
-		items = append(items, it.name+strconv.Itoa(*d))
 	}
 	if len(items) == 0 {
 		return "none"
@@ -159,7 +146,7 @@ func (h Hybrids) String() string {
 
 // Apply turns the hybrids of h on in opt and around ev and returns the
 // evaluator to search with and the player-label suffixes that name them
-// ("+mm4+cmb3+ip3+ab12"); the Verifier goes into opt.Check. The Minimax
+// ("+mm4+cmb3+ip3"). The Minimax
 // oracle comes after an oracle opt already has (endgame tables answer
 // first), with the solver on so that its proofs go up the tree. Around an
 // evaluator that evaluates whole batches (mcts.BatchEvaluator), the
@@ -198,25 +185,6 @@ func (h Hybrids) Apply(opt *mcts.Options, ev mcts.Evaluator) (mcts.Evaluator, st
 		}
 		ev = withBatch(p, inner)
 		label += fmt.Sprintf("+ip%d", h.Priors)
-	}
-	if h.Verify > 0 {
-		v, err := NewVerifier(h.Verify)
-		if err != nil {
-			return nil, "", err
-		}
-		switch h.Kind {
-		case VerifyJudged:
-			v.Judge = ev
-		case VerifyAhead:
-			v.AheadOnly = true
-		case VerifyProof:
-			v.AheadOnly, v.ProofOnly = true, true
-		case VerifySpare:
-			v.ProofOnly, v.Spare = true, true
-			v.Share, v.KingShare, v.QuietShare = 0, 0, 0
-		}
-		opt.Check = v
-		label += "+" + Hybrids{Verify: h.Verify, Kind: h.Kind}.String()
 	}
 	return ev, label, nil
 }

@@ -227,3 +227,12 @@ func (s *searcher) loses(p rules.Position, depth, ply, quiet, irrev int) bool {
 	}
 	return true
 }
+
+// Settled returns the material balance of p in centi-men for its side to
+// move once the pending captures are played out (a quiescence search;
+// where they leave a side without a move, ±(1,000,000-n) after n plies).
+func Settled(p rules.Position) int {
+	s := getSearcher()
+	defer putSearcher(s)
+	return s.quiesce(p, 0, -winScore-1, winScore+1)
+}

@@ -16,6 +16,7 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
+	"dama/player"
 	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -96,10 +97,10 @@ func (l *loop) gate(ctx context.Context, gen int, cand, best string) (*runfolder
 }
 
 // gateMatch plays the gating match of a candidate against the best model
-// with the arena settings ac (MCTS without noise, the search constants of
-// sc) and judges it by ac.Gating.
+// with the arena settings ac, each searching by player.Gate (MCTS without
+// noise, the search constants of sc), and judges it by ac.Gating.
 func gateMatch(ctx context.Context, ac configs.Arena, sc configs.SelfPlay, candName, bestName string, cand, best mcts.Evaluator, seed int64, onGame func(arena.GameResult)) (arena.MatchResult, error) {
-	opts := selfplay.MatchOptions(sc, ac.MaxPlies)
+	opts := player.Gate(sc, ac).Options()
 	a := &arena.MCTSPlayer{Label: candName, Evaluator: cand, Visits: ac.Visits, Options: opts}
 	b := &arena.MCTSPlayer{Label: bestName, Evaluator: best, Visits: ac.Visits, Options: opts}
 	mo := arena.MatchOptions{

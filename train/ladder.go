@@ -15,13 +15,14 @@ import (
 	"dama/configs"
 	"dama/model"
 	"dama/model/infer"
+	"dama/player"
 	"dama/runfolder"
 	"dama/selfplay"
 )
 
 // rateCheckpoint rates the model in the checkpoint at path on the ladder l
-// with the settings of lc, searching with the self-play search constants of
-// sc (without noise). onGame, if set, is called after each game (numbered
+// with the settings of lc, searching by player.Ladder (the self-play
+// search constants of sc, without noise). onGame, if set, is called after each game (numbered
 // across the climb, see arena.LadderOptions).
 func rateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc configs.Ladder, sc configs.SelfPlay, onGame func(arena.GameResult)) (arena.LadderResult, error) {
 	ck, err := model.Load(path)
@@ -33,8 +34,8 @@ func rateCheckpoint(ctx context.Context, path string, l *arena.Ladder, lc config
 		return arena.LadderResult{}, err
 	}
 	defer ev.Close()
-	opts := selfplay.MatchOptions(sc, 0)
-	p := &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", filepath.Base(path), lc.Visits), Evaluator: ev, Visits: lc.Visits, Options: opts}
+	s := player.Ladder(sc, lc)
+	p := &arena.MCTSPlayer{Label: fmt.Sprintf("%s@%d", filepath.Base(path), s.Visits), Evaluator: ev, Visits: s.Visits, Options: s.Options()}
 	return arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{
 		Games: lc.Games, ProbePairs: 1, Parallel: lc.Parallel,
 		OnGame: func(_ int, g arena.GameResult) {

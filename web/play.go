@@ -20,9 +20,9 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
+	"dama/player"
 	"dama/rules"
 	"dama/runfolder"
-	"dama/tactics"
 )
 
 // Networks the play board offers besides the run's checkpoints.
@@ -335,12 +335,13 @@ func (s *Server) searchSetup(w http.ResponseWriter, r *http.Request, req *gameRe
 }
 
 // playSearch returns the play board's search over ev: the engine's
-// (engine.SearchDefaults, as dama play searches) in a 64 MB tree, its
-// default hybrids (tactics.DefaultHybrids) included.
+// (player.Engine, as dama play searches, its hybrids included) in a 64 MB
+// tree.
 func playSearch(ev mcts.Evaluator) (mcts.Evaluator, mcts.Options, error) {
-	opt := engine.SearchDefaults()
-	opt.MaxNodes = engine.TreeNodes(64)
-	ev, _, err := tactics.DefaultHybrids.Apply(&opt, ev)
+	s := player.Engine()
+	s.TreeMB = 64
+	opt := s.Options()
+	ev, _, err := s.Hybrids.Apply(&opt, ev)
 	return ev, opt, err
 }
 

@@ -21,6 +21,11 @@ const (
 	winBound = WinScore - 1000
 )
 
+// Decisive reports whether a search score is a forced result within the
+// horizon (a win or a loss for the side it is scored for), not an
+// evaluation.
+func Decisive(score int) bool { return score >= winBound || score <= -winBound }
+
 // maxPly bounds the plies from the root (full width, extensions and
 // captures past the horizon together).
 const maxPly = 128

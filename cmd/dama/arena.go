@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -15,27 +13,45 @@ import (
 	"dama/arena"
 	"dama/internal/atomicfile"
 	"dama/internal/progress"
+	"dama/player"
 	"dama/rules"
 )
 
-// playerFromSpec turns a --a/--b spec into a player. It knows the built-in
-// baselines ("random", "alphabeta:D") and the reference engine ("classic:D",
-// "classic:nNODES", "classic:tSECONDS", "classic:tMS"); the pipeline wiring extends it with
-// checkpoint players (a path to a .ckpt file) by wrapping it.
-var playerFromSpec arena.PlayerFactory = arena.ParsePlayer
+// splitList splits a comma-separated list, "" into none.
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
 
 func init() {
+	var o arenaOptions
 	register(&command{
-		name:     "arena",
-		summary:  "play a match between two players and judge it (Elo, LOS, SPRT)",
-		usage:    "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE] | --judge FILE[,FILE...]",
-		argsNote: "players are given with --a and --b",
-		flags:    arenaFlags,
-		run:      runArena,
+		name:      "arena",
+		summary:   "play a match between two players and judge it (Elo, LOS, SPRT)",
+		usage:     "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE] | judge FILE...",
+		takesArgs: true,
+		help:      playerHelp,
+		flags:     func(fs *flagSet) { arenaFlags(fs, &o) },
+		run: func(e *env, _ *flag.FlagSet, args []string) error {
+			verb, rest := verbOf(args, "judge")
+			switch {
+			case verb == "judge":
+				o.judge = strings.Join(append(rest, splitList(o.judge)...), ",")
+				if o.judge == "" {
+					return errors.New("arena judge needs the PDN files of the matches (arena --pdn FILE wrote them)")
+				}
+			case len(rest) > 0:
+				return fmt.Errorf("unexpected argument %q (players are given with --a and --b; the verb is judge)", rest[0])
+			}
+			return runArena(e, o)
+		},
 	})
 }
 
-var arenaOpt struct {
+// arenaOptions are the flags of dama arena.
+type arenaOptions struct {
 	a, b         string
 	games        int
 	parallel     int
@@ -47,11 +63,12 @@ var arenaOpt struct {
 	pdn          string
 	judge        string
 	quiet        bool
+	players      *player.Flags // --backend, --tb, --clock
 }
 
-func arenaFlags(fs *flag.FlagSet) {
-	o := &arenaOpt
-	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tSECONDS (classic:t0.25; classic:tMS with an integer: milliseconds), or a network PATH[@VISITS] or PATH@tSECONDS: a checkpoint file, a run folder or shipped (the model shipped in the binary), MCTS with 200 visits unless @VISITS, or searching tSECONDS a move (shipped@t0.25)")
+// arenaFlags declares the flags of dama arena on fs, into o.
+func arenaFlags(fs *flagSet, o *arenaOptions) {
+	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tSECONDS (classic:t0.25; classic:tMS with an integer: milliseconds), or a network PATH[@VISITS] or PATH@tSECONDS: a checkpoint file, a run folder or shipped (the model shipped in the binary), searched as dama hub searches (the Engine default: "+player.Engine().Describe()+") unless its suffixes say otherwise (+plain: plain PUCT), with @VISITS visits a move or tSECONDS a move (shipped@t0.25); the suffixes are listed below")
 	fs.StringVar(&o.b, "b", "", "player B, the reference A is judged against")
 	fs.IntVar(&o.games, "games", 100, "most games to play, even: each opening is played with both colours")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "games played at once")
@@ -61,12 +78,10 @@ func arenaFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.sprt, "sprt", "", "stop early with an SPRT of ELO0 against ELO1 (alpha and beta, each in (0,0.5], default to 0.05), e.g. 0,30")
 	fs.Float64Var(&o.threshold, "threshold", 0, "accept A when its score over all games is at least this (0..1); 0 for none")
 	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
-	fs.StringVar(&o.judge, "judge", "", "play nothing: judge again the matches whose games --pdn wrote to these files (comma-separated), each and, with several, pooled into one result (the same two players in each)")
+	fs.StringVar(&o.judge, "judge", "", "judge again the matches of these files")
+	fs.oldSpelling("judge", "arena judge FILE...")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-	checkpointBackend = ""
-	fs.StringVar(&checkpointBackend, "backend", "auto", "checkpoint players' "+backendUsage()+` (a player "PATH@N:BACKEND" overrides it)`)
-	tablesFlag(fs, "")
-	clockFlag(fs)
+	o.players = player.AddFlags(fs.FlagSet, player.Search{}, "backend", "tb", "clock")
 	limit(fs, "games", 2, 1e7, "")
 	limit(fs, "parallel", 1, 4096, "")
 	limit(fs, "openings-plies", 0, 200, "")
@@ -99,16 +114,19 @@ func parseSPRT(s string) (*arena.SPRT, error) {
 	return &t, nil
 }
 
-func runArena(_ *flag.FlagSet, args []string) error {
-	o := arenaOpt
-	if err := checkBackendFlag(checkpointBackend); err != nil {
+// runArena plays the match the flags o ask for, or judges the games of
+// the files of arena judge (o.judge): each match and, with several,
+// pooled into one result (the same two players in each).
+func runArena(e *env, o arenaOptions) error {
+	env, err := o.players.Env(o.parallel, e.stderr)
+	if err != nil {
 		return err
 	}
 	if o.judge != "" {
 		if o.a != "" || o.b != "" {
-			return errors.New("--judge takes its players from the files: give no --a or --b")
+			return errors.New("arena judge takes its players from the files: give no --a or --b")
 		}
-		return judgeMatches(stdout, strings.Split(o.judge, ","))
+		return judgeMatches(e.stdout, strings.Split(o.judge, ","))
 	}
 	if o.a == "" || o.b == "" {
 		return errors.New("both --a and --b are required, e.g. --a alphabeta:4 --b random")
@@ -139,18 +157,18 @@ func runArena(_ *flag.FlagSet, args []string) error {
 			return fmt.Errorf("--pdn: %w", err)
 		}
 	}
-	a, err := playerFromSpec(o.a)
+	a, err := openPlayer(o.a, env)
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)
 	}
-	defer closePlayer(a)
-	b, err := playerFromSpec(o.b)
+	defer closePlayer(e.stderr, a)
+	b, err := openPlayer(o.b, env)
 	if err != nil {
 		return fmt.Errorf("--b: %w", err)
 	}
-	defer closePlayer(b)
+	defer closePlayer(e.stderr, b)
 
-	var barOut io.Writer = stderr
+	var barOut io.Writer = e.stderr
 	if o.quiet {
 		barOut = nil
 	}
@@ -166,7 +184,7 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		bar.Add(1)
 	}
 
-	ctx, stop := matchContext()
+	ctx, stop := e.interrupt()
 	defer stop()
 	res, err := arena.Match(ctx, a, b, opts)
 	bar.Finish()
@@ -174,12 +192,12 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		if ctx.Err() != nil && res.Games() > 0 {
 			// Interrupted: the whole pairs finished so far still count,
 			// and --pdn keeps them.
-			fmt.Fprintf(stdout, "interrupted after %d counted games: %s\n", res.Games(), res)
+			fmt.Fprintf(e.stdout, "interrupted after %d counted games: %s\n", res.Games(), res)
 			if o.pdn != "" {
 				if werr := writeArenaPDN(o.pdn, games, res); werr != nil {
 					return werr
 				}
-				fmt.Fprintf(stdout, "the %d counted games written to %s\n", res.Games(), o.pdn)
+				fmt.Fprintf(e.stdout, "the %d counted games written to %s\n", res.Games(), o.pdn)
 			}
 		}
 		return err
@@ -189,16 +207,8 @@ func runArena(_ *flag.FlagSet, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintln(stdout, res)
-	printVerifier(stdout, a)
-	printVerifier(stdout, b)
+	fmt.Fprintln(e.stdout, res)
 	return nil
-}
-
-// matchContext returns the context of a match: done at the first
-// interrupt (Ctrl-C). Tests replace it.
-var matchContext = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
 // writeArenaPDN writes the games the result counts (whole pairs, in game
@@ -219,15 +229,15 @@ func judgeMatches(w io.Writer, files []string) error {
 	for _, f := range files {
 		text, err := os.ReadFile(f)
 		if err != nil {
-			return fmt.Errorf("--judge: %w", err)
+			return fmt.Errorf("judge: %w", err)
 		}
 		recs, err := rules.ParsePDN(string(text))
 		if err != nil {
-			return fmt.Errorf("--judge %s: %w", f, err)
+			return fmt.Errorf("judge %s: %w", f, err)
 		}
 		res, err := arena.Judged(recs)
 		if err != nil {
-			return fmt.Errorf("--judge %s: %w", f, err)
+			return fmt.Errorf("judge %s: %w", f, err)
 		}
 		results = append(results, res)
 		fmt.Fprintf(w, "%s: %s\n", f, res)
@@ -235,18 +245,33 @@ func judgeMatches(w io.Writer, files []string) error {
 	if len(results) > 1 {
 		res, err := arena.Pool(results...)
 		if err != nil {
-			return fmt.Errorf("--judge: %w", err)
+			return fmt.Errorf("judge: %w", err)
 		}
 		fmt.Fprintf(w, "pooled, %d matches: %s\n", len(results), res)
 	}
 	return nil
 }
 
+// openPlayer reads the player spec and opens it for the games of env.
+func openPlayer(spec string, env player.Env) (arena.Player, error) {
+	s, err := player.Parse(spec, env)
+	if err != nil {
+		return nil, err
+	}
+	return s.Player(env)
+}
+
+// playerHelp ends the help of the commands that take player specs: the
+// suffixes of a network player, from the one table of them.
+func playerHelp() string {
+	return "a network player: " + player.Syntax() + "; the suffixes:\n" + player.SuffixHelp()
+}
+
 // closePlayer releases a player that holds resources.
-func closePlayer(p arena.Player) {
+func closePlayer(w io.Writer, p arena.Player) {
 	if c, ok := p.(io.Closer); ok {
 		if err := c.Close(); err != nil {
-			fmt.Fprintf(stderr, "dama arena: closing %s: %v\n", p.Name(), err)
+			fmt.Fprintf(w, "dama arena: closing %s: %v\n", p.Name(), err)
 		}
 	}
 }

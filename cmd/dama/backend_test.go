@@ -41,7 +41,7 @@ func TestModelCompare(t *testing.T) {
 	if code, _, errs := runCmd(t, "selfplay", "--model", ck, "--games", "2", "--visits", "4", "--parallel", "2", "--out", dir, "--quiet", "--backend", "fp32"); code != 0 {
 		t.Fatalf("selfplay: exit %d, stderr %q", code, errs)
 	}
-	code, out, errs := runCmd(t, "model", "compare", "--games", dir, "--backend", "fp32", "--against", "fp32", ck)
+	code, out, errs := runCmd(t, "model", "compare", "--chunks", dir, "--backend", "fp32", "--against", "fp32", ck)
 	if code != 0 {
 		t.Fatalf("compare: exit %d, stderr %q", code, errs)
 	}
@@ -50,41 +50,11 @@ func TestModelCompare(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"model", "compare", ck},
-		{"model", "compare", "--games", t.TempDir(), ck},
-		{"model", "compare", "--games", dir, "--backend", "fp16", ck},
+		{"model", "compare", "--chunks", t.TempDir(), ck},
+		{"model", "compare", "--chunks", dir, "--backend", "fp16", ck},
 	} {
 		if code, _, errs := runCmd(t, args...); code == 0 || errs == "" {
 			t.Errorf("dama %s: exit %d, stderr %q; want an error", strings.Join(args, " "), code, errs)
 		}
-	}
-}
-
-func TestArenaPassForcedPlayer(t *testing.T) {
-	ck := "../../model/testdata/sample-v1.ckpt"
-	p, err := parsePlayerSpec(ck + "@3+pass:fp32")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.(*modelPlayer).Close()
-	mp := p.(*modelPlayer)
-	if !mp.Options.PassForced || mp.Visits != 3 || mp.Label != "sample-v1.ckpt@3+pass:fp32" || mp.ev.Backend() != "fp32" {
-		t.Errorf("player %q visits %d pass %v backend %s", mp.Label, mp.Visits, mp.Options.PassForced, mp.ev.Backend())
-	}
-	q, err := parsePlayerSpec(ck + "@3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.(*modelPlayer).Close()
-	if q.(*modelPlayer).Options.PassForced {
-		t.Error("PassForced without +pass")
-	}
-	for bad, want := range map[string]string{ck + "@+pass": "visits after @", ck + "@3+pas": `unknown suffix "+pas"`, ck + "@3+pass+pass": "+pass given twice", ck + "@3+threads2+threads2": "+threads given twice"} {
-		if _, err := parsePlayerSpec(bad); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: error %v, want one line saying %s", bad, err, want)
-		}
-	}
-	code, out, errs := runCmd(t, "arena", "--a", ck+"@4+pass", "--b", ck+"@4", "--games", "2", "--parallel", "1", "--quiet")
-	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@4+pass") {
-		t.Errorf("arena: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	neturl "net/url"
@@ -26,10 +25,10 @@ type brokerFlags struct {
 	trainer                 bool
 }
 
-func (b *brokerFlags) register(fs *flag.FlagSet, trainer bool) {
+func (b *brokerFlags) register(fs *flagSet, trainer bool) {
 	*b = brokerFlags{trainer: trainer}
 	if trainer {
-		fs.StringVar(&b.serve, "serve", "", "run an embedded NATS JetStream broker on HOST:PORT (e.g. 127.0.0.1:4222, or :4222 for every interface) with its storage and users in RUN/broker; add workers with dama broker add-worker, and they connect with dama selfplay --broker")
+		fs.StringVar(&b.serve, "serve", "", "run an embedded NATS JetStream broker on HOST:PORT (e.g. 127.0.0.1:4222, or :4222 for every interface) with its storage and users in RUN/broker; add workers with dama broker add-worker, and they connect with dama selfplay worker --broker")
 	} else {
 		fs.StringVar(&b.credential, "credential", "", "this worker's credential file (mode 0600) from dama broker add-worker: its name, its user on a --serve broker, and the trainer's key models and settings are checked against")
 	}
@@ -85,7 +84,7 @@ func (b *brokerFlags) workerAuth() (*broker.Credential, broker.Auth, error) {
 // startBroker serves or connects to the broker for dama train and hooks
 // the bridge into opt; the returned function stops both, telling workers
 // the run is done (finished) or paused.
-func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Options) (func(finished bool), error) {
+func startBroker(ctx context.Context, e *env, b *brokerFlags, dir string, opt *train.Options) (func(finished bool), error) {
 	run, err := runfolder.Open(dir)
 	if err != nil {
 		return nil, err
@@ -111,7 +110,7 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 		url = srv.URL()
 		auth = roster.TrainerAuth()
 		if _, err := os.Stat(run.Path("broker", "token")); err == nil {
-			fmt.Fprintf(stdout, "broker: note: %s is no longer used: each worker needs its own credential (dama broker add-worker NAME --run %s)\n", run.Path("broker", "token"), dir)
+			fmt.Fprintf(e.stdout, "broker: note: %s is no longer used: each worker needs its own credential (dama broker add-worker NAME --run %s)\n", run.Path("broker", "token"), dir)
 		}
 		host, _, _ := net.SplitHostPort(b.serve)
 		_, port, _ := net.SplitHostPort(strings.TrimPrefix(strings.TrimPrefix(url, "nats://"), "tls://"))
@@ -124,11 +123,11 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 		if b.tlsCert != "" {
 			scheme = "tls"
 		}
-		fmt.Fprintf(stdout, "broker: serving %s://%s (JetStream storage %s)\n", scheme, net.JoinHostPort(host, port), run.Path("broker", "jetstream"))
-		fmt.Fprintf(stdout, "broker: workers: dama broker add-worker NAME --run %s, copy the credential file it writes (keep it mode 0600) and run  dama selfplay --broker %s://%s --credential FILE\n",
+		fmt.Fprintf(e.stdout, "broker: serving %s://%s (JetStream storage %s)\n", scheme, net.JoinHostPort(host, port), run.Path("broker", "jetstream"))
+		fmt.Fprintf(e.stdout, "broker: workers: dama broker add-worker NAME --run %s, copy the credential file it writes (keep it mode 0600) and run  dama selfplay worker --broker %s://%s --credential FILE\n",
 			dir, scheme, net.JoinHostPort(host, port))
 		if !broker.IsLoopback(b.serve) && b.tlsCert == "" {
-			fmt.Fprintln(stdout, "broker: note: without --tls-cert the passwords and games cross the network in clear; use TLS outside a trusted network")
+			fmt.Fprintln(e.stdout, "broker: note: without --tls-cert the passwords and games cross the network in clear; use TLS outside a trusted network")
 		}
 	} else {
 		if auth, err = b.auth(); err != nil {
@@ -142,7 +141,7 @@ func startBroker(ctx context.Context, b *brokerFlags, dir string, opt *train.Opt
 		}
 		return nil, err
 	}
-	br, err := broker.NewBridge(ctx, broker.BridgeOptions{URL: url, Auth: auth, Local: srv, Run: run, Signer: signer, Log: stdout,
+	br, err := broker.NewBridge(ctx, broker.BridgeOptions{URL: url, Auth: auth, Local: srv, Run: run, Signer: signer, Log: e.stdout,
 		Check: selfplay.RunChecker(opt.Config.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir)), Want: opt.Config.SelfPlay.GamesPerGeneration})
 	if err != nil {
 		if srv != nil {

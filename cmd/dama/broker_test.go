@@ -167,7 +167,7 @@ func brokerKills(t *testing.T, gens, kills int, external bool) {
 		if code, _, errs := runCmd(t, "broker", "add-worker", name, "--run", dir, "--out", cred); code != 0 {
 			t.Fatalf("dama broker add-worker %s: %s", name, errs)
 		}
-		args := []string{"selfplay", "--broker", url, "--credential", cred, "--worker", name, "--chunk", "2"}
+		args := []string{"selfplay", "worker", "--broker", url, "--credential", cred, "--worker", name, "--chunk", "2"}
 		if external {
 			args = append(args, "--token-file", tokenFile)
 		}
@@ -402,19 +402,19 @@ func TestBrokerFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"selfplay", "--broker", s.URL(), "--credential", cred, "--token", "wrong", "--worker", "w1"}, "the broker refused the credential"},
-		{[]string{"selfplay", "--broker", s.URL(), "--credential", cred, "--worker", "w1"}, "the broker refused the credential"},
-		{[]string{"selfplay", "--broker", s.URL(), "--credential", cred, "--token-file", filepath.Join(dir, "none"), "--worker", "w1"}, "token file"},
-		{[]string{"selfplay", "--broker", s.URL(), "--run", dir}, "--run and --broker do not go together"},
-		{[]string{"selfplay", "--broker", s.URL(), "--credential", cred, "--model", "x.ckpt"}, "--model does not go with --broker"},
-		{[]string{"selfplay", "--broker", s.URL(), "--worker", "w1"}, "--broker needs --credential FILE"},
-		{[]string{"selfplay", "--broker", s.URL(), "--credential", cred, "--worker", "w2"}, "is worker w1's"},
-		{[]string{"selfplay", "--broker", strings.Replace(s.URL(), "://", "://"+tok+"@", 1), "--credential", cred}, "bypasses the credential-file checks"},
-		{[]string{"selfplay", "--broker", s.URL(), "--credential", filepath.Join(dir, "token")}, "credential file"},
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--token", "wrong", "--worker", "w1"}, "the broker refused the credential"},
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--worker", "w1"}, "the broker refused the credential"},
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--token-file", filepath.Join(dir, "none"), "--worker", "w1"}, "token file"},
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--run", dir}, "--run and --broker do not go together"},
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--model", "x.ckpt"}, "--model does not go with --broker"},
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--worker", "w1"}, "--broker needs --credential FILE"},
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--worker", "w2"}, "is worker w1's"},
+		{[]string{"selfplay", "worker", "--broker", strings.Replace(s.URL(), "://", "://"+tok+"@", 1), "--credential", cred}, "bypasses the credential-file checks"},
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", filepath.Join(dir, "token")}, "credential file"},
 		{[]string{"broker", "revoke", "w9", "--run", dir}, `no worker "w9"`},
 		{[]string{"broker", "add-worker", "main", "--run", dir}, "the trainer's own"},
 		{[]string{"broker", "add-worker", "w2", "--run", filepath.Join(dir, "none")}, "not a folder"},
-		{[]string{"selfplay", "--run", dir, "--token", "x"}, "--token goes with --broker"},
+		{[]string{"selfplay", "worker", "--run", dir, "--token", "x"}, "--token goes with --broker"},
 		{[]string{"train", "--run", dir, "--serve", "127.0.0.1:0", "--broker", s.URL()}, "--serve and --broker do not go together"},
 		{[]string{"train", "--run", dir, "--serve", "127.0.0.1:0", "--token", "x", "--config", "quick"}, "--serve keeps its own users"},
 	} {

@@ -17,11 +17,11 @@ func init() {
 		summary:   "the workers of a run's broker: add one (writing its credential file) or revoke one",
 		usage:     "add-worker NAME --run DIR [--out FILE]\n       dama broker revoke NAME --run DIR",
 		takesArgs: true,
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			runDir = fs.String("run", "", "the run folder (its broker folder RUN/broker holds the users and the trainer's key)")
 			out = fs.String("out", "", "add-worker: where to write the credential (default RUN/broker/workers/NAME.cred), mode 0600")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) != 2 {
 				return fmt.Errorf("%d arguments %q: want add-worker NAME or revoke NAME", len(args), args)
 			}
@@ -46,7 +46,7 @@ func init() {
 				if err := broker.WriteCredential(path, c); err != nil {
 					return err
 				}
-				fmt.Fprintf(stdout, "worker %s: credential %s (copy it to the worker's machine, mode 0600); run there  dama selfplay --broker URL --credential FILE\n", name, path)
+				fmt.Fprintf(e.stdout, "worker %s: credential %s (copy it to the worker's machine, mode 0600); run there  dama selfplay worker --broker URL --credential FILE\n", name, path)
 			case "revoke":
 				if *out != "" {
 					return errors.New("--out goes with add-worker")
@@ -58,7 +58,7 @@ func init() {
 				if err := os.Remove(filepath.Join(dir, "workers", name+".cred")); err != nil && !errors.Is(err, os.ErrNotExist) {
 					return err
 				}
-				fmt.Fprintf(stdout, "worker %s revoked: a running dama train --serve disconnects it within a second and refuses it from now on\n", name)
+				fmt.Fprintf(e.stdout, "worker %s revoked: a running dama train --serve disconnects it within a second and refuses it from now on\n", name)
 			default:
 				return fmt.Errorf("unknown broker command %q: want add-worker or revoke", verb)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"dama/mcts"
 	"dama/model/infer"
+	"dama/player"
 	"dama/selfplay"
 )
 
@@ -13,8 +14,8 @@ import (
 // with the checkpoint's network on two backends and prints how far they
 // agree, against the accuracy bar of issue 12 (top move >= 99%, mean
 // |dE| <= 0.01, max <= 0.05).
-func modelCompare(path, dir, backend, against string, par int) error {
-	ck, err := loadModel(path)
+func modelCompare(e *env, path, dir, backend, against string, par int) error {
+	ck, err := player.LoadModel(path)
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func modelCompare(path, dir, backend, against string, par int) error {
 		return err
 	}
 	meets := r.TopMoveShare() >= 0.99 && r.MeanDE <= 0.01 && r.MaxDE <= 0.05
-	fmt.Fprintf(stdout, "%s against %s, %s (%s), %d games of %s:\n%s\nmeets the accuracy bar (top move >= 99%%, mean |dE| <= 0.01, max <= 0.05): %v\n",
+	fmt.Fprintf(e.stdout, "%s against %s, %s (%s), %d games of %s:\n%s\nmeets the accuracy bar (top move >= 99%%, mean |dE| <= 0.01, max <= 0.05): %v\n",
 		a.Backend(), b.Backend(), path, ck.Net.Config, games, dir, r, meets)
 	return nil
 }

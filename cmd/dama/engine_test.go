@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,13 +32,15 @@ func tinyCheckpoint(t *testing.T) string {
 	return path
 }
 
-// withStdin runs f with engineStdin reading text.
-func withStdin(t *testing.T, text string, f func()) {
+// runStdin runs dama with args, its standard input reading text, and
+// returns its exit code, stdout and stderr.
+func runStdin(t *testing.T, text string, args ...string) (int, string, string) {
 	t.Helper()
-	old := engineStdin
-	engineStdin = strings.NewReader(text)
-	defer func() { engineStdin = old }()
-	f()
+	var out, errb bytes.Buffer
+	e := newEnv(&out, &errb)
+	e.stdin = strings.NewReader(text)
+	code := runEnv(e, args)
+	return code, out.String(), errb.String()
 }
 
 func TestExportCommand(t *testing.T) {
@@ -120,9 +121,7 @@ func TestExportShippedModel(t *testing.T) {
 func TestHubCommand(t *testing.T) {
 	ckpt := tinyCheckpoint(t)
 	script := "hub\ninit\npos pos=" + engine.FormatHubPosition(rules.Start()) + "\nlevel nodes=30\ngo think\nping\nquit\n"
-	var code int
-	var out, errs string
-	withStdin(t, script, func() { code, out, errs = runCmd(t, "hub", "--model", ckpt) })
+	code, out, errs := runStdin(t, script, "hub", "--model", ckpt)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -135,11 +134,7 @@ func TestHubCommand(t *testing.T) {
 
 func TestPlayCommand(t *testing.T) {
 	pdn := filepath.Join(t.TempDir(), "game.pdn")
-	var code int
-	var out, errs string
-	withStdin(t, "22-18\nquit\n", func() {
-		code, out, errs = runCmd(t, "play", "--model", "random", "--visits", "10", "--pdn", pdn)
-	})
+	code, out, errs := runStdin(t, "22-18\nquit\n", "play", "--model", "random", "--visits", "10", "--pdn", pdn)
 	if code != 0 || !strings.Contains(out, "game saved to "+pdn) {
 		t.Fatalf("exit %d, stderr %q, output:\n%s", code, errs, out)
 	}
@@ -155,9 +150,7 @@ func TestPlayCommand(t *testing.T) {
 		t.Error("--as red accepted")
 	}
 	// A line over 64 KiB is a one-line error, not a quiet quit.
-	withStdin(t, "22-18\n"+strings.Repeat("x", 70_000)+"\n", func() {
-		code, _, errs = runCmd(t, "play", "--model", "random", "--visits", "2", "--pdn", pdn)
-	})
+	code, _, errs = runStdin(t, "22-18\n"+strings.Repeat("x", 70_000)+"\n", "play", "--model", "random", "--visits", "2", "--pdn", pdn)
 	if code != 1 || !strings.Contains(errs, "over 64 KiB") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 		t.Errorf("play with a 70,000-byte line: exit %d, stderr %q; want a one-line error", code, errs)
 	}
@@ -190,25 +183,12 @@ func TestAnalyzeCommand(t *testing.T) {
 // first-play urgency reduction, as they always did (mcts reads a zero
 // reduction as none, so these options set it).
 func TestEngineSearchOptions(t *testing.T) {
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	f := addEngineFlags(fs, 400, false)
-	if err := fs.Parse(nil); err != nil {
-		t.Fatal(err)
-	}
-	o, err := f.searchOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := engineSpec(t, false).Search.Options()
 	if o.FPUReduction != mcts.StandardFPUReduction || o.Parallel != 4 || !o.PassForced || o.DirichletFraction != 0 || o.PolicyTemperature != engine.PlayPolicyTemperature {
 		t.Errorf("engine search options %+v", o)
 	}
-	fs = flag.NewFlagSet("t", flag.ContinueOnError)
-	f = addEngineFlags(fs, 400, false)
-	if err := fs.Parse([]string{"--policy-temp", "1.25"}); err != nil {
-		t.Fatal(err)
-	}
-	if o, err := f.searchOptions(); err != nil || o.PolicyTemperature != 1.25 {
-		t.Errorf("--policy-temp 1.25: temperature %v, %v", o.PolicyTemperature, err)
+	if o := engineSpec(t, false, "--policy-temp", "1.25").Search.Options(); o.PolicyTemperature != 1.25 {
+		t.Errorf("--policy-temp 1.25: temperature %v", o.PolicyTemperature)
 	}
 	for _, bad := range []string{"0", "0.05", "11", "NaN", "-1"} {
 		code, _, errs := runCmd(t, "analyze", "--model", "random", "--visits", "8", "--policy-temp", bad)

@@ -11,6 +11,7 @@ import (
 	"dama/checkpoints"
 	"dama/model"
 	"dama/model/export"
+	"dama/player"
 )
 
 func init() {
@@ -19,12 +20,12 @@ func init() {
 		name:    "export",
 		summary: "export a network as an ONNX model or a JSON file of folded weights",
 		usage:   "--out FILE [--model CKPT|DIR|shipped] [--format onnx|json]",
-		flags: func(fs *flag.FlagSet) {
-			ckpt = fs.String("model", shippedModel, `checkpoint file to export, a run folder (its best model), or "shipped": the model shipped in the binary`)
+		flags: func(fs *flagSet) {
+			ckpt = fs.String("model", player.Shipped, `checkpoint file to export, a run folder (its best model), or "shipped": the model shipped in the binary`)
 			format = fs.String("format", "onnx", "onnx (ONNX opset 13, any runtime) or json (plain weights for engine authors)")
 			out = fs.String("out", "", "output file")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if *out == "" {
 				return fmt.Errorf("--out is required")
 			}
@@ -35,14 +36,14 @@ func init() {
 			case "random":
 				return fmt.Errorf(`--model random is a uniform evaluator with no network to export; give a checkpoint file, a run folder or "shipped"`)
 			case "":
-				*ckpt = shippedModel
+				*ckpt = player.Shipped
 			}
-			ck, err := loadModel(*ckpt)
+			ck, err := player.LoadModel(*ckpt)
 			if err != nil {
 				return err
 			}
 			source := filepath.Base(*ckpt)
-			if *ckpt == shippedModel {
+			if *ckpt == player.Shipped {
 				source = checkpoints.ModelFile // as dama ship names it in dama.onnx
 			}
 			if err := exportModel(ck, source, *format, *out); err != nil {
@@ -52,7 +53,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "wrote %s: %s, %s, step %d, %d bytes\n", *out, *format, ck.Net.Config, ck.Step, st.Size())
+			fmt.Fprintf(e.stdout, "wrote %s: %s, %s, step %d, %d bytes\n", *out, *format, ck.Net.Config, ck.Step, st.Size())
 			return nil
 		},
 	})

@@ -14,25 +14,19 @@ type flagRange struct {
 	note   string
 }
 
-// flagRanges holds the ranges declared on each flag set.
-var flagRanges = map[*flag.FlagSet]map[string]flagRange{}
-
 // limit declares the range [lo, hi] of the numeric flag name of fs. Every
 // flag set's numeric flags are checked after parsing, the way config keys
 // are: out of range, NaN or infinite is a usage error that names the range.
-func limit(fs *flag.FlagSet, name string, lo, hi float64, note string) {
+func limit(fs *flagSet, name string, lo, hi float64, note string) {
 	if fs.Lookup(name) == nil {
 		panic("dama: limit of undeclared flag --" + name)
 	}
-	if flagRanges[fs] == nil {
-		flagRanges[fs] = map[string]flagRange{}
-	}
-	flagRanges[fs][name] = flagRange{lo, hi, note}
+	fs.ranges[name] = flagRange{lo, hi, note}
 }
 
-// checkFlagRanges checks the numeric flags of fs against their declared
+// checkRanges checks the numeric flags of fs against their declared
 // ranges, and every float flag against NaN and infinities.
-func checkFlagRanges(fs *flag.FlagSet) error {
+func (fs *flagSet) checkRanges() error {
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
 		if err != nil {
@@ -61,7 +55,7 @@ func checkFlagRanges(fs *flag.FlagSet) error {
 		default:
 			return
 		}
-		r, ok := flagRanges[fs][f.Name]
+		r, ok := fs.ranges[f.Name]
 		if !ok {
 			if math.IsInf(v, 0) {
 				err = fmt.Errorf("--%s %s must be finite", f.Name, f.Value)

@@ -17,17 +17,17 @@ func init() {
 		summary:   "check self-play game chunks as the trainer does (check)",
 		usage:     "check FILE|DIR [--run DIR]",
 		takesArgs: true,
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			runDir = fs.String("run", "", "check against this run folder's configuration and accepted models (without: format, legality and results only)")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 || args[0] != "check" {
 				return fmt.Errorf("want the verb check (usage: dama games check FILE|DIR [--run DIR])")
 			}
 			if len(args) != 2 {
 				return fmt.Errorf("check: want one chunk file or folder, got %d arguments", len(args)-1)
 			}
-			return gamesCheck(args[1], *runDir)
+			return gamesCheck(e, args[1], *runDir)
 		},
 	})
 }
@@ -35,7 +35,7 @@ func init() {
 // gamesCheck runs the trainer's validation (selfplay.Checker) on the chunk
 // file path, or on every games file of the folder path (in name order), and prints one
 // line; the first problem is the error.
-func gamesCheck(path, runDir string) error {
+func gamesCheck(e *env, path, runDir string) error {
 	check := &selfplay.Checker{}
 	against := "format, legality and results"
 	if runDir != "" {
@@ -75,6 +75,6 @@ func gamesCheck(path, runDir string) error {
 			plies += len(g.Plies)
 		}
 	}
-	fmt.Fprintf(stdout, "%d chunks, %d games, %d positions: all pass the trainer's check (%s)\n", len(files), games, plies, against)
+	fmt.Fprintf(e.stdout, "%d chunks, %d games, %d positions: all pass the trainer's check (%s)\n", len(files), games, plies, against)
 	return nil
 }

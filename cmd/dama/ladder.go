@@ -6,10 +6,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,88 +17,117 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"dama/arena"
-	"dama/engine"
+	"dama/configs"
 	"dama/internal/atomicfile"
-	"dama/tb"
+	"dama/player"
 )
 
-// defaultLadderVisits is the visit count of a model on the ladder.
-const defaultLadderVisits = 800
+// ladderSearch is the search dama ladder rates a model by unless its
+// flags say otherwise: player.Ladder under the default configuration,
+// plain PUCT at 800 visits, as the runs' ladder ratings search, so that
+// its ratings compare with theirs.
+func ladderSearch() player.Search {
+	d := configs.Default()
+	return player.Ladder(d.SelfPlay, d.Ladder)
+}
 
 func init() {
 	var o struct {
-		model, ladder, out, players, anchor, revision string
-		extend                                        string
-		hybrids                                       string
-		moveTime                                      float64
-		visits, games, parallel, probe, span, threads int
-		seed                                          int64
-		calibrate, show, asJSON, quiet, pass          bool
+		ladder, out, players, anchor, revision string
+		extend                                 string
+		games, parallel, probe, span           int
+		seed                                   int64
+		calibrate, show, asJSON, quiet         bool
+		model                                  *player.Flags
 	}
 	register(&command{
-		name:    "ladder",
-		summary: "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
-		usage:   "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | --show | --calibrate [--players A,B,...] --out FILE | --extend A,B,... --out FILE",
-		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&o.model, "model", "", "checkpoint to rate (MCTS with the network), or a run folder (its best model)")
-			checkpointBackend = ""
-			fs.StringVar(&checkpointBackend, "backend", "auto", backendUsage())
-			checkpointTables = ""
-			fs.StringVar(&checkpointTables, "tb", "", "the model's endgame tables: "+tbFlagUsage)
-			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move of the model, 1..10^6")
-			fs.Float64Var(&o.moveTime, "time", 0, "seconds per move of the model (by --clock) instead of --visits, 0.001..3600 (0: --visits); keep --parallel at most the free cores")
-			clockFlag(fs)
-			fs.BoolVar(&o.pass, "pass-forced", false, "the model's search: "+passForcedUsage+"; off by default, as in training runs' ladder ratings")
-			fs.StringVar(&o.hybrids, "hybrids", "none", "the model's search: "+hybridsUsage+"; none by default, as in training runs' ladder ratings")
-			fs.IntVar(&o.threads, "threads", 1, fmt.Sprintf("the model's search threads, 1..%d (each game's search; keep threads x --parallel at most the free cores)", engine.MaxThreads))
+		name:      "ladder",
+		summary:   "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
+		usage:     "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | show | calibrate [--players A,B,...] --out FILE | extend --players A,B,... --out FILE",
+		takesArgs: true,
+		help: func() string {
+			return "The model searches by the Ladder default unless its flags say otherwise: " + ladderSearch().Describe() + ", as every run's ladder ratings (player.Ladder), so that the ratings compare.\n"
+		},
+		flags: func(fs *flagSet) {
+			o.model = player.AddFlags(fs.FlagSet, ladderSearch(), "model", "visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb", "backend", "clock")
+			fs.Lookup("model").Usage = "checkpoint to rate (MCTS with the network), or a run folder (its best model)"
+			for _, name := range []string{"visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb"} {
+				fs.Lookup(name).Usage = "the model's search: " + fs.Lookup(name).Usage
+			}
+			fs.Lookup("time").Usage += "; keep --parallel at most the free cores"
+			fs.Lookup("threads").Usage += "; keep threads x --parallel at most the free cores"
 			fs.IntVar(&o.games, "games", 200, "games in all, even; at least 2 x probe x rungs")
 			fs.IntVar(&o.probe, "probe", 2, "pairs of games against every rung before the rest goes to the rungs near the model, 1..1000")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
 			fs.StringVar(&o.ladder, "ladder", "", "ladder file (default: the one in the repository, arena/ladder.json, built in)")
 			fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
+			fs.StringVar(&o.players, "players", "", "calibrate: the rungs, weakest first, comma-separated (default: the current ladder's), re-measured (each plays the --span above it) into a new ladder file at --out; extend: rungs to add above the ladder's, weakest first (e.g. classic:13,classic:15), each playing the --span rungs below it for --games games, every rating fitted again from the ladder's calibration games and the new ones")
+			fs.StringVar(&o.anchor, "anchor", "random", "calibrate: the player rated 0")
+			fs.IntVar(&o.span, "span", 2, "calibrate, extend: how many rungs up each rung plays, 1..10")
+			fs.Int64Var(&o.seed, "seed", 1, "calibrate: seed of the openings (kept in the file for every later rating)")
+			fs.StringVar(&o.out, "out", "", "calibrate, extend: the ladder file to write")
+			fs.StringVar(&o.revision, "revision", "", "calibrate, extend: the project revision to record (default: the build's)")
 			fs.BoolVar(&o.show, "show", false, "print the ladder's rungs and ratings")
-			fs.BoolVar(&o.calibrate, "calibrate", false, "re-measure the rungs' ratings (each plays the two above it) and write a new ladder file to --out")
-			fs.StringVar(&o.extend, "extend", "", "add rungs above the ladder's, weakest first, comma-separated (e.g. classic:13,classic:15): each plays the --span rungs below it for --games games, every rating is fitted again from the ladder's calibration games and the new ones, and the new ladder file is written to --out")
-			fs.StringVar(&o.players, "players", "", "with --calibrate: the rungs, weakest first, comma-separated (default: the current ladder's)")
-			fs.StringVar(&o.anchor, "anchor", "random", "with --calibrate: the player rated 0")
-			fs.IntVar(&o.span, "span", 2, "with --calibrate or --extend: how many rungs up each rung plays, 1..10")
-			fs.Int64Var(&o.seed, "seed", 1, "with --calibrate: seed of the openings (kept in the file for every later rating)")
-			fs.StringVar(&o.out, "out", "", "with --calibrate or --extend: the ladder file to write")
-			fs.StringVar(&o.revision, "revision", "", "with --calibrate or --extend: the project revision to record (default: the build's)")
+			fs.BoolVar(&o.calibrate, "calibrate", false, "re-measure the rungs' ratings")
+			fs.StringVar(&o.extend, "extend", "", "add rungs above the ladder's")
+			fs.oldSpelling("show", "ladder show")
+			fs.oldSpelling("calibrate", "ladder calibrate")
+			fs.oldSpelling("extend", "ladder extend --players A,B,...")
 			fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-			limit(fs, "visits", 1, 1e6, "")
-			limit(fs, "threads", 1, engine.MaxThreads, "")
+			for _, r := range o.model.Ranges() {
+				limit(fs, r.Flag, r.Lo, r.Hi, r.Note)
+			}
 			limit(fs, "games", 2, 1e6, "")
 			limit(fs, "probe", 1, 1000, "")
 			limit(fs, "parallel", 1, 4096, "")
 			limit(fs, "span", 1, 10, "")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
-			if err := checkBackendFlag(checkpointBackend); err != nil {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
+			env, err := o.model.Env(o.parallel, e.stderr)
+			if err != nil {
 				return err
 			}
+			verb, rest := verbOf(args, "show", "calibrate", "extend")
+			if len(rest) > 0 {
+				return fmt.Errorf("unexpected argument %q (the verbs are show, calibrate and extend)", rest[0])
+			}
+			// The old spellings of the verbs, named on stderr by the
+			// flags' parse.
+			for _, old := range []struct {
+				on   bool
+				verb string
+			}{{o.show, "show"}, {o.calibrate, "calibrate"}, {o.extend != "", "extend"}} {
+				switch {
+				case !old.on || verb == old.verb:
+				case verb == "":
+					verb = old.verb
+				default:
+					return fmt.Errorf("ladder %s and %s: give one (extend keeps the ladder's games, calibrate plays all again)", verb, old.verb)
+				}
+			}
+			list, flagName := o.players, "--players"
+			if o.extend != "" {
+				list, flagName = o.extend, "--extend"
+			}
 			l, err := loadLadder(o.ladder)
-			if err != nil && !o.calibrate {
+			if err != nil && verb != "calibrate" {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			switch {
-			case o.calibrate && o.extend != "":
-				return errors.New("--calibrate and --extend: give one (--extend keeps the ladder's games, --calibrate plays all again)")
-			case o.calibrate || o.extend != "":
+			switch verb {
+			case "calibrate", "extend":
 				if o.out == "" {
-					return errors.New("--calibrate and --extend need --out FILE (e.g. arena/ladder.json)")
+					return fmt.Errorf("ladder %s needs --out FILE (e.g. arena/ladder.json)", verb)
+				}
+				if verb == "extend" && list == "" {
+					return errors.New("ladder extend needs --players A,B,..., the rungs to add")
 				}
 				if err := atomicfile.CheckWritable(o.out); err != nil {
 					return fmt.Errorf("--out: %w", err)
 				}
 				if o.games%2 != 0 {
 					return fmt.Errorf("--games %d: want an even number (each opening is played with both colours)", o.games)
-				}
-				list, flagName := o.players, "--players"
-				if o.extend != "" {
-					list, flagName = o.extend, "--extend"
 				}
 				var players []string
 				if list != "" {
@@ -108,82 +137,49 @@ func init() {
 				} else if l != nil {
 					players = l.Players()
 				} else {
-					return fmt.Errorf("--calibrate without --players needs a readable ladder: %w", err)
+					return fmt.Errorf("ladder calibrate without --players needs a readable ladder: %w", err)
 				}
 				for _, p := range players {
 					if _, err := arena.ParsePlayer(p); err != nil {
 						return fmt.Errorf("%s: %w", flagName, err)
 					}
 				}
-				if o.extend != "" { // l is read: a bad --ladder failed above
-					return calibrateLadder(ctx, o.out, o.revision, len(l.Rungs), players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
+				if verb == "extend" { // l is read: a bad --ladder failed above
+					return calibrateLadder(ctx, e, o.out, o.revision, len(l.Rungs), players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
 						opt.Parallel = o.parallel
 						return arena.Extend(ctx, l, players, arena.ParsePlayer, opt)
 					})
 				}
-				return calibrateLadder(ctx, o.out, o.revision, 0, players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
+				return calibrateLadder(ctx, e, o.out, o.revision, 0, players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
 					opt.Parallel, opt.Seed, opt.Anchor = o.parallel, o.seed, o.anchor
 					return arena.Calibrate(ctx, players, arena.ParsePlayer, opt)
 				})
-			case o.show:
-				printLadder(l)
+			case "show":
+				printLadder(e.stdout, l)
 				return nil
 			}
-			if o.model == "" {
-				return errors.New("--model CKPT is required (or --show, or --calibrate)")
+			spec, err := o.model.Spec(e.stderr)
+			if err != nil {
+				return err
+			}
+			if spec.Model == "" {
+				return errors.New("--model CKPT is required (or ladder show, calibrate or extend)")
 			}
 			if min := 2 * o.probe * len(l.Rungs); o.games < min || o.games%2 != 0 || o.games > 1_000_000 {
 				return fmt.Errorf("--games %d: want an even number in %d..1000000 (%d probe pairs against each of %d rungs first)", o.games, min, o.probe, len(l.Rungs))
 			}
-			var moveTime time.Duration
-			if o.moveTime != 0 {
-				if moveTime, err = arena.MoveTime(o.moveTime); err != nil {
-					return fmt.Errorf("--time %v: %w", o.moveTime, err)
+			if t := spec.Search.Time; t > 0 {
+				if _, err := arena.MoveTime(t.Seconds()); err != nil {
+					return fmt.Errorf("--time %v: %w", t.Seconds(), err)
 				}
 			}
-			h, err := parseHybridsFlag(o.hybrids)
+			p, err := spec.Player(env)
 			if err != nil {
 				return err
 			}
-			var tables *tb.Tables
-			if checkpointTables != "" {
-				if tables, err = openTables(checkpointTables); err != nil {
-					return fmt.Errorf("--tb: %w", err)
-				}
-			}
-			ck, err := loadModel(o.model)
-			if err != nil {
-				return err
-			}
-			visits := o.visits
-			if moveTime > 0 {
-				visits = 0
-			}
-			p, err := newModelPlayer(o.model, ck, visits, o.parallel, checkpointBackend, o.threads)
-			if err != nil {
-				return err
-			}
-			if moveTime > 0 {
-				p.timed(o.model, moveTime, "t"+strconv.FormatFloat(o.moveTime, 'f', -1, 64)+"s")
-			}
-			p.passForced(o.pass)
-			if _, err := parseThreads(strconv.Itoa(o.threads)); err != nil {
-				return fmt.Errorf("--threads: %w", err)
-			}
-			p.threads(o.threads)
-			if err := p.hybrids(h); err != nil {
-				return err
-			}
-			if tables != nil {
-				withTables(&p.Options, tables)
-				p.Label += tbSuffix
-			}
-			defer p.Close()
-			if err := p.useClock(); err != nil {
-				return err
-			}
+			defer closePlayer(e.stderr, p)
 			bar := progressbar.NewOptions(o.games,
-				progressbar.OptionSetWriter(stderr),
+				progressbar.OptionSetWriter(e.stderr),
 				progressbar.OptionSetVisibility(!o.quiet),
 				progressbar.OptionSetDescription("ladder"),
 				progressbar.OptionShowCount(),
@@ -204,13 +200,26 @@ func init() {
 			}
 			if o.asJSON {
 				b, _ := json.MarshalIndent(res, "", "  ")
-				fmt.Fprintln(stdout, string(b))
+				fmt.Fprintln(e.stdout, string(b))
+				fmt.Fprintln(e.stderr, ladderSearchLine(spec.Search))
 				return nil
 			}
-			printClimb(res)
+			printClimb(e.stdout, res)
+			fmt.Fprintln(e.stdout, ladderSearchLine(spec.Search))
 			return nil
 		},
 	})
+}
+
+// ladderSearchLine says how the rated model searched: the Ladder default,
+// or what its flags changed.
+func ladderSearchLine(s player.Search) string {
+	d := ladderSearch()
+	d.Visits, d.Time = s.Visits, s.Time
+	if diff := s.Suffixes(d); diff != "" {
+		return "search: " + s.Describe() + " (the Ladder default, plain PUCT, changed: " + diff + "; ratings compare with the runs' only by the Ladder default)"
+	}
+	return "search: " + s.Describe() + " (the Ladder default, as the runs' ladder ratings)"
 }
 
 func loadLadder(path string) (*arena.Ladder, error) {
@@ -220,10 +229,10 @@ func loadLadder(path string) (*arena.Ladder, error) {
 	return arena.ReadLadder(path)
 }
 
-func printLadder(l *arena.Ladder) {
-	fmt.Fprintf(stdout, "ladder v%d, measured %s (revision %s), anchor %s = 0, openings %d plies from seed %d\n",
+func printLadder(w io.Writer, l *arena.Ladder) {
+	fmt.Fprintf(w, "ladder v%d, measured %s (revision %s), anchor %s = 0, openings %d plies from seed %d\n",
 		l.Version, l.Created.Format("2006-01-02"), orDash(l.Revision), l.Anchor, l.OpeningPlies, l.Seed)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rung\tplayer\tElo\t±95%\tms/move\t")
 	for i, r := range l.Rungs {
 		fmt.Fprintf(tw, "%d\t%s\t%+.0f\t%.0f\t%.1f\t\n", i+1, r.Player, r.Elo, 1.96*r.StdErr, r.MoveMillis)
@@ -231,8 +240,8 @@ func printLadder(l *arena.Ladder) {
 	tw.Flush()
 }
 
-func printClimb(res arena.LadderResult) {
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+func printClimb(w io.Writer, res arena.LadderResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rung\tElo\tgames\t+\t=\t-\tscore\texpected\t")
 	for _, r := range res.Rungs {
 		w, d, l := pairCounts(r.Pairs)
@@ -243,7 +252,7 @@ func printClimb(res arena.LadderResult) {
 		fmt.Fprintf(tw, "%s\t%+.0f\t%d\t%d\t%d\t%d\t%.1f%%\t%.1f%%\t\n", r.Rung.Player, r.Rung.Elo, n, w, d, l, 100*r.Pairs.Score(), 100*r.Expected)
 	}
 	tw.Flush()
-	fmt.Fprintln(stdout, res)
+	fmt.Fprintln(w, res)
 }
 
 // pairCounts returns the wins, draws and losses a pentanomial implies at
@@ -267,7 +276,7 @@ func orDash(s string) string {
 // arena.Extend, given the options with progress and the span and games
 // set) of players above the below rungs kept, with a progress bar over
 // the matches it plays, and writes the new ladder to out.
-func calibrateLadder(ctx context.Context, out, rev string, below int, players []string, span, games int, quiet bool, run func(arena.CalibrateOptions) (*arena.Ladder, error)) error {
+func calibrateLadder(ctx context.Context, e *env, out, rev string, below int, players []string, span, games int, quiet bool, run func(arena.CalibrateOptions) (*arena.Ladder, error)) error {
 	if rev == "" {
 		rev = buildVersion()
 	}
@@ -276,7 +285,7 @@ func calibrateLadder(ctx context.Context, out, rev string, below int, players []
 		matches += min(span, below+i)
 	}
 	bar := progressbar.NewOptions(matches*games,
-		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetWriter(e.stderr),
 		progressbar.OptionSetVisibility(!quiet),
 		progressbar.OptionSetDescription("calibrating"),
 		progressbar.OptionShowCount(),
@@ -289,7 +298,7 @@ func calibrateLadder(ctx context.Context, out, rev string, below int, players []
 		OnGame: func(arena.GameResult) { _ = bar.Add(1) },
 		OnMatch: func(m arena.MatchResult) {
 			_ = bar.Clear()
-			fmt.Fprintln(stdout, m)
+			fmt.Fprintln(e.stdout, m)
 		},
 	})
 	_ = bar.Finish()
@@ -304,7 +313,7 @@ func calibrateLadder(ctx context.Context, out, rev string, below int, players []
 	if err := atomicfile.WriteFile(out, b); err != nil {
 		return err
 	}
-	printLadder(l)
-	fmt.Fprintf(stdout, "wrote %s\n", out)
+	printLadder(e.stdout, l)
+	fmt.Fprintf(e.stdout, "wrote %s\n", out)
 	return nil
 }

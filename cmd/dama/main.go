@@ -7,11 +7,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -29,15 +31,23 @@ type command struct {
 	// "unexpected argument", adding argsNote in parentheses where it is set.
 	takesArgs bool
 	argsNote  string
-	// run parses args with fs (already holding the common flags) and does
-	// the work; it returns an error for a one-line message and exit 1.
-	run func(fs *flag.FlagSet, args []string) error
-	// flags declares the subcommand's flags on fs before parsing.
-	flags func(fs *flag.FlagSet)
+	// run does the work with the flags parsed into fs and the positional
+	// arguments args, reading and writing through e; it returns an error
+	// for a one-line message and exit 1.
+	run func(e *env, fs *flag.FlagSet, args []string) error
+	// flags declares the subcommand's flags on fs before parsing. A
+	// command keeps the values in variables of its init, which every
+	// newFlagSet binds afresh, each to its default.
+	flags func(fs *flagSet)
+	// help, if set, returns more help, shown after the flags.
+	help func() string
 }
 
+// commands are the subcommands, filled by register in the files' init
+// functions and read only after.
 var commands = map[string]*command{}
 
+// register adds c to commands; called from init only.
 func register(c *command) {
 	if _, dup := commands[c.name]; dup {
 		panic("dama: command registered twice: " + c.name)
@@ -49,14 +59,32 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// stdout and stderr are where subcommands write; tests replace them.
-var (
-	stdout io.Writer = os.Stdout
-	stderr io.Writer = os.Stderr
-)
+// env is what a command runs with: where it reads and writes, and the
+// context of work that an interrupt ends. Tests make their own.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// interrupt returns a context done at the first interrupt (Ctrl-C).
+	interrupt func() (context.Context, context.CancelFunc)
+}
 
+// newEnv returns the env of a command reading os.Stdin and writing to out
+// and errw.
+func newEnv(out, errw io.Writer) *env {
+	return &env{stdin: os.Stdin, stdout: out, stderr: errw, interrupt: func() (context.Context, context.CancelFunc) {
+		return signal.NotifyContext(context.Background(), os.Interrupt)
+	}}
+}
+
+// run runs dama with args, writing to out and errw, and returns the exit
+// status.
 func run(args []string, out, errw io.Writer) int {
-	stdout, stderr = out, errw
+	return runEnv(newEnv(out, errw), args)
+}
+
+// runEnv runs dama with args in e and returns the exit status.
+func runEnv(e *env, args []string) int {
+	out, errw := e.stdout, e.stderr
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
@@ -82,25 +110,26 @@ func run(args []string, out, errw io.Writer) int {
 		return 2
 	}
 	fs := newFlagSet(c)
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := e.parseFlags(fs.FlagSet, args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		return 2
 	}
-	if err := checkFlagRanges(fs); err != nil {
+	fs.sayOld(errw)
+	if err := fs.checkRanges(); err != nil {
 		fmt.Fprintf(errw, "dama %s: %v\n", c.name, err)
 		return 2
 	}
 	if path := os.Getenv(cpuProfileEnv); path != "" {
-		stop, err := startCPUProfile(path)
+		stop, err := startCPUProfile(path, errw)
 		if err != nil {
 			fmt.Fprintf(errw, "dama %s: %s: %v\n", c.name, cpuProfileEnv, err)
 			return 1
 		}
 		defer stop()
 	}
-	if err := runCommand(c, fs); err != nil {
+	if err := e.runCommand(c, fs); err != nil {
 		switch {
 		case errors.Is(err, flag.ErrHelp):
 			return 0
@@ -116,11 +145,11 @@ func run(args []string, out, errw io.Writer) int {
 // runCommand runs c on its positional arguments: those left after its
 // flags, the flags that follow each parsed in turn; it refuses them where c
 // takes none.
-func runCommand(c *command, fs *flag.FlagSet) error {
+func (e *env) runCommand(c *command, fs *flagSet) error {
 	rest := fs.Args()
 	if !c.takesArgs {
 		if len(rest) == 0 {
-			return c.run(fs, nil)
+			return c.run(e, fs.FlagSet, nil)
 		}
 		if c.argsNote != "" {
 			return fmt.Errorf("unexpected argument %q (%s)", rest[0], c.argsNote)
@@ -130,16 +159,32 @@ func runCommand(c *command, fs *flag.FlagSet) error {
 	var args []string
 	for ; len(rest) > 0; rest = fs.Args() {
 		args = append(args, rest[0])
-		if err := parseMore(fs, rest[1:]); err != nil {
+		if err := e.parseMore(fs, rest[1:]); err != nil {
 			return err
 		}
 	}
-	return c.run(fs, args)
+	return c.run(e, fs.FlagSet, args)
 }
 
-func newFlagSet(c *command) *flag.FlagSet {
-	fs := flag.NewFlagSet("dama "+c.name, flag.ContinueOnError)
-	checkpointClock = clockWall // set by the --clock of the commands that have one
+// flagSet is a command's flag set with the ranges of its numeric flags
+// (limit) and its old spellings (oldSpelling).
+type flagSet struct {
+	*flag.FlagSet
+	cmd    string // the command's name
+	ranges map[string]flagRange
+	old    map[string]string // old spelling -> what to write now
+	said   map[string]bool   // the old spellings already named on stderr
+}
+
+// bareFlagSet returns an empty flag set of the command name.
+func bareFlagSet(name string) *flagSet {
+	return &flagSet{FlagSet: flag.NewFlagSet("dama "+name, flag.ContinueOnError), cmd: name,
+		ranges: map[string]flagRange{}, old: map[string]string{}, said: map[string]bool{}}
+}
+
+// newFlagSet returns the flag set of c, its flags declared and its help.
+func newFlagSet(c *command) *flagSet {
+	fs := bareFlagSet(c.name)
 	if c.flags != nil {
 		c.flags(fs)
 	}
@@ -148,9 +193,12 @@ func newFlagSet(c *command) *flag.FlagSet {
 		fmt.Fprintf(w, "usage: dama %s %s\n\n%s\n", c.name, c.usage, c.summary)
 		var n int
 		fs.VisitAll(func(*flag.Flag) { n++ })
-		if n > 0 {
+		if n > len(fs.old) {
 			fmt.Fprintln(w, "\nflags:")
-			fs.PrintDefaults()
+			fs.printDefaults()
+		}
+		if c.help != nil {
+			fmt.Fprintf(w, "\n%s", c.help())
 		}
 	}
 	return fs
@@ -176,33 +224,48 @@ var errUsage = errors.New("usage error")
 // parseFlags parses args with fs. The help asked for (-h, --help) goes to
 // stdout, so that it pages and greps; the message and usage of a bad flag
 // go to stderr.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+func (e *env) parseFlags(fs *flag.FlagSet, args []string) error {
 	var msg bytes.Buffer
 	fs.SetOutput(&msg)
 	err := fs.Parse(args)
-	fs.SetOutput(stderr)
-	w := stderr
+	fs.SetOutput(e.stderr)
+	w := e.stderr
 	if errors.Is(err, flag.ErrHelp) {
-		w = stdout
+		w = e.stdout
 	}
 	w.Write(msg.Bytes())
 	return err
 }
 
 // parseMore parses flags that follow a subcommand's positional arguments.
-func parseMore(fs *flag.FlagSet, args []string) error {
-	if err := parseFlags(fs, args); err != nil {
+func (e *env) parseMore(fs *flagSet, args []string) error {
+	if err := e.parseFlags(fs.FlagSet, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return errUsage
 	}
-	return checkFlagRanges(fs)
+	fs.sayOld(e.stderr)
+	return fs.checkRanges()
+}
+
+// verbOf splits a command's positional arguments into its verb, one of
+// verbs, and the arguments after it; without a verb first, verb is ""
+// (the command's default action) and rest is args.
+func verbOf(args []string, verbs ...string) (verb string, rest []string) {
+	if len(args) > 0 {
+		for _, v := range verbs {
+			if args[0] == v {
+				return v, args[1:]
+			}
+		}
+	}
+	return "", args
 }
 
 // fenFlag declares --fen on fs, a position in PDN FEN form that defaults
 // to the start position; the function it returns parses the flag's value.
-func fenFlag(fs *flag.FlagSet, usage string) func() (rules.Position, error) {
+func fenFlag(fs *flagSet, usage string) func() (rules.Position, error) {
 	s := fs.String("fen", rules.StartFEN, usage)
 	return func() (rules.Position, error) { return rules.ParseFEN(*s) }
 }
@@ -216,8 +279,9 @@ func oneLine(err error) string {
 // name, makes any subcommand write a CPU profile there (go tool pprof).
 const cpuProfileEnv = "DAMA_CPUPROFILE"
 
-// startCPUProfile profiles the process into path until stop is called.
-func startCPUProfile(path string) (stop func(), err error) {
+// startCPUProfile profiles the process into path until stop is called,
+// which reports a failure to close the file on errw.
+func startCPUProfile(path string, errw io.Writer) (stop func(), err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
@@ -229,7 +293,7 @@ func startCPUProfile(path string) (stop func(), err error) {
 	return func() {
 		pprof.StopCPUProfile()
 		if err := f.Close(); err != nil {
-			fmt.Fprintf(stderr, "dama: %s: %v\n", cpuProfileEnv, err)
+			fmt.Fprintf(errw, "dama: %s: %v\n", cpuProfileEnv, err)
 		}
 	}, nil
 }

@@ -110,11 +110,11 @@ func TestShowCommand(t *testing.T) {
 	if err := os.WriteFile(pdn, []byte("[GameType \"22\"]\n1. 22-18 11-15 2. 18-14 *\n\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs = runCmd(t, "show", "--pdn", pdn, "--ply", "2")
+	code, out, errs = runCmd(t, "show", pdn, "--ply", "2")
 	if code != 0 || !strings.Contains(out, "after 2 of 3 plies") || !strings.Contains(out, "15 b") {
 		t.Errorf("show --pdn: exit %d, stderr %q, output:\n%s", code, errs, out)
 	}
-	if code, _, _ := runCmd(t, "show", "--pdn", dir+"/missing.pdn"); code == 0 {
+	if code, _, _ := runCmd(t, "show", dir+"/missing.pdn"); code == 0 {
 		t.Error("show of a missing PDN file exited 0")
 	}
 }
@@ -129,15 +129,16 @@ func TestNumericFlagRanges(t *testing.T) {
 	}{
 		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--parallel", "-3"}, "--parallel -3 out of range [0, "},
 		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--visits", "-1"}, "--visits -1 out of range [0, "},
-		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--batch", "-1"}, "--batch -1 out of range [0, "},
+		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--eval-batch", "-1"}, "--eval-batch -1 out of range [0, "},
 		{[]string{"selfplay", "--model", "random", "--games", "1", "--out", dir, "--cache", "-1"}, "--cache -1 out of range [0, "},
-		{[]string{"show", "--pdn", "x.pdn", "--ply", "-5"}, "--ply -5 out of range [-1, "},
+		{[]string{"show", "x.pdn", "--ply", "-5"}, "--ply -5 out of range [-1, "},
 		{[]string{"hub", "--model", "random", "--time", "NaN"}, "--time NaN is not a number"},
 		{[]string{"hub", "--model", "random", "--time", "+Inf"}, "--time +Inf out of range [0, "},
 		{[]string{"analyze", "--model", "random", "--top", "-2"}, "--top -2 out of range [0, "},
 		{[]string{"arena", "--a", "random", "--b", "random", "--threshold", "1.5"}, "--threshold 1.5 out of range [0, 1]"},
 		{[]string{"arena", "--a", "random", "--b", "random", "--parallel", "0"}, "--parallel 0 out of range [1, "},
-		{[]string{"ladder", "--model", "random", "--visits", "0"}, "--visits 0 out of range [1, 1000000]"},
+		{[]string{"ladder", "--model", "random", "--visits", "0"}, "--visits 0 needs a --time limit"},
+		{[]string{"ladder", "--model", "random", "--visits", "-1"}, "--visits -1 out of range [0, "},
 		{[]string{"ship", "--run", dir, "--parallel", "5000"}, "--parallel 5000 out of range [1, 4096]"},
 	} {
 		code, _, errs := runCmd(t, tc.args...)
@@ -156,18 +157,18 @@ func TestShowPDNWithBadGame(t *testing.T) {
 	if err := os.WriteFile(pdn, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runCmd(t, "show", "--pdn", pdn, "--game", "3")
+	code, out, errs := runCmd(t, "show", pdn, "--game", "3")
 	if code != 0 || !strings.Contains(out, "3 games: 2 read, 1 failed") || !strings.Contains(out, "game 2: ") || !strings.Contains(out, "move 2...") {
 		t.Errorf("show --game 3: exit %d, stderr %q, output:\n%s", code, errs, out)
 	}
 	if !strings.Contains(out, "result 1/2-1/2") {
 		t.Errorf("show --game 3: the result is not in PDN notation (1/2-1/2), as the file has it:\n%s", out)
 	}
-	code, out, errs = runCmd(t, "show", "--pdn", pdn, "--game", "1")
+	code, out, errs = runCmd(t, "show", pdn, "--game", "1")
 	if code != 0 || !strings.Contains(out, "result 1-0") || strings.Contains(out, "2-0") {
 		t.Errorf("show --game 1: exit %d, stderr %q; want result 1-0 as in the file:\n%s", code, errs, out)
 	}
-	code, out, errs = runCmd(t, "show", "--pdn", pdn, "--game", "2")
+	code, out, errs = runCmd(t, "show", pdn, "--game", "2")
 	if code != 0 || !strings.Contains(out, "after 3 of 3 plies") || !strings.Contains(out, "stops before the bad move") {
 		t.Errorf("show --game 2: exit %d, stderr %q, output:\n%s", code, errs, out)
 	}
@@ -183,7 +184,7 @@ func TestShowPDNNothingRead(t *testing.T) {
 	if err := os.WriteFile(intl, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runCmd(t, "show", "--pdn", intl)
+	code, out, errs := runCmd(t, "show", intl)
 	if code != 1 || !strings.Contains(errs, intl+" is not Italian 8x8 draughts") || !strings.Contains(errs, "square 37") ||
 		strings.Count(strings.TrimSpace(errs), "\n") != 0 || strings.Contains(out, "illegal move") {
 		t.Errorf("show of a 10x10 file: exit %d, stdout %q, stderr %q", code, out, errs)
@@ -192,7 +193,7 @@ func TestShowPDNNothingRead(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("1. 22-18 11-15 2. 99-1 *\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs = runCmd(t, "show", "--pdn", bad)
+	code, out, errs = runCmd(t, "show", bad)
 	if code != 1 || !strings.Contains(out, "0 read, 1 failed") || !strings.Contains(errs, "none of its 1 games could be read") {
 		t.Errorf("show of a file with no good game: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -202,7 +203,7 @@ func TestShowPDNNothingRead(t *testing.T) {
 		if err := os.WriteFile(none, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, out, errs = runCmd(t, "show", "--pdn", none)
+		code, out, errs = runCmd(t, "show", none)
 		if code != 1 || out != "" || errs != "dama show: "+none+": no game in the file\n" {
 			t.Errorf("show of a file of %q: exit %d, stdout %q, stderr %q; want one error line", text, code, out, errs)
 		}
@@ -303,7 +304,7 @@ func TestUsageShowsOptionalFlags(t *testing.T) {
 	optional := map[string][]string{
 		"hub": {"model"}, "play": {"model"}, "analyze": {"model"}, "export": {"model", "format"},
 		"selfplay": {"worker", "config", "parallel", "visits", "seed", "pdn", "chunk"},
-		"ladder":   {"players", "visits", "games"},
+		"ladder":   {"visits", "games"},
 		"ship":     {"model", "out"},
 	}
 	if got := usageRequired("--a X [--b Y] [--c Z [--d W]] --e|--f"); strings.Join(got, ",") != "a,e,f" {

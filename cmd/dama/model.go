@@ -7,34 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"dama/checkpoints"
 	"dama/model"
 	"dama/model/infer"
 	"dama/runfolder"
 )
-
-// shippedModel is the --model name of the model built into the binary
-// (checkpoints/shipped), the default of hub, play, analyze and export. A
-// file of that name is given as ./shipped.
-const shippedModel = "shipped"
-
-// loadModel loads the checkpoint that path stands for: the shipped model
-// ("shipped"), a checkpoint file, a run folder (its best model) or a run
-// folder's best file.
-func loadModel(path string) (*model.Checkpoint, error) {
-	if path == shippedModel {
-		ck, err := checkpoints.Shipped()
-		if err != nil {
-			return nil, fmt.Errorf("%w (a checkpoint file or a run folder)", err)
-		}
-		return ck, nil
-	}
-	p, err := runfolder.ResolveModel(path)
-	if err != nil {
-		return nil, err
-	}
-	return model.Load(p)
-}
 
 func init() {
 	var preset, out, note *string
@@ -44,22 +20,24 @@ func init() {
 	register(&command{
 		name:      "model",
 		summary:   "create a network checkpoint (new), describe one (info), or compare two backends on it (compare)",
-		usage:     "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE | compare --games DIR [--backend B] [--against B] FILE",
+		usage:     "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE | compare --chunks DIR [--backend B] [--against B] [--eval-batch N] FILE",
 		takesArgs: true,
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			preset = fs.String("preset", "", "network size for new: "+strings.Join(model.PresetNames(), ", "))
 			out = fs.String("out", "", "checkpoint file to write (new)")
 			seed = fs.Int64("seed", 1, "random seed of the initial weights (new)")
 			note = fs.String("note", "", "free-text note stored in the checkpoint (new)")
 			backend = fs.String("backend", "bf16", "compare: the backend measured ("+strings.Join(infer.BackendNames(), ", ")+")")
 			against = fs.String("against", infer.BackendFP32, "compare: the reference backend")
-			games = fs.String("games", "", "compare: folder of self-play game chunks whose positions are evaluated")
-			par = fs.Int("parallel", 32, "compare: positions evaluated at once (the batch), 1..4096")
-			limit(fs, "parallel", 1, 4096, "")
+			games = fs.String("chunks", "", "compare: folder of self-play game chunks whose positions are evaluated")
+			par = fs.Int("eval-batch", 32, "compare: positions per forward pass, 1..4096")
+			limit(fs, "eval-batch", 1, 4096, "")
+			fs.renamed("games", "chunks")        // --games is a count of games elsewhere
+			fs.renamed("parallel", "eval-batch") // --parallel is games at once elsewhere
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
-				return fmt.Errorf("missing verb: new, info or compare (usage: dama model new --preset NAME --out FILE | dama model info FILE | dama model compare --games DIR FILE)")
+				return fmt.Errorf("missing verb: new, info or compare (usage: dama model new --preset NAME --out FILE | dama model info FILE | dama model compare --chunks DIR FILE)")
 			}
 			verb, rest := args[0], args[1:]
 			switch verb {
@@ -67,20 +45,20 @@ func init() {
 				if len(rest) > 0 {
 					return fmt.Errorf("new: unexpected argument %q", rest[0])
 				}
-				return modelNew(*preset, *out, *seed, *note)
+				return modelNew(e, *preset, *out, *seed, *note)
 			case "info":
 				if len(rest) != 1 {
 					return fmt.Errorf("info: want exactly one checkpoint file, got %d arguments", len(rest))
 				}
-				return modelInfo(rest[0])
+				return modelInfo(e, rest[0])
 			case "compare":
 				if len(rest) != 1 {
 					return fmt.Errorf("compare: want exactly one checkpoint file, got %d arguments", len(rest))
 				}
 				if *games == "" {
-					return fmt.Errorf("compare: --games DIR is required (a folder of self-play chunks)")
+					return fmt.Errorf("compare: --chunks DIR is required (a folder of self-play chunks)")
 				}
-				return modelCompare(rest[0], *games, *backend, *against, *par)
+				return modelCompare(e, rest[0], *games, *backend, *against, *par)
 			}
 			return fmt.Errorf("unknown verb %q (want new, info or compare)", verb)
 		},
@@ -89,7 +67,7 @@ func init() {
 
 // modelNew writes a freshly initialised checkpoint; the weights depend only
 // on the preset and the seed.
-func modelNew(preset, out string, seed int64, note string) error {
+func modelNew(e *env, preset, out string, seed int64, note string) error {
 	if preset == "" {
 		return fmt.Errorf("new: --preset is required (one of %s)", strings.Join(model.PresetNames(), ", "))
 	}
@@ -110,12 +88,12 @@ func modelNew(preset, out string, seed int64, note string) error {
 	if err := ck.Save(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s, %d parameters, digest %s\n", out, cfg, ck.Net.NumParams(), ck.Meta.ConfigDigest)
+	fmt.Fprintf(e.stdout, "wrote %s: %s, %d parameters, digest %s\n", out, cfg, ck.Net.NumParams(), ck.Meta.ConfigDigest)
 	return nil
 }
 
 // modelInfo prints a checkpoint's header.
-func modelInfo(path string) error {
+func modelInfo(e *env, path string) error {
 	path, err := runfolder.ResolveModel(path)
 	if err != nil {
 		return err
@@ -128,7 +106,7 @@ func modelInfo(path string) error {
 	if err != nil {
 		return err
 	}
-	w := stdout
+	w := e.stdout
 	fmt.Fprintf(w, "file        %s (%d bytes)\n", path, st.Size())
 	if ck.Version == model.FormatVersionFlags {
 		fmt.Fprintf(w, "format      version %d (its opponent-reply head, removed since, is dropped on reading)\n", ck.Version)

@@ -13,16 +13,16 @@ func init() {
 		name:    "moves",
 		summary: "list the legal moves of a position in full FID notation",
 		usage:   "[--fen FEN]",
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			fen = fenFlag(fs, "position in PDN FEN form")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			p, err := fen()
 			if err != nil {
 				return err
 			}
 			for _, m := range p.Legal(nil) {
-				fmt.Fprintln(stdout, m)
+				fmt.Fprintln(e.stdout, m)
 			}
 			return nil
 		},

@@ -16,14 +16,14 @@ func init() {
 		name:    "perft",
 		summary: "count the move sequences of each depth (checks the move generator)",
 		usage:   "[--fen FEN] [--depth N] [--divide] [--full]",
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			fen = fenFlag(fs, "position in PDN FEN form")
 			depth = fs.Int("depth", 7, "deepest depth to count (1..20)")
 			limit(fs, "depth", 1, 20, "")
 			divide = fs.Bool("divide", false, "print the count under each root move at the deepest depth")
 			full = fs.Bool("full", false, "play every move of the last ply instead of counting them (slower)")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			p, err := fen()
 			if err != nil {
 				return err
@@ -32,10 +32,10 @@ func init() {
 				moves, counts := rules.Divide(p, *depth)
 				var sum uint64
 				for i, m := range moves {
-					fmt.Fprintf(stdout, "%s %d\n", m, counts[i])
+					fmt.Fprintf(e.stdout, "%s %d\n", m, counts[i])
 					sum += counts[i]
 				}
-				fmt.Fprintf(stdout, "moves %d nodes %d\n", len(moves), sum)
+				fmt.Fprintf(e.stdout, "moves %d nodes %d\n", len(moves), sum)
 				return nil
 			}
 			count := rules.PerftBulk
@@ -46,7 +46,7 @@ func init() {
 				start := time.Now()
 				n := count(p, d)
 				el := time.Since(start)
-				fmt.Fprintf(stdout, "%d %d %.3fs %.1f Mnodes/s\n", d, n, el.Seconds(), float64(n)/el.Seconds()/1e6)
+				fmt.Fprintf(e.stdout, "%d %d %.3fs %.1f Mnodes/s\n", d, n, el.Seconds(), float64(n)/el.Seconds()/1e6)
 			}
 			return nil
 		},

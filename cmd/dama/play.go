@@ -13,20 +13,20 @@ import (
 )
 
 func init() {
-	var ef *engineFlags
+	var ef engineFlags
 	var as, pdn *string
 	var fen func() (rules.Position, error)
 	register(&command{
 		name:    "play",
 		summary: "play a game against the network in the terminal (moves in FID notation)",
 		usage:   "[--model CKPT|DIR|shipped|random] [--as white|black] [--visits N] [--fen FEN] [--pdn FILE]",
-		flags: func(fs *flag.FlagSet) {
-			ef = addEngineFlags(fs, engine.DefaultVisits, false)
+		flags: func(fs *flagSet) {
+			ef = addEngineFlags(fs, false)
 			as = fs.String("as", "white", "the side you play: white or black")
 			fen = fenFlag(fs, "start position in PDN FEN form")
 			pdn = fs.String("pdn", "", "file to save the game to as PDN (default: print it at the end)")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			var human rules.Color
 			switch *as {
 			case "white", "w":
@@ -40,14 +40,14 @@ func init() {
 			if err != nil {
 				return err
 			}
-			es, err := ef.setup()
+			n, err := ef.setup(e)
 			if err != nil {
 				return err
 			}
-			defer es.close()
-			fmt.Fprintf(stdout, "dama: %s\n", es.name)
-			rec, err := engine.Play(context.Background(), es.ev, engineStdin, stdout, engine.PlayOptions{
-				Human: human, Start: &start, Limits: es.limits, Search: es.options,
+			defer n.Close()
+			fmt.Fprintf(e.stdout, "dama: %s\n", n.Name)
+			rec, err := engine.Play(context.Background(), n.Evaluator, e.stdin, e.stdout, engine.PlayOptions{
+				Human: human, Start: &start, Limits: n.Limits, Search: n.Options,
 			})
 			if err != nil {
 				return err
@@ -57,13 +57,13 @@ func init() {
 				return err
 			}
 			if *pdn == "" {
-				fmt.Fprintf(stdout, "\n%s", buf.String())
+				fmt.Fprintf(e.stdout, "\n%s", buf.String())
 				return nil
 			}
 			if err := atomicfile.WriteFile(*pdn, buf.Bytes()); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "game saved to %s\n", *pdn)
+			fmt.Fprintf(e.stdout, "game saved to %s\n", *pdn)
 			return nil
 		},
 	})

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"io"
+	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -8,95 +12,158 @@ import (
 	"time"
 
 	"dama/arena"
-	"dama/mcts"
-	"dama/model/infer"
-	"dama/tb"
-	"dama/tb/tbtest"
+	"dama/engine"
+	"dama/player"
+	"dama/rules"
 )
 
-func TestTimedModelPlayerSpec(t *testing.T) {
-	ck := "../../model/testdata/sample-v1.ckpt"
-	for spec, want := range map[string]struct {
-		label string
-		time  time.Duration
-		pass  bool
-	}{
-		ck + "@t0.25":            {"sample-v1.ckpt@t0.25", 250 * time.Millisecond, false},
-		ck + "@t0.05+pass":       {"sample-v1.ckpt@t0.05+pass", 50 * time.Millisecond, true},
-		ck + "@t250ms+pass:fp32": {"sample-v1.ckpt@t250ms+pass:fp32", 250 * time.Millisecond, true},
-		ck + "@t2s":              {"sample-v1.ckpt@t2s", 2 * time.Second, false},
+// sampleCkpt is a small checkpoint the tests play with.
+const sampleCkpt = "../../model/testdata/sample-v1.ckpt"
+
+// engineSpec returns the network player that hub (hub true), play or
+// analyze would search with under args, read by their own flags.
+func engineSpec(t *testing.T, hub bool, args ...string) player.Spec {
+	t.Helper()
+	fs := bareFlagSet("test")
+	fs.SetOutput(io.Discard)
+	ef := addEngineFlags(fs, hub)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ef.Spec(nil)
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return s
+}
+
+// shipped@t1.0 in dama arena plays what dama hub --time 1 plays (issue
+// 46): the same search and limits, read by one package; and a network
+// spec by visits plays the moves dama hub's search plays by the same
+// visits, on the same network.
+func TestArenaPlaysTheEngine(t *testing.T) {
+	arenaSpec, err := player.Parse("shipped@t1.0", player.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := engineSpec(t, true, "--time", "1")
+	if arenaSpec.Search != hub.Search {
+		t.Errorf("shipped@t1.0 searches %+v; dama hub --time 1 searches %+v", arenaSpec.Search, hub.Search)
+	}
+	if a, h := arenaSpec.Search.Options(), hub.Search.Options(); !reflect.DeepEqual(a, h) {
+		t.Errorf("search options: arena %+v, hub %+v", a, h)
+	}
+	if a, h := arenaSpec.Search.Limits(), hub.Search.Limits(); a != h || h.Visits != 0 || h.Time != time.Second {
+		t.Errorf("limits: arena %+v, hub %+v; want one second a move, no visit limit", a, h)
+	}
+	for spec, args := range map[string][]string{
+		"shipped@64":                        {"--visits", "64"},
+		"shipped@t0.25+threads2":            {"--time", "0.25", "--threads", "2"},
+		"shipped@100+plain+pass+batch1+pt1": {"--visits", "100", "--batch", "1", "--policy-temp", "1", "--hybrids", "none"},
 	} {
-		p, err := parsePlayerSpec(spec)
+		cmd := engineSpec(t, false, args...)
+		a, err := player.Parse(spec, player.Env{})
+		if err != nil || a.Search != cmd.Search {
+			t.Errorf("%s searches %+v (%v); analyze %s searches %+v", spec, a.Search, err, strings.Join(args, " "), cmd.Search)
+		}
+	}
+
+	// The same moves, on a fixed seed: the arena player's search and the
+	// Hub's (engine.Searcher, as dama hub runs it) from the same network.
+	h := engineSpec(t, true, "--model", sampleCkpt, "--visits", "48", "--backend", "fp32")
+	n, err := h.Open(player.Env{Cache: player.DefaultCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	spec, err := player.Parse(sampleCkpt+"@48:fp32", player.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := spec.Player(player.Env{Cache: player.DefaultCache, Games: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closePlayer(io.Discard, p)
+	rng := rand.New(rand.NewPCG(46, 1))
+	ctx := context.Background()
+	for i := range 6 {
+		g := rules.NewGame(rules.Start())
+		for range 2 + i {
+			moves := g.Legal(nil)
+			g.PlayUnchecked(moves[rng.IntN(len(moves))])
+		}
+		res, err := engine.NewSearcher(n.Evaluator, n.Options).Think(ctx, g, n.Limits, nil)
 		if err != nil {
-			t.Errorf("%s: %v", spec, err)
-			continue
+			t.Fatal(err)
 		}
-		mp := p.(*modelPlayer)
-		if mp.Label != want.label || mp.Time != want.time || mp.Visits != 0 || mp.Options.PassForced != want.pass {
-			t.Errorf("%s: label %q time %v visits %d pass %v; want %q, %v, 0 visits, pass %v", spec, mp.Label, mp.Time, mp.Visits, mp.Options.PassForced, want.label, want.time, want.pass)
+		gp, err := p.Start(ctx, g, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
 		}
-		mp.Close()
+		m, err := gp.Move(ctx, g)
+		gp.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m != res.Move {
+			t.Errorf("%s: the arena player played %s, the Hub's search %s", g.Position().FEN(), m, res.Move)
+		}
 	}
-	for _, bad := range []string{"@t0", "@t0.0", "@t-0.25", "@tNaN", "@tInf", "@t+Inf", "@t3601.0", "@t7200s", "@t1", "@t", "@t0.25x", "@t0.25+pas"} {
-		_, err := parsePlayerSpec(ck + bad)
-		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
+}
+
+// A time given to analyze, play or hub without --visits is the limit:
+// analyze --time searches for that time, not to the default visits
+// (issue 46: --time 2 stopped at 800 visits after 0.12 s).
+func TestEngineTimeIsTheLimit(t *testing.T) {
+	start := time.Now()
+	code, _, errs := runCmd(t, "analyze", "--model", "random", "--time", "0.3", "--batch", "1")
+	took := time.Since(start)
+	if code != 0 {
+		t.Fatalf("analyze --time 0.3: exit %d, stderr %q", code, errs)
+	}
+	if took < 150*time.Millisecond { // 800 visits of the uniform evaluator take a few ms
+		t.Errorf("analyze --time 0.3 took %v: it stopped before its time", took)
+	}
+	if s := engineSpec(t, false, "--time", "0.3"); s.Search.Visits != 0 {
+		t.Errorf("--time 0.3: visits %d, want no visit limit", s.Search.Visits)
+	}
+	if s := engineSpec(t, false, "--time", "0.3", "--visits", "100"); s.Search.Visits != 100 {
+		t.Errorf("--time 0.3 --visits 100: visits %d, want 100", s.Search.Visits)
+	}
+}
+
+// Network players in arena, timed, with threads, with a batch, and the
+// ladder's time errors.
+func TestArenaNetworkPlayers(t *testing.T) {
+	for _, tc := range []struct{ a, b, want string }{
+		{sampleCkpt + "@t0.01+plain+pass", "classic:t0.01", "sample-v1.ckpt@t0.01+plain+pass vs classic:t0.01"},
+		{sampleCkpt + "@40+threads2", "random", "sample-v1.ckpt@40+threads2 vs random"},
+		{sampleCkpt + "@4+pass", sampleCkpt + "@4+plain", "sample-v1.ckpt@4+pass vs sample-v1.ckpt@4+plain"},
+	} {
+		code, out, errs := runCmd(t, "arena", "--a", tc.a, "--b", tc.b, "--games", "2", "--parallel", "1", "--quiet")
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("arena --a %s --b %s: exit %d, stdout %q, stderr %q", tc.a, tc.b, code, out, errs)
 		}
 	}
-	code, out, errs := runCmd(t, "arena", "--a", ck+"@t0.01+pass", "--b", "classic:t0.01", "--games", "2", "--parallel", "1", "--quiet")
-	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@t0.01+pass vs classic:t0.01") {
-		t.Errorf("arena: exit %d, stdout %q, stderr %q", code, out, errs)
+	code, _, errs := runCmd(t, "arena", "--a", sampleCkpt+"@2000000", "--b", "random", "--games", "2")
+	if code != 1 || !strings.Contains(errs, "1..1000000") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("arena --a %s@2000000: exit %d, stderr %q; want a one-line error", sampleCkpt, code, errs)
+	}
+	for _, sfx := range []string{"ab", "abn", "abw", "abp", "abs"} {
+		code, _, errs := runCmd(t, "arena", "--a", sampleCkpt+"@10+"+sfx+"12", "--b", "random", "--games", "2")
+		if code != 1 || !strings.Contains(errs, "+"+sfx+" was removed") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("arena --a ...+%s12: exit %d, stderr %q; want one line saying it was removed", sfx, code, errs)
+		}
 	}
 }
 
 func TestLadderTimeErrors(t *testing.T) {
-	ck := "../../model/testdata/sample-v1.ckpt"
-	for v, want := range map[string]string{"-1": "0.001..3600", "3601": "0.001..3600", "0.0001": "0.001..3600", "NaN": "not a number", "+Inf": "finite"} {
-		code, _, errs := runCmd(t, "ladder", "--model", ck, "--time", v, "--quiet")
+	for v, want := range map[string]string{"-1": "out of range [0, ", "3601": "0.001..3600", "0.0001": "0.001..", "NaN": "not a number", "+Inf": "out of range"} {
+		code, _, errs := runCmd(t, "ladder", "--model", sampleCkpt, "--time", v, "--quiet")
 		if code == 0 || !strings.Contains(errs, "--time "+v) || !strings.Contains(errs, want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("ladder --time %s: exit %d, stderr %q; want a one-line error naming --time and %q", v, code, errs, want)
 		}
-	}
-}
-
-// "+threadsN" after a checkpoint player's limit sets its search threads,
-// in any order with "+pass"; a bad count is a one-line error naming the
-// spec (issue 21, item 3).
-func TestModelPlayerThreads(t *testing.T) {
-	ck := "../../model/testdata/sample-v1.ckpt"
-	for spec, want := range map[string]struct {
-		label   string
-		threads int
-		pass    bool
-		direct  bool // the search threads run their own forward passes
-	}{
-		ck + "@100+threads2":             {"sample-v1.ckpt@100+threads2", 2, false, true},
-		ck + "@100+threads1":             {"sample-v1.ckpt@100", 1, false, false},
-		ck + "@t0.05+pass+threads3:fp32": {"sample-v1.ckpt@t0.05+pass+threads3:fp32", 3, true, true},
-		ck + "@t0.05+threads2+pass":      {"sample-v1.ckpt@t0.05+pass+threads2", 2, true, true},
-		ck + "@t0.05":                    {"sample-v1.ckpt@t0.05", 1, false, false},
-	} {
-		p, err := parsePlayerSpec(spec)
-		if err != nil {
-			t.Errorf("%s: %v", spec, err)
-			continue
-		}
-		mp := p.(*modelPlayer)
-		_, direct := mp.Evaluator.(*infer.Direct)
-		if mp.Label != want.label || mp.Options.Threads != want.threads || mp.Options.PassForced != want.pass || direct != want.direct {
-			t.Errorf("%s: label %q threads %d pass %v direct %v; want %q, %d, %v, %v", spec, mp.Label, mp.Options.Threads, mp.Options.PassForced, direct, want.label, want.threads, want.pass, want.direct)
-		}
-		mp.Close()
-	}
-	for _, bad := range []string{"@100+threads0", "@100+threads", "@100+threadsx", "@100+threads-2", "@100+threads999", "@t0.05+thread2", "@100+"} {
-		_, err := parsePlayerSpec(ck + bad)
-		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
-		}
-	}
-	code, out, errs := runCmd(t, "arena", "--a", ck+"@40+threads2", "--b", "random", "--games", "2", "--parallel", "1", "--quiet")
-	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@40+threads2 vs random") {
-		t.Errorf("arena: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 
@@ -121,189 +188,28 @@ func TestEngineThreadsFlag(t *testing.T) {
 	}
 }
 
-// TestTablesPlayerSpec: "PATH@N+tb" plays with the tables of --tb (the
-// search's oracle, the solver on, the label marked), in either order with
-// +pass; without --tb it is an error naming the spec.
-func TestTablesPlayerSpec(t *testing.T) {
-	ck := "../../model/testdata/sample-v1.ckpt"
-	defer func() { checkpointTables = "" }()
-	checkpointTables = ""
-	if _, err := parsePlayerSpec(ck + "@8+tb"); err == nil || !strings.Contains(err.Error(), "+tb needs the tables' folder (--tb DIR)") {
-		t.Errorf("+tb without --tb: %v", err)
-	}
-	checkpointTables = t.TempDir()
-	if _, err := parsePlayerSpec(ck + "@8+tb"); err == nil || !strings.Contains(err.Error(), "--tb: ") || !strings.Contains(err.Error(), "no endgame tables") {
-		t.Errorf("+tb with an empty folder: %v", err)
-	}
-	for _, bad := range []string{"auto:6", "auto:1", "auto:x", "auto:05"} {
-		checkpointTables = bad
-		if _, err := parsePlayerSpec(ck + "@8+tb"); err == nil || !strings.Contains(err.Error(), `--tb: "`+bad+`": want a folder or auto:N with N in 2..5`) {
-			t.Errorf("--tb %s: %v", bad, err)
-		}
-	}
-	// auto:N generates the tables into the user's cache folder, where a
-	// later auto:N finds them.
-	cache := tbtest.Cache(t)
-	checkpointTables = "auto:2"
-	p, err := parsePlayerSpec(ck + "@8+tb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, _ := tb.CacheDir(2)
-	if o, ok := p.(*modelPlayer).Options.Oracle.(tb.Oracle); !ok || o.T.Dir() != dir || !strings.HasPrefix(dir, cache) || o.T.Pieces() != 2 {
-		t.Errorf("auto:2: oracle %v, want the tables of %s", p.(*modelPlayer).Options.Oracle, dir)
-	}
-	p.(*modelPlayer).Close()
-	checkpointTables = t.TempDir()
-	if code, _, errs := runCmd(t, "tb", "gen", "--pieces", "2", "--out", checkpointTables); code != 0 {
-		t.Fatal(errs)
-	}
-	for spec, label := range map[string]string{
-		ck + "@8+tb":      "sample-v1.ckpt@8+tb",
-		ck + "@8+pass+tb": "sample-v1.ckpt@8+pass+tb",
-		ck + "@8+tb+pass": "sample-v1.ckpt@8+pass+tb",
-		ck + "@8":         "sample-v1.ckpt@8",
-	} {
-		p, err := parsePlayerSpec(spec)
-		if err != nil {
-			t.Errorf("%s: %v", spec, err)
-			continue
-		}
-		mp := p.(*modelPlayer)
-		with := strings.Contains(spec, "+tb")
-		if _, ok := mp.Options.Oracle.(tb.Oracle); mp.Label != label || ok != with || mp.Options.Solver != with {
-			t.Errorf("%s: label %q oracle %v solver %v; want %q and tables %v", spec, mp.Label, mp.Options.Oracle, mp.Options.Solver, label, with)
-		}
-		mp.Close()
-	}
-}
-
 // --clock cpu times each timed player by the CPU time of its move's
-// thread: the model's forward passes run on that thread (infer.Direct),
-// players by visits are unchanged, a timed player with search threads is
-// refused in one line (a spec, or the ladder's --threads), and arena and
-// tactics run with it.
+// thread; arena and tactics run with it, the ladder refuses a timed model
+// with search threads in one line, and a bad clock is named.
 func TestClockFlag(t *testing.T) {
 	if err := arena.CheckCPUClock(); err != nil {
 		t.Skip(err)
 	}
-	ck := "../../model/testdata/sample-v1.ckpt"
-	defer func() { checkpointClock = clockWall }()
-	checkpointClock = clockCPU
-	p, err := parsePlayerSpec(ck + "@t0.05+pass+cmb2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mp := p.(*modelPlayer)
-	if !mp.CPUTime {
-		t.Error("a timed model player with --clock cpu is not CPU-timed")
-	}
-	if _, ok := mp.Evaluator.(mcts.BatchEvaluator); !ok {
-		t.Errorf("its evaluator is a %T, not one that evaluates on the move's thread", mp.Evaluator)
-	}
-	mp.Close()
-	v, err := parsePlayerSpec(ck + "@50")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.(*modelPlayer).CPUTime {
-		t.Error("a model player by visits is CPU-timed")
-	}
-	v.(*modelPlayer).Close()
-	if _, err := parsePlayerSpec(ck + "@t0.05+threads2"); err == nil || !strings.Contains(err.Error(), "one search thread") || strings.Contains(err.Error(), "\n") {
-		t.Errorf("a CPU-timed player with two threads: %v, want a one-line refusal", err)
-	}
-	checkpointClock = clockWall
 	for _, args := range [][]string{
-		{"arena", "--clock", "cpu", "--a", ck + "@t0.01+pass", "--b", "classic:t0.01", "--games", "2", "--parallel", "2", "--quiet"},
-		{"tactics", "--clock", "cpu", "--suite", "../../arena/tactics/suite.json", "--player", ck + "@t0.01,classic:t0.01", "--parallel", "2"},
+		{"arena", "--clock", "cpu", "--a", sampleCkpt + "@t0.01+pass", "--b", "classic:t0.01", "--games", "2", "--parallel", "2", "--quiet"},
+		{"arena", "--clock", "cpu", "--a", sampleCkpt + "@t0.01+batch4", "--b", "random", "--games", "2", "--parallel", "1", "--quiet"},
+		{"tactics", "--clock", "cpu", "--suite", "../../arena/tactics/suite.json", "--players", sampleCkpt + "@t0.01,classic:t0.01", "--parallel", "2"},
 	} {
 		if code, out, errs := runCmd(t, args...); code != 0 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errs)
 		}
-		if checkpointClock != clockCPU {
-			t.Errorf("%s: --clock cpu not kept", args[0])
-		}
 	}
-	code, _, errs := runCmd(t, "ladder", "--clock", "cpu", "--model", ck, "--time", "0.01", "--threads", "2", "--quiet")
+	code, _, errs := runCmd(t, "ladder", "--clock", "cpu", "--model", sampleCkpt, "--time", "0.01", "--threads", "2", "--quiet")
 	if code == 0 || !strings.Contains(errs, "one search thread") || strings.Count(strings.TrimSpace(errs), "\n") > 1 {
 		t.Errorf("ladder --clock cpu --threads 2: exit %d, stderr %q, want a refusal", code, errs)
 	}
 	code, _, errs = runCmd(t, "arena", "--clock", "cpus", "--a", "random", "--b", "random")
 	if code == 0 || !strings.Contains(errs, "want wall or cpu") {
 		t.Errorf("--clock cpus: exit %d, stderr %q", code, errs)
-	}
-	if runCmd(t, "arena", "--a", "random", "--b", "random", "--games", "2", "--quiet"); checkpointClock != clockWall {
-		t.Error("a command without --clock cpu kept the last one's")
-	}
-}
-
-// "+batchN" after a checkpoint player's limit sets the leaves evaluated
-// together per search step, in any order with the other suffixes, and
-// marks the label; a bad count is a one-line error naming the spec.
-func TestModelPlayerBatch(t *testing.T) {
-	ck := "../../model/testdata/sample-v1.ckpt"
-	for spec, want := range map[string]struct {
-		label string
-		batch int
-	}{
-		ck + "@100+batch4":             {"sample-v1.ckpt@100+batch4", 4},
-		ck + "@t0.05+batch8+pass":      {"sample-v1.ckpt@t0.05+pass+batch8", 8},
-		ck + "@t0.05+pass+cmb3+batch2": {"sample-v1.ckpt@t0.05+pass+batch2+cmb3", 2},
-		ck + "@100":                    {"sample-v1.ckpt@100", 0},
-	} {
-		p, err := parsePlayerSpec(spec)
-		if err != nil {
-			t.Errorf("%s: %v", spec, err)
-			continue
-		}
-		mp := p.(*modelPlayer)
-		if mp.Label != want.label || mp.Options.Parallel != want.batch {
-			t.Errorf("%s: label %q batch %d; want %q, %d", spec, mp.Label, mp.Options.Parallel, want.label, want.batch)
-		}
-		mp.Close()
-	}
-	for _, bad := range []string{"@100+batch0", "@100+batch", "@100+batch257", "@100+batch4+batch2", "@100+batchx"} {
-		_, err := parsePlayerSpec(ck + bad)
-		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
-		}
-	}
-	code, out, errs := runCmd(t, "arena", "--clock", "cpu", "--a", ck+"@t0.01+batch4", "--b", "random", "--games", "2", "--parallel", "1", "--quiet")
-	if code != 0 || !strings.Contains(out, "sample-v1.ckpt@t0.01+batch4 vs random") {
-		t.Errorf("arena: exit %d, stdout %q, stderr %q", code, out, errs)
-	}
-}
-
-// "+cpuctX" and "+ptX" after a checkpoint player's limit set the search's
-// exploration constant and the temperature of its priors, mark the label,
-// and refuse a value out of range with one line naming the spec.
-func TestModelPlayerSearchConstants(t *testing.T) {
-	ck := "../../model/testdata/sample-v1.ckpt"
-	for spec, want := range map[string]struct {
-		label        string
-		cpuct, ptemp float64
-	}{
-		ck + "@100+cpuct2.5":         {"sample-v1.ckpt@100+cpuct2.5", 2.5, 0},
-		ck + "@t0.05+pt1.6+pass":     {"sample-v1.ckpt@t0.05+pass+pt1.6", 0, 1.6},
-		ck + "@100+pt0.5+cpuct1+mm4": {"sample-v1.ckpt@100+cpuct1+pt0.5+mm4", 1, 0.5},
-		ck + "@100+batch4+cpuct0.75": {"sample-v1.ckpt@100+batch4+cpuct0.75", 0.75, 0},
-	} {
-		p, err := parsePlayerSpec(spec)
-		if err != nil {
-			t.Errorf("%s: %v", spec, err)
-			continue
-		}
-		mp := p.(*modelPlayer)
-		if mp.Label != want.label || mp.Options.CPuct != want.cpuct || mp.Options.PolicyTemperature != want.ptemp {
-			t.Errorf("%s: label %q cpuct %v pt %v; want %+v", spec, mp.Label, mp.Options.CPuct, mp.Options.PolicyTemperature, want)
-		}
-		mp.Close()
-	}
-	for _, bad := range []string{"@100+cpuct", "@100+cpuct0", "@100+cpuct-1", "@100+cpuct21", "@100+cpuctNaN", "@100+pt", "@100+pt0.05", "@100+pt11", "@100+pt1..2", "@100+pt1+pt2", "@100+cpuct1+cpuct1.5"} {
-		_, err := parsePlayerSpec(ck + bad)
-		if err == nil || !strings.Contains(err.Error(), `"`+ck+bad+`"`) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: error %v, want one line naming the spec", bad, err)
-		}
 	}
 }

@@ -17,12 +17,12 @@ func init() {
 		summary:   "print the generations table of a training run and write its PNG plots",
 		usage:     "RUN [--plots DIR] [--no-plots] [--best-at HOURS,...]",
 		takesArgs: true,
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			plots = fs.String("plots", "", "folder for the PNG plots (default RUN/plots)")
 			noPlots = fs.Bool("no-plots", false, "print the table only")
 			bestAt = fs.String("best-at", "", "instead of the table, print the best model at these trainer CPU-hours (e.g. 0.5,1,2,4,8), to rate a run's curve with dama ladder")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("missing run folder (usage: dama report RUN [--plots DIR] [--no-plots])")
 			}
@@ -47,9 +47,9 @@ func init() {
 				if err != nil {
 					return fmt.Errorf("--best-at: %w", err)
 				}
-				return report.WriteBestAt(stdout, dir, rep.BestAtCPU(hours))
+				return report.WriteBestAt(e.stdout, dir, rep.BestAtCPU(hours))
 			}
-			if err := rep.WriteTable(stdout); err != nil {
+			if err := rep.WriteTable(e.stdout); err != nil {
 				return err
 			}
 			if *noPlots || rep.Empty() {
@@ -64,12 +64,12 @@ func init() {
 				return err
 			}
 			if len(paths) == 0 {
-				fmt.Fprintln(stdout, "\nno plots yet: nothing to draw")
+				fmt.Fprintln(e.stdout, "\nno plots yet: nothing to draw")
 				return nil
 			}
-			fmt.Fprintln(stdout)
+			fmt.Fprintln(e.stdout)
 			for _, p := range paths {
-				fmt.Fprintf(stdout, "wrote %s\n", p)
+				fmt.Fprintf(e.stdout, "wrote %s\n", p)
 			}
 			return nil
 		},

@@ -21,6 +21,7 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
+	"dama/player"
 	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -28,12 +29,15 @@ import (
 )
 
 func init() {
+	var o selfplayOptions
+	var bf brokerFlags
 	register(&command{
-		name:    "selfplay",
-		summary: "play games of a model against itself and write them as training data",
-		usage:   "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--pdn]\n       dama selfplay --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay --broker URL --credential FILE [--worker NAME] [--token-file FILE|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
-		flags:   selfplayFlags,
-		run:     runSelfplay,
+		name:      "selfplay",
+		summary:   "play games of a model against itself and write them as training data",
+		usage:     "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--chunk-pdn]\n       dama selfplay worker --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay worker --broker URL --credential FILE [--worker NAME] [--token-file FILE|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
+		takesArgs: true,
+		flags:     func(fs *flagSet) { selfplayFlags(fs, &o, &bf) },
+		run:       func(e *env, fs *flag.FlagSet, args []string) error { return runSelfplay(e, fs, args, o, &bf) },
 	})
 }
 
@@ -47,39 +51,36 @@ type selfplayOptions struct {
 	pdn, quiet, wait           bool
 }
 
-var (
-	selfplayOpt    selfplayOptions
-	selfplayBroker brokerFlags
-)
-
-func selfplayFlags(fs *flag.FlagSet) {
-	o := &selfplayOpt
+// selfplayFlags declares the flags of dama selfplay on fs, into o and bf.
+func selfplayFlags(fs *flagSet, o *selfplayOptions, bf *brokerFlags) {
 	*o = selfplayOptions{}
 	fs.StringVar(&o.model, "model", "", `checkpoint file of the model, a run folder (its best model), or "random" (uniform priors, every position a draw)`)
 	fs.IntVar(&o.games, "games", 0, "number of games to play")
 	fs.StringVar(&o.out, "out", "", "folder for the game chunks (created if needed)")
-	fs.StringVar(&o.run, "run", "", "work as a self-play worker of a training run folder: follow its best model and add games to it (--games 0: until interrupted)")
+	fs.StringVar(&o.run, "run", "", "worker: the training run folder whose best model the worker follows and whose games it adds to (--games 0: until interrupted)")
 	fs.StringVar(&o.config, "config", "", "run configuration (a YAML file or a preset, as for dama train) whose selfplay section and run.seed set the games")
 	fs.IntVar(&o.parallel, "parallel", 0, "games played at once (default 32; overrides the config file)")
 	fs.IntVar(&o.visits, "visits", 0, "visits of a full search (default 200; overrides the config file)")
 	fs.Uint64Var(&o.seed, "seed", 0, "base seed of the games (overrides the config file; workers sharing a folder need different seeds)")
-	fs.BoolVar(&o.pdn, "pdn", false, "also write each chunk as PDN")
+	fs.BoolVar(&o.pdn, "chunk-pdn", false, "also write each chunk as a PDN file beside it")
 	fs.IntVar(&o.first, "first", 0, "index of the first game (its seed is derived from the base seed and the index)")
 	fs.IntVar(&o.chunk, "chunk", 100, "games per chunk file")
 	fs.StringVar(&o.worker, "worker", "", "worker name in the chunk file names (default HOST-PID)")
-	fs.IntVar(&o.batch, "batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
+	fs.IntVar(&o.batch, "eval-batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
 	fs.IntVar(&o.cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
-	fs.StringVar(&o.backend, "backend", "", backendUsage()+" (default auto; with --model only: a run worker uses the run's selfplay.backend)")
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar; a worker (--run, --broker): no line per chunk, errors and model changes still shown")
-	fs.BoolVar(&o.wait, "wait", false, "with --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
+	fs.StringVar(&o.backend, "backend", "", player.Help("backend")+" (default auto; with --model only: a run worker uses the run's selfplay.backend)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar; a worker: no line per chunk, errors and model changes still shown")
+	fs.BoolVar(&o.wait, "wait", false, "worker --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
 	limit(fs, "games", 0, 1e9, "0: with --run, until interrupted")
 	limit(fs, "parallel", 0, 4096, "0: the config's or 32")
 	limit(fs, "visits", 0, 1e7, "0: the config's or 200")
 	limit(fs, "first", 0, 1e12, "")
 	limit(fs, "chunk", 1, 1e6, "")
-	limit(fs, "batch", 0, 65536, "0: games at once times leaves in flight")
+	limit(fs, "eval-batch", 0, 65536, "0: games at once times leaves in flight")
 	limit(fs, "cache", 0, 1<<30, "0: none")
-	selfplayBroker.register(fs, false)
+	bf.register(fs, false)
+	fs.renamed("pdn", "chunk-pdn")    // --pdn FILE is a PDN file to write elsewhere
+	fs.renamed("batch", "eval-batch") // --batch is the leaves a search step evaluates elsewhere
 }
 
 // selfplayRandom is the "random" model: uniform priors, and every position
@@ -134,19 +135,34 @@ func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, err
 	return sc, nil
 }
 
-func runSelfplay(fs *flag.FlagSet, args []string) error {
-	o := selfplayOpt
-	if err := checkBackendFlag(o.backend); err != nil {
-		return err
+// runSelfplay plays the games of a model (no verb), or works for a
+// training run (worker: --run DIR or --broker URL).
+func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf *brokerFlags) error {
+	verb, rest := verbOf(args, "worker")
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q (the verb is worker, before or after the flags)", rest[0])
+	}
+	switch {
+	case verb == "" && o.run != "":
+		sayOld(e.stderr, "selfplay --run DIR", "selfplay worker --run DIR")
+		verb = "worker"
+	case verb == "" && bf.url != "":
+		sayOld(e.stderr, "selfplay --broker URL", "selfplay worker --broker URL")
+		verb = "worker"
+	case verb == "worker" && o.run == "" && bf.url == "":
+		return errors.New("selfplay worker needs --run DIR (a run folder) or --broker URL")
+	}
+	if _, err := infer.ResolveBackend(o.backend); err != nil {
+		return fmt.Errorf("--backend: %w", err)
 	}
 	if o.chunk < 1 {
 		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.chunk)
 	}
-	if selfplayBroker.url != "" {
+	if bf.url != "" {
 		if o.run != "" {
 			return errors.New("--run and --broker do not go together: a worker follows a run folder or a broker")
 		}
-		return runSelfplayBrokerWorker(fs, o, &selfplayBroker)
+		return runSelfplayBrokerWorker(e, fs, o, bf)
 	}
 	bad := ""
 	fs.Visit(func(f *flag.Flag) {
@@ -162,7 +178,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 		return errors.New("--backend goes with --model: a run worker uses the run's selfplay.backend")
 	}
 	if o.run != "" {
-		return runSelfplayWorker(fs, o)
+		return runSelfplayWorker(e, fs, o)
 	}
 	switch {
 	case o.model == "":
@@ -206,7 +222,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		defer mev.Close()
-		logBackend("selfplay", mev, o.backend)
+		fmt.Fprintf(e.stderr, "selfplay: network backend %s (%s)\n", mev.Backend(), infer.ExplainBackend(o.backend))
 		ev = mev
 	}
 	worker := o.worker
@@ -218,7 +234,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 
-	var barOut io.Writer = stderr
+	var barOut io.Writer = e.stderr
 	if o.quiet {
 		barOut = nil
 	}
@@ -239,7 +255,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	if runErr != nil && !interrupted {
 		// Keep the whole games already played even when the run failed.
 		if err := cw.Flush(); err != nil {
-			fmt.Fprintf(stderr, "dama selfplay: %v\n", err)
+			fmt.Fprintf(e.stderr, "dama selfplay: %v\n", err)
 		}
 		return runErr
 	}
@@ -251,7 +267,7 @@ func runSelfplay(fs *flag.FlagSet, args []string) error {
 	if interrupted {
 		note = " (interrupted)"
 	}
-	fmt.Fprintf(stdout, "selfplay%s: %d games in %d files in %s, %s; %d positions, mean %.1f plies, %.0f positions/s, %.0f games/h, %.1fs\n",
+	fmt.Fprintf(e.stdout, "selfplay%s: %d games in %d files in %s, %s; %d positions, mean %.1f plies, %.0f positions/s, %.0f games/h, %.1fs\n",
 		note, cw.Written(), len(cw.Files()), o.out, st.summary(), st.positions, st.meanLength(),
 		float64(st.positions)/el.Seconds(), float64(st.games)/el.Hours(), el.Seconds())
 	return nil
@@ -335,7 +351,7 @@ func defaultWorkerName() string {
 
 // workerSettings checks the flags of a worker (--run or --broker, named in
 // mode) and returns its name, seed, games per chunk and log.
-func workerSettings(fs *flag.FlagSet, o selfplayOptions, mode string) (worker string, seed uint64, chunk int, log io.Writer, err error) {
+func workerSettings(e *env, fs *flag.FlagSet, o selfplayOptions, mode string) (worker string, seed uint64, chunk int, log io.Writer, err error) {
 	bad := ""
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -363,7 +379,7 @@ func workerSettings(fs *flag.FlagSet, o selfplayOptions, mode string) (worker st
 	}
 	// Every line carries the time and the worker's name; --quiet hides
 	// only the progress lines.
-	log = selfplay.StampedLog(stdout, nil)
+	log = selfplay.StampedLog(e.stdout, nil)
 	chunk = o.chunk
 	if !isFlagSet(fs, "chunk") {
 		chunk = 16
@@ -371,9 +387,9 @@ func workerSettings(fs *flag.FlagSet, o selfplayOptions, mode string) (worker st
 	return worker, seed, chunk, log, nil
 }
 
-// runSelfplayWorker is dama selfplay --run: a worker of a training run.
-func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
-	worker, seed, chunk, log, err := workerSettings(fs, o, "run")
+// runSelfplayWorker is dama selfplay worker --run: a worker of a training run.
+func runSelfplayWorker(e *env, fs *flag.FlagSet, o selfplayOptions) error {
+	worker, seed, chunk, log, err := workerSettings(e, fs, o, "run")
 	if err != nil {
 		return err
 	}
@@ -382,9 +398,9 @@ func runSelfplayWorker(fs *flag.FlagSet, o selfplayOptions) error {
 	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet, Wait: o.wait})
 }
 
-// runSelfplayBrokerWorker is dama selfplay --broker: a worker of a training
+// runSelfplayBrokerWorker is dama selfplay worker --broker: a worker of a training
 // run that reaches it only through the broker.
-func runSelfplayBrokerWorker(fs *flag.FlagSet, o selfplayOptions, bf *brokerFlags) error {
+func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o selfplayOptions, bf *brokerFlags) error {
 	cred, auth, err := bf.workerAuth()
 	if err != nil {
 		return err
@@ -392,7 +408,7 @@ func runSelfplayBrokerWorker(fs *flag.FlagSet, o selfplayOptions, bf *brokerFlag
 	if o.worker == "" {
 		o.worker = cred.Worker
 	}
-	worker, seed, chunk, log, err := workerSettings(fs, o, "broker")
+	worker, seed, chunk, log, err := workerSettings(e, fs, o, "broker")
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func TestSelfplayCommand(t *testing.T) {
 	cfgFile := writeText(t, filepath.Join(dir, "sp.yaml"), "selfplay:\n  visits: 50\n  max_plies: 60\n  cheap_visits: 4\nrun:\n  seed: 9\n")
 	out := filepath.Join(dir, "games")
 	code, stdout, errs := runCmd(t, "selfplay", "--model", "random", "--games", "5", "--out", out,
-		"--config", cfgFile, "--visits", "12", "--parallel", "2", "--chunk", "2", "--pdn", "--quiet", "--worker", "t")
+		"--config", cfgFile, "--visits", "12", "--parallel", "2", "--chunk", "2", "--chunk-pdn", "--quiet", "--worker", "t")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -173,7 +173,7 @@ func TestSelfplayHybrids(t *testing.T) {
 
 	bad := writeText(t, filepath.Join(dir, "ab.yaml"), "selfplay:\n  hybrids: mm4,ab12\n")
 	code, _, errs = runCmd(t, "selfplay", "--model", "random", "--games", "1", "--out", out, "--config", bad)
-	if code != 1 || !strings.Contains(errs, `selfplay.hybrids = "mm4,ab12": want no ab`) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+	if code != 1 || !strings.Contains(errs, `selfplay.hybrids = "mm4,ab12": want mm[DEPTH], cmb[DEPTH] and ip[DEPTH] only: ab was removed`) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 		t.Errorf("selfplay.hybrids with ab: exit %d, stderr %q, want a one-line error naming the key", code, errs)
 	}
 }

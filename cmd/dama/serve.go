@@ -19,18 +19,23 @@ func init() {
 	register(&command{
 		name:    "serve",
 		summary: "serve a live web view of a run: its curves and tables, its games on a board, play and analysis",
-		usage:   "--run DIR [--addr 127.0.0.1:8080] [--token-file FILE] [--max-time SECONDS]",
-		flags: func(fs *flag.FlagSet) {
+		usage:   "--run DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time SECONDS]",
+		flags: func(fs *flagSet) {
 			runDir = fs.String("run", "", "run folder to show (read only)")
-			wf.register(fs, "addr", "127.0.0.1:8080")
+			wf.register(fs, "127.0.0.1:8080")
+			// The web view's flags are spelt as dama train's: --token-file
+			// is the broker's token there.
+			fs.renamed("addr", "http")
+			fs.renamed("token-file", "http-token-file")
+			fs.renamed("max-time", "http-max-time")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if *runDir == "" {
-				return fmt.Errorf("missing --run DIR (usage: dama serve --run DIR [--addr 127.0.0.1:8080])")
+				return fmt.Errorf("missing --run DIR (usage: dama serve --run DIR [--http 127.0.0.1:8080])")
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			wait, err := startWeb(ctx, &wf, *runDir)
+			wait, err := startWeb(ctx, e, &wf, *runDir)
 			if err != nil {
 				return err
 			}
@@ -44,26 +49,20 @@ type webFlags struct {
 	addr      *string
 	tokenFile *string
 	maxTime   *float64
-	addrFlag  string
 }
 
-// register declares the flags on fs, the address as --NAME (serve: addr,
-// with a default; train: http, empty for no web view).
-func (f *webFlags) register(fs *flag.FlagSet, name, def string) {
-	f.addrFlag = name
-	prefix := ""
-	if name != "addr" {
-		prefix = "http-"
-	}
-	f.addr = fs.String(name, def, "HOST:PORT of the web view; beyond loopback (e.g. :8080) every request needs the token")
-	f.tokenFile = fs.String(prefix+"token-file", "", "file (mode 0600) holding the web view's token, at least 16 characters; without it an address beyond loopback gets a fresh token, printed in the URL")
-	f.maxTime = fs.Float64(prefix+"max-time", 10, "seconds one search of the play and analysis boards may take at most")
-	limit(fs, prefix+"max-time", 0.01, 600, "")
+// register declares the flags on fs: --http, the address (serve: def;
+// train: empty for no web view), --http-token-file and --http-max-time.
+func (f *webFlags) register(fs *flagSet, def string) {
+	f.addr = fs.String("http", def, "HOST:PORT of the web view; beyond loopback (e.g. :8080) every request needs the token")
+	f.tokenFile = fs.String("http-token-file", "", "file (mode 0600) holding the web view's token, at least 16 characters; without it an address beyond loopback gets a fresh token, printed in the URL")
+	f.maxTime = fs.Float64("http-max-time", 10, "seconds one search of the play and analysis boards may take at most")
+	limit(fs, "http-max-time", 0.01, 600, "")
 }
 
 // startWeb serves the web view of the run folder dir until ctx ends; wait
 // blocks until the server has stopped.
-func startWeb(ctx context.Context, f *webFlags, dir string) (wait func() error, err error) {
+func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func() error, err error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	} else if !st.IsDir() {
@@ -72,7 +71,7 @@ func startWeb(ctx context.Context, f *webFlags, dir string) (wait func() error, 
 	addr := *f.addr
 	loop, err := web.IsLoopback(addr)
 	if err != nil {
-		return nil, fmt.Errorf("--%s: %w", f.addrFlag, err)
+		return nil, fmt.Errorf("--http: %w", err)
 	}
 	token := ""
 	if *f.tokenFile != "" {
@@ -92,9 +91,9 @@ func startWeb(ctx context.Context, f *webFlags, dir string) (wait func() error, 
 	ln, err := web.Listen(addr, token)
 	if err != nil {
 		srv.Close()
-		return nil, fmt.Errorf("--%s: %w", f.addrFlag, err)
+		return nil, fmt.Errorf("--http: %w", err)
 	}
-	fmt.Fprintf(stdout, "web view of %s: %s\n", dir, web.URL(ln, token))
+	fmt.Fprintf(e.stdout, "web view of %s: %s\n", dir, web.URL(ln, token))
 	done := make(chan error, 1)
 	go func() { done <- web.Serve(ctx, ln, srv) }()
 	return func() error {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -31,9 +30,9 @@ func TestServeFlags(t *testing.T) {
 	}{
 		{[]string{"serve"}, "missing --run"},
 		{[]string{"serve", "--run", filepath.Join(dir, "nothing")}, "nothing"},
-		{[]string{"serve", "--run", dir, "--addr", "8080"}, "--addr"},
-		{[]string{"serve", "--run", dir, "--addr", ":0", "--token-file", short}, "at least 16"},
-		{[]string{"serve", "--run", dir, "--token-file", open}, "readable by others"},
+		{[]string{"serve", "--run", dir, "--http", "8080"}, "--http"},
+		{[]string{"serve", "--run", dir, "--http", ":0", "--http-token-file", short}, "at least 16"},
+		{[]string{"serve", "--run", dir, "--http-token-file", open}, "readable by others"},
 		{[]string{"train", "--run", dir, "--http", "nohost"}, "--http"},
 	} {
 		code, _, errs := runCmd(t, c.args...)
@@ -50,14 +49,12 @@ func TestStartWeb(t *testing.T) {
 		addr      string
 		wantToken bool
 	}{{"127.0.0.1:0", false}, {":0", true}} {
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs := bareFlagSet("serve")
 		var wf webFlags
-		wf.register(fs, "addr", c.addr)
+		wf.register(fs, c.addr)
 		var out bytes.Buffer
-		stdout = &out
 		ctx, cancel := context.WithCancel(context.Background())
-		wait, err := startWeb(ctx, &wf, "../../runfolder/testdata/run-2026-12-01")
-		stdout = os.Stdout
+		wait, err := startWeb(ctx, newEnv(&out, io.Discard), &wf, "../../runfolder/testdata/run-2026-12-01")
 		if err != nil {
 			t.Fatal(err)
 		}

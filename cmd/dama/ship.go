@@ -17,6 +17,7 @@ import (
 	"dama/checkpoints/card"
 	"dama/model"
 	"dama/model/export"
+	"dama/player"
 	"dama/runfolder"
 )
 
@@ -24,35 +25,50 @@ func init() {
 	var o struct {
 		model, run, revision string
 		rewriteCard          bool
+		players              *player.Flags // --visits, --pass-forced, --backend
 		shipSearch
 	}
 	register(&command{
-		name:    "ship",
-		summary: "ship a trained model: checkpoint without optimizer state, ONNX export, ladder rating and model card into checkpoints/shipped",
-		usage:   "--run DIR [--model CKPT] [--out DIR] [--visits N] [--pass-forced] [--ladder-games N] [--match SPEC --match-games N] [--revision REV] | --rewrite-card [--out DIR]",
-		flags: func(fs *flag.FlagSet) {
+		name:      "ship",
+		summary:   "ship a trained model: checkpoint without optimizer state, ONNX export, ladder rating and model card into checkpoints/shipped",
+		usage:     "--run DIR [--model CKPT] [--out DIR] [--visits N] [--pass-forced] [--ladder-games N] [--match SPEC --match-games N] [--revision REV] | rewrite-card [--out DIR]",
+		takesArgs: true,
+		flags: func(fs *flagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
 			fs.StringVar(&o.model, "model", "", "checkpoint to ship, one the run trained (default: the run's best)")
-			checkpointBackend = ""
-			fs.StringVar(&checkpointBackend, "backend", "auto", "in the ladder and the match, "+backendUsage())
-			fs.BoolVar(&o.pass, "pass-forced", false, "in the ladder and the match: "+passForcedUsage)
+			o.players = player.AddFlags(fs.FlagSet, ladderSearch(), "visits", "pass-forced", "backend")
+			for _, name := range []string{"visits", "pass-forced", "backend"} {
+				fs.Lookup(name).Usage = "in the ladder and the match (the Ladder default otherwise): " + fs.Lookup(name).Usage
+			}
 			fs.StringVar(&o.out, "out", checkpoints.ShippedDir, "folder to write dama.ckpt, dama.onnx, MODEL.md and model.json into")
-			fs.IntVar(&o.visits, "visits", defaultLadderVisits, "MCTS visits per move for the ladder and the match, 1..10^6")
 			fs.IntVar(&o.games, "ladder-games", 200, "ladder games (even; 0 = no rating)")
 			fs.StringVar(&o.match, "match", "", "a reference player for a direct match too, e.g. classic:t1000")
 			fs.IntVar(&o.matchGames, "match-games", 100, "games of the direct match, even, 2..10^6")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
 			fs.StringVar(&o.revision, "revision", "", "the project revision the card names (default: the binary's, see dama version)")
-			fs.BoolVar(&o.rewriteCard, "rewrite-card", false, "write MODEL.md in --out again from its model.json (after the card's layout changed, or a rating was added to the record), shipping nothing")
+			fs.BoolVar(&o.rewriteCard, "rewrite-card", false, "write MODEL.md again")
+			fs.oldSpelling("rewrite-card", "ship rewrite-card")
 			limit(fs, "visits", 1, 1e6, "")
 			limit(fs, "parallel", 1, 4096, "")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
-			if err := checkBackendFlag(checkpointBackend); err != nil {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
+			spec, err := o.players.Spec(e.stderr)
+			if err != nil {
 				return err
 			}
-			if o.rewriteCard {
-				return rewriteCard(o.out)
+			if o.env, err = o.players.Env(o.parallel, e.stderr); err != nil {
+				return err
+			}
+			o.search = spec.Search
+			verb, rest := verbOf(args, "rewrite-card")
+			if len(rest) > 0 {
+				return fmt.Errorf("unexpected argument %q (the verb is rewrite-card)", rest[0])
+			}
+			if o.rewriteCard || verb == "rewrite-card" {
+				// Write MODEL.md in --out again from its model.json (after
+				// the card's layout changed, or a rating was added to the
+				// record), shipping nothing.
+				return rewriteCard(e, o.out)
 			}
 			if o.run == "" {
 				return errors.New("--run DIR is required: the card's games, positions and CPU time come from the run's records")
@@ -84,20 +100,20 @@ func init() {
 				return fmt.Errorf("--revision %q: want one word (a commit or a version)", rev)
 			}
 			if rev == "dev" {
-				fmt.Fprintln(stderr, "dama ship: this binary carries no revision (built without VCS stamps); the card will say \"dev\": pass --revision")
+				fmt.Fprintln(e.stderr, "dama ship: this binary carries no revision (built without VCS stamps); the card will say \"dev\": pass --revision")
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			return ship(ctx, path, o.run, rev, o.shipSearch)
+			return ship(ctx, e, path, o.run, rev, o.shipSearch)
 		},
 	})
 }
 
 // shipSearch is where dama ship writes and how it rates the model.
 type shipSearch struct {
-	out                  string // the folder written
-	visits               int    // MCTS visits per move in the ladder and the match
-	pass                 bool   // mcts.Options.PassForced in the ladder and the match
+	out                  string        // the folder written
+	search               player.Search // the model's in the ladder and the match (its visits and forced moves in the record)
+	env                  player.Env
 	games                int    // ladder games; 0: no rating
 	match                string // a reference player for a direct match; "": none
 	matchGames, parallel int
@@ -106,8 +122,8 @@ type shipSearch struct {
 // ship ships the checkpoint at path, trained in runDir, into o.out: the
 // slimmed checkpoint and its ONNX export, rated on the ladder and in a
 // match as o says, with the record and card of package checkpoints/card.
-func ship(ctx context.Context, path, runDir, revision string, o shipSearch) error {
-	out, visits, games, match, matchGames, parallel := o.out, o.visits, o.games, o.match, o.matchGames, o.parallel
+func ship(ctx context.Context, e *env, path, runDir, revision string, o shipSearch) error {
+	out, visits, games, match, matchGames, parallel := o.out, o.search.Visits, o.games, o.match, o.matchGames, o.parallel
 	var opponent arena.Player
 	if match != "" {
 		b, err := arena.ParsePlayer(match)
@@ -157,58 +173,54 @@ func ship(ctx context.Context, path, runDir, revision string, o shipSearch) erro
 	defer files.Abort()
 
 	// player is the shipped model as the ladder and the match play it.
-	player := func() (*modelPlayer, error) {
-		p, err := newModelPlayer(checkpoints.ModelFile, &slim, visits, parallel, checkpointBackend, 1)
-		if err == nil {
-			p.passForced(o.pass)
-		}
-		return p, err
+	shipped := func() (arena.Player, error) {
+		return player.Spec{Model: checkpoints.ModelFile, Checkpoint: &slim, Search: o.search}.Player(o.env)
 	}
 	if games > 0 {
 		l, err := arena.DefaultLadder()
 		if err != nil {
 			return err
 		}
-		p, err := player()
+		p, err := shipped()
 		if err != nil {
 			return err
 		}
 		res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{Games: games, ProbePairs: 2, Parallel: parallel})
-		p.Close()
+		closePlayer(e.stderr, p)
 		if err != nil {
 			return err
 		}
-		printClimb(res)
-		rec.Ladder = &card.Ladder{Checksum: l.Checksum[:12], Visits: visits, PassForced: o.pass, Result: res}
+		printClimb(e.stdout, res)
+		rec.Ladder = &card.Ladder{Checksum: l.Checksum[:12], Visits: visits, PassForced: o.search.Pass, Result: res}
 		rec.AddRating(piece.Run)
 	}
 	if match != "" {
-		p, err := player()
+		p, err := shipped()
 		if err != nil {
 			return err
 		}
 		res, err := arena.Match(ctx, p, opponent, arena.MatchOptions{Games: matchGames, Parallel: parallel, Seed: 1})
-		p.Close()
+		closePlayer(e.stderr, p)
 		if err != nil {
 			return err
 		}
 		rec.Match = res.String()
-		fmt.Fprintln(stdout, rec.Match)
+		fmt.Fprintln(e.stdout, rec.Match)
 	}
 	if err := files.Commit(rec); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d bytes), %s, %s and %s\n", filepath.Join(out, checkpoints.ModelFile), len(data),
+	fmt.Fprintf(e.stdout, "wrote %s (%d bytes), %s, %s and %s\n", filepath.Join(out, checkpoints.ModelFile), len(data),
 		filepath.Join(out, checkpoints.ONNXFile), filepath.Join(out, checkpoints.CardFile), checkpoints.RecordFile)
 	return nil
 }
 
 // rewriteCard writes the card in dir again from dir's model.json.
-func rewriteCard(dir string) error {
+func rewriteCard(e *env, dir string) error {
 	if err := card.Rewrite(dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s from %s\n", filepath.Join(dir, checkpoints.CardFile), filepath.Join(dir, checkpoints.RecordFile))
+	fmt.Fprintf(e.stdout, "wrote %s from %s\n", filepath.Join(dir, checkpoints.CardFile), filepath.Join(dir, checkpoints.RecordFile))
 	return nil
 }
 

@@ -65,7 +65,7 @@ func TestBackendCheckedFirst(t *testing.T) {
 		shipArgs(run, filepath.Join(dir, "shipped"), "--backend", "bogus", "--match", "random", "--match-games", "2"),
 		{"selfplay", "--model", "random", "--games", "1", "--out", filepath.Join(dir, "games"), "--backend", "bogus"},
 		{"arena", "--a", "random", "--b", "random", "--games", "2", "--backend", "bogus"},
-		{"ladder", "--show", "--backend", "bogus"},
+		{"ladder", "show", "--backend", "bogus"},
 	} {
 		code, out, errs := runCmd(t, args...)
 		if code != 1 || !strings.Contains(errs, `--backend: infer: unknown backend "bogus" (valid: auto, `) || strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "" {
@@ -182,7 +182,7 @@ func TestShipRewriteCard(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "model.json"), js, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, so, errs := runCmd(t, "ship", "--rewrite-card", "--out", out)
+	code, so, errs := runCmd(t, "ship", "rewrite-card", "--out", out)
 	if want := "wrote " + filepath.Join(out, "MODEL.md") + " from " + filepath.Join(out, "model.json") + "\n"; code != 0 || so != want {
 		t.Fatalf("--rewrite-card: exit %d, stdout %q, stderr %q; want %q", code, so, errs, want)
 	}
@@ -194,7 +194,7 @@ func TestShipRewriteCard(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "model.json"), js, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runCmd(t, "ship", "--rewrite-card", "--out", out); code != 1 || !strings.Contains(errs, "version 9") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+	if code, _, errs := runCmd(t, "ship", "rewrite-card", "--out", out); code != 1 || !strings.Contains(errs, "version 9") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 		t.Errorf("--rewrite-card of a version 9 record: exit %d, stderr %q", code, errs)
 	}
 }
@@ -202,7 +202,7 @@ func TestShipRewriteCard(t *testing.T) {
 // The card's line to reproduce a rating names dama ladder's default
 // visits where the record has no rating: the two constants agree.
 func TestLadderVisitsDefault(t *testing.T) {
-	if defaultLadderVisits != card.LadderVisits {
-		t.Errorf("dama ladder --visits defaults to %d, the card to %d", defaultLadderVisits, card.LadderVisits)
+	if ladderSearch().Visits != card.LadderVisits {
+		t.Errorf("dama ladder --visits defaults to %d, the card to %d", ladderSearch().Visits, card.LadderVisits)
 	}
 }

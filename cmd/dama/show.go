@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"dama/rules"
@@ -12,20 +13,28 @@ func init() {
 	var fen, pdn *string
 	var game, ply *int
 	register(&command{
-		name:    "show",
-		summary: "draw a position (from a FEN or a PDN game) with square numbers",
-		usage:   "[--fen FEN | --pdn FILE [--game N] [--ply N]]",
-		flags: func(fs *flag.FlagSet) {
+		name:      "show",
+		summary:   "draw a position (from a FEN or a PDN game) with square numbers",
+		usage:     "[--fen FEN | FILE.pdn [--game N] [--ply N]]",
+		takesArgs: true,
+		flags: func(fs *flagSet) {
 			fen = fs.String("fen", "", "position in PDN FEN form (default: the start position)")
-			pdn = fs.String("pdn", "", "PDN file; shows a game's final position and its moves")
-			game = fs.Int("game", 1, "with --pdn: which game of the file (1 = first)")
-			ply = fs.Int("ply", -1, "with --pdn: show the position after this many plies (-1 = the end)")
+			game = fs.Int("game", 1, "with a PDN file: which game of the file (1 = first)")
+			ply = fs.Int("ply", -1, "with a PDN file: show the position after this many plies (-1 = the end)")
+			pdn = fs.String("pdn", "", "a PDN file to show")
+			fs.oldSpelling("pdn", "show FILE.pdn") // --pdn FILE is a PDN file to write elsewhere
 			limit(fs, "game", 1, 1e9, "")
 			limit(fs, "ply", -1, 1e9, "-1: the end")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
+			switch {
+			case len(args) > 1 || len(args) == 1 && *pdn != "":
+				return fmt.Errorf("unexpected argument %q: show takes one PDN file", args[len(args)-1])
+			case len(args) == 1:
+				*pdn = args[0]
+			}
 			if *fen != "" && *pdn != "" {
-				return fmt.Errorf("give --fen or --pdn, not both")
+				return fmt.Errorf("give --fen or a PDN file, not both")
 			}
 			if *pdn == "" {
 				s := *fen
@@ -36,10 +45,10 @@ func init() {
 				if err != nil {
 					return err
 				}
-				fmt.Fprint(stdout, p.Diagram())
+				fmt.Fprint(e.stdout, p.Diagram())
 				return nil
 			}
-			games, err := readPDNFile(*pdn)
+			games, err := readPDNFile(e.stdout, *pdn)
 			if err != nil {
 				return err
 			}
@@ -48,7 +57,7 @@ func init() {
 			}
 			rec := games[*game-1].Record
 			if err := games[*game-1].Err; err != nil {
-				fmt.Fprintf(stdout, "game %d stops before the bad move\n", *game)
+				fmt.Fprintf(e.stdout, "game %d stops before the bad move\n", *game)
 			}
 			n := len(rec.Moves)
 			if *ply >= 0 {
@@ -62,16 +71,16 @@ func init() {
 				p = p.Play(m)
 			}
 			for _, t := range rec.Tags {
-				fmt.Fprintf(stdout, "[%s %q]\n", t.Name, t.Value)
+				fmt.Fprintf(e.stdout, "[%s %q]\n", t.Name, t.Value)
 			}
 			for i, m := range rec.Moves[:n] {
 				if i%2 == 0 {
-					fmt.Fprintf(stdout, "%d. ", i/2+1)
+					fmt.Fprintf(e.stdout, "%d. ", i/2+1)
 				}
-				fmt.Fprintf(stdout, "%s ", m)
+				fmt.Fprintf(e.stdout, "%s ", m)
 			}
-			fmt.Fprintf(stdout, "\nafter %d of %d plies, result %s\n", n, len(rec.Moves), rec.Result)
-			fmt.Fprint(stdout, p.Diagram())
+			fmt.Fprintf(e.stdout, "\nafter %d of %d plies, result %s\n", n, len(rec.Moves), rec.Result)
+			fmt.Fprint(e.stdout, p.Diagram())
 			return nil
 		},
 	})
@@ -82,7 +91,7 @@ func init() {
 // is an error when no game could be read: a file of another game (a
 // GameType other than 22, squares up to 50) is named as such, not as a
 // list of illegal moves.
-func readPDNFile(path string) ([]rules.PDNGame, error) {
+func readPDNFile(w io.Writer, path string) ([]rules.PDNGame, error) {
 	text, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -103,10 +112,10 @@ func readPDNFile(path string) ([]rules.PDNGame, error) {
 	if failed == len(games) && other != "" {
 		return nil, fmt.Errorf("%s is not Italian 8x8 draughts, the only game dama reads: %s", path, other)
 	}
-	fmt.Fprintf(stdout, "%s: %d games: %d read, %d failed\n", path, len(games), len(games)-failed, failed)
+	fmt.Fprintf(w, "%s: %d games: %d read, %d failed\n", path, len(games), len(games)-failed, failed)
 	for _, g := range games {
 		if g.Err != nil {
-			fmt.Fprintf(stdout, "  %v\n", g.Err)
+			fmt.Fprintf(w, "  %v\n", g.Err)
 		}
 	}
 	if failed == len(games) {

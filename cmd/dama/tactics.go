@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"dama/internal/atomicfile"
+	"dama/player"
 	"dama/rules"
 	"dama/tactics/suite"
 	"dama/tb"
@@ -29,29 +30,35 @@ func init() {
 		limit                    int
 		audit                    int
 		auditNodes               int64
+		env                      *player.Flags // --backend, --tb, --clock
 	}
 	register(&command{
-		name:    "tactics",
-		summary: "score players on the tactics suite (the fraction of combinations found), or build a suite from games",
-		usage:   "[--suite FILE] --player SPEC[,SPEC...] [--parallel N] | --build --pdn FILE[,FILE...] --out FILE [--depth D] [--shallow D] [--audit D] | --audit D [--suite FILE] --out FILE",
-		flags: func(fs *flag.FlagSet) {
+		name:      "tactics",
+		summary:   "score players on the tactics suite (the fraction of combinations found), or build a suite from games",
+		usage:     "[--suite FILE] --players SPEC[,SPEC...] [--parallel N] | build --out FILE [--depth D] [--shallow D] [--audit D] FILE.pdn... | audit --audit D [--suite FILE] --out FILE",
+		help:      playerHelp,
+		takesArgs: true,
+		flags: func(fs *flagSet) {
 			fs.StringVar(&o.suite, "suite", defaultSuite, "the suite file to score on")
-			fs.StringVar(&o.players, "player", "", "players to score, comma-separated specs as for arena (shipped@800, shipped@t0.25, shipped@800+mm4, classic:12)")
-			fs.IntVar(&o.parallel, "parallel", 1, "positions searched at once (a timed player gets less of the machine with more)")
+			fs.StringVar(&o.players, "players", "", "players to score, comma-separated specs as for arena (shipped@800, shipped@t0.25, shipped@800+plain+mm4, classic:12)")
+			fs.IntVar(&o.parallel, "parallel", 1, "positions searched at once (a timed player gets less of the machine with more); build: games examined at once")
 			fs.Int64Var(&o.seed, "seed", 1, "seed of the players' randomness")
 			fs.BoolVar(&o.verbose, "verbose", false, "print every position's answer")
-			tablesFlag(fs, ", and with --audit the tables the audit asks too (exact where they hold the position after a move)")
-			fs.BoolVar(&o.build, "build", false, "build a suite from the games of --pdn instead of scoring")
-			fs.StringVar(&o.pdn, "pdn", "", "with --build: PDN files of games, comma-separated")
-			fs.StringVar(&o.out, "out", "", "with --build: the suite file to write")
-			fs.BoolVar(&o.add, "append", false, "with --build: keep the positions of the suite at --out (built with the same depths) and add the new ones")
-			fs.IntVar(&o.depth, "depth", 12, "with --build: depth of the reference engine's search that proves a position")
-			fs.IntVar(&o.shallow, "shallow", 3, "with --build: depth of the shallow search that must not see it")
-			fs.IntVar(&o.screen, "screen", 8, "with --build: depth of the cheaper search that picks the positions worth the proving search (see suite.BuildOptions)")
-			fs.IntVar(&o.limit, "limit", 0, "with --build: stop after this many positions (0: all)")
-			fs.IntVar(&o.audit, "audit", 0, "audit the forced wins of --suite (or, with --build, of the new suite) at this depth: every other move a search this deep proves a win too is recorded as a slower win (Position.Wins), written to --out; 0: no audit")
-			fs.Int64Var(&o.auditNodes, "audit-nodes", 1<<22, "with --audit: nodes each of its searches may take (a forced win proven at a shallower depth within them counts)")
-			clockFlag(fs)
+			o.env = player.AddFlags(fs.FlagSet, player.Search{}, "backend", "tb", "clock")
+			fs.Lookup("tb").Usage += "; audit: the tables the audit asks too (exact where they hold the position after a move)"
+			fs.StringVar(&o.out, "out", "", "build, audit: the suite file to write")
+			fs.BoolVar(&o.add, "append", false, "build: keep the positions of the suite at --out (built with the same depths) and add the new ones")
+			fs.IntVar(&o.depth, "depth", 12, "build: depth of the reference engine's search that proves a position")
+			fs.IntVar(&o.shallow, "shallow", 3, "build: depth of the shallow search that must not see it")
+			fs.IntVar(&o.screen, "screen", 8, "build: depth of the cheaper search that picks the positions worth the proving search (see suite.BuildOptions)")
+			fs.IntVar(&o.limit, "limit", 0, "build: stop after this many positions (0: all)")
+			fs.IntVar(&o.audit, "audit", 0, "audit (and build): the depth at which to audit the forced wins of --suite (or of the suite built): every other move a search this deep proves a win too is recorded as a slower win (Position.Wins), written to --out; 0: no audit")
+			fs.Int64Var(&o.auditNodes, "audit-nodes", 1<<22, "audit: nodes each of its searches may take (a forced win proven at a shallower depth within them counts)")
+			fs.BoolVar(&o.build, "build", false, "build a suite")
+			fs.oldSpelling("build", "tactics build")
+			fs.StringVar(&o.pdn, "pdn", "", "build: PDN files of games, comma-separated")
+			fs.oldSpelling("pdn", "tactics build FILE.pdn...") // --pdn FILE is a PDN file to write elsewhere
+			fs.renamed("player", "players")
 			limit(fs, "parallel", 1, 256, "")
 			limit(fs, "depth", 2, 40, "")
 			limit(fs, "shallow", 1, 39, "")
@@ -60,36 +67,58 @@ func init() {
 			limit(fs, "audit", 0, 40, "0: no audit")
 			limit(fs, "audit-nodes", 1, 1e12, "")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			if o.build {
-				if o.pdn == "" || o.out == "" {
-					return fmt.Errorf("--build needs --pdn and --out")
+			env, err := o.env.Env(o.parallel, e.stderr)
+			if err != nil {
+				return err
+			}
+			verb, rest := verbOf(args, "build", "audit")
+			switch {
+			case o.build:
+				verb = "build" // the old spelling, named on stderr
+			case verb == "" && o.audit > 0:
+				sayOld(e.stderr, "tactics --audit D", "tactics audit --audit D")
+				verb = "audit"
+			}
+			if o.pdn != "" {
+				rest = append(rest, strings.Split(o.pdn, ",")...)
+			}
+			switch verb {
+			case "build":
+				if len(rest) == 0 || o.out == "" {
+					return fmt.Errorf("tactics build needs --out FILE and the PDN files of games (tactics build --out FILE A.pdn B.pdn)")
 				}
-				if err := buildSuite(ctx, strings.Split(o.pdn, ","), o.out, suite.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
+				if err := buildSuite(ctx, e, rest, o.out, suite.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
 					return err
 				}
-				return auditSuite(ctx, o.out, o.out, o.audit, o.auditNodes, o.parallel)
+				return auditSuite(ctx, e, o.out, o.out, o.audit, o.auditNodes, o.parallel, env)
+			case "audit":
+				switch {
+				case len(rest) > 0:
+					return fmt.Errorf("audit: unexpected argument %q (the suite is --suite FILE)", rest[0])
+				case o.audit == 0:
+					return fmt.Errorf("tactics audit needs --audit D, the depth of its searches")
+				case o.out == "":
+					return fmt.Errorf("tactics audit needs --out, the suite file to write")
+				case o.players != "":
+					return fmt.Errorf("tactics audit writes a suite; score it with --players in another run")
+				}
+				return auditSuite(ctx, e, o.suite, o.out, o.audit, o.auditNodes, o.parallel, env)
 			}
-			if o.audit > 0 {
-				if o.out == "" {
-					return fmt.Errorf("--audit needs --out, the suite file to write")
-				}
-				if o.players != "" {
-					return fmt.Errorf("--audit writes a suite; score it with --player in another run")
-				}
-				return auditSuite(ctx, o.suite, o.out, o.audit, o.auditNodes, o.parallel)
+			if len(rest) > 0 {
+				return fmt.Errorf("unexpected argument %q (the verbs are build and audit; players are given with --players)", rest[0])
 			}
 			if o.players == "" {
-				return fmt.Errorf("--player: give at least one player spec")
+				return fmt.Errorf("--players: give at least one player spec")
 			}
 			s, err := suite.Read(o.suite)
 			if err != nil {
 				return err
 			}
 			for _, spec := range strings.Split(o.players, ",") {
-				if err := scoreSuite(ctx, s, spec, o.parallel, uint64(o.seed), o.verbose); err != nil {
+				if err := scoreSuite(ctx, e, s, spec, env, o.parallel, uint64(o.seed), o.verbose); err != nil {
 					return err
 				}
 			}
@@ -98,13 +127,14 @@ func init() {
 	})
 }
 
-// scoreSuite scores one player on s and prints the fraction solved.
-func scoreSuite(ctx context.Context, s *suite.Suite, spec string, parallel int, seed uint64, verbose bool) error {
-	p, err := playerFromSpec(spec)
+// scoreSuite scores one player, opened for env, on suite and prints the
+// fraction solved.
+func scoreSuite(ctx context.Context, e *env, s *suite.Suite, spec string, env player.Env, parallel int, seed uint64, verbose bool) error {
+	p, err := openPlayer(spec, env)
 	if err != nil {
-		return fmt.Errorf("--player: %w", err)
+		return fmt.Errorf("--players: %w", err)
 	}
-	defer closePlayer(p)
+	defer closePlayer(e.stderr, p)
 	var done func(suite.Answer)
 	if verbose {
 		done = func(a suite.Answer) {
@@ -116,22 +146,21 @@ func scoreSuite(ctx context.Context, s *suite.Suite, spec string, parallel int, 
 			case a.Won:
 				mark = "won slower"
 			}
-			fmt.Fprintf(stdout, "  %3d %s: played %s, best %s (%s)\n", a.Index+1, mark, a.Move, strings.Join(t.Best, " or "), t.FEN)
+			fmt.Fprintf(e.stdout, "  %3d %s: played %s, best %s (%s)\n", a.Index+1, mark, a.Move, strings.Join(t.Best, " or "), t.FEN)
 		}
 	}
 	sc, err := suite.Solve(ctx, s, p, parallel, seed, done)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: solved %d of %d (%.1f%%)", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
+	fmt.Fprintf(e.stdout, "%s: solved %d of %d (%.1f%%)", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
 	if s.AuditDepth > 0 {
-		fmt.Fprintf(stdout, "; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), s.AuditDepth)
+		fmt.Fprintf(e.stdout, "; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), s.AuditDepth)
 		if s.AuditTables > 0 {
-			fmt.Fprintf(stdout, " or by the tables of up to %d pieces", s.AuditTables)
+			fmt.Fprintf(e.stdout, " or by the tables of up to %d pieces", s.AuditTables)
 		}
 	}
-	fmt.Fprintln(stdout)
-	printVerifier(stdout, p)
+	fmt.Fprintln(e.stdout)
 	return nil
 }
 
@@ -139,7 +168,7 @@ func scoreSuite(ctx context.Context, s *suite.Suite, spec string, parallel int, 
 // time, and writes the tactical positions found to out (after those of
 // the suite already there, with add). Interrupted, it writes those of the
 // games finished so far.
-func buildSuite(ctx context.Context, files []string, out string, opt suite.BuildOptions, parallel, most int, add bool) error {
+func buildSuite(ctx context.Context, e *env, files []string, out string, opt suite.BuildOptions, parallel, most int, add bool) error {
 	if err := atomicfile.CheckWritable(out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -150,7 +179,7 @@ func buildSuite(ctx context.Context, files []string, out string, opt suite.Build
 	var jobs []job
 	var games []rules.Record
 	for _, f := range files {
-		gs, err := readPDNFile(f)
+		gs, err := readPDNFile(e.stdout, f)
 		if err != nil {
 			return err
 		}
@@ -224,7 +253,7 @@ func buildSuite(ctx context.Context, files []string, out string, opt suite.Build
 				mu.Lock()
 				found[j.idx] = ps
 				total += len(ps)
-				fmt.Fprintf(stderr, "%s: %d positions (%d in all)\n", j.name, len(ps), total)
+				fmt.Fprintf(e.stderr, "%s: %d positions (%d in all)\n", j.name, len(ps), total)
 				mu.Unlock()
 			}
 		}()
@@ -250,7 +279,7 @@ func buildSuite(ctx context.Context, files []string, out string, opt suite.Build
 	if err := s.Write(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d positions from %d games\n", out, len(s.Positions), len(jobs))
+	fmt.Fprintf(e.stdout, "%s: %d positions from %d games\n", out, len(s.Positions), len(jobs))
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -261,7 +290,7 @@ func buildSuite(ctx context.Context, files []string, out string, opt suite.Build
 // the other moves a search depth plies deep, nodes a search, proves
 // winning too, and with --tb those the tables prove), positions parallel
 // at a time, and writes the suite with them to out.
-func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, parallel int) error {
+func auditSuite(ctx context.Context, e *env, from, out string, depth int, nodes int64, parallel int, env player.Env) error {
 	if err := atomicfile.CheckWritable(out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -270,8 +299,8 @@ func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, p
 		return err
 	}
 	var tables *tb.Tables
-	if checkpointTables != "" {
-		if tables, err = openTables(checkpointTables); err != nil {
+	if env.Tables != "" {
+		if tables, err = player.OpenTables(env.Tables, e.stderr); err != nil {
 			return fmt.Errorf("--tb: %w", err)
 		}
 	}
@@ -286,6 +315,6 @@ func auditSuite(ctx context.Context, from, out string, depth int, nodes int64, p
 	if tables != nil {
 		by += fmt.Sprintf(" or by the tables of up to %d pieces", tables.Pieces())
 	}
-	fmt.Fprintf(stdout, "%s: %d of %d positions have another move proven to win %s (%d moves)\n", out, with, len(s.Positions), by, wins)
+	fmt.Fprintf(e.stdout, "%s: %d of %d positions have another move proven to win %s (%d moves)\n", out, with, len(s.Positions), by, wins)
 	return nil
 }

@@ -7,11 +7,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"dama/arena"
+	"dama/player"
 	"dama/rules"
 	"dama/tb"
 )
@@ -23,26 +23,28 @@ func init() {
 	register(&command{
 		name:      "tb",
 		summary:   "endgame tables: generate (gen), probe a position (probe), list and check (info)",
-		usage:     "gen [--pieces N] --out DIR | probe --dir DIR --fen FEN [--quiet N] | info DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
+		usage:     "gen [--pieces N] --out DIR | probe --dir DIR --fen FEN [--quiet-plies N] | info DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
 		takesArgs: true,
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			pieces = fs.Int("pieces", 4, "gen: every signature of 2 to this many pieces (2..8)")
 			limit(fs, "pieces", 2, 8, "")
 			out = fs.String("out", "", "gen: the folder of the tables (created; finished signatures in it are kept)")
-			workers = fs.Int("workers", 0, "gen: signatures solved at once (0: one per CPU)")
-			limit(fs, "workers", 0, 256, "0: one per CPU")
+			workers = fs.Int("parallel", 0, "gen: signatures solved at once (0: one per CPU)")
+			limit(fs, "parallel", 0, 256, "0: one per CPU")
 			dir = fs.String("dir", "", "probe: the folder of the tables")
 			fen = fs.String("fen", "", "probe: the position in PDN FEN form")
-			quiet = fs.Int("quiet", 0, "probe: the 40-move counter, plies of king moves since the last man move or capture (0..80)")
-			limit(fs, "quiet", 0, rules.QuietLimit, "")
-			modelPath = fs.String("model", shippedModel, "match: the checkpoint that plays (default: the shipped model)")
+			quiet = fs.Int("quiet-plies", 0, "probe: the 40-move counter, plies of king moves since the last man move or capture (0..80)")
+			limit(fs, "quiet-plies", 0, rules.QuietLimit, "")
+			modelPath = fs.String("model", player.Shipped, "match: the checkpoint that plays (default: the shipped model)")
 			visits = fs.Int("visits", 200, "match: MCTS visits per move (1..10^6)")
-			limit(fs, "visits", 1, maxPlayerVisits, "")
+			limit(fs, "visits", 1, player.MaxVisits, "")
 			games = fs.Int("games", 20, "match: won positions played, each without and with the tables (1..10^5)")
 			limit(fs, "games", 1, 1e5, "")
 			seed = fs.Int64("seed", 1, "match: seed of the positions")
+			fs.renamed("quiet", "quiet-plies") // --quiet is a switch elsewhere: no progress bar
+			fs.renamed("workers", "parallel")  // things done at once are --parallel elsewhere
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			const usage = "usage: dama tb gen --pieces N --out DIR | probe --dir DIR --fen FEN | info DIR | match --dir DIR"
 			if len(args) == 0 {
 				return fmt.Errorf("want a verb: gen, probe, info or match (%s)", usage)
@@ -53,22 +55,22 @@ func init() {
 				if len(rest) > 0 || *out == "" {
 					return fmt.Errorf("gen: want --out DIR and no arguments (%s)", usage)
 				}
-				return tbGen(*pieces, *workers, *out)
+				return tbGen(e, *pieces, *workers, *out)
 			case "probe":
 				if len(rest) > 0 || *dir == "" || *fen == "" {
 					return fmt.Errorf("probe: want --dir DIR and --fen FEN and no arguments (%s)", usage)
 				}
-				return tbProbe(*dir, *fen, *quiet)
+				return tbProbe(e, *dir, *fen, *quiet)
 			case "info":
 				if len(rest) != 1 {
 					return fmt.Errorf("info: want one folder, got %d arguments (%s)", len(rest), usage)
 				}
-				return tbInfo(rest[0])
+				return tbInfo(e, rest[0])
 			case "match":
 				if len(rest) > 0 || *dir == "" {
 					return fmt.Errorf("match: want --dir DIR and no arguments (%s)", usage)
 				}
-				return tbMatch(*dir, *modelPath, *pieces, *games, *visits, *seed)
+				return tbMatch(e, *dir, *modelPath, *pieces, *games, *visits, *seed)
 			}
 			return fmt.Errorf("unknown verb %q (%s)", verb, usage)
 		},
@@ -77,21 +79,21 @@ func init() {
 
 // tbGen generates the tables, resuming in a folder that has some; an
 // interrupt stops it between files.
-func tbGen(pieces, workers int, out string) error {
+func tbGen(e *env, pieces, workers int, out string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
-	st, err := tb.Generate(ctx, tb.GenOptions{Pieces: pieces, Dir: out, Workers: workers, Log: stdout})
+	st, err := tb.Generate(ctx, tb.GenOptions{Pieces: pieces, Dir: out, Workers: workers, Log: e.stdout})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d signatures of 2 to %d pieces in %s: %d already there, %d generated (%d positions, %d bytes) in %.1fs\n",
+	fmt.Fprintf(e.stdout, "%d signatures of 2 to %d pieces in %s: %d already there, %d generated (%d positions, %d bytes) in %.1fs\n",
 		st.Signatures, pieces, out, st.Skipped, st.Signatures-st.Skipped, st.Positions, st.Bytes, time.Since(start).Seconds())
 	return nil
 }
 
 // tbProbe prints the value of a position and the value of each move.
-func tbProbe(dir, fen string, quiet int) error {
+func tbProbe(e *env, dir, fen string, quiet int) error {
 	p, err := rules.ParseFEN(fen)
 	if err != nil {
 		return err
@@ -100,7 +102,7 @@ func tbProbe(dir, fen string, quiet int) error {
 	if err != nil {
 		return err
 	}
-	e, err := t.Probe(p)
+	entry, err := t.Probe(p)
 	if err != nil {
 		return fmt.Errorf("%s: %w", fen, err)
 	}
@@ -108,7 +110,7 @@ func tbProbe(dir, fen string, quiet int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s (%s to move, 40-move counter %d): %s; stored: %v\n", p.FEN(), p.Side(), quiet, v, e)
+	fmt.Fprintf(e.stdout, "%s (%s to move, 40-move counter %d): %s; stored: %v\n", p.FEN(), p.Side(), quiet, v, entry)
 	var keep []string
 	for _, mv := range moves {
 		if mv.Value == v {
@@ -116,32 +118,32 @@ func tbProbe(dir, fen string, quiet int) error {
 		}
 	}
 	if len(moves) > 0 {
-		fmt.Fprintf(stdout, "moves that keep the %s: %s\n", v, strings.Join(keep, " "))
+		fmt.Fprintf(e.stdout, "moves that keep the %s: %s\n", v, strings.Join(keep, " "))
 	}
 	for _, mv := range moves {
 		if mv.Value == tb.Draw {
-			fmt.Fprintf(stdout, "  %-12s draw\n", mv.Move)
+			fmt.Fprintf(e.stdout, "  %-12s draw\n", mv.Move)
 		} else {
-			fmt.Fprintf(stdout, "  %-12s %s, %d plies to a man move or capture\n", mv.Move, mv.Value, mv.Dist)
+			fmt.Fprintf(e.stdout, "  %-12s %s, %d plies to a man move or capture\n", mv.Move, mv.Value, mv.Dist)
 		}
 	}
 	return nil
 }
 
 // tbInfo lists the tables of a folder, each checked.
-func tbInfo(dir string) error {
+func tbInfo(e *env, dir string) error {
 	t, err := tb.Open(dir)
 	if err != nil {
 		return err
 	}
 	var pos, bytes int64
-	fmt.Fprintf(stdout, "%-6s %-28s %11s %9s %11s %11s %11s\n", "table", "material (side to move first)", "positions", "bytes", "wins", "draws", "losses")
+	fmt.Fprintf(e.stdout, "%-6s %-28s %11s %9s %11s %11s %11s\n", "table", "material (side to move first)", "positions", "bytes", "wins", "draws", "losses")
 	for _, f := range t.Files() {
-		fmt.Fprintf(stdout, "%-6s %-28s %11d %9d %11d %11d %11d\n", f.Material, f.Material.Describe(), f.Positions, f.Bytes, f.Wins, f.Draws, f.Losses)
+		fmt.Fprintf(e.stdout, "%-6s %-28s %11d %9d %11d %11d %11d\n", f.Material, f.Material.Describe(), f.Positions, f.Bytes, f.Wins, f.Draws, f.Losses)
 		pos += f.Positions
 		bytes += f.Bytes
 	}
-	fmt.Fprintf(stdout, "%d tables in %s, complete up to %d pieces, %d positions, %d bytes: every checksum and entry checks\n", len(t.Files()), dir, t.Pieces(), pos, bytes)
+	fmt.Fprintf(e.stdout, "%d tables in %s, complete up to %d pieces, %d positions, %d bytes: every checksum and entry checks\n", len(t.Files()), dir, t.Pieces(), pos, bytes)
 	return nil
 }
 
@@ -152,7 +154,7 @@ const matchMinDist = 15
 // tbMatch plays won table positions of the given number of pieces with
 // the model on both sides, once with the tables for the winning side and
 // once without, and prints each game that was not won and the totals.
-func tbMatch(dir, modelPath string, pieces, games, visits int, seed int64) error {
+func tbMatch(e *env, dir, modelPath string, pieces, games, visits int, seed int64) error {
 	t, err := tb.Shared(dir)
 	if err != nil {
 		return err
@@ -160,19 +162,19 @@ func tbMatch(dir, modelPath string, pieces, games, visits int, seed int64) error
 	if pieces > t.Pieces() {
 		return fmt.Errorf("match: --pieces %d, the tables of %s go up to %d", pieces, dir, t.Pieces())
 	}
-	ck, err := loadModel(modelPath)
+	// The model's search, forced moves passed, once without the tables and
+	// once with them (their proofs in the tree, their moves played).
+	s := player.Plain(visits)
+	s.Pass = true
+	spec := player.Spec{Model: modelPath, Search: s}
+	n, err := spec.Open(player.Env{Cache: player.DefaultCache, Games: 1, Log: e.stderr})
 	if err != nil {
 		return err
 	}
-	p, err := newModelPlayer(filepath.Base(modelPath), ck, visits, 1, checkpointBackend, 1)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	plain := p.MCTSPlayer
-	p.passForced(true)
+	defer n.Close()
+	plain := &arena.MCTSPlayer{Label: spec.String(), Evaluator: n.Evaluator, Visits: visits, Options: n.Options}
 	with := *plain
-	withTables(&with.Options, t)
+	with.Options.Oracle, with.Options.Solver = tb.Oracle{T: t}, true
 	var sigs []tb.Material
 	for _, m := range tb.Signatures(pieces) {
 		if m.Pieces() == pieces {
@@ -224,9 +226,9 @@ func tbMatch(dir, modelPath string, pieces, games, visits int, seed int64) error
 			if !o.Over() {
 				how = "400 plies"
 			}
-			fmt.Fprintf(stdout, "%s (%s wins) %s: %s by %s after %d plies: %s\n", pos.FEN(), pos.Side(), [2]string{"without tables", "with tables"}[i], o.Result, how, g.Ply(), strings.Join(moves, " "))
+			fmt.Fprintf(e.stdout, "%s (%s wins) %s: %s by %s after %d plies: %s\n", pos.FEN(), pos.Side(), [2]string{"without tables", "with tables"}[i], o.Result, how, g.Ply(), strings.Join(moves, " "))
 		}
 	}
-	fmt.Fprintf(stdout, "%d won positions of %d pieces, %s at %d visits on both sides: won %d without the tables, %d with them\n", games, pieces, plain.Label, visits, won[0], won[1])
+	fmt.Fprintf(e.stdout, "%d won positions of %d pieces, %s at %d visits on both sides: won %d without the tables, %d with them\n", games, pieces, plain.Label, visits, won[0], won[1])
 	return nil
 }

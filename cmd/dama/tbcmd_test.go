@@ -32,7 +32,7 @@ func TestTB(t *testing.T) {
 		!strings.Contains(out, "moves that keep the win: ") {
 		t.Errorf("probe: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	code, out, _ = runCmd(t, "tb", "probe", "--dir", dir, "--fen", "W:WK29,K32:BK1", "--quiet", "70")
+	code, out, _ = runCmd(t, "tb", "probe", "--dir", dir, "--fen", "W:WK29,K32:BK1", "--quiet-plies", "70")
 	if code != 0 || !strings.Contains(out, "40-move counter 70): draw") {
 		t.Errorf("probe at quiet 70: exit %d, stdout %q", code, out)
 	}
@@ -63,7 +63,7 @@ func TestTB(t *testing.T) {
 	}
 	// match: with the tables every won position is won.
 	code, out, errs = runCmd(t, "tb", "match", "--dir", dir, "--pieces", "3", "--games", "3", "--visits", "8", "--model", "../../model/testdata/sample-v1.ckpt")
-	if code != 0 || !strings.Contains(out, "3 won positions of 3 pieces, sample-v1.ckpt@8+pass at 8 visits on both sides: won ") || !strings.HasSuffix(out, ", 3 with them\n") {
+	if code != 0 || !strings.Contains(out, "3 won positions of 3 pieces, sample-v1.ckpt@8+plain+pass at 8 visits on both sides: won ") || !strings.HasSuffix(out, ", 3 with them\n") {
 		t.Errorf("match: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	code, _, errs = runCmd(t, "tb", "match", "--dir", dir, "--pieces", "4")

@@ -13,6 +13,7 @@ import (
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
+	"dama/player"
 	"dama/rules"
 )
 
@@ -35,7 +36,7 @@ func cpuTime(b *testing.B) time.Duration {
 //
 //	go test ./cmd/dama -run XXX -bench ShippedThreads -benchtime 20x
 func BenchmarkShippedThreads(b *testing.B) {
-	ck, err := loadModel(shippedModel)
+	ck, err := player.LoadModel(player.Shipped)
 	if err != nil {
 		b.Fatal(err)
 	}

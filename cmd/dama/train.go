@@ -36,21 +36,21 @@ func init() {
 		name:    "train",
 		summary: "run the training loop: self-play, train, arena, promote (resumable)",
 		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--max-cpu DURATION] [--selfplay-workers N] [--set key=value]... [--allow-change KEY]... [--serve ADDR | --broker URL [--token-file FILE|--creds FILE]] [--tls-cert FILE --tls-key FILE] [--tls-ca FILE] [--http ADDR [--http-token-file FILE]]",
-		flags: func(fs *flag.FlagSet) {
+		flags: func(fs *flagSet) {
 			sets, allow = nil, nil
 			config = fs.String("config", "", "configuration: a YAML file or a preset name (quick, workstation); default: the run's archived config, else quick")
 			runDir = fs.String("run", "", "run folder (default checkpoints/<run.name>)")
 			initFrom = fs.String("init", "", "start a new run from this checkpoint (e.g. the shipped model) instead of a random network; its network must match model.*")
-			workers = fs.Int("selfplay-workers", 1, "1: play self-play games in this process; 0: only train and gate on games from 'dama selfplay --run DIR' workers")
+			workers = fs.Int("selfplay-workers", 1, "1: play self-play games in this process; 0: only train and gate on games from 'dama selfplay worker --run DIR' workers")
 			fs.Var(&sets, "set", "override one configuration key, e.g. --set selfplay.visits=64 (repeatable)")
 			fs.Var(&allow, "allow-change", "let a resumed run take a new value of this configuration key (repeatable, or KEY,KEY); the change and the generation it starts at are recorded in the run's "+runfolder.ChangesFile+"; model.* keys never change")
 			quiet = fs.Bool("quiet", false, "no progress bars")
 			maxCPU = fs.Duration("max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (e.g. 30m; for A/B runs of equal CPU time); 0 = no limit")
 			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
 			bo.register(fs, true)
-			hw.register(fs, "http", "")
+			hw.register(fs, "")
 		},
-		run: func(fs *flag.FlagSet, args []string) error {
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if *maxCPU < 0 {
 				return fmt.Errorf("--max-cpu %s: want a duration >= 0", *maxCPU)
 			}
@@ -98,17 +98,17 @@ func init() {
 			defer stop()
 			opt := train.Options{
 				Config: cfg, Dir: dir, SelfPlay: *workers == 1,
-				Revision: buildVersion(), Log: stdout, Init: *initFrom, MaxCPU: *maxCPU,
+				Revision: buildVersion(), Log: e.stdout, Init: *initFrom, MaxCPU: *maxCPU,
 				AllowChange: allowKeys,
 			}
 			if !*quiet {
-				opt.Progress = (&trainProgress{w: stderr}).event
+				opt.Progress = (&trainProgress{w: e.stderr}).event
 			}
-			fmt.Fprintf(stdout, "run %s: config %s, model %s, %d generations (0 = until interrupted)\n",
+			fmt.Fprintf(e.stdout, "run %s: config %s, model %s, %d generations (0 = until interrupted)\n",
 				dir, cfg.Run.Name, cfg.Model.Preset, cfg.Run.Generations)
 			finished := false // the last generation is done: workers are told to stop
 			if bo.serve != "" || bo.url != "" {
-				closeBroker, err := startBroker(ctx, &bo, dir, &opt)
+				closeBroker, err := startBroker(ctx, e, &bo, dir, &opt)
 				if err != nil {
 					return err
 				}
@@ -119,7 +119,7 @@ func init() {
 					return err
 				}
 				wctx, stopWeb := context.WithCancel(ctx)
-				wait, err := startWeb(wctx, &hw, dir)
+				wait, err := startWeb(wctx, e, &hw, dir)
 				if err != nil {
 					stopWeb()
 					return err
@@ -135,7 +135,7 @@ func init() {
 				return err
 			}
 			best, _ := (&runfolder.Run{Dir: dir}).Best()
-			fmt.Fprintf(stdout, "done: best model %s\n", filepath.Join(dir, best))
+			fmt.Fprintf(e.stdout, "done: best model %s\n", filepath.Join(dir, best))
 			return nil
 		},
 	})

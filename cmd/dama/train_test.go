@@ -106,14 +106,14 @@ func TestTrainCommandRuns(t *testing.T) {
 		t.Errorf("ladder records %+v: want one after generation 2, 8 games, CPU time and games counted", lad)
 	}
 	// dama ladder rates the run's best model given the run folder.
-	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet"); code != 0 || !strings.Contains(lo, "on the ladder") || strings.Contains(lo, "+pass") {
+	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet"); code != 0 || !strings.Contains(lo, "on the ladder") || strings.Contains(lo, "+pass") || !strings.Contains(lo, "(the Ladder default, as the runs' ladder ratings)") {
 		t.Errorf("dama ladder --model RUN: exit %d, %s\n%s", code, le, lo)
 	}
-	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet", "--pass-forced"); code != 0 || !strings.Contains(lo, "@4+pass on the ladder") {
+	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet", "--pass-forced"); code != 0 || !strings.Contains(lo, "@4+plain+pass on the ladder") || !strings.Contains(lo, "search: 4 visits a move, forced moves passed (the Ladder default, plain PUCT, changed: +pass;") {
 		t.Errorf("dama ladder --pass-forced: exit %d, %s\n%s", code, le, lo)
 	}
-	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet", "--hybrids", "mm2,ab3"); code != 0 || !strings.Contains(lo, "@4+mm2+ab3 on the ladder") {
-		t.Errorf("dama ladder --hybrids mm2,ab3: exit %d, %s\n%s", code, le, lo)
+	if code, lo, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--visits", "4", "--parallel", "2", "--quiet", "--hybrids", "mm2,cmb2"); code != 0 || !strings.Contains(lo, "@4+plain+mm2+cmb2 on the ladder") {
+		t.Errorf("dama ladder --hybrids mm2,cmb2: exit %d, %s\n%s", code, le, lo)
 	}
 	if code, _, le := runCmd(t, "ladder", "--model", dir, "--ladder", ladder, "--games", "8", "--probe", "1", "--hybrids", "ab99"); code == 0 || !strings.Contains(le, "--hybrids") {
 		t.Errorf("dama ladder --hybrids ab99: exit %d, stderr %q", code, le)
@@ -209,7 +209,7 @@ func TestWorkersFeedTrainer(t *testing.T) {
 	var workers []*exec.Cmd
 	var outs []*bytes.Buffer
 	for _, name := range []string{"wa", "wb"} {
-		cmd := damaCmd("selfplay", "--run", dir, "--worker", name, "--chunk", "2", "--quiet", "--wait")
+		cmd := damaCmd("selfplay", "worker", "--run", dir, "--worker", name, "--chunk", "2", "--quiet", "--wait")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -555,7 +555,7 @@ func TestShipLineage(t *testing.T) {
 	if len(r3.Pieces) != 2 || !reflect.DeepEqual(r3.Pieces[0], r2.Pieces[0]) || r3.Pieces[1].Generations != 2 || r3.Pieces[1].RunGenerations != 0 || r3.Games <= r2.Games {
 		t.Errorf("second piece shipped again: %+v", r3)
 	}
-	if !strings.Contains(r3.Match, "@4+pass") || strings.Contains(r2.Match, "+pass") {
+	if !strings.Contains(r3.Match, "@4+plain+pass vs") || !strings.Contains(r2.Match, "@4+plain vs") {
 		t.Errorf("matches %q and %q: want the model's search labelled +pass with --pass-forced only", r2.Match, r3.Match)
 	}
 	if r3.Revision != "0123456789ab" || r2.Revision != buildVersion() {
@@ -593,7 +593,7 @@ func TestTrainHybridsRefused(t *testing.T) {
 	for _, tc := range []struct{ value, want string }{
 		{"bogus", "a comma-separated list of mm[DEPTH], cmb[DEPTH] and ip[DEPTH]"},
 		{"mm9", "DEPTH in 1..8"},
-		{"mm4,ab12", "no ab"},
+		{"mm4,ab12", "ab was removed"},
 	} {
 		code, out, errs := runCmd(t, "train", "--run", dir, "--config", "quick", "--set", "selfplay.hybrids="+tc.value)
 		if code != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `selfplay.hybrids = "`+tc.value+`": want`) || !strings.Contains(errs, tc.want) {

@@ -11,8 +11,8 @@ func init() {
 		name:    "version",
 		summary: "print the version of dama (also: dama --version)",
 		usage:   "",
-		run: func(_ *flag.FlagSet, args []string) error {
-			fmt.Fprintf(stdout, "dama %s\n", buildVersion())
+		run: func(e *env, _ *flag.FlagSet, _ []string) error {
+			fmt.Fprintf(e.stdout, "dama %s\n", buildVersion())
 			return nil
 		},
 	})

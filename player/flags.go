@@ -1,0 +1,214 @@
+package player
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"dama/arena"
+	"dama/engine"
+	"dama/model/infer"
+	"dama/tactics"
+)
+
+// Flags are a player's flags on a command's flag set (AddFlags); once the
+// flags are parsed, Spec and Env read them.
+type Flags struct {
+	fs    *flag.FlagSet
+	def   Search
+	names map[string]bool
+
+	model, backend, tables, hybrids string
+	visits, batch, threads          int
+	cache, treeMB                   int
+	seconds, ptemp                  float64
+	pass                            bool
+	clock                           string
+}
+
+// AddFlags declares on fs the flags of the settings named (a Setting's
+// Flag: "model", "visits", "time", "batch", "threads", "pass-forced",
+// "policy-temp", "hybrids", "tb", "tree-mb", "cache", "backend", "clock"),
+// each with its Meaning as its help text and def's value as its default.
+// It panics on a name Settings does not list.
+func AddFlags(fs *flag.FlagSet, def Search, names ...string) *Flags {
+	f := &Flags{fs: fs, def: def, names: map[string]bool{}, clock: ClockWall}
+	for _, name := range names {
+		st := setting(name)
+		if st.Flag != name {
+			panic("player: no flag " + name)
+		}
+		f.names[name] = true
+		help := st.Meaning
+		switch name {
+		case "model":
+			fs.StringVar(&f.model, name, "", help+" (default shipped)")
+		case "visits":
+			fs.IntVar(&f.visits, name, def.Visits, help+" (0: no visit limit; then --time must be set)")
+		case "time":
+			fs.Float64Var(&f.seconds, name, def.Time.Seconds(), help+" (0: no time limit)")
+		case "batch":
+			fs.IntVar(&f.batch, name, max(def.Batch, 1), help)
+		case "threads":
+			fs.IntVar(&f.threads, name, max(def.Threads, 1), help)
+		case "pass-forced":
+			fs.BoolVar(&f.pass, name, def.Pass, help)
+		case "policy-temp":
+			t := def.PolicyTemp
+			if t == 0 {
+				t = 1 // as given
+			}
+			fs.Float64Var(&f.ptemp, name, t, help+" (1: the priors as given)")
+		case "hybrids":
+			fs.StringVar(&f.hybrids, name, def.Hybrids.String(), help)
+		case "tb":
+			fs.StringVar(&f.tables, name, def.Tables, help+": "+st.Range)
+		case "tree-mb":
+			fs.IntVar(&f.treeMB, name, treeMB(def.TreeMB), help)
+		case "cache":
+			fs.IntVar(&f.cache, name, DefaultCache, help)
+		case "backend":
+			fs.StringVar(&f.backend, name, "auto", help+"; one of "+fmt.Sprint(infer.BackendNames()))
+		case "clock":
+			fs.Func(name, help+" (default "+ClockWall+")", func(s string) error {
+				switch s {
+				case ClockWall:
+				case ClockCPU:
+					if err := arena.CheckCPUClock(); err != nil {
+						return err
+					}
+				default:
+					return fmt.Errorf("want %s or %s", ClockWall, ClockCPU)
+				}
+				f.clock = s
+				return nil
+			})
+		}
+	}
+	return f
+}
+
+// treeMB is the --tree-mb default of a tree of mb MB, 0: the default
+// node cap's.
+func treeMB(mb int) int {
+	if mb > 0 {
+		return mb
+	}
+	return engine.TreeMB(0)
+}
+
+// Ranges returns the settings of the numeric flags AddFlags declared, so
+// that a command checks their ranges with its other flags'.
+func (f *Flags) Ranges() []Setting {
+	var out []Setting
+	for _, s := range Settings() {
+		if f.names[s.Flag] && (s.Lo != 0 || s.Hi != 0) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// given reports whether the flag name was set on the command line.
+func (f *Flags) given(name string) bool {
+	set := false
+	f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
+// Spec returns the network player the flags describe, their default's
+// settings where a flag was not given, each flag checked (an error names
+// the flag); warnings (more threads than cores) go to log. A time given
+// without --visits is the limit, the visits unlimited.
+func (f *Flags) Spec(log io.Writer) (Spec, error) {
+	s := f.def
+	sp := Spec{Model: f.model}
+	if f.names["backend"] {
+		if _, err := infer.ResolveBackend(f.backend); err != nil {
+			return Spec{}, fmt.Errorf("--backend: %w", err)
+		}
+		if f.given("backend") {
+			sp.Backend = f.backend
+		}
+	}
+	if f.given("visits") {
+		if f.visits < 0 || f.visits > MaxFlagVisits {
+			return Spec{}, fmt.Errorf("--visits %d: want 0..%d", f.visits, MaxFlagVisits)
+		}
+		s.Visits = f.visits
+	}
+	if f.given("time") {
+		switch sec := f.seconds; {
+		case math.IsNaN(sec) || sec < 0 || sec > MaxFlagTime || sec > 0 && sec < 0.001:
+			return Spec{}, fmt.Errorf("--time %v: want 0 (no time limit) or 0.001..%s seconds", sec, strconv.FormatFloat(MaxFlagTime, 'f', -1, 64))
+		default:
+			s.Time = time.Duration(math.Round(sec * float64(time.Second)))
+		}
+		if s.Time > 0 && !f.given("visits") {
+			s.Visits = 0 // the time the user set is the limit
+		}
+	}
+	if s.Visits == 0 && s.Time == 0 {
+		return Spec{}, errNoLimit
+	}
+	if f.given("batch") {
+		if f.batch < 1 || f.batch > MaxBatch {
+			return Spec{}, fmt.Errorf("--batch %d out of range [1, %d]", f.batch, MaxBatch)
+		}
+		s.Batch = f.batch
+	}
+	if f.names["threads"] {
+		warning, err := engine.CheckThreads(f.threads)
+		if err != nil {
+			return Spec{}, fmt.Errorf("--threads: %w", err)
+		}
+		Env{Log: log}.warn(warning)
+		if f.given("threads") {
+			s.Threads = f.threads
+		}
+	}
+	if f.given("pass-forced") {
+		s.Pass = f.pass
+	}
+	if f.given("policy-temp") {
+		s.PolicyTemp = f.ptemp
+	}
+	if f.given("hybrids") {
+		h, err := tactics.ParseHybrids(f.hybrids)
+		if err != nil {
+			return Spec{}, fmt.Errorf("--hybrids %q: %w (or none)", f.hybrids, err)
+		}
+		s.Hybrids = h
+	}
+	if f.given("tb") {
+		s.Tables = f.tables
+	}
+	if f.given("tree-mb") {
+		s.TreeMB = f.treeMB
+	}
+	sp.Search = s
+	if err := s.Check(); err != nil {
+		return Spec{}, err
+	}
+	return sp, nil
+}
+
+// Env returns what the flags give all the command's players: --backend,
+// --tb, --clock and --cache (DefaultCache where the command has no
+// --cache), for games at once, its lines on log.
+func (f *Flags) Env(games int, log io.Writer) (Env, error) {
+	e := Env{Tables: f.tables, CPUClock: f.clock == ClockCPU, Cache: DefaultCache, Games: games, Log: log}
+	if f.names["backend"] {
+		if _, err := infer.ResolveBackend(f.backend); err != nil {
+			return Env{}, fmt.Errorf("--backend: %w", err)
+		}
+		e.Backend = f.backend
+	}
+	if f.names["cache"] {
+		e.Cache = f.cache
+	}
+	return e, nil
+}
