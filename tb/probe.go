@@ -44,6 +44,11 @@ type FileInfo struct {
 // or fewer has its file; tables of more pieces than that are loaded and
 // checked but not probed.
 func Open(dir string) (*Tables, error) {
+	return load(dir)
+}
+
+// load reads and checks the table files of dir.
+func load(dir string) (*Tables, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("tb: %w", err)
