@@ -10,7 +10,7 @@ import (
 )
 
 // The tables of the tests, generated once: up to 3 pieces always, up to 4
-// without -short (about ten seconds of CPU), and verified (Verify) once:
+// without -short (about ten seconds of CPU), and verified (VerifyDir) once:
 // tablesReport is what it found.
 var (
 	tablesOnce   sync.Once
@@ -46,10 +46,10 @@ func testTables(t testing.TB) *Tables {
 		if _, tablesErr = Generate(context.Background(), GenOptions{Pieces: testPieces(), Dir: tablesDir}); tablesErr != nil {
 			return
 		}
-		if tables, tablesErr = Open(tablesDir); tablesErr != nil {
+		if tablesReport, tablesErr = VerifyDir(context.Background(), tablesDir, VerifyOptions{}); tablesErr != nil {
 			return
 		}
-		tablesReport, tablesErr = Verify(context.Background(), tables, VerifyOptions{})
+		tables, tablesErr = Open(tablesDir)
 	})
 	if tablesErr != nil {
 		t.Fatal(tablesErr)
@@ -90,6 +90,9 @@ func TestConsistency(t *testing.T) {
 	if r.Inconsistencies != 0 || r.Entries != size || len(r.Tables) != len(sigs) || len(r.Verified) != len(sigs) || r.Sampled {
 		t.Fatalf("verify of the tables of up to %d pieces: %d entries checked, %d inconsistent, %d of %d tables verified (examples %v); want all %d entries consistent",
 			tb.Pieces(), r.Entries, r.Inconsistencies, len(r.Verified), len(sigs), r.Examples, size)
+	}
+	if c := tb.Check(); c.Stamped != len(sigs) || c.Verified != 0 {
+		t.Errorf("Open after VerifyDir: %+v, want every table vouched for by the stamp", c)
 	}
 	var w, d, l int64
 	for _, f := range tb.Files() {

@@ -2,6 +2,7 @@ package tb
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 func forge(t *testing.T, dir string, m Material, f func(codes []uint8)) string {
 	t.Helper()
 	path := filepath.Join(dir, m.String()+Ext)
-	codes, err := readTable(path, m)
+	codes, _, err := readTable(path, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +82,14 @@ var forgeries = []struct {
 // TestVerifyFindsForgeries: each forgery of a 3-piece table, its file
 // valid, is found by Verify at the entry forged (with what the table
 // stores and what one ply gives), the table and the tables that reach it
-// are not verified, and the others are; the report's error names the
-// file.
+// are not verified, and the others are; Open refuses the folder with one
+// line naming the file, whether or not a stamp vouched for the genuine
+// table before.
 func TestVerifyFindsForgeries(t *testing.T) {
 	genuine := smallDir(t, 3)
+	if _, err := VerifyDir(context.Background(), genuine, VerifyOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range forgeries {
 		t.Run(c.name, func(t *testing.T) {
 			dir := copyDir(t, genuine)
@@ -121,11 +126,110 @@ func TestVerifyFindsForgeries(t *testing.T) {
 			}
 			// The report's error names the forged file (alone, or with its
 			// colour twin when the entries cannot tell which of the two is
-			// wrong).
-			if err := r.Err(); !errors.Is(err, ErrInconsistent) || !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("the report's error %v: want one line naming %s", err, path)
+			// wrong), as Open's does; with the genuine table's stamp in
+			// place Open verifies only the forged one, and names it alone.
+			if err := r.Err(); err == nil || !strings.Contains(err.Error(), path) {
+				t.Errorf("the report's error %v does not name %s", err, path)
+			}
+			_, err = Open(dir)
+			var ie *InconsistentError
+			if !errors.Is(err, ErrInconsistent) || !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), path+": ") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Open with the genuine stamp: %v, want one line naming %s, wrapping ErrInconsistent", err, path)
+			}
+			if err := os.Remove(filepath.Join(dir, StampName)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err = Open(dir); !errors.Is(err, ErrInconsistent) || !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Open without a stamp: %v, want one line naming %s", err, path)
+			}
+			if _, err := os.Stat(filepath.Join(dir, StampName)); err == nil {
+				t.Error("a refused Open wrote a stamp")
 			}
 		})
+	}
+}
+
+// TestOpenRefusesForgedStamp: a table forged wholesale (every entry a
+// draw) under a stamp forged to vouch for it is still refused by Open's
+// sampled check, naming the file and the stamp.
+func TestOpenRefusesForgedStamp(t *testing.T) {
+	dir := smallDir(t, 3)
+	m := Material{Kings: 2, OppKings: 1}
+	path := forge(t, dir, m, func(codes []uint8) { clear(codes) })
+	s := stamp{}
+	tables, err := load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range tables.Files() {
+		s[f.Material] = f.SHA256
+	}
+	if err := writeStamp(filepath.Join(dir, StampName), s); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(dir)
+	var ie *InconsistentError
+	if !errors.As(err, &ie) || !ie.Sampled || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), StampName) {
+		t.Fatalf("Open: %v, want a sampled check's error naming %s and the stamp", err, path)
+	}
+}
+
+// TestOpenStamp: the first Open of a folder verifies every table and
+// records them in the stamp; the next one samples them; a damaged stamp is
+// verified again and rewritten; a table changed under the stamp is
+// verified again alone.
+func TestOpenStamp(t *testing.T) {
+	dir := smallDir(t, 3)
+	n := len(Signatures(3))
+	tables, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tables.Check(); c.Verified != n || c.Stamped != 0 || c.Entries == 0 || c.StampNote != "" {
+		t.Fatalf("first Open: %+v, want all %d tables verified", c, n)
+	}
+	stampPath := filepath.Join(dir, StampName)
+	s, err := readStamp(stampPath)
+	if err != nil || len(s) != n {
+		t.Fatalf("stamp after the first Open: %d tables, %v; want %d", len(s), err, n)
+	}
+	tables, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tables.Check(); c.Stamped != n || c.Verified != 0 || c.Sampled == 0 {
+		t.Fatalf("second Open: %+v, want all %d tables vouched for and sampled", c, n)
+	}
+	// A damaged stamp: everything verified again, and a stamp that reads.
+	data, _ := os.ReadFile(stampPath)
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(stampPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tables, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tables.Check(); c.Verified != n || !strings.Contains(c.StampNote, "checksum mismatch") {
+		t.Fatalf("Open with a damaged stamp: %+v, want every table verified and a note", c)
+	}
+	if s, err := readStamp(stampPath); err != nil || len(s) != n {
+		t.Fatalf("stamp not rewritten: %d tables, %v", len(s), err)
+	}
+	// A stamp that records another file for one table (as after the
+	// table was replaced): that table is verified again, alone.
+	m := Material{Men: 1, Kings: 1, OppKings: 1}
+	s, _ = readStamp(stampPath)
+	s[m] = [sha256.Size]byte{1}
+	if err := writeStamp(stampPath, s); err != nil {
+		t.Fatal(err)
+	}
+	tables, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tables.Check(); c.Verified != 1 || c.Stamped != n-1 || c.Entries != m.Size() {
+		t.Fatalf("Open with one table not vouched for: %+v, want it verified alone (%d entries)", c, m.Size())
 	}
 }
 
@@ -170,8 +274,8 @@ func TestVerifyThreads(t *testing.T) {
 	}
 }
 
-// TestVerifyErrors: a cancelled context and a table the folder does not
-// have are errors.
+// TestVerifyErrors: a cancelled context, a table the folder does not
+// have and a sampled VerifyDir are errors.
 func TestVerifyErrors(t *testing.T) {
 	dir := smallDir(t, 3)
 	tables, err := load(dir)
@@ -185,6 +289,33 @@ func TestVerifyErrors(t *testing.T) {
 	}
 	if _, err := Verify(context.Background(), tables, VerifyOptions{Tables: []Material{{Kings: 3, OppKings: 1}}}); err == nil || !strings.Contains(err.Error(), "no table 0301") {
 		t.Errorf("a table of 4 pieces in 3-piece tables: %v", err)
+	}
+	if _, err := VerifyDir(context.Background(), dir, VerifyOptions{Sample: 3}); err == nil {
+		t.Error("VerifyDir took a sample")
+	}
+}
+
+// TestVerifyDirStamp: VerifyDir records exactly the verified tables, so a
+// forged table (and the tables that reach it) leave the stamp.
+func TestVerifyDirStamp(t *testing.T) {
+	dir := smallDir(t, 3)
+	m := Material{Men: 1, Kings: 1, OppKings: 1}
+	forge(t, dir, m, func(codes []uint8) { clear(codes) })
+	r, err := VerifyDir(context.Background(), dir, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := readStamp(filepath.Join(dir, StampName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Material
+	for k := range s {
+		got = append(got, k)
+	}
+	slices.SortFunc(got, compareMaterial)
+	if !reflect.DeepEqual(got, r.Verified) || slices.Contains(got, m) || r.Err() == nil {
+		t.Errorf("stamp holds %v, verified %v; want the same, without %s", got, r.Verified, m)
 	}
 }
 
