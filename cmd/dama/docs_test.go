@@ -51,7 +51,7 @@ var positionalArgs = map[string]int{"report": 1, "games": 2, "broker": 2} // gam
 // each verb takes.
 var verbArgs = map[string]map[string]int{
 	"model": {"new": 0, "info": 1, "compare": 1},
-	"tb":    {"gen": 0, "probe": 0, "info": 1, "match": 0},
+	"tb":    {"gen": 0, "probe": 0, "info": 1, "verify": 1, "match": 0},
 }
 
 // checkDamaArgs parses args (the words after "dama") the way the subcommand
@@ -137,7 +137,7 @@ func cheapDama(args []string) bool {
 			i := slices.Index(args, "--pieces")
 			return i > 0 && i+1 < len(args) && (args[i+1] == "2" || args[i+1] == "3")
 		}
-		return len(args) > 1 && (args[1] == "probe" || args[1] == "info")
+		return len(args) > 1 && (args[1] == "probe" || args[1] == "info" || args[1] == "verify")
 	}
 	return false
 }
