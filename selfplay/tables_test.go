@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,6 +40,15 @@ func TestTablesKey(t *testing.T) {
 	}
 	if testConfig(0, nil).Digest() == testConfig(0, func(c *Config) { c.Tables = dir }).Digest() {
 		t.Error("the tables do not change the digest")
+	}
+	// A forged table (every entry a draw, its checksum recomputed) is
+	// refused by name before any game uses it.
+	forged, _ := tbtest.Tables(t, 2)
+	path := filepath.Join(forged, "0110.dtb")
+	tbtest.ForgeDraws(t, path)
+	_, err = newPlayer(evaltest.Material{}, testConfig(0, func(c *Config) { c.Tables = forged }))
+	if !errors.Is(err, tb.ErrInconsistent) || !strings.Contains(err.Error(), path+": endgame table: entries inconsistent with their moves") {
+		t.Errorf("a forged table: %v", err)
 	}
 }
 

@@ -32,8 +32,9 @@ var cached sync.Mutex
 // opened once per process (as Shared opens a folder). The first call of a
 // process generates what the folder lacks or holds damaged (Generate, one
 // worker a CPU: resumable, every file written atomically, so processes
-// that generate at once only repeat work) and, when log is not nil, writes
-// one line saying what it found and did. Meant for few pieces: 4 take some
+// that generate at once only repeat work), opens them (Open: a folder
+// without its stamp is verified in full once) and, when log is not nil,
+// writes one line saying what it found and did. Meant for few pieces: 4 take some
 // 10 CPU-seconds, 5 some 4 CPU-minutes, and the generation cannot be
 // interrupted.
 func SharedCache(pieces int, log io.Writer) (*Tables, error) {
@@ -54,13 +55,19 @@ func SharedCache(pieces int, log io.Writer) (*Tables, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tb: generating the tables of up to %d pieces in %s: %w", pieces, dir, err)
 	}
-	if log != nil {
-		if st.Skipped == st.Signatures {
-			fmt.Fprintf(log, "endgame tables of up to %d pieces: %s (%d signatures, all there and checked)\n", pieces, dir, st.Signatures)
-		} else {
-			fmt.Fprintf(log, "endgame tables of up to %d pieces: generated %d of %d signatures into %s (%d positions, %d bytes) in %.1fs\n",
-				pieces, st.Signatures-st.Skipped, st.Signatures, dir, st.Positions, st.Bytes, time.Since(start).Seconds())
-		}
+	t, err = Shared(dir)
+	if err != nil || log == nil {
+		return t, err
 	}
-	return Shared(dir)
+	checked := fmt.Sprintf("%d tables vouched for by %s, %d entries sampled", t.check.Stamped, StampName, t.check.Sampled)
+	if t.check.Verified > 0 {
+		checked = fmt.Sprintf("%d tables verified against one ply (%d entries)", t.check.Verified, t.check.Entries)
+	}
+	if st.Skipped == st.Signatures {
+		fmt.Fprintf(log, "endgame tables of up to %d pieces: %s (%d signatures, all there and checked; %s)\n", pieces, dir, st.Signatures, checked)
+	} else {
+		fmt.Fprintf(log, "endgame tables of up to %d pieces: generated %d of %d signatures into %s (%d positions, %d bytes; %s) in %.1fs\n",
+			pieces, st.Signatures-st.Skipped, st.Signatures, dir, st.Positions, st.Bytes, checked, time.Since(start).Seconds())
+	}
+	return t, nil
 }

@@ -61,4 +61,17 @@
 // temporary name and renamed into place (internal/atomicfile), so a killed
 // generation never leaves a file that reads as complete, and a new run
 // skips every signature whose file is already there and checks.
+//
+// # Verification
+//
+// A checksum says a file is as it was written, not that what was written
+// is right: a table re-encoded with other entries and its checksum
+// recomputed passes it. Verify checks every entry against one ply of the
+// tables themselves (the equation Generate solves, whose solution is
+// unique, so a table set that passes is exact given the rules' moves).
+// Open vouches for the entries of every table it probes before anything
+// plays with them: a table recorded in the folder's stamp (StampName,
+// keyed by the SHA-256 of each file; VerifyDir and Open write it) gets a
+// sampled check of OpenSample entries, any other one a full Verify, and
+// an inconsistent table is an *InconsistentError naming its file.
 package tb

@@ -3,6 +3,7 @@ package tb
 import (
 	"bytes"
 	"compress/flate"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"math/bits"
@@ -154,21 +155,22 @@ func decode(data []byte) (Material, []uint8, error) {
 	return m, codes, nil
 }
 
-// readTable reads and checks the table file at path; its name must be
-// its material's.
-func readTable(path string, want Material) ([]uint8, error) {
+// readTable reads and checks the table file at path, whose name must be
+// its material's, and returns its codes and the SHA-256 of the file.
+func readTable(path string, want Material) ([]uint8, [sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
 	data, err := fileFormat.ReadFile(path, maxFileBytes)
 	if err != nil {
-		return nil, err
+		return nil, sum, err
 	}
 	m, codes, err := decode(data)
 	if err != nil {
-		return nil, envelope.WithPath(err, path)
+		return nil, sum, envelope.WithPath(err, path)
 	}
 	if m != want {
-		return nil, fmt.Errorf("%s: endgame table of signature %s, the file name says %s", path, m, want)
+		return nil, sum, fmt.Errorf("%s: endgame table of signature %s, the file name says %s", path, m, want)
 	}
-	return codes, nil
+	return codes, sha256.Sum256(data), nil
 }
 
 // writeTable writes m's table to path atomically.

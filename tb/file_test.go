@@ -174,7 +174,7 @@ func TestCancelLeavesNoPartialFile(t *testing.T) {
 		if !ok {
 			t.Fatalf("left %s", e.Name())
 		}
-		if _, err := readTable(filepath.Join(dir, e.Name()), m); err != nil {
+		if _, _, err := readTable(filepath.Join(dir, e.Name()), m); err != nil {
 			t.Fatal(err)
 		}
 	}

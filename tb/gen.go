@@ -124,7 +124,7 @@ func Generate(ctx context.Context, opt GenOptions) (GenStats, error) {
 			all := true
 			for i, m := range j.sigs {
 				path := filepath.Join(opt.Dir, m.String()+Ext)
-				codes, err := readTable(path, m)
+				codes, _, err := readTable(path, m)
 				switch {
 				case err == nil:
 					have[i] = codes

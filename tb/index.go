@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 
 	"dama/rules"
 )
@@ -89,6 +90,13 @@ func Signatures(n int) []Material {
 		}
 	}
 	return out
+}
+
+// compareMaterial orders signatures as Signatures does: by pieces, then
+// men, then the side to move's men, then its kings.
+func compareMaterial(a, b Material) int {
+	key := func(m Material) []int { return []int{m.Pieces(), m.Men + m.OppMen, m.Men, m.Kings} }
+	return slices.Compare(key(a), key(b))
 }
 
 var binomTable [33][33]int64

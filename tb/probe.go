@@ -1,6 +1,8 @@
 package tb
 
 import (
+	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +26,7 @@ type Tables struct {
 	codes  [maxTablePieces + 1][maxTablePieces + 1][maxTablePieces + 1][maxTablePieces + 1][]uint8
 	sigs   []Material
 	files  []FileInfo
+	check  Check
 }
 
 // FileInfo describes one table file of a folder.
@@ -35,6 +38,7 @@ type FileInfo struct {
 	Wins      int64
 	Draws     int64 // draws and holes
 	Losses    int64
+	SHA256    [sha256.Size]byte // of the whole file, what the stamp records
 }
 
 // Open loads every table file (NAME.dtb) in dir and checks each: its
@@ -43,7 +47,29 @@ type FileInfo struct {
 // are complete up to Pieces pieces: every signature of that many pieces
 // or fewer has its file; tables of more pieces than that are loaded and
 // checked but not probed.
+//
+// Open then makes sure that the entries of the tables it probes agree
+// with one ply of the tables themselves (Verify), so that a forged table,
+// its checksum recomputed, is refused by name before anything plays with
+// it. A table that the folder's stamp (StampName) records as verified,
+// by the SHA-256 of its file, gets a sampled check of OpenSample entries;
+// every other table is verified in full now, and the stamp rewritten to
+// record it (when the folder takes it), so a folder is verified in full
+// once. Check says which was done.
 func Open(dir string) (*Tables, error) {
+	t, err := load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.vouch(context.Background()); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// load reads and checks the table files of dir (Open without the
+// consistency check).
+func load(dir string) (*Tables, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("tb: %w", err)
@@ -59,13 +85,13 @@ func Open(dir string) (*Tables, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: not an endgame table name (want four counts of at most %d pieces in all, e.g. 0201%s)", path, maxTablePieces, Ext)
 		}
-		codes, err := readTable(path, m)
+		codes, sum, err := readTable(path, m)
 		if err != nil {
 			return nil, err
 		}
 		t.codes[m.Men][m.Kings][m.OppMen][m.OppKings] = codes
 		t.sigs = append(t.sigs, m)
-		info := FileInfo{Path: path, Material: m, Positions: int64(len(codes))}
+		info := FileInfo{Path: path, Material: m, Positions: int64(len(codes)), SHA256: sum}
 		if st, err := os.Stat(path); err == nil {
 			info.Bytes = st.Size()
 		}

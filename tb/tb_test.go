@@ -10,12 +10,14 @@ import (
 )
 
 // The tables of the tests, generated once: up to 3 pieces always, up to 4
-// without -short (about ten seconds of CPU).
+// without -short (about ten seconds of CPU), and verified (VerifyDir) once:
+// tablesReport is what it found.
 var (
-	tablesOnce sync.Once
-	tablesDir  string
-	tables     *Tables
-	tablesErr  error
+	tablesOnce   sync.Once
+	tablesDir    string
+	tables       *Tables
+	tablesReport Report
+	tablesErr    error
 )
 
 func TestMain(m *testing.M) {
@@ -44,6 +46,9 @@ func testTables(t testing.TB) *Tables {
 		if _, tablesErr = Generate(context.Background(), GenOptions{Pieces: testPieces(), Dir: tablesDir}); tablesErr != nil {
 			return
 		}
+		if tablesReport, tablesErr = VerifyDir(context.Background(), tablesDir, VerifyOptions{}); tablesErr != nil {
+			return
+		}
 		tables, tablesErr = Open(tablesDir)
 	})
 	if tablesErr != nil {
@@ -69,77 +74,31 @@ func allPositions(t *testing.T, tb *Tables, f func(m Material, p rules.Position)
 	}
 }
 
-// TestConsistency checks every entry against its moves' entries: the
-// value and distance of each position are what its moves give (the
-// equation the tables solve, whose solution is unique because distances
-// fall along every win): a win has a move to a loss at one ply less (or a
-// man move or capture to a loss), a loss has every move to a win, a draw
-// neither.
+// TestConsistency: every entry of the generated tables agrees with one ply
+// of the tables (Verify, run once by testTables over every entry, race
+// detector or not): the equation the tables solve, whose solution is
+// unique because distances fall along every win and every loss, so this
+// proves every entry given the rules' moves.
 func TestConsistency(t *testing.T) {
 	tb := testTables(t)
-	var n, w, d, l int
-	allPositions(t, tb, func(m Material, p rules.Position) {
-		got, err := tb.Probe(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := expectEntry(t, tb, p)
-		if got != want {
-			t.Fatalf("%s: table has %+v, its moves give %+v", p.FEN(), got, want)
-		}
-		n++
-		switch got.Type {
-		case Win:
-			w++
-		case Draw:
-			d++
-		default:
-			l++
-		}
-	})
-	t.Logf("%d positions up to %d pieces consistent: %d wins, %d draws, %d losses", n, tb.Pieces(), w, d, l)
-}
-
-// expectEntry computes p's entry from its moves' entries.
-func expectEntry(t *testing.T, tb *Tables, p rules.Position) Entry {
-	moves := p.Legal(nil)
-	if len(moves) == 0 {
-		return Entry{Type: Loss}
+	r := tablesReport
+	sigs := Signatures(tb.Pieces())
+	var size int64
+	for _, m := range sigs {
+		size += m.Size()
 	}
-	bestWin, allLose, far := 0, true, 0
-	for _, mv := range moves {
-		c, err := tb.Probe(p.Play(mv))
-		if err != nil {
-			t.Fatal(err)
-		}
-		via := 1 // plies to a man move or capture through mv
-		if p.Reversible(mv) {
-			via = c.Dist + 1
-			if c.Type != Draw && via > rules.QuietLimit {
-				c = Entry{} // the 40-move rule draws it after this move
-			}
-		}
-		switch c.Type {
-		case Loss:
-			if bestWin == 0 || via < bestWin {
-				bestWin = via
-			}
-		case Win:
-			far = max(far, via)
-		default:
-			allLose = false
-		}
-		if c.Type != Win {
-			allLose = false
-		}
+	if r.Inconsistencies != 0 || r.Entries != size || len(r.Tables) != len(sigs) || len(r.Verified) != len(sigs) || r.Sampled {
+		t.Fatalf("verify of the tables of up to %d pieces: %d entries checked, %d inconsistent, %d of %d tables verified (examples %v); want all %d entries consistent",
+			tb.Pieces(), r.Entries, r.Inconsistencies, len(r.Verified), len(sigs), r.Examples, size)
 	}
-	switch {
-	case bestWin > 0:
-		return Entry{Type: Win, Dist: bestWin}
-	case allLose:
-		return Entry{Type: Loss, Dist: far}
+	if c := tb.Check(); c.Stamped != len(sigs) || c.Verified != 0 {
+		t.Errorf("Open after VerifyDir: %+v, want every table vouched for by the stamp", c)
 	}
-	return Entry{}
+	var w, d, l int64
+	for _, f := range tb.Files() {
+		w, d, l = w+f.Wins, d+f.Draws, l+f.Losses
+	}
+	t.Logf("%d index points up to %d pieces consistent: %d wins, %d draws (holes included), %d losses", r.Entries, tb.Pieces(), w, d, l)
 }
 
 // TestColourSymmetry probes every position and its flip built by the

@@ -58,7 +58,7 @@ var positionalArgs = map[string]nargs{"report": {1, 1}, "games": {2, 2}, "broker
 // action (a verb there is optional).
 var verbArgs = map[string]map[string]nargs{
 	"model":    {"new": {0, 0}, "info": {1, 1}, "compare": {1, 1}},
-	"tb":       {"gen": {0, 0}, "probe": {0, 0}, "info": {1, 1}, "match": {0, 0}},
+	"tb":       {"gen": {0, 0}, "probe": {0, 0}, "info": {1, 1}, "verify": {1, 1}, "match": {0, 0}},
 	"ladder":   {"": {0, 0}, "show": {0, 0}, "calibrate": {0, 0}, "extend": {0, 0}},
 	"tactics":  {"": {0, 0}, "build": {1, many}, "audit": {0, 0}},
 	"selfplay": {"": {0, 0}, "worker": {0, 0}},
@@ -161,7 +161,7 @@ func cheapDama(args []string) bool {
 			i := slices.Index(args, "--pieces")
 			return i > 0 && i+1 < len(args) && (args[i+1] == "2" || args[i+1] == "3")
 		}
-		return len(args) > 1 && (args[1] == "probe" || args[1] == "info")
+		return len(args) > 1 && (args[1] == "probe" || args[1] == "info" || args[1] == "verify")
 	}
 	return false
 }

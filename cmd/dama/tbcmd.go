@@ -7,30 +7,35 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"time"
 
 	"dama/arena"
 	"dama/player"
+	"dama/internal/progress"
 	"dama/rules"
 	"dama/tb"
 )
 
 func init() {
 	var pieces, workers, quiet, visits, games *int
+	var threads int
 	var seed *int64
 	var out, dir, fen, modelPath *string
 	register(&command{
 		name:      "tb",
-		summary:   "endgame tables: generate (gen), probe a position (probe), list and check (info)",
-		usage:     "gen [--pieces N] --out DIR | probe --dir DIR --fen FEN [--quiet-plies N] | info DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
+		summary:   "endgame tables: generate (gen), probe a position (probe), list and check (info), verify every entry (verify)",
+		usage:     "gen [--pieces N] --out DIR | probe --dir DIR --fen FEN [--quiet-plies N] | info DIR | verify [--threads N] DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
 		takesArgs: true,
 		flags: func(fs *flagSet) {
 			pieces = fs.Int("pieces", 4, "gen: every signature of 2 to this many pieces (2..8)")
 			limit(fs, "pieces", 2, 8, "")
 			out = fs.String("out", "", "gen: the folder of the tables (created; finished signatures in it are kept)")
-			workers = fs.Int("parallel", 0, "gen: signatures solved at once (0: one per CPU)")
+			workers = fs.Int("parallel", 0, "gen: signatures solved at once, and the threads of the verification that follows (0: one per CPU)")
 			limit(fs, "parallel", 0, 256, "0: one per CPU")
+			fs.IntVar(&threads, "threads", 0, "verify: goroutines checking entries, one core each (0: one per CPU)")
+			limit(fs, "threads", 0, 256, "0: one per CPU")
 			dir = fs.String("dir", "", "probe: the folder of the tables")
 			fen = fs.String("fen", "", "probe: the position in PDN FEN form")
 			quiet = fs.Int("quiet-plies", 0, "probe: the 40-move counter, plies of king moves since the last man move or capture (0..80)")
@@ -45,9 +50,9 @@ func init() {
 			fs.renamed("workers", "parallel")  // things done at once are --parallel elsewhere
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
-			const usage = "usage: dama tb gen --pieces N --out DIR | probe --dir DIR --fen FEN | info DIR | match --dir DIR"
+			const usage = "usage: dama tb gen --pieces N --out DIR | probe --dir DIR --fen FEN | info DIR | verify DIR | match --dir DIR"
 			if len(args) == 0 {
-				return fmt.Errorf("want a verb: gen, probe, info or match (%s)", usage)
+				return fmt.Errorf("want a verb: gen, probe, info, verify or match (%s)", usage)
 			}
 			verb, rest := args[0], args[1:]
 			switch verb {
@@ -66,6 +71,11 @@ func init() {
 					return fmt.Errorf("info: want one folder, got %d arguments (%s)", len(rest), usage)
 				}
 				return tbInfo(e, rest[0])
+			case "verify":
+				if len(rest) != 1 {
+					return fmt.Errorf("verify: want one folder, got %d arguments (%s)", len(rest), usage)
+				}
+				return tbVerify(e, rest[0], threads)
 			case "match":
 				if len(rest) > 0 || *dir == "" {
 					return fmt.Errorf("match: want --dir DIR and no arguments (%s)", usage)
@@ -89,7 +99,53 @@ func tbGen(e *env, pieces, workers int, out string) error {
 	}
 	fmt.Fprintf(e.stdout, "%d signatures of 2 to %d pieces in %s: %d already there, %d generated (%d positions, %d bytes) in %.1fs\n",
 		st.Signatures, pieces, out, st.Skipped, st.Signatures-st.Skipped, st.Positions, st.Bytes, time.Since(start).Seconds())
-	return nil
+	// Verified now, with a bar, rather than at the first open.
+	return tbVerify(e, out, workers)
+}
+
+// tbVerify verifies every entry of the tables of dir against one ply of
+// the tables (tb.VerifyDir, which records the verified ones in the
+// folder's stamp) and prints what it found; an inconsistency is an error.
+func tbVerify(e *env, dir string, threads int) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	var bar *progress.Bar
+	start := time.Now()
+	r, err := tb.VerifyDir(ctx, dir, tb.VerifyOptions{
+		Threads: threads,
+		Progress: func(done, total int64) {
+			if bar == nil {
+				bar = progress.New(e.stderr, int(total), "verifying "+dir)
+			}
+			bar.Set(int(done))
+		},
+	})
+	bar.Finish()
+	if err != nil && r.Entries == 0 {
+		return err
+	}
+	el := time.Since(start).Seconds()
+	pieces := 0
+	for _, t := range r.Tables {
+		pieces = max(pieces, t.Material.Pieces())
+	}
+	for _, c := range r.Examples {
+		fmt.Fprintln(e.stdout, c)
+	}
+	fmt.Fprintf(e.stdout, "%d tables of 2 to %d pieces in %s: %d entries checked against one ply on %d threads in %.1fs: %d inconsistencies; %d tables verified (recorded in %s)\n",
+		len(r.Tables), pieces, dir, r.Entries, threads, el, r.Inconsistencies, len(r.Verified), tb.StampName)
+	for _, t := range r.Tables {
+		if t.Inconsistencies > 0 {
+			fmt.Fprintf(e.stdout, "%s: %d of %d entries inconsistent, %d of them contradicted by the other tables alone\n", t.Path, t.Inconsistencies, t.Checked, t.Own)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return r.Err()
 }
 
 // tbProbe prints the value of a position and the value of each move.
@@ -143,7 +199,19 @@ func tbInfo(e *env, dir string) error {
 		pos += f.Positions
 		bytes += f.Bytes
 	}
-	fmt.Fprintf(e.stdout, "%d tables in %s, complete up to %d pieces, %d positions, %d bytes: every checksum and entry checks\n", len(t.Files()), dir, t.Pieces(), pos, bytes)
+	fmt.Fprintf(e.stdout, "%d tables in %s, complete up to %d pieces, %d positions, %d bytes: every checksum checks\n", len(t.Files()), dir, t.Pieces(), pos, bytes)
+	c := t.Check()
+	switch {
+	case c.Verified > 0 && c.Stamped > 0:
+		fmt.Fprintf(e.stdout, "entries: %d tables verified against one ply now (%d entries), %d vouched for by %s and sampled (%d entries), all consistent\n", c.Verified, c.Entries, c.Stamped, tb.StampName, c.Sampled)
+	case c.Verified > 0:
+		fmt.Fprintf(e.stdout, "entries: all %d tables verified against one ply now (%d entries), all consistent\n", c.Verified, c.Entries)
+	default:
+		fmt.Fprintf(e.stdout, "entries: all %d tables vouched for by %s and sampled (%d entries), all consistent (dama tb verify checks them all)\n", c.Stamped, tb.StampName, c.Sampled)
+	}
+	if c.StampNote != "" {
+		fmt.Fprintln(e.stdout, "note: "+c.StampNote)
+	}
 	return nil
 }
 

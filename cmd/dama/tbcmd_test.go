@@ -84,3 +84,47 @@ func TestTB(t *testing.T) {
 		t.Errorf("info of a damaged table: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestTBVerify: gen verifies what it made and records it; verify checks
+// every entry again and says so; a forged table (every entry a draw, its
+// checksum recomputed) is refused by info, probe and the engine with one
+// line naming it, and verify lists what one ply says and exits 1.
+func TestTBVerify(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tb")
+	code, out, errs := runCmd(t, "tb", "gen", "--pieces", "3", "--out", dir)
+	if code != 0 || !strings.Contains(out, "16 tables of 2 to 3 pieces in "+dir+": 202280 entries checked against one ply") || !strings.Contains(out, ": 0 inconsistencies; 16 tables verified") {
+		t.Fatalf("gen: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = runCmd(t, "tb", "verify", "--threads", "2", dir)
+	if code != 0 || !strings.Contains(out, "16 tables of 2 to 3 pieces in "+dir+": 202280 entries checked against one ply on 2 threads in ") || !strings.Contains(out, ": 0 inconsistencies; 16 tables verified") {
+		t.Errorf("verify: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, _ = runCmd(t, "tb", "info", dir)
+	if code != 0 || !strings.Contains(out, "entries: all 16 tables vouched for by verified.stamp and sampled") {
+		t.Errorf("info: exit %d, stdout %q", code, out)
+	}
+	path := filepath.Join(dir, "0201.dtb")
+	tbtest.ForgeDraws(t, path)
+	refused := path + ": endgame table: entries inconsistent with their moves ("
+	for _, args := range [][]string{
+		{"tb", "info", dir},
+		{"tb", "probe", "--dir", dir, "--fen", "W:WK29,K32:BK1"},
+		{"analyze", "--model", "random", "--tb", dir, "--fen", "W:WK3,K5:BK12", "--visits", "4"},
+	} {
+		code, _, errs = runCmd(t, args...)
+		if code != 1 || !strings.Contains(errs, refused) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s of a forged table: exit %d, stderr %q; want one line with %q", args[:2], code, errs, refused)
+		}
+	}
+	code, out, errs = runCmd(t, "tb", "verify", "--threads", "1", dir)
+	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+	if code != 1 || !strings.Contains(lines[len(lines)-1], refused) ||
+		!strings.HasPrefix(out, path+": W:") || !strings.Contains(out, "is stored as draw; its moves give win") || !strings.Contains(out, "on 1 threads") ||
+		!strings.Contains(out, path+": ") || !strings.Contains(out, " inconsistencies; 4 tables verified") {
+		t.Errorf("verify of a forged table: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, _, errs = runCmd(t, "tb", "verify")
+	if code != 1 || !strings.Contains(errs, "verify: want one folder, got 0 arguments") {
+		t.Errorf("verify without a folder: exit %d, stderr %q", code, errs)
+	}
+}
