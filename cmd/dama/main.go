@@ -174,18 +174,19 @@ func printCommands(w io.Writer) {
 var errUsage = errors.New("usage error")
 
 // parseFlags parses args with fs. The help asked for (-h, --help) goes to
-// stdout, so that it pages and greps; the message and usage of a bad flag
-// go to stderr.
+// stdout, so that it pages and greps; a bad flag gets one line on stderr,
+// pointing to the help, not the whole usage.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	var msg bytes.Buffer
 	fs.SetOutput(&msg)
 	err := fs.Parse(args)
 	fs.SetOutput(stderr)
-	w := stderr
-	if errors.Is(err, flag.ErrHelp) {
-		w = stdout
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		stdout.Write(msg.Bytes())
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %s (see %s -h)\n", fs.Name(), oneLine(err), fs.Name())
 	}
-	w.Write(msg.Bytes())
 	return err
 }
 
