@@ -134,6 +134,9 @@ func runArena(_ *flag.FlagSet, args []string) error {
 		}
 		opts.SPRT = t
 	}
+	if err := opts.Validate(); err != nil { // before any output
+		return err
+	}
 	if o.pdn != "" {
 		if err := atomicfile.CheckWritable(o.pdn); err != nil {
 			return fmt.Errorf("--pdn: %w", err)
