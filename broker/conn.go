@@ -177,11 +177,13 @@ func digest(data []byte) string {
 // msgID is the deduplication id of a chunk: its name and a digest prefix.
 func msgID(name string, data []byte) string { return name + "/" + digest(data)[7:23] }
 
-// setup creates (or finds) the run's buckets and stream.
-func setup(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, jetstream.ObjectStore, jetstream.Stream, error) {
+// setup creates (or finds) the run's buckets and stream, with the limits
+// on what workers can put there (chunkStreamConfig) for a trainer whose
+// generations take want games.
+func setup(ctx context.Context, js jetstream.JetStream, want int) (jetstream.KeyValue, jetstream.ObjectStore, jetstream.Stream, error) {
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket: runBucket, Description: "dama training run: config, best model pointer, worker chunk numbers",
-		History: 1, Storage: jetstream.FileStorage,
+		History: 1, Storage: jetstream.FileStorage, MaxValueSize: maxValueBytes,
 	})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("broker: key-value bucket %s: %w", runBucket, err)
@@ -192,11 +194,11 @@ func setup(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, jet
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("broker: object store %s: %w", modelBucket, err)
 	}
-	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: ChunkStream, Description: "dama training run: chunks of self-play games, until the trainer's plan takes them",
-		Subjects: []string{chunkSubject + ".>"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
-		Duplicates: 10 * time.Minute,
-	})
+	cur, err := js.Stream(ctx, ChunkStream)
+	if err != nil {
+		cur = nil // none yet
+	}
+	st, err := js.CreateOrUpdateStream(ctx, chunkStreamConfig(ctx, cur, want))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("broker: stream %s: %w", ChunkStream, err)
 	}

@@ -32,7 +32,7 @@ type rolesRun struct {
 	creds  map[string]*Credential
 }
 
-func newRolesRun(t *testing.T) *rolesRun {
+func newRolesRun(t testing.TB) *rolesRun {
 	t.Helper()
 	r := &rolesRun{run: testRun(t), dir: t.TempDir(), log: &syncBuffer{}, creds: map[string]*Credential{}}
 	var err error
@@ -80,7 +80,7 @@ func (r *rolesRun) client(t *testing.T, name string) (jetstream.JetStream, *nats
 }
 
 // trainerJS is a client with the trainer's credential.
-func (r *rolesRun) trainerJS(t *testing.T) jetstream.JetStream {
+func (r *rolesRun) trainerJS(t testing.TB) jetstream.JetStream {
 	t.Helper()
 	roster, err := LoadRoster(r.dir)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -545,7 +546,7 @@ func (w *worker) Write(ctx context.Context, seq int, h selfplay.Header, games []
 	if err := selfplay.Encode(&buf, h, games); err != nil {
 		return "", err
 	}
-	if limit := w.nc.MaxPayload() - 4096; int64(buf.Len()) > limit && len(games) > 1 {
+	if limit := min(w.nc.MaxPayload(), MaxChunkBytes) - 4096; int64(buf.Len()) > limit && len(games) > 1 {
 		half := len(games) / 2
 		first, err := w.Write(ctx, seq, h, games[:half])
 		if err != nil {
@@ -585,7 +586,11 @@ func (w *worker) Write(ctx context.Context, seq int, h selfplay.Header, games []
 			return "", fmt.Errorf("broker: %s (%d games) could not be published: %v", name, len(games), err)
 		}
 		if attempt == 0 {
-			w.logf("publishing %s: %v; trying again every second", name, err)
+			if strings.Contains(err.Error(), "maximum messages per subject") {
+				w.logf("publishing %s: the broker holds as many chunks of this worker as it takes, until the trainer takes some; trying again every second", name)
+			} else {
+				w.logf("publishing %s: %v; trying again every second", name, err)
+			}
 		}
 		if ctx.Err() != nil {
 			if deadline.IsZero() {
