@@ -536,3 +536,29 @@ func TestQuarantineOnce(t *testing.T) {
 		t.Errorf("quarantine holds %d chunks, want the %d logged", len(q), kept)
 	}
 }
+
+// TestBadCounter: a worker whose chunk counter on the broker holds no
+// chunk number stops with one line saying what to do, instead of trying
+// for ever.
+func TestBadCounter(t *testing.T) {
+	_, s, tok, _, log := bridgedRun(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	kv, err := jsClient(t, s, tok).KeyValue(ctx, runBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"garbage", "-3"} {
+		if _, err := kv.Put(ctx, seqPrefix+"w1", []byte(bad)); err != nil {
+			t.Fatal(err)
+		}
+		err := Work(ctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, TrainerKey: testKey, Name: "w1", PerChunk: 1, Seed: 5, Log: log})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("key seq.w1 of bucket dama_run holds %q, not this worker's last chunk number", bad)) ||
+			!strings.Contains(err.Error(), "dama broker add-worker") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("counter %q: err %v, want one line saying what to do", bad, err)
+		}
+	}
+	if ctx.Err() != nil {
+		t.Errorf("the worker tried until the test's deadline")
+	}
+}

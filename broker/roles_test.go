@@ -523,3 +523,40 @@ func TestLegacyChunkSubject(t *testing.T) {
 		t.Errorf("the stream still takes chunks on %s", chunkSubject)
 	}
 }
+
+// TestWorkerAddedJustNow: a worker started before the server has taken
+// its credential (dama broker add-worker a moment before) is refused,
+// says so, tries again and plays once the server takes it.
+func TestWorkerAddedJustNow(t *testing.T) {
+	r := newRolesRun(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pw, err := randomSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.creds["w3"] = &Credential{Version: 1, Worker: "w3", User: "w3", Password: pw, TrainerKey: r.creds["w1"].TrainerKey}
+	played, stop, done := r.worker(ctx, "w3") // not in the roster yet: refused
+	waitFor(t, "w3 refused and trying again", func() bool {
+		return strings.Contains(r.log.String(), "worker w3: broker "+r.s.URL()+": user w3 refused; trying again for 5s")
+	})
+	roster, err := LoadRoster(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roster.Workers["w3"] = pw
+	if err := roster.save(r.dir); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "games of w3", func() bool {
+		select {
+		case err := <-done:
+			t.Fatalf("w3 ended: %v", err)
+		default:
+		}
+		return played("accepted/0000.ckpt") >= 1
+	})
+	if err := stop(); err != nil {
+		t.Errorf("w3: %v", err)
+	}
+}

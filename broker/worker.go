@@ -221,8 +221,9 @@ func (w *worker) logf(format string, args ...any) {
 }
 
 // retry calls f every second until it succeeds or ctx ends, logging the
-// first failure. Each attempt gets callTimeout: a call caught by a server
-// restart must not wait for ever.
+// first failure; a backoffPermanent error ends it at once. Each attempt
+// gets callTimeout: a call caught by a server restart must not wait for
+// ever.
 func (w *worker) retry(ctx context.Context, what string, f func(ctx context.Context) error) error {
 	for attempt := 0; ; attempt++ {
 		actx, cancel := w.request(ctx, callTimeout)
@@ -233,6 +234,9 @@ func (w *worker) retry(ctx context.Context, what string, f func(ctx context.Cont
 		}
 		if w.nc.IsClosed() { // the credential was refused
 			return fmt.Errorf("%s: %w", what, err)
+		}
+		if errors.As(err, new(backoffPermanent)) { // trying again cannot help
+			return err
 		}
 		if attempt == 0 {
 			w.logf("%s: %v; trying again every second", what, err)
@@ -526,8 +530,11 @@ func (w *worker) Reserve(ctx context.Context) (int, error) {
 			return err
 		}
 		last, err := strconv.Atoi(string(e.Value()))
-		if err != nil {
-			return fmt.Errorf("key %s holds %q", key, e.Value())
+		if err != nil || last < 0 {
+			// Guessing could reuse a chunk name, and the trainer
+			// quarantines a different chunk under a name it has.
+			return backoffPermanent{fmt.Errorf("broker: key %s of bucket %s holds %.40q, not this worker's last chunk number; not guessing one: on the trainer's machine add this worker under a new name (dama broker add-worker NAME --run DIR) and start it with that credential",
+				key, runBucket, e.Value())}
 		}
 		if _, err := w.kv.Update(ctx, key, []byte(strconv.Itoa(last+1)), e.Revision()); err != nil {
 			return err
@@ -535,6 +542,10 @@ func (w *worker) Reserve(ctx context.Context) (int, error) {
 		seq = last + 1
 		return nil
 	})
+	var p backoffPermanent
+	if errors.As(err, &p) {
+		return 0, p.err
+	}
 	return seq, err
 }
 
