@@ -113,12 +113,13 @@ var quarantined = regexp.MustCompile(`^[0-9]+-.*\` + selfplay.FileExt + `$`)
 // are kept and logged at keepRate, the rest counted and logged once per
 // burst, and the quarantine capped at quarantineFiles and quarantineBytes.
 type refusals struct {
-	dir   string
-	logf  func(string, ...any)
-	mu    sync.Mutex
-	files []keptFile // oldest first
-	bytes int64
-	by    map[string]*workerRefusals
+	dir    string
+	logf   func(string, ...any)
+	mu     sync.Mutex
+	files  []keptFile // oldest first
+	bytes  int64
+	by     map[string]*workerRefusals
+	closed bool // the bridge is closing: nothing more is kept or logged
 }
 
 type keptFile struct {
@@ -173,6 +174,9 @@ func newRefusals(dir string, logf func(string, ...any)) *refusals {
 func (r *refusals) keep(worker string, size int, why string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
 	w := r.by[worker]
 	now := time.Now()
 	if w == nil {
@@ -220,6 +224,7 @@ func (r *refusals) flushLocked(worker string) {
 func (r *refusals) close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closed = true
 	for worker := range r.by {
 		r.flushLocked(worker)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -296,4 +297,17 @@ func BenchmarkFloodDelay(b *testing.B) {
 	}
 	b.ReportMetric(total.Seconds()/float64(b.N), "s/chunk")
 	b.ReportMetric(float64(flooded)/float64(b.N), "flood-chunks")
+}
+
+// TestForgetOldest: the bridge's memory of refused stream messages keeps
+// the newer half when it is full.
+func TestForgetOldest(t *testing.T) {
+	refused := map[uint64]bool{}
+	for _, s := range []uint64{9, 3, 7, 1, 5, 10, 2, 8, 4, 6} {
+		refused[s] = true
+	}
+	forgetOldest(refused)
+	if got := slices.Sorted(maps.Keys(refused)); !slices.Equal(got, []uint64{6, 7, 8, 9, 10}) {
+		t.Errorf("kept %v, want 6 to 10", got)
+	}
 }
