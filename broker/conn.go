@@ -112,9 +112,8 @@ func ReadToken(path string) (string, error) {
 // ErrAuth, at once for a token or credentials file, after authGrace for a
 // user and password (a worker added just now); a server that cannot be
 // reached is tried again every second until ctx ends, so a worker may
-// start before the trainer. Once connected,
-// the client reconnects by itself for ever.
-// Extra options go after dama's own.
+// start before the trainer. Once connected, the client reconnects by
+// itself for ever. Extra options go after dama's own.
 func Connect(ctx context.Context, url, name string, auth Auth, log func(string, ...any), extra ...nats.Option) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name(name),
@@ -235,10 +234,17 @@ func setup(ctx context.Context, js jetstream.JetStream, want int) (jetstream.Key
 		return nil, nil, nil, fmt.Errorf("broker: object store %s: %w", modelBucket, err)
 	}
 	cur, err := js.Stream(ctx, ChunkStream)
-	if err != nil {
-		cur = nil // none yet
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		cur, err = nil, nil
 	}
-	st, err := js.CreateOrUpdateStream(ctx, chunkStreamConfig(ctx, cur, want))
+	var cfg jetstream.StreamConfig
+	if err == nil {
+		cfg, err = chunkStreamConfig(ctx, cur, want)
+	}
+	var st jetstream.Stream
+	if err == nil {
+		st, err = js.CreateOrUpdateStream(ctx, cfg)
+	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("broker: stream %s: %w", ChunkStream, err)
 	}

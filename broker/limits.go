@@ -59,7 +59,7 @@ func workerBacklog(want int) int64 {
 // whose generations take want games. Limits are only raised over those of
 // an existing stream cur (nil: none), and never put below what it holds:
 // the server would drop waiting chunks to meet a lower one.
-func chunkStreamConfig(ctx context.Context, cur jetstream.Stream, want int) jetstream.StreamConfig {
+func chunkStreamConfig(ctx context.Context, cur jetstream.Stream, want int) (jetstream.StreamConfig, error) {
 	cfg := jetstream.StreamConfig{
 		Name: ChunkStream, Description: "dama training run: chunks of self-play games, until the trainer's plan takes them",
 		Subjects: []string{chunkSubject + ".>"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
@@ -68,11 +68,11 @@ func chunkStreamConfig(ctx context.Context, cur jetstream.Stream, want int) jets
 		Discard: jetstream.DiscardNew, DiscardNewPerSubject: true,
 	}
 	if cur == nil {
-		return cfg
+		return cfg, nil
 	}
-	info, err := cur.Info(ctx, jetstream.WithSubjectFilter(chunkSubject+".>"))
+	info, err := cur.Info(ctx, jetstream.WithSubjectFilter(">")) // the legacy subject too
 	if err != nil {
-		return cfg
+		return cfg, err
 	}
 	old := info.Config
 	if old.MaxMsgsPerSubject <= 0 || old.MaxBytes <= 0 {
@@ -85,7 +85,7 @@ func chunkStreamConfig(ctx context.Context, cur jetstream.Stream, want int) jets
 	}
 	cfg.MaxBytes = max(cfg.MaxBytes, old.MaxBytes, int64(info.State.Bytes))
 	cfg.MaxMsgSize = max(cfg.MaxMsgSize, old.MaxMsgSize)
-	return cfg
+	return cfg, nil
 }
 
 // Caps of the bridge's share of the quarantine (the chunks it refused,
