@@ -52,6 +52,10 @@ type MatchOptions struct {
 	OnGame func(GameResult)
 }
 
+// Validate reports what is wrong with o, as Match would before playing,
+// so that a caller can refuse it before printing anything.
+func (o MatchOptions) Validate() error { return o.validate() }
+
 // validate checks o and fills in defaults.
 func (o *MatchOptions) validate() error {
 	if o.Games <= 0 || o.Games%2 != 0 {

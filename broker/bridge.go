@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +87,7 @@ type Bridge struct {
 	consumed map[string]bool            // chunks named in a durable plan
 	held     map[string][]jetstream.Msg // delivered, in games/, not yet in a plan
 	refused  map[uint64]bool            // stream messages quarantined: a delivery again is refused again, quietly
+	refusals *refusals                  // bounds the quarantine and its log lines
 	stats    BridgeStats
 	wantBest string // the best model to publish
 	// configDirty asks the publisher to put the configuration again
@@ -126,6 +129,7 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 			return nil, err
 		}
 	}
+	b.refusals = newRefusals(opt.Run.Path(QuarantineDir), b.logf)
 	var extra []nats.Option
 	if opt.Local != nil {
 		extra = append(extra, nats.InProcessServer(opt.Local.s))
@@ -144,7 +148,7 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 		return nil, err
 	}
 	var st jetstream.Stream
-	if b.kv, b.obs, st, err = setup(ctx, b.js); err != nil {
+	if b.kv, b.obs, st, err = setup(ctx, b.js, opt.Want); err != nil {
 		return nil, err
 	}
 	cons, err := st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
@@ -154,7 +158,9 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("broker: consumer %s: %w", trainerName, err)
 	}
-	b.cc, err = cons.Consume(b.handle, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+	// Pulls of at most pullBytes: the client holds no more than that of
+	// chunks not yet handled, however large the chunks a worker sends.
+	b.cc, err = cons.Consume(b.handle, jetstream.PullMaxBytes(pullBytes), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		if !errors.Is(err, jetstream.ErrNoHeartbeat) {
 			b.logf("broker: taking chunks: %v", err)
 		}
@@ -186,6 +192,7 @@ func (b *Bridge) Close() {
 		}
 	}
 	b.cc.Stop()
+	b.refusals.close()
 	b.stop()
 	b.wg.Wait()
 	b.putFinalState()
@@ -345,19 +352,43 @@ func (b *Bridge) quarantine(m jetstream.Msg, seq uint64, name string, data []byt
 	again := seq != 0 && b.refused[seq]
 	if seq != 0 {
 		b.refused[seq] = true
+		if len(b.refused) > maxRefused {
+			forgetOldest(b.refused)
+		}
 	}
 	b.mu.Unlock()
 	if !again {
-		b.keepRefused(seq, name, data, why)
+		b.keepRefused(m.Subject(), seq, name, data, why)
 	}
 	if err := m.TermWithReason("refused: " + why); err != nil {
 		b.logf("broker: refusing stream message %d: %v", seq, err)
 	}
 }
 
-// keepRefused writes a refused chunk and its reason into QuarantineDir,
-// logs it and counts it.
-func (b *Bridge) keepRefused(seq uint64, name string, data []byte, why string) {
+// maxRefused bounds the stream messages the bridge remembers refusing: a
+// delivery again comes within seconds, not after this many others.
+const maxRefused = 1 << 16
+
+// forgetOldest removes the older half of the sequences in refused.
+func forgetOldest(refused map[uint64]bool) {
+	seqs := slices.Sorted(maps.Keys(refused))
+	for _, s := range seqs[:len(seqs)/2] {
+		delete(refused, s)
+	}
+}
+
+// keepRefused counts a refused chunk that came on subject and, within
+// the rate of refusals kept (b.refusals), writes it and its reason into
+// QuarantineDir and logs it.
+func (b *Bridge) keepRefused(subject string, seq uint64, name string, data []byte, why string) {
+	defer func() {
+		b.mu.Lock()
+		b.stats.Quarantined++
+		b.mu.Unlock()
+	}()
+	if !b.refusals.keep(publisher(subject), len(data), why) {
+		return
+	}
 	safe := name
 	if !chunkName.MatchString(safe) {
 		safe = "unnamed" + selfplay.FileExt
@@ -366,11 +397,12 @@ func (b *Bridge) keepRefused(seq uint64, name string, data []byte, why string) {
 	if _, err := selfplay.QuarantineData(b.opt.Run.Path(QuarantineDir), file, data, errors.New(why)); err != nil {
 		b.logf("broker: writing %s: %v", file, err)
 	}
+	b.refusals.kept(file, len(data))
 	b.logf("broker: quarantined chunk %q (stream message %d, %d bytes) as %s: %s", name, seq, len(data), filepath.Join(QuarantineDir, file), why)
-	b.mu.Lock()
-	b.stats.Quarantined++
-	b.mu.Unlock()
 }
+
+// pullBytes bounds the chunks the bridge's client holds before handling.
+const pullBytes = 16 << 20
 
 // OnPlan acknowledges the chunks a durable plan names; it is
 // train.Options.OnPlan. A chunk whose acknowledgement is lost comes again

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -495,7 +496,8 @@ func TestWrongCredential(t *testing.T) {
 
 // TestQuarantineOnce: a refused chunk the server delivers again (its
 // refusal came after the acknowledgement wait, as on a loaded machine) is
-// quarantined, counted and logged once.
+// counted once, and kept and logged once if it is among the keepBurst
+// kept, or else counted once in the burst's line.
 func TestQuarantineOnce(t *testing.T) {
 	run := testRun(t)
 	s, tok := testServer(t, t.TempDir())
@@ -514,17 +516,49 @@ func TestQuarantineOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
 	waitFor(t, fmt.Sprintf("%d refusals", n), func() bool { return b.Stats().Quarantined >= n })
 	time.Sleep(500 * time.Millisecond) // deliveries again, if any, are handled
 	if got := b.Stats().Quarantined; got != n {
 		t.Errorf("%d chunks quarantined %d times", n, got)
 	}
-	if got := strings.Count(log.String(), "broker: quarantined chunk"); got != n {
-		t.Errorf("%d lines for %d quarantined chunks:\n%s", got, n, log.String())
+	b.Close() // logs the burst
+	kept := strings.Count(log.String(), "broker: quarantined chunk")
+	counted := 0
+	for _, m := range regexp.MustCompile(`broker: (\d+) more chunks of worker x refused`).FindAllStringSubmatch(log.String(), -1) {
+		c, _ := strconv.Atoi(m[1])
+		counted += c
+	}
+	if kept < keepBurst || kept+counted != n {
+		t.Errorf("%d chunks logged one by one and %d counted in bursts, want at least %d and %d in all:\n%s", kept, counted, keepBurst, n, log.String())
 	}
 	q, _ := filepath.Glob(run.Path(QuarantineDir, "*"+selfplay.FileExt))
-	if len(q) != n {
-		t.Errorf("quarantine holds %d chunks, want %d", len(q), n)
+	if len(q) != kept {
+		t.Errorf("quarantine holds %d chunks, want the %d logged", len(q), kept)
+	}
+}
+
+// TestBadCounter: a worker whose chunk counter on the broker holds no
+// chunk number stops with one line saying what to do, instead of trying
+// for ever.
+func TestBadCounter(t *testing.T) {
+	_, s, tok, _, log := bridgedRun(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	kv, err := jsClient(t, s, tok).KeyValue(ctx, runBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"garbage", "-3"} {
+		if _, err := kv.Put(ctx, seqPrefix+"w1", []byte(bad)); err != nil {
+			t.Fatal(err)
+		}
+		err := Work(ctx, WorkerOptions{URL: s.URL(), Auth: Auth{Token: tok}, TrainerKey: testKey, Name: "w1", PerChunk: 1, Seed: 5, Log: log})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("key seq.w1 of bucket dama_run holds %q, not this worker's last chunk number", bad)) ||
+			!strings.Contains(err.Error(), "dama broker add-worker") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("counter %q: err %v, want one line saying what to do", bad, err)
+		}
+	}
+	if ctx.Err() != nil {
+		t.Errorf("the worker tried until the test's deadline")
 	}
 }

@@ -59,7 +59,30 @@ type Auth struct {
 	CA             string // PEM file of the CA that signed the server's TLS certificate
 	Cert           string // PEM client certificate and key, for servers that verify clients
 	Key            string
+	// From says where the credential came from, for the message of a
+	// refusal (e.g. "--credential gpu1.cred"); "" names its kind.
+	From string
 }
+
+// source is where a refused credential came from, for its message.
+func (a Auth) source() string {
+	switch {
+	case a.From != "":
+		return a.From
+	case a.Creds != "":
+		return "the NATS credentials file " + a.Creds
+	case a.Token != "":
+		return "a token"
+	case a.User != "":
+		return "user " + a.User
+	}
+	return "no credential"
+}
+
+// authGrace is how long a user and password the server refuses are tried
+// again: a served broker takes a worker added by dama broker add-worker
+// within about a second, and a worker started at once must not give up.
+const authGrace = 5 * time.Second
 
 // ErrAuth is returned (wrapped) when the server refuses the credential.
 var ErrAuth = errors.New("the broker refused the credential")
@@ -85,11 +108,12 @@ func ReadToken(path string) (string, error) {
 	return tok, nil
 }
 
-// Connect connects to the broker at url. A refused credential fails at once
-// with ErrAuth; a server that cannot be reached is tried again every second
-// until ctx ends, so a worker may start before the trainer. Once connected,
-// the client reconnects by itself for ever.
-// Extra options go after dama's own.
+// Connect connects to the broker at url. A refused credential fails with
+// ErrAuth, at once for a token or credentials file, after authGrace for a
+// user and password (a worker added just now); a server that cannot be
+// reached is tried again every second until ctx ends, so a worker may
+// start before the trainer. Once connected, the client reconnects by
+// itself for ever. Extra options go after dama's own.
 func Connect(ctx context.Context, url, name string, auth Auth, log func(string, ...any), extra ...nats.Option) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name(name),
@@ -125,13 +149,28 @@ func Connect(ctx context.Context, url, name string, auth Auth, log func(string, 
 		opts = append(opts, nats.ClientCert(auth.Cert, auth.Key))
 	}
 	opts = append(opts, extra...)
+	var refused time.Time // the first refusal of a user and password
 	for attempt := 0; ; attempt++ {
 		nc, err := nats.Connect(url, opts...)
 		if err == nil {
 			return nc, nil
 		}
 		if isAuthError(err) {
-			return nil, fmt.Errorf("broker %s: %w (check --token, --token-file or --creds): %v", url, ErrAuth, err)
+			if auth.User == "" || auth.Token != "" || auth.Creds != "" {
+				return nil, fmt.Errorf("broker %s: %w, %s: %v", url, ErrAuth, auth.source(), err)
+			}
+			if refused.IsZero() {
+				refused = time.Now()
+				log("broker %s: %s refused; trying again for %v (a worker added just now is let in within a second)", url, auth.source(), authGrace)
+			} else if time.Since(refused) > authGrace {
+				return nil, fmt.Errorf("broker %s: %w, %s, for %v: %v", url, ErrAuth, auth.source(), authGrace, err)
+			}
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("broker %s: %w, %s: %v", url, ErrAuth, auth.source(), err)
+			case <-time.After(250 * time.Millisecond):
+			}
+			continue
 		}
 		if strings.Contains(err.Error(), "tls") || strings.Contains(err.Error(), "x509") {
 			return nil, fmt.Errorf("broker %s: TLS: %v", url, err)
@@ -177,11 +216,13 @@ func digest(data []byte) string {
 // msgID is the deduplication id of a chunk: its name and a digest prefix.
 func msgID(name string, data []byte) string { return name + "/" + digest(data)[7:23] }
 
-// setup creates (or finds) the run's buckets and stream.
-func setup(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, jetstream.ObjectStore, jetstream.Stream, error) {
+// setup creates (or finds) the run's buckets and stream, with the limits
+// on what workers can put there (chunkStreamConfig) for a trainer whose
+// generations take want games.
+func setup(ctx context.Context, js jetstream.JetStream, want int) (jetstream.KeyValue, jetstream.ObjectStore, jetstream.Stream, error) {
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket: runBucket, Description: "dama training run: config, best model pointer, worker chunk numbers",
-		History: 1, Storage: jetstream.FileStorage,
+		History: 1, Storage: jetstream.FileStorage, MaxValueSize: maxValueBytes,
 	})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("broker: key-value bucket %s: %w", runBucket, err)
@@ -192,11 +233,18 @@ func setup(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, jet
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("broker: object store %s: %w", modelBucket, err)
 	}
-	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: ChunkStream, Description: "dama training run: chunks of self-play games, until the trainer's plan takes them",
-		Subjects: []string{chunkSubject + ".>"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
-		Duplicates: 10 * time.Minute,
-	})
+	cur, err := js.Stream(ctx, ChunkStream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		cur, err = nil, nil
+	}
+	var cfg jetstream.StreamConfig
+	if err == nil {
+		cfg, err = chunkStreamConfig(ctx, cur, want)
+	}
+	var st jetstream.Stream
+	if err == nil {
+		st, err = js.CreateOrUpdateStream(ctx, cfg)
+	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("broker: stream %s: %w", ChunkStream, err)
 	}

@@ -35,10 +35,18 @@
 // verifies with the public key its credential carries.
 //
 // Chunks travel as stream messages, not objects: a chunk of 16 games is
-// about 25 KB and even 100 long games stay well under NATS's default 1 MB
-// payload, so one publish carries a whole chunk atomically; a worker splits
-// a chunk that would not fit the server's maximum payload. Models (0.5 to
-// 4 MB and more with optimizer state) go to the object store.
+// about 25 KB and even 100 long games stay well under MaxChunkBytes (NATS's
+// default 1 MB payload), so one publish carries a whole chunk atomically; a
+// worker splits a chunk that would not fit. Models (0.5 to 4 MB and more
+// with optimizer state) go to the object store.
+//
+// What one worker can put on the broker is bounded (limits.go): by the
+// server, a message's size, the chunks of one worker waiting on the
+// stream (its own subject's MaxMsgsPerSubject, a publish past it refused)
+// and the stream's bytes; by the bridge, the refused chunks it keeps in
+// quarantine/ and logs one by one (a few per worker and minute, the rest
+// counted in a line per burst; the quarantine capped, oldest dropped).
+// Workers make no consumers (WorkerPermissions).
 //
 // The trainer's Bridge verifies every chunk with selfplay.Decode (format,
 // checksum, legality of every move) before it writes it into the run's

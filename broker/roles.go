@@ -259,12 +259,19 @@ func ReadCredential(path string) (*Credential, error) {
 func InboxPrefix(worker string) string { return "_INBOX." + hex.EncodeToString([]byte(worker)) }
 
 // WorkerPermissions are the subjects a worker may use: publish its own
-// chunks and counter, read the run's configuration, the best pointer, the
-// run's state, its own counter and the models (through the JetStream API calls and the
-// ephemeral ordered consumers these reads need), and receive on its own
-// inbox. Everything else (creating or deleting streams and consumers,
-// writing the best pointer, the configuration or the run's state, reading chunks or other
-// workers' counters) is refused by the server.
+// chunks and counter; read the run's configuration, the best pointer, the
+// run's state, its own counter and the models, through stream info and
+// direct gets only; and receive on its own inbox and the subjects of the
+// best pointer and the run's state (the trainer's puts arrive there).
+// Everything else (creating or deleting streams and consumers of any kind,
+// writing the best pointer, the configuration or the run's state, reading
+// chunks or other workers' counters) is refused by the server.
+//
+// A worker creates no consumer: a consumer's request carries its durable
+// name and deliver subject in its body, out of reach of subject
+// permissions, so a worker allowed one could keep any number on the
+// trainer's disk, have the server deliver to any subject, and delete the
+// trainer's or other workers' consumers by name.
 func WorkerPermissions(worker string) (publish, subscribe []string) {
 	kv := "$KV." + runBucket + "."
 	direct := "$JS.API.DIRECT.GET.KV_" + runBucket + "." + kv
@@ -274,18 +281,13 @@ func WorkerPermissions(worker string) (publish, subscribe []string) {
 		"$JS.API.STREAM.INFO.KV_" + runBucket,
 		"$JS.API.STREAM.INFO.OBJ_" + modelBucket,
 		direct + configKey, direct + configSigKey, direct + bestKey, direct + stateKey, direct + seqPrefix + worker,
-		"$JS.API.CONSUMER.CREATE.KV_" + runBucket + ".*." + kv + bestKey,
-		"$JS.API.CONSUMER.CREATE.KV_" + runBucket + ".*." + kv + stateKey,
+		// An object's description, then its chunks one by one by
+		// subject (next_by_subj); the model store holds nothing else.
 		"$JS.API.DIRECT.GET.OBJ_" + modelBucket + ".$O." + modelBucket + ".M.*",
-		"$JS.API.CONSUMER.CREATE.OBJ_" + modelBucket + ".*.$O." + modelBucket + ".C.*",
-		// Only ephemeral consumers live on these two streams; the
-		// trainer's durable one is on the chunk stream.
-		"$JS.API.CONSUMER.DELETE.KV_" + runBucket + ".*",
-		"$JS.API.CONSUMER.DELETE.OBJ_" + modelBucket + ".*",
-		"$JS.FC.KV_" + runBucket + ".>",
-		"$JS.FC.OBJ_" + modelBucket + ".>",
+		"$JS.API.DIRECT.GET.OBJ_" + modelBucket,
 	}
-	return publish, []string{InboxPrefix(worker) + ".>"}
+	subscribe = []string{InboxPrefix(worker) + ".>", kv + bestKey, kv + stateKey}
+	return publish, subscribe
 }
 
 // users is the roster as the server's users.

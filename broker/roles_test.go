@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,7 +32,7 @@ type rolesRun struct {
 	creds  map[string]*Credential
 }
 
-func newRolesRun(t *testing.T) *rolesRun {
+func newRolesRun(t testing.TB) *rolesRun {
 	t.Helper()
 	r := &rolesRun{run: testRun(t), dir: t.TempDir(), log: &syncBuffer{}, creds: map[string]*Credential{}}
 	var err error
@@ -79,7 +80,7 @@ func (r *rolesRun) client(t *testing.T, name string) (jetstream.JetStream, *nats
 }
 
 // trainerJS is a client with the trainer's credential.
-func (r *rolesRun) trainerJS(t *testing.T) jetstream.JetStream {
+func (r *rolesRun) trainerJS(t testing.TB) jetstream.JetStream {
 	t.Helper()
 	roster, err := LoadRoster(r.dir)
 	if err != nil {
@@ -111,7 +112,9 @@ func (r *rolesRun) worker(ctx context.Context, name string) (played func(string)
 // served run: each is refused by the server or by the trainer, while a real
 // worker with the same rights plays and publishes. Nothing the attacker
 // sends reaches games/ (so no plan), the worker plays no unsigned model,
-// and the trainer keeps its consumer.
+// the trainer keeps its consumer, and no consumer is made or deleted on
+// the run's bucket or the models (durable, delivering to a subject of the
+// attacker's choice, or 500 at once), by the attacker or the real worker.
 func TestWorkerRoles(t *testing.T) {
 	r := newRolesRun(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -152,6 +155,47 @@ func TestWorkerRoles(t *testing.T) {
 	}
 	cc()
 	refused("reading the chunks", err)
+
+	// Consumers on the run's bucket and the models: durable ones kept on
+	// the trainer's disk (500 asked for at once), one delivering to w1's
+	// chunk subject, and deleting the trainer's and another worker's.
+	tjs := r.trainerJS(t)
+	for _, st := range []string{"KV_" + runBucket, "OBJ_" + modelBucket} {
+		if _, err := tjs.CreateOrUpdateConsumer(ctx, st, jetstream.ConsumerConfig{Durable: "victim"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	best := kvSubject(bestKey)
+	for i := range 500 {
+		body := fmt.Sprintf(`{"stream_name":"KV_%s","config":{"durable_name":"evil%d","filter_subject":%q,"ack_policy":"none","deliver_policy":"all"}}`, runBucket, i, best)
+		nc.PublishRequest(fmt.Sprintf("$JS.API.CONSUMER.CREATE.KV_%s.evil%d.%s", runBucket, i, best), nc.NewRespInbox(), []byte(body))
+	}
+	nc.PublishRequest("$JS.API.CONSUMER.CREATE.KV_"+runBucket+".push."+best, nc.NewRespInbox(), []byte(fmt.Sprintf(
+		`{"stream_name":"KV_%s","config":{"name":"push","deliver_subject":"%s.w1","filter_subject":%q,"ack_policy":"none","deliver_policy":"all"}}`, runBucket, chunkSubject, best)))
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	c, cc = short()
+	_, err = js.CreateOrUpdateConsumer(c, "KV_"+runBucket, jetstream.ConsumerConfig{Durable: "evil", FilterSubject: best})
+	cc()
+	refused("a durable consumer on the run's bucket", err)
+	c, cc = short()
+	_, err = js.CreateOrUpdateConsumer(c, "OBJ_"+modelBucket, jetstream.ConsumerConfig{Durable: "evil", FilterSubject: "$O." + modelBucket + ".C.x"})
+	cc()
+	refused("a durable consumer on the models", err)
+	c, cc = short()
+	_, err = js.OrderedConsumer(c, "KV_"+runBucket, jetstream.OrderedConsumerConfig{FilterSubjects: []string{best}})
+	if err == nil {
+		oc, _ := js.OrderedConsumer(c, "KV_"+runBucket, jetstream.OrderedConsumerConfig{FilterSubjects: []string{best}})
+		_, err = oc.Next(jetstream.FetchMaxWait(time.Second))
+	}
+	cc()
+	refused("an ordered consumer on the run's bucket", err)
+	for _, st := range []string{"KV_" + runBucket, "OBJ_" + modelBucket} {
+		c, cc = short()
+		refused("deleting a consumer of "+st, js.DeleteConsumer(c, st, "victim"))
+		cc()
+	}
 
 	// Subscribing to everything, or to the chunks, gets nothing.
 	var got []string
@@ -237,9 +281,27 @@ func TestWorkerRoles(t *testing.T) {
 			t.Errorf("games/ holds %s, not a chunk of the real w1", name)
 		}
 	}
-	tjs := r.trainerJS(t)
 	if _, err := tjs.Consumer(ctx, ChunkStream, trainerName); err != nil {
 		t.Errorf("the trainer's consumer: %v", err)
+	}
+	// The attacker made no consumer and deleted none; the real worker
+	// made none either.
+	for _, st := range []string{"KV_" + runBucket, "OBJ_" + modelBucket} {
+		var names []string
+		if stream, err := tjs.Stream(ctx, st); err != nil {
+			t.Error(err)
+		} else {
+			lister := stream.ConsumerNames(ctx)
+			for n := range lister.Name() {
+				names = append(names, n)
+			}
+			if lister.Err() != nil {
+				t.Errorf("listing the consumers of %s: %v", st, lister.Err())
+			}
+		}
+		if !slices.Equal(names, []string{"victim"}) {
+			t.Errorf("consumers of %s: %d, the first %q; want only the trainer's", st, len(names), names[:min(len(names), 5)])
+		}
 	}
 	if _, err := tjs.Stream(ctx, "EVIL"); err == nil {
 		t.Errorf("the worker's stream exists")
@@ -459,5 +521,42 @@ func TestLegacyChunkSubject(t *testing.T) {
 	waitFor(t, "the old chunk in games/", func() bool { return slices.Contains(gamesOnDisk(t, run), "chunk-old-000000"+selfplay.FileExt) })
 	if _, err := js.PublishMsg(ctx, msg); err == nil {
 		t.Errorf("the stream still takes chunks on %s", chunkSubject)
+	}
+}
+
+// TestWorkerAddedJustNow: a worker started before the server has taken
+// its credential (dama broker add-worker a moment before) is refused,
+// says so, tries again and plays once the server takes it.
+func TestWorkerAddedJustNow(t *testing.T) {
+	r := newRolesRun(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pw, err := randomSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.creds["w3"] = &Credential{Version: 1, Worker: "w3", User: "w3", Password: pw, TrainerKey: r.creds["w1"].TrainerKey}
+	played, stop, done := r.worker(ctx, "w3") // not in the roster yet: refused
+	waitFor(t, "w3 refused and trying again", func() bool {
+		return strings.Contains(r.log.String(), "worker w3: broker "+r.s.URL()+": user w3 refused; trying again for 5s")
+	})
+	roster, err := LoadRoster(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roster.Workers["w3"] = pw
+	if err := roster.save(r.dir); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "games of w3", func() bool {
+		select {
+		case err := <-done:
+			t.Fatalf("w3 ended: %v", err)
+		default:
+		}
+		return played("accepted/0000.ckpt") >= 1
+	})
+	if err := stop(); err != nil {
+		t.Errorf("w3: %v", err)
 	}
 }

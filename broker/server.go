@@ -28,7 +28,9 @@ type ServerOptions struct {
 	// TLSCert and TLSKey (PEM files) make the server speak TLS; with
 	// TLSCA it also requires and checks client certificates.
 	TLSCert, TLSKey, TLSCA string
-	// MaxPayload is the largest message in bytes (default 8 MiB).
+	// MaxPayload is the largest message in bytes (default MaxChunkBytes:
+	// a chunk is the largest message a worker sends, and a model goes to
+	// the object store in chunks of 128 KiB).
 	MaxPayload int32
 }
 
@@ -91,7 +93,7 @@ func StartServer(opt ServerOptions) (*Server, error) {
 		port = server.RANDOM_PORT // the server reads 0 as its default port
 	}
 	if opt.MaxPayload == 0 {
-		opt.MaxPayload = 8 << 20
+		opt.MaxPayload = MaxChunkBytes
 	}
 	if err := os.MkdirAll(opt.StoreDir, 0o700); err != nil {
 		return nil, fmt.Errorf("broker: %w", err)

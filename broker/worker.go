@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +60,7 @@ func checkWorkerName(name string) error {
 type worker struct {
 	opt WorkerOptions
 	nc  *nats.Conn
+	js  jetstream.JetStream
 	kv  jetstream.KeyValue
 	obs jetstream.ObjectStore
 	cfg *configs.Config
@@ -175,6 +178,7 @@ func Work(ctx context.Context, opt WorkerOptions) error {
 	if err != nil {
 		return err
 	}
+	w.js = js
 	if err := w.attach(ctx, js); err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -217,8 +221,9 @@ func (w *worker) logf(format string, args ...any) {
 }
 
 // retry calls f every second until it succeeds or ctx ends, logging the
-// first failure. Each attempt gets callTimeout: a call caught by a server
-// restart must not wait for ever.
+// first failure; a backoffPermanent error ends it at once. Each attempt
+// gets callTimeout: a call caught by a server restart must not wait for
+// ever.
 func (w *worker) retry(ctx context.Context, what string, f func(ctx context.Context) error) error {
 	for attempt := 0; ; attempt++ {
 		actx, cancel := w.request(ctx, callTimeout)
@@ -229,6 +234,9 @@ func (w *worker) retry(ctx context.Context, what string, f func(ctx context.Cont
 		}
 		if w.nc.IsClosed() { // the credential was refused
 			return fmt.Errorf("%s: %w", what, err)
+		}
+		if errors.As(err, new(backoffPermanent)) { // trying again cannot help
+			return err
 		}
 		if attempt == 0 {
 			w.logf("%s: %v; trying again every second", what, err)
@@ -337,53 +345,48 @@ func parseConfig(data []byte) (*configs.Config, error) {
 }
 
 // watch follows a key (the best pointer, the run's state), handing each
-// value to see: a KV watch for speed, renewed after each reconnect (a
-// signal on reconnected), and a read every few seconds in case a watch
-// misses a change.
+// value to see: a subscription to the key's subject, on which each of the
+// trainer's puts arrives as it is made (a worker may create no consumer:
+// WorkerPermissions), a read at the start and after each reconnect (a
+// signal on reconnected), and a read every few seconds in case a put was
+// missed.
 func (w *worker) watch(ctx context.Context, key string, reconnected <-chan struct{}, see func([]byte)) {
-	var updates <-chan jetstream.KeyValueEntry
-	var kw jetstream.KeyWatcher
+	sub, err := w.nc.Subscribe(kvSubject(key), func(m *nats.Msg) {
+		if m.Header.Get(kvOperation) == "" { // a put; a delete or purge says so
+			see(m.Data)
+		}
+	})
+	if err == nil {
+		defer sub.Unsubscribe()
+	}
+	read := func() {
+		gctx, cancel := w.request(ctx, 5*time.Second)
+		defer cancel()
+		if e, err := w.kv.Get(gctx, key); err == nil {
+			see(e.Value())
+		}
+	}
+	read()
 	tick := time.NewTicker(3 * time.Second)
 	defer tick.Stop()
 	for {
-		if kw == nil {
-			if k, err := w.kv.Watch(ctx, key); err == nil {
-				kw, updates = k, k.Updates()
-			}
-		}
 		select {
 		case <-ctx.Done():
-			if kw != nil {
-				kw.Stop()
-			}
 			return
-		case e, ok := <-updates:
-			if !ok {
-				kw, updates = nil, nil
-				continue
-			}
-			if e != nil && e.Operation() == jetstream.KeyValuePut {
-				see(e.Value())
-			}
 		case <-reconnected:
-			if kw != nil {
-				kw.Stop()
-				kw, updates = nil, nil
-			}
-			gctx, cancel := w.request(ctx, 5*time.Second)
-			if e, err := w.kv.Get(gctx, key); err == nil {
-				see(e.Value())
-			}
-			cancel()
+			read()
 		case <-tick.C:
-			gctx, cancel := w.request(ctx, 5*time.Second)
-			if e, err := w.kv.Get(gctx, key); err == nil {
-				see(e.Value())
-			}
-			cancel()
+			read()
 		}
 	}
 }
+
+// kvOperation is the header a key-value delete or purge carries.
+const kvOperation = "KV-Operation"
+
+// kvSubject is the subject of key in the run's bucket: the trainer's puts
+// are published on it.
+func kvSubject(key string) string { return "$KV." + runBucket + "." + key }
 
 // see records a best pointer and signals a change.
 func (w *worker) see(v []byte) {
@@ -441,10 +444,7 @@ func (w *worker) Load(ctx context.Context, p selfplay.ModelRef) (*model.Checkpoi
 	var data []byte
 	err := w.retry(ctx, "fetching model "+p.Name, func(ctx context.Context) error {
 		var err error
-		data, err = w.obs.GetBytes(ctx, p.Name)
-		if errors.Is(err, jetstream.ErrObjectNotFound) || errors.Is(err, jetstream.ErrDigestMismatch) {
-			return backoffPermanent{err}
-		}
+		data, err = w.getObject(ctx, p.Name)
 		return err
 	})
 	var perm backoffPermanent
@@ -462,6 +462,54 @@ func (w *worker) Load(ctx context.Context, p selfplay.ModelRef) (*model.Checkpoi
 		return nil, selfplay.Header{}, selfplay.BadModel(err)
 	}
 	return ck, selfplay.Header{Model: p.Name, ModelDigest: p.Digest}, nil
+}
+
+// maxModelBytes bounds a model a worker downloads.
+const maxModelBytes = 1 << 30
+
+// getObject reads the object name from the model store with direct gets
+// only: its description, then each of its chunks in turn. (The object
+// store's own reader makes a consumer, which a worker may not.) A missing
+// object, or one whose bytes do not match its description, is a
+// backoffPermanent error.
+func (w *worker) getObject(ctx context.Context, name string) ([]byte, error) {
+	info, err := w.obs.GetInfo(ctx, name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, backoffPermanent{err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if info.Size > maxModelBytes {
+		return nil, backoffPermanent{fmt.Errorf("object %s: %d bytes, more than the %d a worker takes", name, info.Size, maxModelBytes)}
+	}
+	st, err := w.js.Stream(ctx, "OBJ_"+modelBucket)
+	if err != nil {
+		return nil, err
+	}
+	subj := "$O." + modelBucket + ".C." + info.NUID
+	data := make([]byte, 0, info.Size)
+	h := sha256.New()
+	seq := uint64(1)
+	for range info.Chunks {
+		m, err := st.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil, backoffPermanent{fmt.Errorf("object %s: a chunk is missing", name)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if uint64(len(data)+len(m.Data)) > info.Size {
+			return nil, backoffPermanent{fmt.Errorf("object %s: more bytes than the %d it declares", name, info.Size)}
+		}
+		data = append(data, m.Data...)
+		h.Write(m.Data)
+		seq = m.Sequence + 1
+	}
+	if uint64(len(data)) != info.Size || jetstream.GetObjectDigestValue(h) != info.Digest {
+		return nil, backoffPermanent{fmt.Errorf("object %s: %w", name, jetstream.ErrDigestMismatch)}
+	}
+	return data, nil
 }
 
 // Reserve takes the worker's next chunk number from the broker, so that a
@@ -482,8 +530,11 @@ func (w *worker) Reserve(ctx context.Context) (int, error) {
 			return err
 		}
 		last, err := strconv.Atoi(string(e.Value()))
-		if err != nil {
-			return fmt.Errorf("key %s holds %q", key, e.Value())
+		if err != nil || last < 0 {
+			// Guessing could reuse a chunk name, and the trainer
+			// quarantines a different chunk under a name it has.
+			return backoffPermanent{fmt.Errorf("broker: key %s of bucket %s holds %.40q, not this worker's last chunk number; not guessing one: on the trainer's machine add this worker under a new name (dama broker add-worker NAME --run DIR) and start it with that credential",
+				key, runBucket, e.Value())}
 		}
 		if _, err := w.kv.Update(ctx, key, []byte(strconv.Itoa(last+1)), e.Revision()); err != nil {
 			return err
@@ -491,6 +542,10 @@ func (w *worker) Reserve(ctx context.Context) (int, error) {
 		seq = last + 1
 		return nil
 	})
+	var p backoffPermanent
+	if errors.As(err, &p) {
+		return 0, p.err
+	}
 	return seq, err
 }
 
@@ -502,7 +557,7 @@ func (w *worker) Write(ctx context.Context, seq int, h selfplay.Header, games []
 	if err := selfplay.Encode(&buf, h, games); err != nil {
 		return "", err
 	}
-	if limit := w.nc.MaxPayload() - 4096; int64(buf.Len()) > limit && len(games) > 1 {
+	if limit := min(w.nc.MaxPayload(), MaxChunkBytes) - 4096; int64(buf.Len()) > limit && len(games) > 1 {
 		half := len(games) / 2
 		first, err := w.Write(ctx, seq, h, games[:half])
 		if err != nil {
@@ -542,7 +597,11 @@ func (w *worker) Write(ctx context.Context, seq int, h selfplay.Header, games []
 			return "", fmt.Errorf("broker: %s (%d games) could not be published: %v", name, len(games), err)
 		}
 		if attempt == 0 {
-			w.logf("publishing %s: %v; trying again every second", name, err)
+			if strings.Contains(err.Error(), "maximum messages per subject") {
+				w.logf("publishing %s: the broker holds as many chunks of this worker as it takes, until the trainer takes some; trying again every second", name)
+			} else {
+				w.logf("publishing %s: %v; trying again every second", name, err)
+			}
 		}
 		if ctx.Err() != nil {
 			if deadline.IsZero() {

@@ -51,7 +51,7 @@ func TestDamagedFilesRefused(t *testing.T) {
 		{"truncated", func(p string, d []byte) error { return os.WriteFile(p, d[:len(d)-9], 0o644) }, "truncated"},
 		{"foreign", func(p string, d []byte) error {
 			return os.WriteFile(p, []byte("PK\x03\x04 a zip file, not a table"), 0o644)
-		}, "not a endgame table"},
+		}, "not an endgame table (bad magic)"},
 		{"other name", func(p string, d []byte) error {
 			other, err := os.ReadFile(filepath.Join(filepath.Dir(p), "0101"+Ext))
 			if err != nil {

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -193,10 +193,21 @@ func readGame(w http.ResponseWriter, r *http.Request) (*gameRequest, *rules.Game
 		httpError(w, http.StatusUnsupportedMediaType, "want a JSON body (Content-Type: application/json)")
 		return nil, nil, false
 	}
+	tooLarge := func() {
+		httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body: more than %d bytes (%d KiB), the most a request may send", maxRequest, maxRequest>>10))
+	}
+	if r.ContentLength > maxRequest {
+		tooLarge() // refused before reading any of it
+		return nil, nil, false
+	}
 	var req gameRequest
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxRequest))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequest))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			tooLarge()
+			return nil, nil, false
+		}
 		httpError(w, http.StatusBadRequest, "request body: "+oneLine(err))
 		return nil, nil, false
 	}

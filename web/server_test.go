@@ -765,3 +765,36 @@ func TestGamesListReadsInSteps(t *testing.T) {
 		t.Errorf("second listing: complete %v, %d self-play games, want all %d", second.Complete, second.Matched, (maxReadPerList+1)*len(waiting)+4)
 	}
 }
+
+// TestBodyLimit: a request body over the limit gets 413 naming the limit,
+// whether its length is announced (refused unread: 100 KiB, 10 MiB) or
+// not (a chunked body, cut where it passes the limit); a body within it
+// is read.
+func TestBodyLimit(t *testing.T) {
+	_, ts := newTestServer(t, Options{})
+	big := func(n int) string { return `{"moves": [` + strings.Repeat(`"22-18", `, n/9) + `"22-18"]}` }
+	for _, tc := range []struct {
+		name    string
+		body    io.Reader
+		want    int
+		mention string
+	}{
+		{"within", strings.NewReader(big(60 << 10)), 400, "moves: at most"},
+		{"100 KiB", strings.NewReader(big(100 << 10)), 413, "64 KiB"},
+		{"10 MiB", strings.NewReader(big(10 << 20)), 413, "64 KiB"},
+		{"chunked 100 KiB", io.MultiReader(strings.NewReader(big(100 << 10))), 413, "64 KiB"},
+	} {
+		req, _ := http.NewRequest("POST", ts.URL+"/api/position", tc.body)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want || !strings.Contains(string(b), tc.mention) {
+			t.Errorf("%s: %d %q, want %d mentioning %q", tc.name, resp.StatusCode, b, tc.want, tc.mention)
+		}
+	}
+}

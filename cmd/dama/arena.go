@@ -152,6 +152,9 @@ func runArena(e *env, o arenaOptions) error {
 		}
 		opts.SPRT = t
 	}
+	if err := opts.Validate(); err != nil { // before any output
+		return err
+	}
 	if o.pdn != "" {
 		if err := atomicfile.CheckWritable(o.pdn); err != nil {
 			return fmt.Errorf("--pdn: %w", err)

@@ -170,6 +170,9 @@ func TestResultFileCheckedFirst(t *testing.T) {
 		{[]string{"arena", "--a", "alphabeta:1", "--b", "random", "--games", "4", "--pdn", dir}, "--pdn: writing " + dir + ": it is a folder"},
 		{[]string{"ladder", "calibrate", "--players", "random,alphabeta:1", "--games", "4", "--out", missing}, "--out: writing " + missing},
 		{[]string{"ladder", "calibrate", "--players", "random,alphabeta:1,ab:1", "--games", "4", "--out", filepath.Join(dir, "ladder.json")}, "are both alphabeta:1"},
+		// The match's own settings too (issue 47: a progress line came first).
+		{[]string{"arena", "--a", "random", "--b", "random", "--games", "3"}, "games = 3: want an even number"},
+		{[]string{"arena", "--a", "random", "--b", "random", "--sprt", "0,30", "--threshold", "0.55"}, "with an SPRT: choose one gate"},
 	} {
 		// Without --quiet a game played would show on stderr.
 		code, out, errs := runCmd(t, tc.args...)

@@ -44,6 +44,12 @@ func (b *brokerFlags) register(fs *flagSet, trainer bool) {
 // auth returns the client credential the flags give.
 func (b *brokerFlags) auth() (broker.Auth, error) {
 	a := broker.Auth{Token: b.token, Creds: b.creds, CA: b.tlsCA, Cert: b.tlsCert, Key: b.tlsKey}
+	switch {
+	case b.token != "":
+		a.From = "--token"
+	case b.creds != "":
+		a.From = "--creds " + b.creds
+	}
 	if b.tokenFile != "" {
 		if b.token != "" {
 			return a, errors.New("--token and --token-file do not go together")
@@ -52,7 +58,7 @@ func (b *brokerFlags) auth() (broker.Auth, error) {
 		if err != nil {
 			return a, err
 		}
-		a.Token = tok
+		a.Token, a.From = tok, "--token-file "+b.tokenFile
 	}
 	return a, nil
 }
@@ -76,7 +82,7 @@ func (b *brokerFlags) workerAuth() (*broker.Credential, broker.Auth, error) {
 		return nil, a, err
 	}
 	if a.Token == "" && a.Creds == "" {
-		a.User, a.Password = c.User, c.Password
+		a.User, a.Password, a.From = c.User, c.Password, "--credential "+b.credential
 	}
 	return c, a, nil
 }
@@ -109,6 +115,7 @@ func startBroker(ctx context.Context, e *env, b *brokerFlags, dir string, opt *t
 		}
 		url = srv.URL()
 		auth = roster.TrainerAuth()
+		auth.From = "the trainer's password in " + run.Path("broker", broker.RosterFile)
 		if _, err := os.Stat(run.Path("broker", "token")); err == nil {
 			fmt.Fprintf(e.stdout, "broker: note: %s is no longer used: each worker needs its own credential (dama broker add-worker NAME --run %s)\n", run.Path("broker", "token"), dir)
 		}

@@ -398,12 +398,18 @@ func TestBrokerFlags(t *testing.T) {
 	if code, _, errs := runCmd(t, "broker", "add-worker", "w1", "--run", dir, "--out", cred); code != 0 {
 		t.Fatalf("dama broker add-worker: %s", errs)
 	}
+	wrongFile := filepath.Join(dir, "wrong-token")
+	if err := os.WriteFile(wrongFile, []byte("wrong\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--token", "wrong", "--worker", "w1"}, "the broker refused the credential"},
-		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--worker", "w1"}, "the broker refused the credential"},
+		// The refusal names the flag that gave the credential.
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--token", "wrong", "--worker", "w1"}, "the broker refused the credential, --token:"},
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--worker", "w1"}, "the broker refused the credential, --credential " + cred + ", for 5s:"},
+		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--token-file", wrongFile, "--worker", "w1"}, "the broker refused the credential, --token-file " + wrongFile + ":"},
 		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--token-file", filepath.Join(dir, "none"), "--worker", "w1"}, "token file"},
 		{[]string{"selfplay", "worker", "--broker", s.URL(), "--run", dir}, "--run and --broker do not go together"},
 		{[]string{"selfplay", "worker", "--broker", s.URL(), "--credential", cred, "--model", "x.ckpt"}, "--model does not go with --broker"},

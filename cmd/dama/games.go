@@ -34,7 +34,8 @@ func init() {
 
 // gamesCheck runs the trainer's validation (selfplay.Checker) on the chunk
 // file path, or on every games file of the folder path (in name order), and prints one
-// line; the first problem is the error.
+// line: a file's problem is the error; a folder is checked through, with a
+// line for each chunk that fails and the count as the error.
 func gamesCheck(e *env, path, runDir string) error {
 	check := &selfplay.Checker{}
 	against := "format, legality and results"
@@ -64,16 +65,26 @@ func gamesCheck(e *env, path, runDir string) error {
 			return fmt.Errorf("check: no game files (*%s) in %s", selfplay.FileExt, path)
 		}
 	}
-	games, plies := 0, 0
+	games, plies, failed := 0, 0, 0
 	for _, f := range files {
 		_, gs, err := check.CheckFile(f)
 		if err != nil {
-			return err
+			if !st.IsDir() {
+				return err
+			}
+			// A folder is checked through: one line per chunk that fails.
+			failed++
+			fmt.Fprintf(e.stdout, "%s: %s\n", filepath.Base(f), oneLine(err))
+			continue
 		}
 		games += len(gs)
 		for _, g := range gs {
 			plies += len(g.Plies)
 		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d chunks fail the trainer's check (%s), listed above; the other %d chunks (%d games, %d positions) pass",
+			failed, len(files), against, len(files)-failed, games, plies)
 	}
 	fmt.Fprintf(e.stdout, "%d chunks, %d games, %d positions: all pass the trainer's check (%s)\n", len(files), games, plies, against)
 	return nil

@@ -93,6 +93,27 @@ func TestGamesCheck(t *testing.T) {
 	if code != 1 || out != "" || !strings.HasPrefix(errs, want) || !strings.Contains(errs, "records") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("a flipped result: exit %d, stdout %q, stderr %q, want one line starting %q", code, out, errs, want)
 	}
+	// A folder is checked through: each failing chunk named, the good
+	// ones counted (issue 47: it stopped at the first bad chunk).
+	dir := t.TempDir()
+	for _, f := range []string{chunk, evil} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "chunk-junk-000000.dgames"), []byte("not a chunk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCmd(t, "games", "check", dir)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 1 || len(lines) != 2 || !strings.HasPrefix(lines[0], "chunk-evil-000000.dgames: ") || !strings.HasPrefix(lines[1], "chunk-junk-000000.dgames: ") ||
+		!strings.HasPrefix(errs, "dama games: 2 of 3 chunks fail the trainer's check") || !strings.Contains(errs, "the other 1 chunks (4 games") {
+		t.Errorf("a folder with two bad chunks: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 	for _, args := range [][]string{{"games"}, {"games", "list"}, {"games", "check"}, {"games", "check", evil, evil}, {"games", "check", filepath.Join(run, "nothing")}} {
 		if code, _, errs := runCmd(t, args...); code == 0 || errs == "" {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errs)

@@ -222,18 +222,19 @@ func printCommands(w io.Writer) {
 var errUsage = errors.New("usage error")
 
 // parseFlags parses args with fs. The help asked for (-h, --help) goes to
-// stdout, so that it pages and greps; the message and usage of a bad flag
-// go to stderr.
+// stdout, so that it pages and greps; a bad flag gets one line on stderr,
+// pointing to the help, not the whole usage.
 func (e *env) parseFlags(fs *flag.FlagSet, args []string) error {
 	var msg bytes.Buffer
 	fs.SetOutput(&msg)
 	err := fs.Parse(args)
 	fs.SetOutput(e.stderr)
-	w := e.stderr
-	if errors.Is(err, flag.ErrHelp) {
-		w = e.stdout
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		e.stdout.Write(msg.Bytes())
+	case err != nil:
+		fmt.Fprintf(e.stderr, "%s: %s (see %s -h)\n", fs.Name(), oneLine(err), fs.Name())
 	}
-	w.Write(msg.Bytes())
 	return err
 }
 

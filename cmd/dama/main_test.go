@@ -72,9 +72,11 @@ func TestEveryCommandHasHelp(t *testing.T) {
 				t.Errorf("%s %s: exit %d, stdout %q, stderr %q; want the usage on stdout, exit 0", name, h, code, out, errs)
 			}
 		}
-		// A bad flag is a usage error: message and usage on stderr, exit 2.
-		if code, out, errs := runCmd(t, name, "--no-such-flag"); code != 2 || out != "" || !strings.Contains(errs, "no-such-flag") || !strings.Contains(errs, "usage: dama "+name) {
-			t.Errorf("%s --no-such-flag: exit %d, stdout %q, stderr %q; want the error and usage on stderr, exit 2", name, code, out, errs)
+		// A bad flag is a usage error: one line on stderr that points to
+		// the help, exit 2.
+		want := "dama " + name + ": flag provided but not defined: -no-such-flag (see dama " + name + " -h)\n"
+		if code, out, errs := runCmd(t, name, "--no-such-flag"); code != 2 || out != "" || errs != want {
+			t.Errorf("%s --no-such-flag: exit %d, stdout %q, stderr %q; want %q on stderr, exit 2", name, code, out, errs, want)
 		}
 	}
 }
@@ -326,6 +328,24 @@ func TestUsageShowsOptionalFlags(t *testing.T) {
 					t.Errorf("%s: usage shows the optional --%s as required: %s", name, f, c.usage)
 				}
 			}
+		}
+	}
+}
+
+// TestFlagErrorOneLine: a bad flag, before or after the arguments, or a
+// bad value, is one line naming the problem and the help, not the usage.
+func TestFlagErrorOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"perft", "--depth", "x"}, `dama perft: invalid value "x" for flag -depth: parse error (see dama perft -h)`},
+		{[]string{"games", "check", "dir", "--bogus"}, "dama games: flag provided but not defined: -bogus (see dama games -h)"},
+		{[]string{"broker", "add-worker", "w1", "--run"}, "dama broker: flag needs an argument: -run (see dama broker -h)"},
+	} {
+		code, out, errs := runCmd(t, c.args...)
+		if code != 2 || out != "" || errs != c.want+"\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errs, c.want)
 		}
 	}
 }

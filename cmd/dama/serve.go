@@ -93,7 +93,12 @@ func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func()
 		srv.Close()
 		return nil, fmt.Errorf("--http: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "web view of %s: %s\n", dir, web.URL(ln, token))
+	if *f.tokenFile != "" {
+		// The token stays in its file: a log line is no place for it.
+		fmt.Fprintf(e.stdout, "web view of %s: %s (with the token in %s)\n", dir, web.URL(ln, ""), *f.tokenFile)
+	} else {
+		fmt.Fprintf(e.stdout, "web view of %s: %s\n", dir, web.URL(ln, token))
+	}
 	done := make(chan error, 1)
 	go func() { done <- web.Serve(ctx, ln, srv) }()
 	return func() error {

@@ -144,3 +144,32 @@ func TestTrainServesWeb(t *testing.T) {
 		t.Error("the web view still serves after the trainer ended")
 	}
 }
+
+// TestStartWebTokenFile: a token given in a file is not printed; the
+// line names the file instead.
+func TestStartWebTokenFile(t *testing.T) {
+	const tok = "s3cret-token-0123456789"
+	path := filepath.Join(t.TempDir(), "tok")
+	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fs := bareFlagSet("train")
+	var wf webFlags
+	wf.register(fs, "")
+	if err := fs.Parse([]string{"--http", ":0", "--http-token-file", path}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	wait, err := startWeb(ctx, newEnv(&out, io.Discard), &wf, "../../runfolder/testdata/run-2026-12-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := wait(); err != nil {
+		t.Error(err)
+	}
+	if line := out.String(); strings.Contains(line, tok) || !strings.Contains(line, path) || !strings.Contains(line, "http://") {
+		t.Errorf("printed %q: want the address and the token file, not the token", line)
+	}
+}

@@ -68,7 +68,7 @@ func (e *Error) Error() string {
 		sb.WriteString(e.Path + ": ")
 	}
 	if e.Err == ErrMagic {
-		fmt.Fprintf(&sb, "not a %s (%v)", e.Kind, e.Err)
+		fmt.Fprintf(&sb, "not %s %s (%v)", article(e.Kind), e.Kind, e.Err)
 	} else {
 		fmt.Fprintf(&sb, "%s: %v", e.Kind, e.Err)
 	}
@@ -76,6 +76,15 @@ func (e *Error) Error() string {
 		sb.WriteString(": " + e.Detail)
 	}
 	return sb.String()
+}
+
+// article is the indefinite article of kind: "an" before a vowel
+// ("an endgame table"), else "a".
+func article(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiouAEIOU", rune(kind[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // Unwrap returns the sentinel.

@@ -203,3 +203,19 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// TestMagicArticle: the bad-magic message reads "not a" or "not an" as
+// English wants it.
+func TestMagicArticle(t *testing.T) {
+	for _, tc := range []struct{ kind, want string }{
+		{"checkpoint", "not a checkpoint (bad magic)"},
+		{"games file", "not a games file (bad magic)"},
+		{"endgame table", "not an endgame table (bad magic)"},
+		{"index", "not an index (bad magic)"},
+	} {
+		got := (&Error{Kind: tc.kind, Err: ErrMagic}).Error()
+		if got != tc.want {
+			t.Errorf("kind %q: %q, want %q", tc.kind, got, tc.want)
+		}
+	}
+}
