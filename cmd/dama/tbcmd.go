@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"dama/arena"
-	"dama/player"
 	"dama/internal/progress"
+	"dama/player"
 	"dama/rules"
 	"dama/tb"
 )
