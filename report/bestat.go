@@ -16,6 +16,10 @@ type BestAt struct {
 	Gen      int     // the last generation finished within it (0: none)
 	Used     float64 // trainer CPU-hours of generations 1..Gen
 	Best     string  // the best model after generation Gen, relative to the run
+	// Reached reports whether the run's generations have used that much
+	// CPU time: a point beyond them names the best model so far, which
+	// the run may still replace before it gets there.
+	Reached bool
 }
 
 // BestAtCPU returns, for each point (trainer CPU-hours), the best model
@@ -24,7 +28,12 @@ type BestAt struct {
 // Gen 0 and no model.
 func (r *Report) BestAtCPU(points []float64) []BestAt {
 	out := make([]BestAt, len(points))
+	total := 0.0
+	for _, g := range r.Generations {
+		total += g.CPUSec / 3600
+	}
 	for i, h := range points {
+		out[i].Reached = total >= h
 		out[i].CPUHours = h
 		used := 0.0
 		for _, g := range r.Generations {
@@ -58,9 +67,12 @@ func ParseHours(s string) ([]float64, error) {
 func WriteBestAt(w io.Writer, runDir string, bs []BestAt) error {
 	for _, b := range bs {
 		var err error
-		if b.Gen == 0 {
+		switch {
+		case b.Gen == 0:
 			_, err = fmt.Fprintf(w, "%g CPU-hours: no generation finished yet\n", b.CPUHours)
-		} else {
+		case !b.Reached:
+			_, err = fmt.Fprintf(w, "%g CPU-hours: not reached yet (generation %d, %.2f CPU-hours so far, best %s/%s)\n", b.CPUHours, b.Gen, b.Used, runDir, b.Best)
+		default:
 			_, err = fmt.Fprintf(w, "%g CPU-hours: generation %d (%.2f CPU-hours), best %s/%s\n", b.CPUHours, b.Gen, b.Used, runDir, b.Best)
 		}
 		if err != nil {

@@ -26,11 +26,14 @@ func TestBestAtCPU(t *testing.T) {
 			t.Errorf("point %g: generation %d best %q, want %d %q", got[i].CPUHours, got[i].Gen, got[i].Best, w.gen, w.best)
 		}
 	}
+	if !got[3].Reached || got[4].Reached {
+		t.Errorf("reached: 2 h %v, 9 h %v; the run used 2 h", got[3].Reached, got[4].Reached)
+	}
 	var b strings.Builder
-	if err := WriteBestAt(&b, "run", got[:2]); err != nil {
+	if err := WriteBestAt(&b, "run", append(got[:2:2], got[4])); err != nil {
 		t.Fatal(err)
 	}
-	if b.String() != "0.4 CPU-hours: no generation finished yet\n0.5 CPU-hours: generation 1 (0.50 CPU-hours), best run/accepted/0001.ckpt\n" {
+	if b.String() != "0.4 CPU-hours: no generation finished yet\n0.5 CPU-hours: generation 1 (0.50 CPU-hours), best run/accepted/0001.ckpt\n9 CPU-hours: not reached yet (generation 3, 2.00 CPU-hours so far, best run/accepted/0003.ckpt)\n" {
 		t.Errorf("printed %q", b.String())
 	}
 	for _, bad := range []string{"", "0", "-1", "1,x", "Inf"} {
