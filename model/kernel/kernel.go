@@ -10,6 +10,10 @@
 // convolution is an SGEMM over the im2col matrix of its input, which the
 // micro-kernels read in place from a zero-padded copy of the images (rows
 // of A are passed as pointers), so the nine-fold im2col copy is never made.
+// conv.go holds the same convolution with its weights prepared once
+// (PackConv3x3, Conv3x3Packed), which runs as a Winograd F(4x4, 3x3)
+// convolution, four times fewer multiplications on the SGEMM micro-kernels,
+// where the CPU has AVX-512 or AVX2.
 //
 // bf16.go holds the same products in bfloat16 (float32 accumulation):
 // VDPBF16PS on CPUs with AVX512_BF16, a portable kernel elsewhere; int8.go
@@ -55,6 +59,9 @@ type impl struct {
 	name       string
 	id         int
 	mr, nr, kc int
+	// winoVW is the channels per vector of the transforms of the
+	// Winograd convolution (conv.go), 0 where it has none.
+	winoVW int
 }
 
 var goImpl = &impl{name: "go", id: idGo, mr: 2, nr: 4, kc: 256}
