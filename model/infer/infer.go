@@ -5,17 +5,11 @@ import (
 	"dama/model/kernel"
 )
 
-// The arithmetic of the forward pass (package kernel: SGEMM-based, with
-// assembly micro-kernels where the CPU has them).
-var (
-	conv3x3        = kernel.Conv3x3
-	conv3x3Scratch = kernel.Conv3x3Scratch
-	dense          = kernel.Dense
-)
-
 // The fp32 inference backend, planned from the network spec: the folded
 // layers of Network.Fold converted to package kernel's NHWC layouts
-// (convolution weights [ky][kx][cin][cout], a dense layer after a
+// (convolution weights [ky][kx][cin][cout], packed once for
+// kernel.Conv3x3Packed, which runs the 3x3 convolutions of the tower as
+// Winograd convolutions where the CPU has them; a dense layer after a
 // convolution with its rows reordered from the training graph's NCHW
 // flattening to NHWC), and each layer's output given a buffer that is
 // reused once no later layer reads it (so the tower ping-pongs between
@@ -39,7 +33,8 @@ type inference struct {
 type planLayer struct {
 	model.Layer
 	w, b          []float32
-	src, res, dst int // buffers; res -1 for no residual
+	conv          *kernel.Conv3x3Weights // w packed, for a 3x3 convolution
+	src, res, dst int                    // buffers; res -1 for no residual
 }
 
 // conv3 reports whether l is a 3x3 convolution; the other layers are
@@ -128,6 +123,9 @@ func newInference(n *model.Network) (*inference, error) {
 		switch {
 		case l.Kind == model.ConvBN:
 			pl.w = kernelConvWeight(f.W, l.Cout, l.Cin, l.K)
+			if pl.conv3() {
+				pl.conv = kernel.PackConv3x3(pl.w, l.Cin, l.Cout)
+			}
 		case inDense(l):
 			pl.w = permuteHeadRows(f.W, layers[l.In].Cout, l.Cout)
 		default:
@@ -165,10 +163,22 @@ func permuteHeadRows(w []float32, ch, out int) []float32 {
 	return r
 }
 
+// winogradMinBatch is the smallest maxBatch of a workspace whose 3x3
+// convolutions run as kernel.Conv3x3Packed (a Winograd convolution where
+// the CPU has one, kernel.Conv3x3Weights.Winograd); smaller ones keep the
+// direct product, faster for one position at a time (BenchmarkBackend, the
+// workstation net on an AVX-512 core: the Winograd convolution runs one
+// position 30% slower, two as fast, three 1.3 times and 32 twice as fast).
+// The choice is made once per workspace, never per batch, so that a
+// runner's outputs for a position do not depend on the positions batched
+// with it, bit for bit.
+const winogradMinBatch = 3
+
 // workspace holds the activations of forward passes of up to maxBatch
 // positions. It is used by one goroutine at a time.
 type workspace struct {
 	maxBatch    int
+	direct      bool // the 3x3 convolutions by the direct product (winogradMinBatch)
 	bufs        [][]float32
 	scratch     []float32
 	Policy, WDL []float32 // outputs: batch*PolicySize logits, batch*3 logits
@@ -188,18 +198,28 @@ func (inf *inference) newWorkspace(maxBatch int) *workspace {
 // newActivations is newWorkspace without the input and output buffers,
 // which a runner takes from its caller.
 func (inf *inference) newActivations(maxBatch int) *workspace {
-	ws := &workspace{maxBatch: maxBatch}
+	ws := &workspace{maxBatch: maxBatch, direct: maxBatch < winogradMinBatch}
 	for _, n := range inf.bufs {
 		ws.bufs = append(ws.bufs, make([]float32, maxBatch*n))
 	}
 	scratch := 0
-	for _, l := range inf.layers {
-		if l.conv3() {
-			scratch = max(scratch, conv3x3Scratch(maxBatch, model.Rows, model.Cols, l.Cin))
-		}
+	for i := range inf.layers {
+		scratch = max(scratch, ws.convScratch(&inf.layers[i]))
 	}
 	ws.scratch = make([]float32, scratch)
 	return ws
+}
+
+// convScratch is the float32 scratch that layer l needs in ws: that of
+// its 3x3 convolution, 0 for the other layers.
+func (ws *workspace) convScratch(l *planLayer) int {
+	switch {
+	case !l.conv3():
+		return 0
+	case ws.direct:
+		return kernel.Conv3x3Scratch(ws.maxBatch, model.Rows, model.Cols, l.Cin)
+	}
+	return l.conv.Conv3x3Scratch(ws.maxBatch, model.Rows, model.Cols)
 }
 
 // buf returns buffer i of ws (see the buf constants) cut to n values.
@@ -252,10 +272,12 @@ func (inf *inference) run(ws *workspace, batch int, k layerKernels) {
 		conv3 := l.conv3()
 		switch {
 		case k != nil && k.layer(i, l, dst, src, res, batch, rows):
+		case conv3 && ws.direct:
+			kernel.Conv3x3(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
 		case conv3:
-			conv3x3(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
+			kernel.Conv3x3Packed(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, l.conv, l.b, res, relu, ws.scratch)
 		default: // dense, or 1x1 over the pixels
-			dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
+			kernel.Dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
 		}
 		if res != nil && !conv3 { // a 1x1 convolution with a residual
 			for j, v := range res {
