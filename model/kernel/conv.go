@@ -39,8 +39,8 @@ import "fmt"
 // tested against.
 
 // Conv3x3Weights holds a 3x3 convolution's weights prepared for
-// Conv3x3Packed: the direct kernel's and, where Conv3x3Packed may use it,
-// their Winograd transform. It is read-only once built.
+// Conv3x3Packed: the direct product's and, where Conv3x3Packed may use
+// it, their Winograd transform. It is read-only once built.
 type Conv3x3Weights struct {
 	cin, cout int
 	w         []float32 // [3][3][cin][cout]
@@ -56,9 +56,16 @@ func PackConv3x3(wt []float32, cin, cout int) *Conv3x3Weights {
 	checkLen("PackConv3x3", "wt", wt, 9*cin*cout)
 	m := &Conv3x3Weights{cin: cin, cout: cout, w: append([]float32(nil), wt[:9*cin*cout]...)}
 	if winoChannels(cin, cout) {
-		m.u = winoF32Weights(m.w, cin, cout)
+		m.u = winoF32Weights(wt, cin, cout)
 	}
 	return m
+}
+
+// Direct returns the weights of m without their Winograd transform (they
+// share the rest): Conv3x3Packed runs the direct product with them, the
+// results of Conv3x3 bit for bit.
+func (m *Conv3x3Weights) Direct() *Conv3x3Weights {
+	return &Conv3x3Weights{cin: m.cin, cout: m.cout, w: m.w}
 }
 
 // winoChannels reports whether some implementation of this CPU runs the
@@ -123,7 +130,7 @@ func (m *Conv3x3Weights) Conv3x3Scratch(batch, h, w int) int {
 // Conv3x3Packed is Conv3x3 with the weights prepared by PackConv3x3 (cin
 // and cout must be theirs): the same convolution, run as a Winograd
 // convolution where this CPU has one for the shape (Winograd), else as
-// Conv3x3. The choice depends on the shape and the CPU alone, never on
+// the direct product of Conv3x3, with its results bit for bit. The choice depends on the shape and the CPU alone, never on
 // batch, so an image's outputs do not depend on the images beside it (bit
 // for bit). dst may be the same slice as residual or src. With
 // cap(scratch) >= wt.Conv3x3Scratch(batch, h, w) the call does not
@@ -132,18 +139,11 @@ func Conv3x3Packed(dst, src []float32, batch, h, w, cin, cout int, wt *Conv3x3We
 	if cin != wt.cin || cout != wt.cout {
 		panic(fmt.Sprintf("kernel: Conv3x3Packed: %d -> %d channels, weights packed for %d -> %d", cin, cout, wt.cin, wt.cout))
 	}
+	checkConv3x3("Conv3x3Packed", dst, src, batch, h, w, cin, cout, bias, residual)
 	if wt.u == nil || !winoRuns(active, h, w, cin, cout) {
-		Conv3x3(dst, src, batch, h, w, cin, cout, wt.w, bias, residual, relu, scratch)
+		conv3x3Direct(dst, src, batch, h, w, cin, cout, wt.w, bias, residual, relu, scratch)
 		return
 	}
-	if batch < 0 {
-		panic(fmt.Sprintf("kernel: Conv3x3Packed: negative batch %d", batch))
-	}
-	pixels := batch * h * w
-	checkLen("Conv3x3Packed", "src", src, pixels*cin)
-	checkLen("Conv3x3Packed", "dst", dst, pixels*cout)
-	checkOptional("Conv3x3Packed", "bias", bias, cout)
-	checkOptional("Conv3x3Packed", "residual", residual, pixels*cout)
 	if batch > 0 {
 		conv3x3WinoF32(active, dst, src, batch, h, w, cin, cout, wt.u, bias, residual, relu, scratch)
 	}
@@ -226,7 +226,7 @@ func conv3x3WinoF32(im *impl, dst, src []float32, batch, h, w, cin, cout int, u,
 		ntp := (nt + im.mr - 1) / im.mr * im.mr
 		clear(v[36*nt*cin : 36*ntp*cin]) // the rows past the last tile
 		for x := 0; x < 36; x++ {
-			gemm(im, ntp, cout, cin, &operandA{data: v[x*cin:], lda: 36 * cin}, u[x*cin*cout:], cout, m[x*cout:], 36*cout, false, false)
+			gemm(im, ntp, cout, cin, &operandA{data: v[x*cin:], lda: 36 * cin}, u[x*cin*cout:], cout, m[x*cout:], 36*cout, false, false, false)
 		}
 		for t := 0; t < nt; t++ {
 			b, r := b0+t/per, t%per

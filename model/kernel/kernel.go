@@ -83,7 +83,7 @@ func Sgemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32,
 	checkMatrix("Sgemm", "a", a, m, k, lda)
 	checkMatrix("Sgemm", "b", b, k, n, ldb)
 	checkMatrix("Sgemm", "c", c, m, n, ldc)
-	gemm(active, m, n, k, &operandA{data: a, lda: lda}, b, ldb, c, ldc, acc, false)
+	gemm(active, m, n, k, &operandA{data: a, lda: lda}, b, ldb, c, ldc, acc, false, false)
 }
 
 // Conv3x3Scratch is the length of the scratch buffer Conv3x3 needs to run
@@ -99,21 +99,34 @@ func Conv3x3Scratch(batch, h, w, cin int) int { return batch * (h + 2) * (w + 2)
 // cap(scratch) >= Conv3x3Scratch(batch, h, w, cin) the call does not
 // allocate (scratch must not overlap the other slices).
 func Conv3x3(dst, src []float32, batch, h, w, cin, cout int, wt, bias, residual []float32, relu bool, scratch []float32) {
+	checkConv3x3("Conv3x3", dst, src, batch, h, w, cin, cout, bias, residual)
+	checkLen("Conv3x3", "wt", wt, 9*cin*cout)
+	conv3x3Direct(dst, src, batch, h, w, cin, cout, wt, bias, residual, relu, scratch)
+}
+
+// checkConv3x3 checks the shape and the operands but the weights of a 3x3
+// convolution for fn.
+func checkConv3x3(fn string, dst, src []float32, batch, h, w, cin, cout int, bias, residual []float32) {
 	if batch < 0 || h < 0 || w < 0 || cin < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernel: Conv3x3: negative shape batch=%d h=%d w=%d cin=%d cout=%d", batch, h, w, cin, cout))
+		panic(fmt.Sprintf("kernel: %s: negative shape batch=%d h=%d w=%d cin=%d cout=%d", fn, batch, h, w, cin, cout))
 	}
 	pixels := batch * h * w
-	checkLen("Conv3x3", "src", src, pixels*cin)
-	checkLen("Conv3x3", "dst", dst, pixels*cout)
-	checkLen("Conv3x3", "wt", wt, 9*cin*cout)
-	checkOptional("Conv3x3", "bias", bias, cout)
-	checkOptional("Conv3x3", "residual", residual, pixels*cout)
+	checkLen(fn, "src", src, pixels*cin)
+	checkLen(fn, "dst", dst, pixels*cout)
+	checkOptional(fn, "bias", bias, cout)
+	checkOptional(fn, "residual", residual, pixels*cout)
+}
+
+// conv3x3Direct is Conv3x3 on checked operands. (Its weights in column
+// panels, as DensePacked reads them, measured no faster.)
+func conv3x3Direct(dst, src []float32, batch, h, w, cin, cout int, wt []float32, bias, residual []float32, relu bool, scratch []float32) {
+	pixels := batch * h * w
 	if pixels == 0 || cout == 0 {
 		return
 	}
 	if cin == 0 {
 		acc := fillBias(dst, pixels, cout, bias, residual)
-		gemm(active, pixels, cout, 0, nil, nil, cout, dst, cout, acc, relu)
+		gemm(active, pixels, cout, 0, nil, nil, cout, dst, cout, acc, relu, false)
 		return
 	}
 	need := Conv3x3Scratch(batch, h, w, cin)
@@ -123,7 +136,7 @@ func Conv3x3(dst, src []float32, batch, h, w, cin, cout int, wt, bias, residual 
 	pad := scratch[:need]
 	padImages(pad, src, batch, h, w, cin)
 	acc := fillBias(dst, pixels, cout, bias, residual)
-	gemm(active, pixels, cout, 9*cin, &operandA{data: pad, h: h, w: w, cin: cin}, wt, cout, dst, cout, acc, relu)
+	gemm(active, pixels, cout, 9*cin, &operandA{data: pad, h: h, w: w, cin: cin}, wt, cout, dst, cout, acc, relu, false)
 }
 
 // padImages copies the NHWC images of src into pad with a border of one
@@ -230,7 +243,7 @@ func pointwise(fn string, dst, src []float32, rows, in, out int, wt, bias []floa
 	checkLen(fn, "wt", wt, in*out)
 	checkOptional(fn, "bias", bias, out)
 	acc := fillBias(dst, rows, out, bias, nil)
-	gemm(active, rows, out, in, &operandA{data: src, lda: in}, wt, out, dst, out, acc, relu)
+	gemm(active, rows, out, in, &operandA{data: src, lda: in}, wt, out, dst, out, acc, relu, false)
 }
 
 func checkLen(fn, name string, s []float32, n int) {
@@ -324,18 +337,24 @@ func (s *operandA) segment(k int) (length, jump int) {
 // their blocks stay in the level-2 cache.
 const mcRows = 256
 
-// edgeBuf holds a zero row standing in for missing rows of A and
-// zero-padded copies of partial tiles of B and C, so that the micro-kernels
-// only ever see full mr x nr tiles.
+// zeroRow stands in for the missing rows of A of a partial tile. It is
+// never written.
+var zeroRow [maxKC]float32
+
+// edgeBuf holds zero-padded copies of the partial tiles of B and C, so
+// that the micro-kernels only ever see full mr x nr tiles. b is nil when
+// B is padded already (see gemm).
 type edgeBuf struct {
-	zero [maxKC]float32
-	b    [maxKC * maxNR]float32
-	c    [maxMR * maxNR]float32
+	c [maxMR * maxNR]float32
+	b []float32 // maxKC * maxNR
 }
 
 // gemm computes C = A*B (+ C when acc), then max(0, x) if relu, with the
-// implementation im. The operands have been checked.
-func gemm(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []float32, ldc int, acc, relu bool) {
+// implementation im. The operands have been checked. With padded, every
+// row of B may be read up to its column n rounded up to a multiple of
+// im.nr, where it holds zeros (packPanels' panels): partial tiles of
+// columns then read B in place.
+func gemm(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []float32, ldc int, acc, relu, padded bool) {
 	if m <= 0 || n <= 0 {
 		return
 	}
@@ -357,15 +376,20 @@ func gemm(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []float32,
 		gemmBlocks(im, m, n, k, a, b, ldb, c, ldc, acc, relu, nil)
 		return
 	}
-	gemmEdges(im, m, n, k, a, b, ldb, c, ldc, acc, relu)
+	gemmEdges(im, m, n, k, a, b, ldb, c, ldc, acc, relu, padded)
 }
 
 // gemmEdges is gemmBlocks with the buffers for partial tiles, kept out of
-// the stack frame of the common case.
+// the stack frame of the common case; the large one, for a partial panel
+// of B, only where B is not padded.
 //
 //go:noinline
-func gemmEdges(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []float32, ldc int, acc, relu bool) {
+func gemmEdges(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []float32, ldc int, acc, relu, padded bool) {
 	var buf edgeBuf
+	if !padded && n%im.nr != 0 {
+		var bb [maxKC * maxNR]float32
+		buf.b = bb[:]
+	}
 	gemmBlocks(im, m, n, k, a, b, ldb, c, ldc, acc, relu, &buf)
 }
 
@@ -383,7 +407,7 @@ func gemmBlocks(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []fl
 		a.rowOffsets(off, ic)
 		for pc := 0; pc < k; {
 			kb, col, flags := kBlock(pc, k, kc, segLen, segJump, 1, acc, relu)
-			if n%nr != 0 { // pack the last, partial column panel of B
+			if n%nr != 0 && buf.b != nil { // pack the last, partial column panel of B
 				j0 := n - n%nr
 				for p := 0; p < kb; p++ {
 					dst := buf.b[p*nr : (p+1)*nr]
@@ -397,7 +421,7 @@ func gemmBlocks(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []fl
 					if r < nrows {
 						rows[r] = &a.data[off[i+r]+col]
 					} else {
-						rows[r] = &buf.zero[0]
+						rows[r] = &zeroRow[0]
 					}
 				}
 				ci := (ic + i) * ldc
@@ -407,9 +431,9 @@ func gemmBlocks(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []fl
 						callKernel(im.id, kb, &rows[0], &b[pc*ldb+j], ldb, &c[ci+j], ldc, flags)
 						continue
 					}
-					bp, ldb2 := &buf.b[0], nr
-					if ncols == nr {
-						bp, ldb2 = &b[pc*ldb+j], ldb
+					bp, ldb2 := &b[pc*ldb+j], ldb
+					if ncols < nr && buf.b != nil {
+						bp, ldb2 = &buf.b[0], nr
 					}
 					// Partial tile: compute into buf.c and copy the valid part.
 					if flags&flagAcc != 0 {
