@@ -7,11 +7,12 @@ import (
 
 // The fp32 inference backend, planned from the network spec: the folded
 // layers of Network.Fold converted to package kernel's NHWC layouts
-// (convolution weights [ky][kx][cin][cout], packed once for
-// kernel.Conv3x3Packed, which runs the 3x3 convolutions of the tower as
-// Winograd convolutions where the CPU has them; a dense layer after a
+// (convolution weights [ky][kx][cin][cout], a dense layer after a
 // convolution with its rows reordered from the training graph's NCHW
-// flattening to NHWC), and each layer's output given a buffer that is
+// flattening to NHWC) and packed once for the kernels (kernel.PackConv3x3:
+// the 3x3 convolutions run as Winograd convolutions where the CPU has
+// them; kernel.PackDense: the dense layers and 1x1 convolutions read their
+// weights in column panels), and each layer's output given a buffer that is
 // reused once no later layer reads it (so the tower ping-pongs between
 // three buffers whatever its depth).
 
@@ -32,9 +33,12 @@ type inference struct {
 // input planes and the outputs are buffers of their own, see workspace).
 type planLayer struct {
 	model.Layer
-	w, b          []float32
-	conv          *kernel.Conv3x3Weights // w packed, for a 3x3 convolution
-	src, res, dst int                    // buffers; res -1 for no residual
+	w, b []float32
+	// w packed: a 3x3 convolution's, with and without its Winograd
+	// transform (see winogradMinBatch); the other layers'.
+	conv, convDirect *kernel.Conv3x3Weights
+	dense            *kernel.DenseWeights
+	src, res, dst    int // buffers; res -1 for no residual
 }
 
 // conv3 reports whether l is a 3x3 convolution; the other layers are
@@ -123,13 +127,16 @@ func newInference(n *model.Network) (*inference, error) {
 		switch {
 		case l.Kind == model.ConvBN:
 			pl.w = kernelConvWeight(f.W, l.Cout, l.Cin, l.K)
-			if pl.conv3() {
-				pl.conv = kernel.PackConv3x3(pl.w, l.Cin, l.Cout)
-			}
 		case inDense(l):
 			pl.w = permuteHeadRows(f.W, layers[l.In].Cout, l.Cout)
 		default:
 			pl.w = f.W
+		}
+		if pl.conv3() {
+			pl.conv = kernel.PackConv3x3(pl.w, l.Cin, l.Cout)
+			pl.convDirect = pl.conv.Direct()
+		} else {
+			pl.dense = kernel.PackDense(pl.w, l.Cin, l.Cout)
 		}
 		pl.b = f.B
 		inf.layers = append(inf.layers, pl)
@@ -217,7 +224,7 @@ func (ws *workspace) convScratch(l *planLayer) int {
 	case !l.conv3():
 		return 0
 	case ws.direct:
-		return kernel.Conv3x3Scratch(ws.maxBatch, model.Rows, model.Cols, l.Cin)
+		return l.convDirect.Conv3x3Scratch(ws.maxBatch, model.Rows, model.Cols)
 	}
 	return l.conv.Conv3x3Scratch(ws.maxBatch, model.Rows, model.Cols)
 }
@@ -272,12 +279,14 @@ func (inf *inference) run(ws *workspace, batch int, k layerKernels) {
 		conv3 := l.conv3()
 		switch {
 		case k != nil && k.layer(i, l, dst, src, res, batch, rows):
-		case conv3 && ws.direct:
-			kernel.Conv3x3(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
 		case conv3:
-			kernel.Conv3x3Packed(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, l.conv, l.b, res, relu, ws.scratch)
+			c := l.conv
+			if ws.direct {
+				c = l.convDirect
+			}
+			kernel.Conv3x3Packed(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, c, l.b, res, relu, ws.scratch)
 		default: // dense, or 1x1 over the pixels
-			kernel.Dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
+			kernel.DensePacked(dst, src, rows, l.Cin, l.Cout, l.dense, l.b, relu && res == nil)
 		}
 		if res != nil && !conv3 { // a 1x1 convolution with a residual
 			for j, v := range res {
