@@ -150,11 +150,7 @@ func Conv3x3Packed(dst, src []float32, batch, h, w, cin, cout int, wt *Conv3x3We
 }
 
 // Winograd reports whether Conv3x3Packed runs a Winograd convolution with
-// these weights on h x w images on this CPU. It is cheaper than the direct
-// product from a few images on (2.5x per image at 32 images of 8x4 with 64
-// channels, AVX-512), but its transformed weights are 4 times larger, so
-// for one image at a time the direct product is faster
-// (BenchmarkConv3x3Packed).
+// these weights on h x w images on this CPU.
 func (m *Conv3x3Weights) Winograd(h, w int) bool {
 	return m.u != nil && winoRuns(active, h, w, m.cin, m.cout)
 }
@@ -183,33 +179,39 @@ func winoF32Chunk(batch, h, w, mr int) (images, tiles int) {
 }
 
 // winoF32Scratch is the scratch of the Winograd convolution at every
-// implementation: one chunk's padded images, transformed tiles and
-// products.
+// implementation: one chunk's transformed tiles and products.
 func winoF32Scratch(batch, h, w, cin, cout int) int {
 	n := 0
 	for _, im := range impls {
-		if im.winoVW == 0 {
-			continue
+		if im.winoVW > 0 {
+			_, tiles := winoF32Chunk(batch, h, w, im.mr)
+			n = max(n, 36*tiles*(cin+cout))
 		}
-		images, tiles := winoF32Chunk(batch, h, w, im.mr)
-		n = max(n, images*(h+2)*(w+2)*cin+36*tiles*(cin+cout))
 	}
 	return n
 }
 
+// The flags of the input transform: the rows and columns of a tile's 6x6
+// patch that lie outside the image, in its zero padding.
+const (
+	winoTop    = 1 // row 0
+	winoBottom = 2 // row 5
+	winoLeft   = 4 // column 0
+	winoRight  = 8 // column 5
+)
+
 // conv3x3WinoF32 computes Conv3x3 as a Winograd convolution with im, the
 // filters transformed in u ([36][cin][cout]); the shape is one winoRuns
-// accepts and the operands have been checked.
+// accepts and the operands have been checked. The tiles are read from src
+// itself, the padding of their patches left out of the arithmetic by the
+// flags above.
 func conv3x3WinoF32(im *impl, dst, src []float32, batch, h, w, cin, cout int, u, bias, residual []float32, relu bool, scratch []float32) {
 	images, tiles := winoF32Chunk(batch, h, w, im.mr)
-	npad := images * (h + 2) * (w + 2) * cin
-	scratch = scratchOf(scratch, npad+36*tiles*(cin+cout))
-	pad := scratch[:npad]
-	v := scratch[npad : npad+36*tiles*cin]                     // [tile][36][cin]
-	m := scratch[npad+36*tiles*cin : npad+36*tiles*(cin+cout)] // [tile][36][cout]
+	scratch = scratchOf(scratch, 36*tiles*(cin+cout))
+	v := scratch[:36*tiles*cin] // [tile][36][cin]
+	m := scratch[36*tiles*cin:] // [tile][36][cout]
 	tw := w / 4
 	per := (h / 4) * tw
-	ldp := (w + 2) * cin
 	flags := 0
 	if relu {
 		flags |= flagRelu
@@ -217,11 +219,23 @@ func conv3x3WinoF32(im *impl, dst, src []float32, batch, h, w, cin, cout int, u,
 	for b0 := 0; b0 < batch; b0 += images {
 		nb := min(images, batch-b0)
 		nt := nb * per
-		padImages(pad, src[b0*h*w*cin:], nb, h, w, cin)
 		for t := 0; t < nt; t++ {
-			b, r := t/per, t%per
-			p := ((b*(h+2)+4*(r/tw))*(w+2) + 4*(r%tw)) * cin
-			winoF32In(im.id, v[36*t*cin:36*(t+1)*cin], pad[p:], cin, ldp)
+			b, r := b0+t/per, t%per
+			y, x := 4*(r/tw), 4*(r%tw)
+			edges := 0
+			if y == 0 {
+				edges |= winoTop
+			}
+			if y+4 == h {
+				edges |= winoBottom
+			}
+			if x == 0 {
+				edges |= winoLeft
+			}
+			if x+4 == w {
+				edges |= winoRight
+			}
+			winoF32In(im.id, v[36*t*cin:36*(t+1)*cin], src, ((b*h+y)*w+x)*cin, cin, w*cin, edges)
 		}
 		ntp := (nt + im.mr - 1) / im.mr * im.mr
 		clear(v[36*nt*cin : 36*ntp*cin]) // the rows past the last tile
@@ -240,16 +254,29 @@ func conv3x3WinoF32(im *impl, dst, src []float32, batch, h, w, cin, cout int, u,
 	}
 }
 
-// winoF32InGo writes the 36 values V = B^T d B of each of the c channels of
-// the 6x6 patch d at pad (pixels c values apart, rows ldp) to v, value
-// xi = 6i+j at v[xi*c:]: first d B row by row into v, then B^T of that
-// column by column, in place.
-func winoF32InGo(v, pad []float32, c, ldp int) {
+// winoF32InGo writes the 36 values V = B^T d B of each of the c channels
+// of the 6x6 patch d whose pixel (1, 1) is src[at] (pixels c values
+// apart, rows ldp) to v, value xi = 6i+j at v[xi*c:]; the rows and
+// columns of the patch that edges names are zero (never read). First d B
+// row by row into v, then B^T of that column by column, in place.
+func winoF32InGo(v, src []float32, at, c, ldp, edges int) {
+	var d [6]float32
 	for i := 0; i < 6; i++ {
-		row := pad[i*ldp:]
+		o := 6 * i * c
+		if i == 0 && edges&winoTop != 0 || i == 5 && edges&winoBottom != 0 {
+			clear(v[o : o+6*c])
+			continue
+		}
+		row := at + (i-1)*ldp - c
 		for ch := 0; ch < c; ch++ {
-			t0, t1, t2, t3, t4, t5 := winoB(row[ch], row[c+ch], row[2*c+ch], row[3*c+ch], row[4*c+ch], row[5*c+ch])
-			o := 6 * i * c
+			for j := range d {
+				if j == 0 && edges&winoLeft != 0 || j == 5 && edges&winoRight != 0 {
+					d[j] = 0
+				} else {
+					d[j] = src[row+j*c+ch]
+				}
+			}
+			t0, t1, t2, t3, t4, t5 := winoB(d[0], d[1], d[2], d[3], d[4], d[5])
 			v[o+ch], v[o+c+ch], v[o+2*c+ch], v[o+3*c+ch], v[o+4*c+ch], v[o+5*c+ch] = t0, t1, t2, t3, t4, t5
 		}
 	}

@@ -39,29 +39,37 @@ const (
 	rFive = 15 // the input transform's; the output transform's 8
 )
 
-// genWinoF32In writes winoF32In<suffix>(v, pad *float32, c, ldp int): for
-// the 6x6 patch d at pad (pixels c floats apart, rows ldp floats), the 36
-// values V = B^T d B of each of its c channels (a multiple of the vector),
-// value xi = 6i+j at v[xi*c:]. Pass 1 writes d B row by row into v, pass 2
-// B^T of that column by column, in place, one vector of channels at a
-// time.
+// genWinoF32In writes winoF32In<suffix>(v, d *float32, c, ldp, edges
+// int): for the 6x6 patch of an image whose pixel (1, 1) is at d (pixels
+// c floats apart, rows ldp floats), the 36 values V = B^T d B of each of
+// its c channels (a multiple of the vector), value xi = 6i+j at v[xi*c:].
+// The patch's rows 0 and 5 and columns 0 and 5 lie outside the image
+// where edges has winoTop, winoBottom, winoLeft and winoRight: they are
+// the image's zero padding, never read. Pass 1 writes d B row by row into
+// v, pass 2 B^T of that column by column, in place, one vector of
+// channels at a time.
 func genWinoF32In(s winoF32Spec) {
 	name := "winoF32In" + s.suffix
 	L := func(l string) string { return name + "_" + l }
 	r := func(i int) string { return fmt.Sprintf("%s%d", s.reg, i) }
-	p("// func %s(v, pad *float32, c, ldp int)", name)
-	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+	p("// func %s(v, d *float32, c, ldp, edges int)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-40", name)
 	broadcastConst(s, rTwo, 0x40000000)
 	broadcastConst(s, rFour, 0x40800000)
 	broadcastConst(s, rFive, 0x40a00000)
 	p("\tMOVQ v+0(FP), DI")
-	p("\tMOVQ pad+8(FP), AX")
+	p("\tMOVQ d+8(FP), AX")
 	p("\tMOVQ c+16(FP), CX")
 	p("\tMOVQ CX, R13")
 	p("\tSHRQ $%d, R13", map[int]int{64: 4, 32: 3}[s.vb]) // vectors of channels
 	p("\tSHLQ $2, CX")                                    // cb: bytes between pixels, and between values xi
 	p("\tMOVQ ldp+24(FP), R9")
 	p("\tSHLQ $2, R9")
+	p("\tMOVQ edges+32(FP), R14")
+	// AX: the patch's pixel (0, 0), outside the image where edges say so
+	// (then never read).
+	p("\tSUBQ R9, AX")
+	p("\tSUBQ CX, AX")
 	p("\tLEAQ (CX)(CX*2), DX")   // 3cb
 	p("\tLEAQ (CX)(CX*4), BX")   // 5cb
 	p("\tLEAQ (DX)(DX*1), SI")   // 6cb: a row of v
@@ -93,16 +101,46 @@ func genWinoF32In(s winoF32Spec) {
 		p("\tVFNMADD231PS %s, %s, %s", r(10), r(rTwo), r(4)) // t4 = e - 2f
 		return [6]int{6, 7, 8, 3, 4, 5}
 	}
-	// Pass 1: row i of d from R8 = pad + i ldp into R10 = v + 6i cb.
+	// load reads column j of the row at R8 into register j, or zero where
+	// edges&bit says the column is padding.
+	load := func(l string, j, bit int) {
+		if bit == 0 {
+			p("\tVMOVUPS (R8)%s, %s", col[j], r(j))
+			return
+		}
+		p("\tTESTQ $%d, R14", bit)
+		p("\tJNZ %s", L(l+"pad"))
+		p("\tVMOVUPS (R8)%s, %s", col[j], r(j))
+		p("\tJMP %s", L(l+"done"))
+		p("%s:", L(l+"pad"))
+		p("\t%s %s, %s, %s", s.xor, r(j), r(j), r(j))
+		p("%s:", L(l+"done"))
+	}
+	// Pass 1: row i of the patch from R8 = AX + i ldp into R10 = v + 6i cb.
 	p("\tMOVQ AX, R8")
 	p("\tMOVQ DI, R10")
 	for i := 0; i < 6; i++ {
+		rowBit := map[int]int{0: 1, 5: 2}[i] // winoTop, winoBottom
+		if rowBit != 0 {
+			p("\tTESTQ $%d, R14", rowBit)
+			p("\tJNZ %s", L(fmt.Sprintf("row%dpad", i)))
+		}
 		for j := 0; j < 6; j++ {
-			p("\tVMOVUPS (R8)%s, %s", col[j], r(j))
+			load(fmt.Sprintf("r%dc%d", i, j), j, map[int]int{0: 4, 5: 8}[j]) // winoLeft, winoRight
 		}
 		t := transform()
 		for j := 0; j < 6; j++ {
 			p("\tVMOVUPS %s, (R10)%s", r(t[j]), col[j])
+		}
+		if rowBit != 0 {
+			// A row of padding: d B is zero.
+			p("\tJMP %s", L(fmt.Sprintf("row%ddone", i)))
+			p("%s:", L(fmt.Sprintf("row%dpad", i)))
+			p("\t%s %s, %s, %s", s.xor, r(0), r(0), r(0))
+			for j := 0; j < 6; j++ {
+				p("\tVMOVUPS %s, (R10)%s", r(0), col[j])
+			}
+			p("%s:", L(fmt.Sprintf("row%ddone", i)))
 		}
 		if i < 5 {
 			p("\tADDQ R9, R8")

@@ -80,29 +80,31 @@ func callKernel(id, k int, rows **float32, b *float32, ldb int, c *float32, ldc 
 
 // The transforms of the float32 Winograd convolution (conv.go), as
 // winoF32InGo and winoF32OutGo compute them, on c channels a multiple of
-// 16 (AVX512) or 8 (AVX2, which needs FMA too); the flags of the output
-// transform are winoBias, winoRes and flagRelu.
+// 16 (AVX512) or 8 (AVX2, which needs FMA too): the input transform reads
+// the patch whose pixel (1, 1) is at d, its rows and columns of padding
+// named by edges (winoTop, winoBottom, winoLeft, winoRight); the flags of
+// the output transform are winoBias, winoRes and flagRelu.
 //
 //go:noescape
-func winoF32InAVX512(v, pad *float32, c, ldp int)
+func winoF32InAVX512(v, d *float32, c, ldp, edges int)
 
 //go:noescape
 func winoF32OutAVX512(dst, m *float32, c, ldd int, bias, res *float32, flags int)
 
 //go:noescape
-func winoF32InAVX2(v, pad *float32, c, ldp int)
+func winoF32InAVX2(v, d *float32, c, ldp, edges int)
 
 //go:noescape
 func winoF32OutAVX2(dst, m *float32, c, ldd int, bias, res *float32, flags int)
 
-func winoF32In(id int, v, pad []float32, c, ldp int) {
+func winoF32In(id int, v, src []float32, at, c, ldp, edges int) {
 	switch id {
 	case idAVX512:
-		winoF32InAVX512(&v[0], &pad[0], c, ldp)
+		winoF32InAVX512(&v[0], &src[at], c, ldp, edges)
 	case idAVX2:
-		winoF32InAVX2(&v[0], &pad[0], c, ldp)
+		winoF32InAVX2(&v[0], &src[at], c, ldp, edges)
 	default:
-		winoF32InGo(v, pad, c, ldp)
+		winoF32InGo(v, src, at, c, ldp, edges)
 	}
 }
 
