@@ -35,7 +35,7 @@ type planLayer struct {
 	model.Layer
 	w, b []float32
 	// w packed: a 3x3 convolution's, with and without its Winograd
-	// transform (see winogradMinBatch); the other layers'.
+	// transform (see workspace.direct); the other layers'.
 	conv, convDirect *kernel.Conv3x3Weights
 	dense            *kernel.DenseWeights
 	src, res, dst    int // buffers; res -1 for no residual
@@ -170,22 +170,17 @@ func permuteHeadRows(w []float32, ch, out int) []float32 {
 	return r
 }
 
-// winogradMinBatch is the smallest maxBatch of a workspace whose 3x3
-// convolutions run as kernel.Conv3x3Packed (a Winograd convolution where
-// the CPU has one, kernel.Conv3x3Weights.Winograd); smaller ones keep the
-// direct product, faster for one position at a time (BenchmarkBackend, the
-// workstation net on an AVX-512 core: the Winograd convolution runs one
-// position 30% slower, two as fast, three 1.3 times and 32 twice as fast).
-// The choice is made once per workspace, never per batch, so that a
-// runner's outputs for a position do not depend on the positions batched
-// with it, bit for bit.
-const winogradMinBatch = 3
-
 // workspace holds the activations of forward passes of up to maxBatch
 // positions. It is used by one goroutine at a time.
 type workspace struct {
-	maxBatch    int
-	direct      bool // the 3x3 convolutions by the direct product (winogradMinBatch)
+	maxBatch int
+	// direct: the 3x3 convolutions by the direct product, for
+	// workspaces smaller than kernel.WinogradMinBatch; the others take
+	// kernel.Conv3x3Packed's Winograd convolutions where the CPU has them.
+	// The choice is made once per workspace, never per batch, so that a
+	// runner's outputs for a position do not depend on the positions
+	// batched with it, bit for bit.
+	direct      bool
 	bufs        [][]float32
 	scratch     []float32
 	Policy, WDL []float32 // outputs: batch*PolicySize logits, batch*3 logits
@@ -205,7 +200,7 @@ func (inf *inference) newWorkspace(maxBatch int) *workspace {
 // newActivations is newWorkspace without the input and output buffers,
 // which a runner takes from its caller.
 func (inf *inference) newActivations(maxBatch int) *workspace {
-	ws := &workspace{maxBatch: maxBatch, direct: maxBatch < winogradMinBatch}
+	ws := &workspace{maxBatch: maxBatch, direct: maxBatch < kernel.WinogradMinBatch(model.Rows, model.Cols)}
 	for _, n := range inf.bufs {
 		ws.bufs = append(ws.bufs, make([]float32, maxBatch*n))
 	}

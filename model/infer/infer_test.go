@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dama/model"
+	"dama/model/kernel"
 	"dama/model/modeltest"
 )
 
@@ -134,7 +135,8 @@ func TestWinogradMatchesDirect(t *testing.T) {
 // TestWorkspaceOutputsIndependentOfBatch checks a workspace gives a
 // position the same outputs bit for bit whatever the batch it is in (the
 // algorithm of its convolutions is chosen once, from its largest batch,
-// not per call), for workspaces on either side of winogradMinBatch.
+// not per call), for workspaces on either side of
+// kernel.WinogradMinBatch.
 func TestWorkspaceOutputsIndependentOfBatch(t *testing.T) {
 	rng := rand.New(rand.NewSource(24))
 	cfg, _ := model.Preset("small")
@@ -144,9 +146,10 @@ func TestWorkspaceOutputsIndependentOfBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	qs := modeltest.RandomPositions(rng, 13)
-	for _, maxBatch := range []int{winogradMinBatch - 1, winogradMinBatch, 13} {
+	minBatch := kernel.WinogradMinBatch(model.Rows, model.Cols)
+	for _, maxBatch := range []int{max(1, minBatch-1), minBatch, 13} {
 		ws := inf.newWorkspace(maxBatch)
-		if ws.direct != (maxBatch < winogradMinBatch) {
+		if ws.direct != (maxBatch < minBatch) {
 			t.Errorf("maxBatch %d: direct %v", maxBatch, ws.direct)
 		}
 		n := min(maxBatch, len(qs))

@@ -60,11 +60,18 @@ type impl struct {
 	id         int
 	mr, nr, kc int
 	// winoVW is the channels per vector of the transforms of the
-	// Winograd convolution (conv.go), 0 where it has none.
-	winoVW int
+	// Winograd convolution (conv.go), 0 where it has none; from
+	// winoMinTiles tiles of a batch on, the Winograd convolution is
+	// faster than the direct product in a network (WinogradMinBatch).
+	winoVW, winoMinTiles int
 }
 
-var goImpl = &impl{name: "go", id: idGo, mr: 2, nr: 4, kc: 256}
+// goImpl runs the Winograd convolution with the transforms in Go: its
+// multiplications cost so much more than the transforms that it is 2.4
+// times faster than the direct product on the workstation net, a single
+// position included (BenchmarkConv3x3Packed, and the network under
+// GODEBUG's portable mask).
+var goImpl = &impl{name: "go", id: idGo, mr: 2, nr: 4, kc: 256, winoVW: 1, winoMinTiles: 1}
 
 // impls lists the implementations this CPU can run, fastest first.
 var impls = append(archImpls(), goImpl)
