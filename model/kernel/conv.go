@@ -70,15 +70,13 @@ func (m *Conv3x3Weights) Direct() *Conv3x3Weights {
 	return &Conv3x3Weights{cin: m.cin, cout: m.cout, w: m.w}
 }
 
-// winoChannels reports whether some implementation of this CPU runs the
-// Winograd convolution with cin input and cout output channels.
+// winoChannels reports whether the active implementation runs the
+// Winograd convolution with cin input and cout output channels (the
+// transformed weights, 4 times the size of the others, are not kept for
+// nothing: on arm64, whose NEON kernel has none, or for the input layer).
 func winoChannels(cin, cout int) bool {
-	for _, im := range impls {
-		if im.winoVW > 0 && cin%im.winoVW == 0 && cout%im.winoVW == 0 && cin > 0 && cout > 0 {
-			return true
-		}
-	}
-	return false
+	vw := active.winoVW
+	return vw > 0 && cin > 0 && cout > 0 && cin%vw == 0 && cout%vw == 0
 }
 
 // winoG is G of F(4x4, 3x3).
@@ -132,11 +130,12 @@ func (m *Conv3x3Weights) Conv3x3Scratch(batch, h, w int) int {
 // Conv3x3Packed is Conv3x3 with the weights prepared by PackConv3x3 (cin
 // and cout must be theirs): the same convolution, run as a Winograd
 // convolution where this CPU has one for the shape (Winograd), else as
-// the direct product of Conv3x3, with its results bit for bit. The choice depends on the shape and the CPU alone, never on
-// batch, so an image's outputs do not depend on the images beside it (bit
-// for bit). dst may be the same slice as residual or src. With
-// cap(scratch) >= wt.Conv3x3Scratch(batch, h, w) the call does not
-// allocate (scratch must not overlap the other slices).
+// the direct product of Conv3x3, with its results bit for bit. The choice
+// depends on the shape and the CPU alone, never on batch, so an image's
+// outputs do not depend on the images beside it, bit for bit. dst may be
+// the same slice as residual or src. With cap(scratch) >=
+// wt.Conv3x3Scratch(batch, h, w) the call does not allocate (scratch must
+// not overlap the other slices).
 func Conv3x3Packed(dst, src []float32, batch, h, w, cin, cout int, wt *Conv3x3Weights, bias, residual []float32, relu bool, scratch []float32) {
 	if cin != wt.cin || cout != wt.cout {
 		panic(fmt.Sprintf("kernel: Conv3x3Packed: %d -> %d channels, weights packed for %d -> %d", cin, cout, wt.cin, wt.cout))
@@ -305,7 +304,8 @@ func winoF32InGo(v, src []float32, at, c, ldp, edges int) {
 	}
 }
 
-// winoB is B^T of six values, as the assembly computes it.
+// winoB is B^T of six values, the arithmetic of the assembly (which fuses
+// the multiplications into the additions).
 func winoB(d0, d1, d2, d3, d4, d5 float32) (t0, t1, t2, t3, t4, t5 float32) {
 	t0 = d4 + 4*d0 - 5*d2
 	t1 = (d3 + d4) - 4*(d1+d2)
