@@ -45,18 +45,20 @@ import "fmt"
 // it, their Winograd transform. It is read-only once built.
 type Conv3x3Weights struct {
 	cin, cout int
-	w         []float32 // [3][3][cin][cout]
-	u         []float32 // [36][cin][cout]: G g G^T; nil when never used
+	w         []float32 // [3][3][cin][cout] in column panels (packPanels)
+	// u is G g G^T, [36][cin][cout], each of the 36 matrices in column
+	// panels (packPanels), nil when never used.
+	u []float32
 }
 
 // PackConv3x3 prepares the weights wt ([3][3][cin][cout], as Conv3x3
-// takes them) for Conv3x3Packed. It copies wt.
+// takes them) for Conv3x3Packed.
 func PackConv3x3(wt []float32, cin, cout int) *Conv3x3Weights {
 	if cin < 0 || cout < 0 {
 		panic(fmt.Sprintf("kernel: PackConv3x3: negative shape cin=%d cout=%d", cin, cout))
 	}
 	checkLen("PackConv3x3", "wt", wt, 9*cin*cout)
-	m := &Conv3x3Weights{cin: cin, cout: cout, w: append([]float32(nil), wt[:9*cin*cout]...)}
+	m := &Conv3x3Weights{cin: cin, cout: cout, w: packPanels(wt, 9*cin, cout)}
 	if winoChannels(cin, cout) {
 		m.u = winoF32Weights(wt, cin, cout)
 	}
@@ -90,7 +92,8 @@ var winoG = [6][3]float64{
 }
 
 // winoF32Weights returns G g G^T of each channel pair of the 3x3 filters wt
-// ([3][3][cin][cout]) as [36][cin][cout], computed in float64.
+// ([3][3][cin][cout]), computed in float64, as 36 matrices [cin][cout],
+// each packed by packPanels (winoPanelSize floats apart).
 func winoF32Weights(wt []float32, cin, cout int) []float32 {
 	u := make([]float32, 36*cin*cout)
 	var g [3][3]float64
@@ -113,8 +116,17 @@ func winoF32Weights(wt []float32, cin, cout int) []float32 {
 			}
 		}
 	}
-	return u
+	size := winoPanelSize(cin, cout)
+	p := make([]float32, 36*size)
+	for x := 0; x < 36; x++ {
+		copy(p[x*size:], packPanels(u[x*cin*cout:(x+1)*cin*cout], cin, cout))
+	}
+	return p
 }
+
+// winoPanelSize is the length of one of the 36 matrices of U packed by
+// packPanels.
+func winoPanelSize(cin, cout int) int { return (cout + panelNR - 1) / panelNR * panelNR * cin }
 
 // Conv3x3Scratch is the length of the scratch buffer Conv3x3Packed needs
 // with the weights m to run without allocating, at every implementation of
@@ -142,7 +154,7 @@ func Conv3x3Packed(dst, src []float32, batch, h, w, cin, cout int, wt *Conv3x3We
 	}
 	checkConv3x3("Conv3x3Packed", dst, src, batch, h, w, cin, cout, bias, residual)
 	if wt.u == nil || !winoRuns(active, h, w, cin, cout) {
-		conv3x3Direct(dst, src, batch, h, w, cin, cout, wt.w, bias, residual, relu, scratch)
+		conv3x3Direct(dst, src, batch, h, w, cin, cout, wt.w, true, bias, residual, relu, scratch)
 		return
 	}
 	if batch > 0 {
@@ -215,7 +227,7 @@ const (
 )
 
 // conv3x3WinoF32 computes Conv3x3 as a Winograd convolution with im, the
-// filters transformed in u ([36][cin][cout]); the shape is one winoRuns
+// filters transformed in u (winoF32Weights); the shape is one winoRuns
 // accepts and the operands have been checked. The tiles are read from src
 // itself, the padding of their patches left out of the arithmetic by the
 // flags above.
@@ -253,8 +265,9 @@ func conv3x3WinoF32(im *impl, dst, src []float32, batch, h, w, cin, cout int, u,
 		}
 		ntp := (nt + im.mr - 1) / im.mr * im.mr
 		clear(v[36*nt*cin : 36*ntp*cin]) // the rows past the last tile
+		size := winoPanelSize(cin, cout)
 		for x := 0; x < 36; x++ {
-			gemm(im, ntp, cout, cin, &operandA{data: v[x*cin:], lda: 36 * cin}, u[x*cin*cout:], cout, m[x*cout:], 36*cout, false, false, false)
+			gemmPanels(im, ntp, cout, cin, &operandA{data: v[x*cin:], lda: 36 * cin}, u[x*size:], m[x*cout:], 36*cout, false, false)
 		}
 		for t := 0; t < nt; t++ {
 			b, r := b0+t/per, t%per
