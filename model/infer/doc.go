@@ -9,9 +9,13 @@
 // agree (compare.go).
 //
 // Backends (EvaluatorOptions.Backend): "fp32", the float32 kernels,
-// available everywhere; "bf16" (infer_bf16.go), bfloat16 weights and
+// available everywhere, its 3x3 convolutions run as Winograd convolutions
+// (kernel.Conv3x3Packed) in workspaces from kernel.WinogradMinBatch
+// positions on; "bf16" (infer_bf16.go), bfloat16 weights and
 // activations with float32 accumulation, where the CPU has AVX512_BF16,
-// about 1.9x fp32 per core on the workstation net (BenchmarkBackend);
+// about 1.9x fp32 per core on the workstation net (BenchmarkBackend)
+// before fp32's Winograd convolutions, which made fp32 the faster from
+// batch 8 on on the development machine's Xeon (docs/journal/performance.md);
 // "int8" (infer_int8.go), convolutions with int8 weights (per output
 // channel) and activations (scales calibrated at load on the network's own
 // games) summed in int32, on every amd64 CPU with AVX2 (kernels for
@@ -26,12 +30,17 @@
 // with the Gorgonia graph of package dama/model/learn in eval mode to 1e-4
 // (see forward_test.go there).
 //
-// Measured on one core of the development machine (AMD EPYC with AVX-512,
-// GOMAXPROCS=1 go test ./model/infer/ -run XXX -bench Infer -benchtime 300ms),
-// positions per second at batch 1 / 8 / 32 / 128:
+// Measured on one core of the development machine (an AVX-512 Xeon
+// under KVM, shared, so cells move by 10-20%; GOMAXPROCS=1 go test
+// ./model/infer/ -run XXX -bench Infer -benchtime 300ms), positions per
+// CPU-second at batch 1 / 8 / 32 / 128:
 //
-//	tiny         2x16   31k / 76k / 78k / 78k    (about 73 GFLOP/s)
-//	small        4x32   19k / 34k / 36k / 35k    (about 195 GFLOP/s)
-//	workstation  6x64   5.6k / 7.6k / 7.5k / 7.4k (about 225 GFLOP/s)
-//	(8x64              4.5k / 5.2k / 5.5k / 5.3k)
+//	tiny         2x16   28k / 83k / 85k / 85k
+//	small        4x32   13k / 39k / 43k / 45k
+//	workstation  6x64   3.1k / 10.0k / 9.7k / 10.3k
+//	(8x64              2.5k / 8.3k / 8.5k / 8.1k)
+//
+// (before the Winograd convolutions, in the same session: 19k / 45k / 46k
+// / 46k, 12k / 21k / 23k / 21k, 2.5k / 4.5k / 4.4k / 4.3k and 2.1k / 3.5k /
+// 3.5k / 3.5k).
 package infer

@@ -5,19 +5,14 @@ import (
 	"dama/model/kernel"
 )
 
-// The arithmetic of the forward pass (package kernel: SGEMM-based, with
-// assembly micro-kernels where the CPU has them).
-var (
-	conv3x3        = kernel.Conv3x3
-	conv3x3Scratch = kernel.Conv3x3Scratch
-	dense          = kernel.Dense
-)
-
 // The fp32 inference backend, planned from the network spec: the folded
 // layers of Network.Fold converted to package kernel's NHWC layouts
 // (convolution weights [ky][kx][cin][cout], a dense layer after a
 // convolution with its rows reordered from the training graph's NCHW
-// flattening to NHWC), and each layer's output given a buffer that is
+// flattening to NHWC) and packed once for the kernels (kernel.PackConv3x3:
+// the 3x3 convolutions run as Winograd convolutions where the CPU has
+// them; kernel.PackDense: the dense layers and 1x1 convolutions read their
+// weights in column panels), and each layer's output given a buffer that is
 // reused once no later layer reads it (so the tower ping-pongs between
 // three buffers whatever its depth).
 
@@ -38,8 +33,12 @@ type inference struct {
 // input planes and the outputs are buffers of their own, see workspace).
 type planLayer struct {
 	model.Layer
-	w, b          []float32
-	src, res, dst int // buffers; res -1 for no residual
+	w, b []float32
+	// w packed: a 3x3 convolution's, with and without its Winograd
+	// transform (see workspace.direct); the other layers'.
+	conv, convDirect *kernel.Conv3x3Weights
+	dense            *kernel.DenseWeights
+	src, res, dst    int // buffers; res -1 for no residual
 }
 
 // conv3 reports whether l is a 3x3 convolution; the other layers are
@@ -133,6 +132,12 @@ func newInference(n *model.Network) (*inference, error) {
 		default:
 			pl.w = f.W
 		}
+		if pl.conv3() {
+			pl.conv = kernel.PackConv3x3(pl.w, l.Cin, l.Cout)
+			pl.convDirect = pl.conv.Direct()
+		} else {
+			pl.dense = kernel.PackDense(pl.w, l.Cin, l.Cout)
+		}
 		pl.b = f.B
 		inf.layers = append(inf.layers, pl)
 	}
@@ -168,7 +173,14 @@ func permuteHeadRows(w []float32, ch, out int) []float32 {
 // workspace holds the activations of forward passes of up to maxBatch
 // positions. It is used by one goroutine at a time.
 type workspace struct {
-	maxBatch    int
+	maxBatch int
+	// direct: the 3x3 convolutions by the direct product, for
+	// workspaces smaller than kernel.WinogradMinBatch; the others take
+	// kernel.Conv3x3Packed's Winograd convolutions where the CPU has them.
+	// The choice is made once per workspace, never per batch, so that a
+	// runner's outputs for a position do not depend on the positions
+	// batched with it, bit for bit.
+	direct      bool
 	bufs        [][]float32
 	scratch     []float32
 	Policy, WDL []float32 // outputs: batch*PolicySize logits, batch*3 logits
@@ -188,18 +200,28 @@ func (inf *inference) newWorkspace(maxBatch int) *workspace {
 // newActivations is newWorkspace without the input and output buffers,
 // which a runner takes from its caller.
 func (inf *inference) newActivations(maxBatch int) *workspace {
-	ws := &workspace{maxBatch: maxBatch}
+	ws := &workspace{maxBatch: maxBatch, direct: maxBatch < kernel.WinogradMinBatch(model.Rows, model.Cols)}
 	for _, n := range inf.bufs {
 		ws.bufs = append(ws.bufs, make([]float32, maxBatch*n))
 	}
 	scratch := 0
-	for _, l := range inf.layers {
-		if l.conv3() {
-			scratch = max(scratch, conv3x3Scratch(maxBatch, model.Rows, model.Cols, l.Cin))
-		}
+	for i := range inf.layers {
+		scratch = max(scratch, ws.convScratch(&inf.layers[i]))
 	}
 	ws.scratch = make([]float32, scratch)
 	return ws
+}
+
+// convScratch is the float32 scratch that layer l needs in ws: that of
+// its 3x3 convolution, 0 for the other layers.
+func (ws *workspace) convScratch(l *planLayer) int {
+	switch {
+	case !l.conv3():
+		return 0
+	case ws.direct:
+		return l.convDirect.Conv3x3Scratch(ws.maxBatch, model.Rows, model.Cols)
+	}
+	return l.conv.Conv3x3Scratch(ws.maxBatch, model.Rows, model.Cols)
 }
 
 // buf returns buffer i of ws (see the buf constants) cut to n values.
@@ -253,9 +275,13 @@ func (inf *inference) run(ws *workspace, batch int, k layerKernels) {
 		switch {
 		case k != nil && k.layer(i, l, dst, src, res, batch, rows):
 		case conv3:
-			conv3x3(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, l.w, l.b, res, relu, ws.scratch)
+			c := l.conv
+			if ws.direct {
+				c = l.convDirect
+			}
+			kernel.Conv3x3Packed(dst, src, batch, model.Rows, model.Cols, l.Cin, l.Cout, c, l.b, res, relu, ws.scratch)
 		default: // dense, or 1x1 over the pixels
-			dense(dst, src, rows, l.Cin, l.Cout, l.w, l.b, relu && res == nil)
+			kernel.DensePacked(dst, src, rows, l.Cin, l.Cout, l.dense, l.b, relu && res == nil)
 		}
 		if res != nil && !conv3 { // a 1x1 convolution with a residual
 			for j, v := range res {

@@ -177,7 +177,7 @@ func (b *int8Backend) NewRunner(maxBatch int) Runner {
 		q := b.packed[i]
 		switch {
 		case q == nil && l.conv3():
-			need = max(need, conv3x3Scratch(maxBatch, model.Rows, model.Cols, l.Cin))
+			need = max(need, ws.convScratch(&b.inf.layers[i]))
 		case q == nil:
 		case l.conv3():
 			need8 = max(need8, q.Conv3x3Scratch(maxBatch, model.Rows, model.Cols))

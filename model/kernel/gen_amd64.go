@@ -1,8 +1,9 @@
 //go:build ignore
 
 // gen_amd64.go writes kernel_amd64.s, the SGEMM micro-kernels in Go
-// assembly, with gen_wino_amd64.go. Run them with `go generate` (or `go
-// run gen_amd64.go gen_wino_amd64.go`) in this directory; the default
+// assembly, with gen_wino_amd64.go and gen_winof32_amd64.go. Run them with
+// `go generate` (or `go run gen_amd64.go gen_wino_amd64.go
+// gen_winof32_amd64.go`) in this directory; the default
 // build needs only the generated file.
 //
 // Each kernel computes one mr x (nv*vw) tile of C from mr rows of A given
@@ -238,6 +239,7 @@ func main() {
 	genQuantU16AVX2()
 	genWinoInAVX2()
 	genWinoOutAVX2()
+	genWinoF32()
 	genFMAPeak()
 	if err := os.WriteFile("kernel_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)

@@ -10,6 +10,10 @@
 // convolution is an SGEMM over the im2col matrix of its input, which the
 // micro-kernels read in place from a zero-padded copy of the images (rows
 // of A are passed as pointers), so the nine-fold im2col copy is never made.
+// conv.go holds the same convolution with its weights prepared once
+// (PackConv3x3, Conv3x3Packed), which runs as a Winograd F(4x4, 3x3)
+// convolution, four times fewer multiplications on the SGEMM micro-kernels,
+// where the CPU has AVX-512 or AVX2.
 //
 // bf16.go holds the same products in bfloat16 (float32 accumulation):
 // VDPBF16PS on CPUs with AVX512_BF16, a portable kernel elsewhere; int8.go
@@ -55,9 +59,19 @@ type impl struct {
 	name       string
 	id         int
 	mr, nr, kc int
+	// winoVW is the channels per vector of the transforms of the
+	// Winograd convolution (conv.go), 0 where it has none; from
+	// winoMinTiles tiles of a batch on, the Winograd convolution is
+	// faster than the direct product in a network (WinogradMinBatch).
+	winoVW, winoMinTiles int
 }
 
-var goImpl = &impl{name: "go", id: idGo, mr: 2, nr: 4, kc: 256}
+// goImpl runs the Winograd convolution with the transforms in Go: its
+// multiplications cost so much more than the transforms that it is 2.4
+// times faster than the direct product on the workstation net, a single
+// position included (BenchmarkConv3x3Packed, and the network under
+// GODEBUG's portable mask).
+var goImpl = &impl{name: "go", id: idGo, mr: 2, nr: 4, kc: 256, winoVW: 1, winoMinTiles: 1}
 
 // impls lists the implementations this CPU can run, fastest first.
 var impls = append(archImpls(), goImpl)
@@ -76,7 +90,7 @@ func Sgemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32,
 	checkMatrix("Sgemm", "a", a, m, k, lda)
 	checkMatrix("Sgemm", "b", b, k, n, ldb)
 	checkMatrix("Sgemm", "c", c, m, n, ldc)
-	gemm(active, m, n, k, &operandA{data: a, lda: lda}, b, ldb, c, ldc, acc, false)
+	gemm(active, m, n, k, &operandA{data: a, lda: lda}, b, ldb, c, ldc, acc, false, false)
 }
 
 // Conv3x3Scratch is the length of the scratch buffer Conv3x3 needs to run
@@ -92,21 +106,37 @@ func Conv3x3Scratch(batch, h, w, cin int) int { return batch * (h + 2) * (w + 2)
 // cap(scratch) >= Conv3x3Scratch(batch, h, w, cin) the call does not
 // allocate (scratch must not overlap the other slices).
 func Conv3x3(dst, src []float32, batch, h, w, cin, cout int, wt, bias, residual []float32, relu bool, scratch []float32) {
+	checkConv3x3("Conv3x3", dst, src, batch, h, w, cin, cout, bias, residual)
+	checkLen("Conv3x3", "wt", wt, 9*cin*cout)
+	conv3x3Direct(dst, src, batch, h, w, cin, cout, wt, false, bias, residual, relu, scratch)
+}
+
+// checkConv3x3 checks the shape and the operands but the weights of a 3x3
+// convolution for fn.
+func checkConv3x3(fn string, dst, src []float32, batch, h, w, cin, cout int, bias, residual []float32) {
 	if batch < 0 || h < 0 || w < 0 || cin < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernel: Conv3x3: negative shape batch=%d h=%d w=%d cin=%d cout=%d", batch, h, w, cin, cout))
+		panic(fmt.Sprintf("kernel: %s: negative shape batch=%d h=%d w=%d cin=%d cout=%d", fn, batch, h, w, cin, cout))
 	}
 	pixels := batch * h * w
-	checkLen("Conv3x3", "src", src, pixels*cin)
-	checkLen("Conv3x3", "dst", dst, pixels*cout)
-	checkLen("Conv3x3", "wt", wt, 9*cin*cout)
-	checkOptional("Conv3x3", "bias", bias, cout)
-	checkOptional("Conv3x3", "residual", residual, pixels*cout)
+	checkLen(fn, "src", src, pixels*cin)
+	checkLen(fn, "dst", dst, pixels*cout)
+	checkOptional(fn, "bias", bias, cout)
+	checkOptional(fn, "residual", residual, pixels*cout)
+}
+
+// conv3x3Direct is Conv3x3 on checked operands, with the weights wt as
+// Conv3x3 takes them or, with packed, in column panels (packPanels): the
+// same results bit for bit, and as fast for 64 channels; the panels spare
+// the copy of a partial panel of B where cout is not a multiple of the
+// micro-kernel's columns.
+func conv3x3Direct(dst, src []float32, batch, h, w, cin, cout int, wt []float32, packed bool, bias, residual []float32, relu bool, scratch []float32) {
+	pixels := batch * h * w
 	if pixels == 0 || cout == 0 {
 		return
 	}
 	if cin == 0 {
 		acc := fillBias(dst, pixels, cout, bias, residual)
-		gemm(active, pixels, cout, 0, nil, nil, cout, dst, cout, acc, relu)
+		gemm(active, pixels, cout, 0, nil, nil, cout, dst, cout, acc, relu, false)
 		return
 	}
 	need := Conv3x3Scratch(batch, h, w, cin)
@@ -116,7 +146,12 @@ func Conv3x3(dst, src []float32, batch, h, w, cin, cout int, wt, bias, residual 
 	pad := scratch[:need]
 	padImages(pad, src, batch, h, w, cin)
 	acc := fillBias(dst, pixels, cout, bias, residual)
-	gemm(active, pixels, cout, 9*cin, &operandA{data: pad, h: h, w: w, cin: cin}, wt, cout, dst, cout, acc, relu)
+	a := &operandA{data: pad, h: h, w: w, cin: cin}
+	if packed {
+		gemmPanels(active, pixels, cout, 9*cin, a, wt, dst, cout, acc, relu)
+	} else {
+		gemm(active, pixels, cout, 9*cin, a, wt, cout, dst, cout, acc, relu, false)
+	}
 }
 
 // padImages copies the NHWC images of src into pad with a border of one
@@ -223,7 +258,7 @@ func pointwise(fn string, dst, src []float32, rows, in, out int, wt, bias []floa
 	checkLen(fn, "wt", wt, in*out)
 	checkOptional(fn, "bias", bias, out)
 	acc := fillBias(dst, rows, out, bias, nil)
-	gemm(active, rows, out, in, &operandA{data: src, lda: in}, wt, out, dst, out, acc, relu)
+	gemm(active, rows, out, in, &operandA{data: src, lda: in}, wt, out, dst, out, acc, relu, false)
 }
 
 func checkLen(fn, name string, s []float32, n int) {
@@ -317,18 +352,24 @@ func (s *operandA) segment(k int) (length, jump int) {
 // their blocks stay in the level-2 cache.
 const mcRows = 256
 
-// edgeBuf holds a zero row standing in for missing rows of A and
-// zero-padded copies of partial tiles of B and C, so that the micro-kernels
-// only ever see full mr x nr tiles.
+// zeroRow stands in for the missing rows of A of a partial tile. It is
+// never written.
+var zeroRow [maxKC]float32
+
+// edgeBuf holds zero-padded copies of the partial tiles of B and C, so
+// that the micro-kernels only ever see full mr x nr tiles. b is nil when
+// B is padded already (see gemm).
 type edgeBuf struct {
-	zero [maxKC]float32
-	b    [maxKC * maxNR]float32
-	c    [maxMR * maxNR]float32
+	c [maxMR * maxNR]float32
+	b []float32 // maxKC * maxNR
 }
 
 // gemm computes C = A*B (+ C when acc), then max(0, x) if relu, with the
-// implementation im. The operands have been checked.
-func gemm(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []float32, ldc int, acc, relu bool) {
+// implementation im. The operands have been checked. With padded, every
+// row of B may be read up to its column n rounded up to a multiple of
+// im.nr, where it holds zeros (packPanels' panels): partial tiles of
+// columns then read B in place.
+func gemm(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []float32, ldc int, acc, relu, padded bool) {
 	if m <= 0 || n <= 0 {
 		return
 	}
@@ -350,15 +391,20 @@ func gemm(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []float32,
 		gemmBlocks(im, m, n, k, a, b, ldb, c, ldc, acc, relu, nil)
 		return
 	}
-	gemmEdges(im, m, n, k, a, b, ldb, c, ldc, acc, relu)
+	gemmEdges(im, m, n, k, a, b, ldb, c, ldc, acc, relu, padded)
 }
 
 // gemmEdges is gemmBlocks with the buffers for partial tiles, kept out of
-// the stack frame of the common case.
+// the stack frame of the common case; the large one, for a partial panel
+// of B, only where B is not padded.
 //
 //go:noinline
-func gemmEdges(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []float32, ldc int, acc, relu bool) {
+func gemmEdges(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []float32, ldc int, acc, relu, padded bool) {
 	var buf edgeBuf
+	if !padded && n%im.nr != 0 {
+		var bb [maxKC * maxNR]float32
+		buf.b = bb[:]
+	}
 	gemmBlocks(im, m, n, k, a, b, ldb, c, ldc, acc, relu, &buf)
 }
 
@@ -376,7 +422,7 @@ func gemmBlocks(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []fl
 		a.rowOffsets(off, ic)
 		for pc := 0; pc < k; {
 			kb, col, flags := kBlock(pc, k, kc, segLen, segJump, 1, acc, relu)
-			if n%nr != 0 { // pack the last, partial column panel of B
+			if n%nr != 0 && buf.b != nil { // pack the last, partial column panel of B
 				j0 := n - n%nr
 				for p := 0; p < kb; p++ {
 					dst := buf.b[p*nr : (p+1)*nr]
@@ -390,7 +436,7 @@ func gemmBlocks(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []fl
 					if r < nrows {
 						rows[r] = &a.data[off[i+r]+col]
 					} else {
-						rows[r] = &buf.zero[0]
+						rows[r] = &zeroRow[0]
 					}
 				}
 				ci := (ic + i) * ldc
@@ -400,9 +446,9 @@ func gemmBlocks(im *impl, m, n, k int, a *operandA, b []float32, ldb int, c []fl
 						callKernel(im.id, kb, &rows[0], &b[pc*ldb+j], ldb, &c[ci+j], ldc, flags)
 						continue
 					}
-					bp, ldb2 := &buf.b[0], nr
-					if ncols == nr {
-						bp, ldb2 = &b[pc*ldb+j], ldb
+					bp, ldb2 := &b[pc*ldb+j], ldb
+					if ncols < nr && buf.b != nil {
+						bp, ldb2 = &buf.b[0], nr
 					}
 					// Partial tile: compute into buf.c and copy the valid part.
 					if flags&flagAcc != 0 {
