@@ -169,9 +169,9 @@ type SelfPlay struct {
 	// 0..10^8; 0 disables the cache. Default 200000.
 	CacheSize int `mapstructure:"cache_size" yaml:"cache_size"`
 	// Backend is the network's forward pass in self-play, gating and
-	// ladder games: "auto" (bf16 where the CPU has AVX512_BF16, else
-	// int8 where an amd64 CPU has AVX2, else fp32), "fp32", "bf16"
-	// (needs AVX512_BF16) or "int8" (needs AVX2 or FEAT_DotProd).
+	// ladder games: "auto" (int8 where an amd64 CPU has AVX2, else
+	// fp32), "fp32", "bf16" (needs AVX512_BF16) or "int8" (needs AVX2 or
+	// FEAT_DotProd).
 	// Default "auto".
 	Backend string `mapstructure:"backend" yaml:"backend"`
 	// PassForced searches past positions with one legal move without

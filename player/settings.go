@@ -99,7 +99,7 @@ func Settings() []Setting {
 		{Name: "cache", Flag: "cache", Key: "selfplay.cache_size", Meaning: "evaluations of the network cached",
 			Range: fmt.Sprintf("0..%d", MaxCache), Lo: 0, Hi: MaxCache, Note: "0: none"},
 		{Name: "backend", Flag: "backend", Suffix: ":BACKEND", Key: "selfplay.backend",
-			Meaning: "forward pass of the network: auto (bf16 where the CPU has AVX512_BF16, else int8 where an amd64 CPU has AVX2, else fp32), fp32, bf16 (needs AVX512_BF16) or int8 (needs AVX2 or AVX-VNNI/AVX512_VNNI, or FEAT_DotProd on arm64); a spec's :BACKEND overrides --backend",
+			Meaning: "forward pass of the network: auto (int8 where an amd64 CPU has AVX2, else fp32), fp32, bf16 (needs AVX512_BF16) or int8 (needs AVX2 or AVX-VNNI/AVX512_VNNI, or FEAT_DotProd on arm64); a spec's :BACKEND overrides --backend",
 			Range:   "auto, fp32, bf16, int8"},
 		{Name: "clock", Flag: "clock",
 			Meaning: "what a time a move counts: wall, the wall clock, or cpu, the CPU time of the thread that plays the move (Linux), so that other work on the machine takes nothing from a timed player; each such player's search and forward passes then run on the move's thread (one search thread)",

@@ -71,18 +71,19 @@ var backends = struct {
 		New:       newBF16Backend,
 		Available: func() bool { return bf16Available() },
 		Needs:     "AVX512_BF16 (or FEAT_BF16 on arm64)",
-		Auto:      kernel.BF16Preferred(),
-		Priority:  10,
+		// Not auto: int8 ran faster on every AVX512_BF16 CPU measured
+		// (infer_bf16.go).
+		Auto: false,
 	},
 	int8Name: {
 		New:       newInt8Backend,
 		Available: func() bool { return int8Available() },
 		Needs:     "AVX2 (or FEAT_DotProd on arm64)",
-		// Where bf16 is not native, int8 on amd64 (AVX2 and up): at
-		// equal time per move it beat fp32 by +111 Elo [+74, +151] on
-		// an AVX2-only CPU, and self-play on it trained at least as
-		// well (docs/performance.md). Not on arm64, whose int8 speed
-		// was counted under an emulator only.
+		// int8 on amd64 (AVX2 and up): at equal time per move it beat
+		// fp32 by +111 Elo [+74, +151] on an AVX2-only CPU, self-play on
+		// it trained at least as well, and it ran faster than bf16 where
+		// bf16 is native (docs/performance.md). Not on arm64, whose int8
+		// speed was counted under an emulator only.
 		Auto:     runtime.GOARCH == "amd64",
 		Priority: 5,
 	},

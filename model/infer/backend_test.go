@@ -104,13 +104,10 @@ func TestBackendEvaluatorMatchesFP32(t *testing.T) {
 }
 
 func TestResolveBackend(t *testing.T) {
-	// Without test-auto, auto is bf16 where the CPU has AVX512_BF16, else
-	// int8 on amd64 with an int8 kernel, else fp32.
+	// Without test-auto, auto is int8 on amd64 with an int8 kernel, else
+	// fp32.
 	want := "fp32"
-	switch {
-	case kernel.BF16Preferred():
-		want = "bf16"
-	case runtime.GOARCH == "amd64" && kernel.I8Native():
+	if runtime.GOARCH == "amd64" && kernel.I8Native() {
 		want = "int8"
 	}
 	for _, name := range []string{"", "auto"} {

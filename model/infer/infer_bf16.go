@@ -9,13 +9,14 @@ import (
 // rounded to bfloat16 and packed once, and each layer's input rounded to
 // bfloat16 as it is read; products accumulate in float32 (VDPBF16PS), and
 // biases, residuals and outputs stay float32. It is available on CPUs with
-// AVX512_BF16 (golang.org/x/sys/cpu X86.HasAVX512BF16), where "auto"
-// chooses it: it meets the accuracy criteria of issue 12 (docs/performance.md:
-// agreement with fp32 on positions of a trained model's self-play games,
-// `dama model compare`, and an arena match against fp32 at equal visits).
-// On arm64 CPUs with FEAT_BF16 it is available too (BFDOT) but "auto"
-// keeps fp32 until it is measured on an arm machine
-// (kernel.BF16Preferred).
+// AVX512_BF16 (golang.org/x/sys/cpu X86.HasAVX512BF16) and arm64 CPUs with
+// FEAT_BF16 (BFDOT). It meets the accuracy criteria of issue 12
+// (docs/performance.md: agreement with fp32 on positions of a trained
+// model's self-play games, `dama model compare`, and an arena match
+// against fp32 at equal visits), but "auto" does not choose it: on every
+// CPU with AVX512_BF16 measured, int8 ran faster (1.75x at batch 32 on an
+// AMD EPYC; 3x in self-play on an Intel Xeon with AMX, where bf16 ran
+// slower than on the EPYC).
 
 // bf16Name is the name of the bf16 backend.
 const bf16Name = "bf16"

@@ -48,8 +48,8 @@ func TestBF16Selection(t *testing.T) {
 		t.Errorf("auto without AVX512_BF16 = %q, %v; want %s", got, err, noBF16Auto())
 	}
 	bf16Available = saved
-	if got, err := ResolveBackend("auto"); err != nil || (got == "bf16") != kernel.BF16Preferred() {
-		t.Errorf("auto = %q, %v; want bf16 exactly where the CPU has AVX512_BF16 (here: %v)", got, err, kernel.BF16Preferred())
+	if got, err := ResolveBackend("auto"); err != nil || got == "bf16" {
+		t.Errorf("auto = %q, %v; auto never chooses bf16 (int8 ran faster wherever bf16 is native)", got, err)
 	}
 	if !kernel.BF16Native() {
 		t.Skip("this CPU has no AVX512_BF16: the forced bf16 evaluator is not available")

@@ -83,9 +83,9 @@ func TestInt8Selection(t *testing.T) {
 		t.Error("auto chose int8 where the CPU has no int8 kernel")
 	}
 	int8Available = func() bool { return true }
-	want := runtime.GOARCH == "amd64" && !kernel.BF16Preferred()
+	want := runtime.GOARCH == "amd64"
 	if got, _ := ResolveBackend("auto"); (got == "int8") != want {
-		t.Errorf("auto chose %s with int8 available; want int8: %v (amd64 without native bf16)", got, want)
+		t.Errorf("auto chose %s with int8 available; want int8: %v (amd64)", got, want)
 	}
 	savedBF16 := bf16Available
 	bf16Available = func() bool { return false }

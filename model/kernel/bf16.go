@@ -3,7 +3,6 @@ package kernel
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"unsafe"
 )
 
@@ -19,14 +18,6 @@ import (
 // BF16Native reports whether the bf16 functions run the AVX512_BF16
 // micro-kernel (otherwise they run a slow portable one).
 func BF16Native() bool { return bf16Native && !bf16ForceGo }
-
-// BF16Preferred reports whether the bf16 products should be the default
-// over the float32 ones: where they run natively on amd64 (AVX512_BF16,
-// measured at about 1.9x fp32 per core on the workstation net). On arm64
-// the BFDOT kernel runs them natively too, but no arm machine has measured
-// it against the NEON float32 kernel yet, so there bf16 is only used on
-// request.
-func BF16Preferred() bool { return BF16Native() && runtime.GOARCH == "amd64" }
 
 // bf16ForceGo makes the bf16 functions use the portable micro-kernel
 // (tests).
