@@ -74,6 +74,11 @@ type Checker struct {
 	Past func() ([]configs.SelfPlay, error)
 	// Models, if set, are the models the run played with.
 	Models *ModelSet
+	// Held, if set, holds the games the run has taken (see GameID): a
+	// chunk with a game whose seed or moves a game of another chunk has
+	// there, or another game of the chunk has, is refused as a replay.
+	// Check only reads it; whoever takes the chunk adds its games.
+	Held *GameIndex
 }
 
 // RunChecker returns the trainer's validation of a run's chunks: against
@@ -187,6 +192,11 @@ func (c *Checker) Check(name string, h Header, games []*Game) error {
 	for i, g := range games {
 		if ply, err := validateGame(g, set, tables, h.Version); err != nil {
 			return fail(i, ply, "%v", err)
+		}
+	}
+	if c.Held != nil {
+		if i, why, ok := c.Held.Repeat(name, IDs(games)); ok {
+			return fail(i, -1, "%s: a replay (a run takes each game once)", why)
 		}
 	}
 	return nil
