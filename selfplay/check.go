@@ -221,6 +221,10 @@ func validateGame(g *Game, set *configs.SelfPlay, tables *tb.Tables, version int
 	var low [2]int // consecutive searches below the threshold, per side
 	below := func(wdl [3]float32) bool { return float64(wdl[0]+wdl[1]/2) < set.ResignThreshold }
 	would := -1
+	// The visits the search tree kept for the position after the ply
+	// before (mcts reuses the subtree of the move played): 0 at the start,
+	// where the tree is new.
+	var reused uint64
 	for k := range g.Plies {
 		p := &g.Plies[k]
 		if o := rg.Outcome(); o.Over() {
@@ -242,6 +246,12 @@ func validateGame(g *Game, set *configs.SelfPlay, tables *tb.Tables, version int
 		if err := checkTargets(p); err != nil {
 			return k, err
 		}
+		if set != nil {
+			if err := checkSearch(p, set, reused); err != nil {
+				return k, err
+			}
+		}
+		reused = uint64(p.Visits[p.Move])
 		if resign && len(p.Legal) > 1 { // a forced move is not searched
 			side := p.Pos.Side()
 			if below(p.WDL) {
@@ -384,6 +394,39 @@ func checkTargets(p *Ply) error {
 		if n == 0 {
 			return errors.New("a full search without visits: no policy target")
 		}
+	}
+	return nil
+}
+
+// checkSearch checks a ply's search against the self-play settings it
+// was played by. The search of a ply stops once its root has the visits
+// of its kind (selfplay.visits for a full search, selfplay.cheap_visits
+// for a cheap one of playout cap randomisation; a position with one legal
+// move is not searched), counting the visits the tree kept from the ply
+// before, reused, which may be more (a cheap search after a full one);
+// the root's first visit is its own evaluation, and a position passed
+// as forced (pass_forced) hands all its visits on unevaluated, so the
+// moves' visits add up to at most the larger of the two. No stored policy
+// target: only the removed Gumbel root search wrote one, and settings
+// with it have no digest that a chunk can match.
+func checkSearch(p *Ply, set *configs.SelfPlay, reused uint64) error {
+	cheap := set.CheapVisits > 0 && set.FullSearchProb < 1
+	var limit uint64
+	var kind string
+	switch {
+	case p.Policy != nil:
+		return errors.New("records a stored policy target, which no self-play of these settings writes")
+	case len(p.Legal) == 1:
+		kind = "a forced move (played without a search)"
+	case p.Full:
+		limit, kind = uint64(set.Visits), fmt.Sprintf("a full search (selfplay.visits %d)", set.Visits)
+	case !cheap:
+		return fmt.Errorf("a search of %d legal moves that is not full, but the settings have no cheap searches (selfplay.cheap_visits %d, full_search_prob %g)", len(p.Legal), set.CheapVisits, set.FullSearchProb)
+	default:
+		limit, kind = uint64(set.CheapVisits), fmt.Sprintf("a cheap search (selfplay.cheap_visits %d)", set.CheapVisits)
+	}
+	if sum := visitSum(p); sum > max(limit, reused) {
+		return fmt.Errorf("%d visits in all for %s, with %d kept from the ply before: at most %d", sum, kind, reused, max(limit, reused))
 	}
 	return nil
 }
