@@ -597,28 +597,56 @@ func (m *ModelSet) Known(digest string) (bool, error) {
 	if m.known[digest] {
 		return true, nil
 	}
+	if _, err := m.readNew(); err != nil {
+		return false, err
+	}
+	return m.known[digest], nil
+}
+
+// Check reads the folder's files not read yet and returns an error naming
+// the first checkpoint file (named *.ckpt) that does not load: a model
+// of the run that is damaged, whose chunks the set cannot recognise.
+func (m *ModelSet) Check() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	damaged, err := m.readNew()
+	if err != nil {
+		return err
+	}
+	return damaged
+}
+
+// readNew reads the folder's regular files not read yet and adds the
+// digests of those that are checkpoints; damaged is the error of the
+// first file named as a checkpoint that does not load.
+func (m *ModelSet) readNew() (damaged, err error) {
 	ents, err := os.ReadDir(m.dir)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	for _, e := range ents {
 		name := e.Name()
 		if m.read[name] || !e.Type().IsRegular() || strings.HasPrefix(name, ".") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(m.dir, name))
+		path := filepath.Join(m.dir, name)
+		data, err := os.ReadFile(path)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		ck, err := model.Unmarshal(data)
 		if err != nil {
-			continue // not a checkpoint: it names no model
+			// Not a checkpoint: it names no model.
+			if damaged == nil && strings.HasSuffix(name, ".ckpt") {
+				damaged = envelope.WithPath(err, path)
+			}
+			continue
 		}
 		m.known[ModelDigest(data)] = true
 		m.known[ck.Net.Config.Digest()+"/"+strconv.FormatInt(ck.Step, 10)] = true
 		m.read[name] = true
 	}
-	return m.known[digest], nil
+	return damaged, nil
 }
 
 // Quarantine moves the refused chunk file at path into dir (created if

@@ -192,6 +192,12 @@ func Loop(ctx context.Context, opt Options) error {
 	if err := checkBest(run); err != nil {
 		return err
 	}
+	// Every accepted model, not only the best: chunks name the model that
+	// played them, and a damaged one would refuse them all, unseen until
+	// then.
+	if err := l.check.Models.Check(); err != nil {
+		return fmt.Errorf("train: a model of the run does not load: %v; resume refused: restore it, or move it out of %s (chunks it played are then refused)", err, run.Path(runfolder.AcceptedDir))
+	}
 	if opt.OnBest != nil {
 		best, err := run.Best()
 		if err != nil {
