@@ -3,8 +3,10 @@ package train
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"dama/runfolder"
@@ -158,4 +160,24 @@ func (l *loop) rebuildPlan(gen int) (*runfolder.Plan, []selfplay.ChunkSummary, e
 		}
 	}
 	return p, sums, nil
+}
+
+// PlannedGames returns the index of the games that the run's generation
+// plans take, read from their chunks (selfplay.ScanFile), as the trainer
+// builds it at start; it writes nothing. A chunk a plan names that cannot
+// be read is an error naming it.
+func PlannedGames(run *runfolder.Run) (*selfplay.GameIndex, error) {
+	names, err := run.ConsumedChunks()
+	if err != nil {
+		return nil, err
+	}
+	held := selfplay.NewGameIndex()
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		s, err := selfplay.ScanFile(run.Path(runfolder.GamesDir, name))
+		if err != nil {
+			return nil, fmt.Errorf("train: %s, which a plan of run %s names: %w", run.Path(runfolder.GamesDir, name), run.Dir, err)
+		}
+		held.Add(name, s.IDs)
+	}
+	return held, nil
 }

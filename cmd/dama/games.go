@@ -8,6 +8,7 @@ import (
 
 	"dama/runfolder"
 	"dama/selfplay"
+	"dama/train"
 )
 
 func init() {
@@ -18,7 +19,7 @@ func init() {
 		usage:     "check FILE|DIR [--run DIR]",
 		takesArgs: true,
 		flags: func(fs *flag.FlagSet) {
-			runDir = fs.String("run", "", "check against this run folder's configuration and accepted models (without: format, legality and results only)")
+			runDir = fs.String("run", "", "check against this run folder's configuration, accepted models and games, as its trainer would (without: format, legality and results only)")
 		},
 		run: func(fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 || args[0] != "check" {
@@ -49,6 +50,9 @@ func gamesCheck(path, runDir string) error {
 			return err
 		}
 		check = selfplay.RunChecker(cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
+		if check.Held, err = train.PlannedGames(run); err != nil {
+			return err
+		}
 		against = "run " + runDir
 	}
 	files := []string{path}
@@ -69,6 +73,9 @@ func gamesCheck(path, runDir string) error {
 		_, gs, err := check.CheckFile(f)
 		if err != nil {
 			return err
+		}
+		if check.Held != nil {
+			check.Held.Add(filepath.Base(f), selfplay.IDs(gs)) // a later file may not repeat it
 		}
 		games += len(gs)
 		for _, g := range gs {
