@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"dama/internal/atomicfile"
@@ -203,12 +204,12 @@ func encodeVersion(w io.Writer, h Header, games []*Game, version uint32) error {
 	putString(buf, h.ConfigDigest)
 	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(games))))
 
-	fw, err := flate.NewWriter(buf, flate.DefaultCompression)
-	if err != nil {
-		return err
-	}
+	fw := flateWriters.Get().(*flate.Writer)
+	defer flateWriters.Put(fw)
+	fw.Reset(buf)
 	bw := bufio.NewWriter(fw)
 	var scratch []byte
+	var err error
 	for i, g := range games {
 		scratch, err = appendGame(scratch[:0], g, version)
 		if err != nil {
@@ -225,6 +226,20 @@ func encodeVersion(w io.Writer, h Header, games []*Game, version uint32) error {
 	_, err = w.Write(envelope.Seal(buf.Bytes(), 0))
 	return err
 }
+
+// flateWriters keeps the compressors of Encode: one allocates about a
+// megabyte, more than most chunks it writes.
+var flateWriters = sync.Pool{New: func() any {
+	w, err := flate.NewWriter(nil, flate.DefaultCompression)
+	if err != nil {
+		panic(err) // a valid level
+	}
+	return w
+}}
+
+// flateReaders keeps the decompressors of the reader (flate.NewReader's,
+// about 40 KB each).
+var flateReaders sync.Pool
 
 func putString(buf *bytes.Buffer, s string) {
 	buf.Write(binary.AppendUvarint(nil, uint64(len(s))))
@@ -404,7 +419,15 @@ func readPayload(data []byte, version uint32) (Header, []byte, error) {
 	if r.Err != nil {
 		return fail("header: %v", r.Err)
 	}
-	body, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data[r.Off:])), maxBody+1))
+	src := bytes.NewReader(data[r.Off:])
+	fr, _ := flateReaders.Get().(io.ReadCloser)
+	if fr == nil {
+		fr = flate.NewReader(src)
+	} else if err := fr.(flate.Resetter).Reset(src, nil); err != nil {
+		return fail("compressed body: %v", err)
+	}
+	defer flateReaders.Put(fr)
+	body, err := io.ReadAll(io.LimitReader(fr, maxBody+1))
 	if err != nil {
 		return fail("compressed body at payload offset %d: %v", r.Off, err)
 	}
