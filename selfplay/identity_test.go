@@ -1,8 +1,10 @@
 package selfplay
 
 import (
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"dama/configs"
@@ -106,5 +108,45 @@ func TestCheckRefusesReplays(t *testing.T) {
 	}
 	if n := held.Add("chunk-c-000000.dgames", IDs(games[1:4])); n != 2 {
 		t.Errorf("Add of two held games and a new one counted %d repeats", n)
+	}
+}
+
+// TestGameIndexHolders: across the merges of its recent keys into the
+// sorted ones, the index finds every game with the chunk that took it
+// first, by seed and by moves.
+func TestGameIndexHolders(t *testing.T) {
+	x := NewGameIndex()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var all [][]GameID
+	for c := range 40 {
+		ids := make([]GameID, 300)
+		for i := range ids {
+			ids[i] = GameID{Seed: rng.Uint64(), Moves: rng.Uint64()}
+		}
+		if n := x.Add(ChunkName("w", c), ids); n != 0 {
+			t.Fatalf("chunk %d: %d repeats of random games", c, n)
+		}
+		all = append(all, ids)
+	}
+	if x.Len() != 40*300 || x.moves.len() != len(x.moves.keys)+len(x.moves.recent) || len(x.moves.keys) == 0 {
+		t.Fatalf("%d games held, %d sorted", x.Len(), len(x.moves.keys))
+	}
+	for c, ids := range all {
+		for _, k := range []int{0, 150, 299} {
+			bySeed := GameID{Seed: ids[k].Seed, Moves: rng.Uint64()}
+			byMoves := GameID{Seed: rng.Uint64(), Moves: ids[k].Moves}
+			for _, id := range []GameID{bySeed, byMoves} {
+				_, why, ok := x.Repeat("chunk-new-000000.dgames", []GameID{id})
+				if !ok || !strings.Contains(why, ChunkName("w", c)+",") {
+					t.Fatalf("game %d of chunk %d: %q, %v", k, c, why, ok)
+				}
+			}
+			if _, why, ok := x.Repeat(ChunkName("w", c), []GameID{ids[k]}); ok {
+				t.Fatalf("a chunk's own game counts as a repeat: %s", why)
+			}
+		}
+	}
+	if n := x.Add("chunk-again-000000.dgames", all[3][:10]); n != 10 {
+		t.Errorf("Add of 10 held games counted %d repeats", n)
 	}
 }
