@@ -6,7 +6,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"dama/runfolder"
@@ -25,42 +27,65 @@ import (
 func (l *loop) checkPlans() error {
 	start := time.Now()
 	next := l.run.NextGeneration()
-	by := map[string]int{} // chunk -> generation whose plan takes it
-	games, repeats := 0, 0
-	var repeating []int
+	type planned struct {
+		gen   int
+		chunk runfolder.ChunkInfo
+		sum   selfplay.ChunkSummary
+		err   error
+	}
+	var all []planned
+	var paths []string
+	rebuilt := map[int]bool{}
 	for gen := 1; gen <= next; gen++ {
 		p, err := l.run.ReadPlan(gen)
 		if err != nil {
 			return err
 		}
-		var sums []selfplay.ChunkSummary
-		if p == nil {
-			if gen == next {
-				break // not planned yet
-			}
+		if p == nil && gen < next {
+			var sums []selfplay.ChunkSummary
 			if p, sums, err = l.rebuildPlan(gen); err != nil {
 				return err
 			}
-		}
-		planPath := l.run.Path(runfolder.GenerationsDir, planName(gen))
-		rn := 0
-		for i, c := range p.Chunks {
-			if g, ok := by[c.Name]; ok {
-				return fmt.Errorf("train: %s: chunk %s was consumed already, by generation %d's plan; restore the plan as it was written", planPath, c.Name, g)
+			for i, c := range p.Chunks {
+				all = append(all, planned{gen: gen, chunk: c, sum: sums[i]})
 			}
-			by[c.Name] = gen
-			var s selfplay.ChunkSummary
-			if sums != nil {
-				s = sums[i]
-			} else if s, err = l.scanPlanned(gen, gen == next, c); err != nil {
-				return err
-			}
-			rn += l.held.Add(c.Name, s.IDs)
-			games += len(s.IDs)
+			rebuilt[gen] = true
+			continue
 		}
-		if rn > 0 {
-			repeats += rn
-			repeating = append(repeating, gen)
+		if p == nil {
+			break // the next generation, not planned yet
+		}
+		for _, c := range p.Chunks {
+			all = append(all, planned{gen: gen, chunk: c})
+			paths = append(paths, l.run.Path(runfolder.GamesDir, c.Name))
+		}
+	}
+	// Read in parallel, checked in plan order.
+	sums, errs := scanChunks(paths)
+	k := 0
+	for i := range all {
+		if !rebuilt[all[i].gen] {
+			all[i].sum, all[i].err = sums[k], errs[k]
+			k++
+		}
+	}
+	by := map[string]int{} // chunk -> generation whose plan takes it
+	games, repeats := 0, 0
+	var repeating []int
+	for _, p := range all {
+		if g, ok := by[p.chunk.Name]; ok {
+			return fmt.Errorf("train: %s: chunk %s was consumed already, by generation %d's plan; restore the plan as it was written", l.run.Path(runfolder.GenerationsDir, planName(p.gen)), p.chunk.Name, g)
+		}
+		by[p.chunk.Name] = p.gen
+		if err := l.checkPlanned(p.gen, p.gen == next, p.chunk, p.sum, p.err); err != nil {
+			return err
+		}
+		games += len(p.sum.IDs)
+		if n := l.held.Add(p.chunk.Name, p.sum.IDs); n > 0 {
+			repeats += n
+			if !slices.Contains(repeating, p.gen) {
+				repeating = append(repeating, p.gen)
+			}
 		}
 	}
 	if repeats > 0 {
@@ -73,27 +98,48 @@ func (l *loop) checkPlans() error {
 	return nil
 }
 
+// scanChunks reads the chunk files at paths (selfplay.ScanFile), as many
+// at once as there are threads.
+func scanChunks(paths []string) ([]selfplay.ChunkSummary, []error) {
+	sums, errs := make([]selfplay.ChunkSummary, len(paths)), make([]error, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		wg.Go(func() {
+			for i := range next {
+				sums[i], errs[i] = selfplay.ScanFile(paths[i])
+			}
+		})
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return sums, errs
+}
+
 // planName names generation gen's plan in the generations folder.
 func planName(gen int) string { return fmt.Sprintf("%04d.plan.json", gen) }
 
-// scanPlanned reads the chunk c of generation gen's plan (current: the
-// generation in progress) and checks that it holds what the plan counts.
-func (l *loop) scanPlanned(gen int, current bool, c runfolder.ChunkInfo) (selfplay.ChunkSummary, error) {
+// checkPlanned checks the chunk c of generation gen's plan (current: the
+// generation in progress), as read (s, or the error err): there, whole,
+// and holding what the plan counts.
+func (l *loop) checkPlanned(gen int, current bool, c runfolder.ChunkInfo, s selfplay.ChunkSummary, err error) error {
 	path := l.run.Path(runfolder.GamesDir, c.Name)
 	planPath := l.run.Path(runfolder.GenerationsDir, planName(gen))
-	s, err := selfplay.ScanFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return s, fmt.Errorf("train: %s names %s, which does not exist; resume refused: restore the chunk%s", planPath, path, l.redo(gen, current))
+		return fmt.Errorf("train: %s names %s, which does not exist; resume refused: restore the chunk%s", planPath, path, l.redo(gen, current))
 	case err != nil && !selfplay.Refused(err):
-		return s, err
+		return err
 	case err != nil:
-		return s, fmt.Errorf("train: %s, which %s names, is damaged (%v); resume refused: restore the chunk%s", path, planPath, err, l.redo(gen, current))
+		return fmt.Errorf("train: %s, which %s names, is damaged (%v); resume refused: restore the chunk%s", path, planPath, err, l.redo(gen, current))
 	case len(s.IDs) != c.Games || s.Targets != c.Positions:
-		return s, fmt.Errorf("train: %s holds %d games and %d positions, its generation's plan %s counts %d and %d; resume refused: restore the chunk and the plan as they were%s",
+		return fmt.Errorf("train: %s holds %d games and %d positions, its generation's plan %s counts %d and %d; resume refused: restore the chunk and the plan as they were%s",
 			path, len(s.IDs), s.Targets, planPath, c.Games, c.Positions, l.redo(gen, current))
 	}
-	return s, nil
+	return nil
 }
 
 // redo says how to play generation gen (current: the generation in
@@ -172,12 +218,17 @@ func PlannedGames(run *runfolder.Run) (*selfplay.GameIndex, error) {
 		return nil, err
 	}
 	held := selfplay.NewGameIndex()
-	for _, name := range slices.Sorted(maps.Keys(names)) {
-		s, err := selfplay.ScanFile(run.Path(runfolder.GamesDir, name))
-		if err != nil {
-			return nil, fmt.Errorf("train: %s, which a plan of run %s names: %w", run.Path(runfolder.GamesDir, name), run.Dir, err)
+	sorted := slices.Sorted(maps.Keys(names))
+	paths := make([]string, len(sorted))
+	for i, name := range sorted {
+		paths[i] = run.Path(runfolder.GamesDir, name)
+	}
+	sums, errs := scanChunks(paths)
+	for i, name := range sorted {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("train: %s, which a plan of run %s names: %w", paths[i], run.Dir, errs[i])
 		}
-		held.Add(name, s.IDs)
+		held.Add(name, sums[i].IDs)
 	}
 	return held, nil
 }
