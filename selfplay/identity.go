@@ -22,8 +22,9 @@ import (
 // The seed alone would not do: it is a number the chunk states, and a
 // worker can give a copied game a new one (with the settings digest
 // recomputed for a new base seed) for the price of a few hashes. The
-// moves are what is trained on: every training position of a game
-// follows from its start and its moves. A copy whose moves are the
+// moves fix what is trained on: every training position of a game
+// follows from its start and its moves (the targets at them are the
+// search's, which no check can recompute). A copy whose moves are the
 // original's is refused whatever its seed, header, name, search targets
 // or results say. To get past the check a copy must play another move
 // somewhere, and from that ply on it is another game: other positions,
@@ -39,9 +40,13 @@ import (
 // position as the chunk format writes it and each move played (start
 // square, end square, captured squares as the format writes a move).
 // Finding another sequence of moves with the same 64 bits, to have an
-// honest game refused in place of a copy, costs about 2^64 hashes; honest
-// games collide by chance with probability about n^2/2^65 for n games
-// (1 in 10^8 for a million games).
+// honest game refused in place of a copy, costs about 2^64 hashes;
+// different games collide by chance with probability about n^2/2^65 for
+// n games (1 in 40 million for a million games). Two honest games of
+// the same moves are refused as well: the same positions, which
+// self-play is likely to play twice only with little randomness (few
+// temperature plies and no root noise); with none, every game of a model
+// is the same, and only its first is taken.
 type GameID struct {
 	Seed  uint64
 	Moves uint64
