@@ -86,7 +86,7 @@ type Bridge struct {
 	mu       sync.Mutex
 	consumed map[string]bool            // chunks named in a durable plan
 	held     map[string][]jetstream.Msg // delivered, in games/, not yet in a plan
-	refused  map[uint64]bool            // stream messages quarantined: a delivery again is refused again, quietly
+	refused  map[uint64]string          // stream messages quarantined, with why: a delivery again is refused again, quietly
 	refusals *refusals                  // bounds the quarantine and its log lines
 	stats    BridgeStats
 	wantBest string // the best model to publish
@@ -118,7 +118,7 @@ func NewBridge(ctx context.Context, opt BridgeOptions) (*Bridge, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	b := &Bridge{opt: opt, held: map[string][]jetstream.Msg{}, refused: map[uint64]bool{}, bestSig: make(chan struct{}, 1),
+	b := &Bridge{opt: opt, held: map[string][]jetstream.Msg{}, refused: map[uint64]string{}, bestSig: make(chan struct{}, 1),
 		state: StateRunning, heldGames: map[string]int{}, stateSig: make(chan struct{}, 1)}
 	var err error
 	if b.consumed, err = opt.Run.ConsumedChunks(); err != nil {
@@ -220,6 +220,17 @@ func (b *Bridge) handle(m jetstream.Msg) {
 	}
 	name := m.Headers().Get(hdrChunk)
 	data := m.Data()
+	b.mu.Lock()
+	why, refused := b.refused[seq]
+	b.mu.Unlock()
+	if refused {
+		// Refused before (by this bridge or the trainer), delivered again
+		// before the refusal reached the server.
+		if err := m.TermWithReason("refused: " + why); err != nil {
+			b.logf("broker: refusing stream message %d: %v", seq, err)
+		}
+		return
+	}
 	if v := m.Headers().Get(hdrVersion); v != strconv.Itoa(protocolVersion) {
 		b.quarantine(m, seq, name, data, fmt.Sprintf("broker protocol version %q, this trainer speaks %d", v, protocolVersion))
 		return
@@ -349,9 +360,10 @@ func (b *Bridge) quarantine(m jetstream.Msg, seq uint64, name string, data []byt
 	// A delivery again before the refusal reached the server (it waited
 	// in the client past AckWait) is already kept, counted and logged.
 	b.mu.Lock()
-	again := seq != 0 && b.refused[seq]
+	_, again := b.refused[seq]
+	again = again && seq != 0
 	if seq != 0 {
-		b.refused[seq] = true
+		b.refused[seq] = why
 		if len(b.refused) > maxRefused {
 			forgetOldest(b.refused)
 		}
@@ -370,7 +382,7 @@ func (b *Bridge) quarantine(m jetstream.Msg, seq uint64, name string, data []byt
 const maxRefused = 1 << 16
 
 // forgetOldest removes the older half of the sequences in refused.
-func forgetOldest(refused map[uint64]bool) {
+func forgetOldest[V any](refused map[uint64]V) {
 	seqs := slices.Sorted(maps.Keys(refused))
 	for _, s := range seqs[:len(seqs)/2] {
 		delete(refused, s)
@@ -423,6 +435,36 @@ func (b *Bridge) OnPlan(gen int, chunks []string) error {
 	b.stateChanged()
 	if len(msgs) > 0 {
 		b.ack(msgs...)
+	}
+	return nil
+}
+
+// OnQuarantine drops for good the deliveries of a chunk that the bridge
+// wrote into games/ and the trainer then refused (moved to the quarantine
+// folder with its reason): a chunk that repeats a game the run holds, of
+// a chunk the bridge had not seen, is found only there. It is
+// train.Options.OnQuarantine.
+func (b *Bridge) OnQuarantine(name string, why error) error {
+	b.mu.Lock()
+	msgs := b.held[name]
+	delete(b.held, name)
+	delete(b.heldGames, name)
+	for _, m := range msgs {
+		if md, err := m.Metadata(); err == nil && md.Sequence.Stream != 0 {
+			b.refused[md.Sequence.Stream] = why.Error()
+		}
+	}
+	if len(msgs) > 0 {
+		b.stats.Quarantined++
+	}
+	b.mu.Unlock()
+	for _, m := range msgs {
+		if err := m.TermWithReason("refused by the trainer: " + why.Error()); err != nil {
+			b.logf("broker: refusing chunk %s: %v", name, err)
+		}
+	}
+	if len(msgs) > 0 {
+		b.stateChanged()
 	}
 	return nil
 }

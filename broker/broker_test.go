@@ -562,3 +562,44 @@ func TestBadCounter(t *testing.T) {
 		t.Errorf("the worker tried until the test's deadline")
 	}
 }
+
+// TestBridgeRefusesReplays: with the run's games in its check, the bridge
+// quarantines a byte copy of a chunk the trainer took, sent under a new
+// name; a chunk it passed that the trainer then refused (a replay of a
+// chunk from another path, OnQuarantine) is dropped at the server for good
+// (issue 47, point 1).
+func TestBridgeRefusesReplays(t *testing.T) {
+	run := testRun(t)
+	s, tok := testServer(t, t.TempDir())
+	games := playGames(t, 2, 1)
+	held := selfplay.NewGameIndex()
+	held.Add("chunk-a-000000.dgames", selfplay.IDs(games)) // taken by the trainer
+	var log syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := NewBridge(ctx, BridgeOptions{URL: s.URL(), Auth: Auth{Token: tok}, Run: run, Signer: testSigner, AckWait: 4 * time.Second, Log: &log,
+		Check: &selfplay.Checker{Held: held}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	js := jsClient(t, s, tok)
+	publishChunk(t, js, "x", "chunk-x-000000.dgames", encodeChunk(t, games))
+	waitFor(t, "the copy refused", func() bool { return b.Stats().Quarantined == 1 })
+	why, err := os.ReadFile(run.Path(QuarantineDir, "1-chunk-x-000000.dgames.why"))
+	if err != nil || !strings.Contains(string(why), "replay") || !strings.Contains(string(why), "chunk-a-000000.dgames") {
+		t.Errorf("reason %q (%v), want a replay of chunk-a-000000.dgames", why, err)
+	}
+	publishChunk(t, js, "x", "chunk-x-000001.dgames", encodeChunk(t, playGames(t, 1, 2)))
+	waitFor(t, "a new chunk written", func() bool { return b.Stats().Written == 1 })
+	if got := gamesOnDisk(t, run); !slices.Equal(got, []string{"chunk-x-000001.dgames"}) {
+		t.Errorf("games/ holds %v", got)
+	}
+	if err := b.OnQuarantine("chunk-x-000001.dgames", errors.New("refused by the trainer's check")); err != nil {
+		t.Fatal(err)
+	}
+	if st := b.Stats(); st.Held != 0 || st.Quarantined != 2 {
+		t.Errorf("after the trainer's refusal: %+v, want none held, two quarantined", st)
+	}
+	waitFor(t, "both chunks gone from the stream", func() bool { return streamMsgs(t, s, tok) == 0 })
+}

@@ -210,12 +210,16 @@ func TestCheckpointBogusLengths(t *testing.T) {
 
 // FuzzLoad feeds arbitrary bytes to Unmarshal and to the payload decoder:
 // neither may panic, every error is an *envelope.Error, and whatever is
-// accepted is a valid network that encodes and loads again. The seeds are
-// the smallest network the format allows (about 130 KB, the policy head's
-// dense layer), pieces of it, and the committed version 2 sample; run
-// briefly, e.g.
+// accepted is a valid network that encodes and loads again. Each input is
+// also written over the payload of a valid checkpoint, at offset at
+// (modulo the payload's length; at's lowest bit picks the smallest
+// network the format allows, about 130 KB, or the committed version 2
+// sample), and decoded there, as a file with its checksum right too: the
+// fuzzer mutates and minimises a few bytes and an offset, not a 130 KB
+// seed (with those as seeds it spent whole runs minimising them). Run it
+// with a short minimisation time (CI runs it so):
 //
-//	go test ./model/ -run XXX -fuzz FuzzLoad -fuzztime 30s -fuzzminimizetime 5s
+//	go test ./model/ -run XXX -fuzz FuzzLoad -fuzztime 30s -fuzzminimizetime 2s
 func FuzzLoad(f *testing.F) {
 	small := model.Config{Name: "fuzz", Blocks: 0, Filters: 1, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 1}
 	ck := &model.Checkpoint{Net: model.NewNetwork(small, rand.New(rand.NewSource(43)))}
@@ -224,23 +228,37 @@ func FuzzLoad(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(good)
-	f.Add(good[:len(good)/3])
-	f.Add(good[envelope.HeaderLen : len(good)-4])
-	f.Add([]byte("DAMANET\x1a\x01\x00\x00\x00"))
 	sample, err := os.ReadFile("testdata/sample-v2-aux.ckpt")
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(sample)
-	f.Add(sample[envelope.HeaderLen : len(sample)-4])
+	payload := func(file []byte) []byte { return file[envelope.HeaderLen : len(file)-envelope.TrailerLen] }
+	bases := [2]struct {
+		payload []byte
+		version uint32
+	}{{payload(good), model.FormatVersion}, {payload(sample), model.FormatVersionFlags}}
+	// The payload's fields near its start (the configuration, the
+	// metadata, the encoding's sizes, the first tensor's header) in both
+	// bases, and a few values of both kinds of bytes.
+	for _, at := range []uint32{0, 8, 20, 44, 60, 96, 128} {
+		for base := uint32(0); base < 2; base++ {
+			f.Add([]byte{0xff, 0xff, 0xff, 0x7f}, 2*at+base)
+		}
+	}
+	// The bases as they are, and with a tensor value changed (accepted).
+	f.Add([]byte{}, uint32(0))
+	f.Add([]byte{}, uint32(1))
+	f.Add([]byte{0x00, 0x00, 0x80, 0x3f}, uint32(2*4000))
+	f.Add([]byte{0x00, 0x00, 0x80, 0x3f}, uint32(2*4000+1))
+	f.Add([]byte("DAMANET\x1a\x01\x00\x00\x00"), uint32(0))
+	f.Add(good[:96], uint32(1))
 	typed := func(t *testing.T, what string, err error) {
 		var e *envelope.Error
 		if !errors.As(err, &e) || !errors.Is(err, e.Err) || e.Kind != "checkpoint" {
 			t.Fatalf("%s: error %T is not a checkpoint *envelope.Error: %v", what, err, err)
 		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	unmarshal := func(t *testing.T, data []byte) {
 		if ck, err := model.Unmarshal(data); err == nil {
 			if err := ck.Net.Check(); err != nil {
 				t.Fatalf("Unmarshal accepted a bad network: %v", err)
@@ -248,24 +266,36 @@ func FuzzLoad(f *testing.F) {
 		} else {
 			typed(t, "Unmarshal", err)
 		}
-		// Also the payload parser on its own, which the checksum would
+	}
+	decode := func(t *testing.T, data []byte, version uint32) {
+		ck, err := model.DecodePayload(data, version)
+		if err != nil {
+			typed(t, "decodePayload", err)
+			return
+		}
+		if err := ck.Net.Check(); err != nil {
+			t.Fatalf("decodePayload accepted a bad network: %v", err)
+		}
+		again, err := ck.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := model.Unmarshal(again); err != nil {
+			t.Fatalf("re-encoded checkpoint does not load: %v", err)
+		}
+	}
+	format := envelope.Format{Kind: "checkpoint", Magic: [8]byte([]byte("DAMANET\x1a")), MinVersion: model.FormatVersion, MaxVersion: model.FormatVersionFlags}
+	f.Fuzz(func(t *testing.T, data []byte, at uint32) {
+		unmarshal(t, data)
+		// The payload parser on its own too, which the checksum would
 		// otherwise shield from almost every input.
 		for _, version := range []uint32{model.FormatVersion, model.FormatVersionFlags} {
-			ck, err := model.DecodePayload(data, version)
-			if err != nil {
-				typed(t, "decodePayload", err)
-				continue
-			}
-			if err := ck.Net.Check(); err != nil {
-				t.Fatalf("decodePayload accepted a bad network: %v", err)
-			}
-			again, err := ck.Marshal()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := model.Unmarshal(again); err != nil {
-				t.Fatalf("re-encoded checkpoint does not load: %v", err)
-			}
+			decode(t, data, version)
 		}
+		b := bases[at%2]
+		p := slices.Clone(b.payload)
+		copy(p[int(at/2)%len(p):], data)
+		decode(t, p, b.version)
+		unmarshal(t, format.Append(nil, b.version, p))
 	})
 }

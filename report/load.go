@@ -80,7 +80,7 @@ func Load(r *runfolder.Run) (*Report, error) {
 	}
 	sort.Slice(rep.Arena, func(i, j int) bool { return rep.Arena[i].Gen < rep.Arena[j].Gen })
 
-	err = runfolder.ReadJSONL(r, runfolder.LadderFile, func(l runfolder.LadderRecord) error {
+	err = runfolder.ReadLadder(r, func(l runfolder.LadderRecord) error {
 		if n := len(rep.Ladder); n > 0 && rep.Ladder[n-1].Gen == l.Gen {
 			rep.Ladder[n-1] = l // a rerun after a kill replaces the line
 		} else {

@@ -346,6 +346,19 @@ func TestReportCorrupt(t *testing.T) {
 			t.Errorf("got %v, want an error naming %s line 6", err, runfolder.ArenaFile)
 		}
 	})
+	// Lines that decode but are no rating: they were drawn as ratings of
+	// generation 0 (issue 47, point 5).
+	for _, bad := range []string{"null", `{"gen": 3}`, `{"gen": 3, "model": "accepted/0003.ckpt", "visits": 4, "games": 4, "elo": 10, "low": 50, "high": 0}`} {
+		t.Run("ladder line "+bad, func(t *testing.T) {
+			r := writeSynthRun(t)
+			good := `{"gen": 2, "model": "accepted/0002.ckpt", "visits": 4, "games": 4, "elo": 10, "low": -50, "high": 70}`
+			must(t, os.WriteFile(r.Path(runfolder.LadderFile), []byte(good+"\n"+bad+"\n"), 0o644))
+			_, err := Load(r)
+			if err == nil || !strings.Contains(err.Error(), runfolder.LadderFile+" line 2") {
+				t.Errorf("got %v, want an error naming %s line 2", err, runfolder.LadderFile)
+			}
+		})
+	}
 	t.Run("generation file", func(t *testing.T) {
 		r := writeSynthRun(t)
 		path := r.Path(runfolder.GenerationsDir, "0003.json")

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,6 +142,13 @@ func (r *Run) ReadArchivedConfig(data []byte) (*configs.Config, error) {
 	}
 	if match == "" && hasDigest {
 		return nil, refuse("was changed since the run archived it (its digest in " + configDigestFile + " differs)")
+	}
+	if match == "" && !hasDigest && r.Started() {
+		// Only runs from before the digest have none (their archive is
+		// checked below as an older one); a digest deleted from a later
+		// run would let an edited archive through unseen.
+		return nil, fmt.Errorf("runfolder: %s is missing from a run that has started, so nothing vouches for %s; resume refused: restore %s, or, if %s is the configuration the run archived, write the line %q into it",
+			r.Path(configDigestFile), path, configDigestFile, ConfigFile, strings.TrimSpace(string(digestLine(data))))
 	}
 	prev, err := configs.Load(path, nil, nil)
 	if err != nil {
@@ -526,6 +534,9 @@ func (r *Run) CheckRecords() error {
 	for gen := 1; ; gen++ {
 		path := r.Path(GenerationsDir, recordFile(gen))
 		if _, err := os.Stat(path); err != nil {
+			if later, ok := r.laterRecord(gen); ok {
+				return fmt.Errorf("runfolder: %s, the record of generation %d, is missing, but %s follows; resume refused: restore it (a resume would play generation %d again after the later ones)", path, gen, later, gen)
+			}
 			break
 		}
 		rec, err := r.ReadRecord(gen)
@@ -539,6 +550,20 @@ func (r *Run) CheckRecords() error {
 			return refuse(fmt.Errorf("%s: total games %d do not follow from the previous total and this generation's %d games", path, rec.TotalGames, rec.Games))
 		}
 		recs = append(recs, rec)
+	}
+	last := 0
+	err := ReadLadder(r, func(l LadderRecord) error {
+		switch {
+		case l.Gen > len(recs):
+			return fmt.Errorf("a rating after generation %d, which is not complete (the last complete one is %d)", l.Gen, len(recs))
+		case l.Gen < last:
+			return fmt.Errorf("a rating after generation %d follows one after generation %d", l.Gen, last)
+		}
+		last = l.Gen
+		return nil
+	})
+	if err != nil {
+		return refuse(err)
 	}
 	plans, err := r.Plans(len(recs) + 1)
 	if err != nil {
@@ -562,6 +587,19 @@ func (r *Run) CheckRecords() error {
 		}
 	}
 	return nil
+}
+
+// laterRecord returns the path of a generation record after generation
+// gen, if there is one.
+func (r *Run) laterRecord(gen int) (string, bool) {
+	paths, _ := filepath.Glob(r.Path(GenerationsDir, "[0-9][0-9][0-9][0-9]*.json"))
+	for _, p := range paths {
+		base := strings.TrimSuffix(filepath.Base(p), ".json")
+		if g, err := strconv.Atoi(base); err == nil && g > gen && recordFile(g) == filepath.Base(p) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // olderArchive reports whether data, an archived configuration that differs

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -289,6 +290,35 @@ func ReadMetrics(r *Run, fn func(MetricRecord) error) error {
 		}
 		prev = m.Step
 		return fn(m)
+	})
+}
+
+// ReadLadder reads ladder.jsonl as ReadJSONL does, and checks each line's
+// form: a generation from 1, the model a checkpoint of accepted/, games
+// and visits, finite ratings with the interval's low end at most its high
+// one, and a bound of "above", "below" or none. A line that fails (JSON of
+// another shape, garbage that happens to decode) is an error naming the
+// file and the line.
+func ReadLadder(r *Run, fn func(LadderRecord) error) error {
+	return readJSONLines(r, LadderFile, func(_ int, l LadderRecord) error {
+		_, ckpt := checkpointGen(l.Model)
+		finite := true
+		for _, x := range []float64{l.Elo, l.Low, l.High, l.CPUHours, l.LadderSec} {
+			finite = finite && !math.IsNaN(x) && !math.IsInf(x, 0)
+		}
+		switch {
+		case l.Gen < 1:
+			return fmt.Errorf("generation %d, want 1 or more", l.Gen)
+		case !ckpt || filepath.Dir(filepath.Clean(l.Model)) != AcceptedDir:
+			return fmt.Errorf("model %q is not a checkpoint of %s/", l.Model, AcceptedDir)
+		case l.Games < 1 || l.Visits < 1 || l.TotalGames < 0 || l.TotalPositions < 0:
+			return fmt.Errorf("%d games at %d visits (%d games, %d positions so far): want games and visits", l.Games, l.Visits, l.TotalGames, l.TotalPositions)
+		case !finite || l.Low > l.High || l.CPUHours < 0:
+			return fmt.Errorf("Elo %v [%v, %v] after %v CPU-hours: want finite numbers, low <= high", l.Elo, l.Low, l.High, l.CPUHours)
+		case l.Bound != "" && l.Bound != "above" && l.Bound != "below":
+			return fmt.Errorf("bound %q, want above, below or none", l.Bound)
+		}
+		return fn(l)
 	})
 }
 

@@ -74,6 +74,11 @@ type Checker struct {
 	Past func() ([]configs.SelfPlay, error)
 	// Models, if set, are the models the run played with.
 	Models *ModelSet
+	// Held, if set, holds the games the run has taken (see GameID): a
+	// chunk with a game whose seed or moves a game of another chunk has
+	// there, or another game of the chunk has, is refused as a replay.
+	// Check only reads it; whoever takes the chunk adds its games.
+	Held *GameIndex
 }
 
 // RunChecker returns the trainer's validation of a run's chunks: against
@@ -189,6 +194,11 @@ func (c *Checker) Check(name string, h Header, games []*Game) error {
 			return fail(i, ply, "%v", err)
 		}
 	}
+	if c.Held != nil {
+		if i, why, ok := c.Held.Repeat(name, IDs(games)); ok {
+			return fail(i, -1, "%s: a replay (a run takes each game once)", why)
+		}
+	}
 	return nil
 }
 
@@ -211,6 +221,10 @@ func validateGame(g *Game, set *configs.SelfPlay, tables *tb.Tables, version int
 	var low [2]int // consecutive searches below the threshold, per side
 	below := func(wdl [3]float32) bool { return float64(wdl[0]+wdl[1]/2) < set.ResignThreshold }
 	would := -1
+	// The visits the search tree kept for the position after the ply
+	// before (mcts reuses the subtree of the move played): 0 at the start,
+	// where the tree is new.
+	var reused uint64
 	for k := range g.Plies {
 		p := &g.Plies[k]
 		if o := rg.Outcome(); o.Over() {
@@ -232,6 +246,12 @@ func validateGame(g *Game, set *configs.SelfPlay, tables *tb.Tables, version int
 		if err := checkTargets(p); err != nil {
 			return k, err
 		}
+		if set != nil {
+			if err := checkSearch(p, set, reused); err != nil {
+				return k, err
+			}
+		}
+		reused = uint64(p.Visits[p.Move])
 		if resign && len(p.Legal) > 1 { // a forced move is not searched
 			side := p.Pos.Side()
 			if below(p.WDL) {
@@ -374,6 +394,39 @@ func checkTargets(p *Ply) error {
 		if n == 0 {
 			return errors.New("a full search without visits: no policy target")
 		}
+	}
+	return nil
+}
+
+// checkSearch checks a ply's search against the self-play settings it
+// was played by. The search of a ply stops once its root has the visits
+// of its kind (selfplay.visits for a full search, selfplay.cheap_visits
+// for a cheap one of playout cap randomisation; a position with one legal
+// move is not searched), counting the visits the tree kept from the ply
+// before, reused, which may be more (a cheap search after a full one);
+// the root's first visit is its own evaluation, and a position passed
+// as forced (pass_forced) hands all its visits on unevaluated, so the
+// moves' visits add up to at most the larger of the two. No stored policy
+// target: only the removed Gumbel root search wrote one, and settings
+// with it have no digest that a chunk can match.
+func checkSearch(p *Ply, set *configs.SelfPlay, reused uint64) error {
+	cheap := set.CheapVisits > 0 && set.FullSearchProb < 1
+	var limit uint64
+	var kind string
+	switch {
+	case p.Policy != nil:
+		return errors.New("records a stored policy target, which no self-play of these settings writes")
+	case len(p.Legal) == 1:
+		kind = "a forced move (played without a search)"
+	case p.Full:
+		limit, kind = uint64(set.Visits), fmt.Sprintf("a full search (selfplay.visits %d)", set.Visits)
+	case !cheap:
+		return fmt.Errorf("a search of %d legal moves that is not full, but the settings have no cheap searches (selfplay.cheap_visits %d, full_search_prob %g)", len(p.Legal), set.CheapVisits, set.FullSearchProb)
+	default:
+		limit, kind = uint64(set.CheapVisits), fmt.Sprintf("a cheap search (selfplay.cheap_visits %d)", set.CheapVisits)
+	}
+	if sum := visitSum(p); sum > max(limit, reused) {
+		return fmt.Errorf("%d visits in all for %s, with %d kept from the ply before: at most %d", sum, kind, reused, max(limit, reused))
 	}
 	return nil
 }
@@ -544,28 +597,56 @@ func (m *ModelSet) Known(digest string) (bool, error) {
 	if m.known[digest] {
 		return true, nil
 	}
+	if _, err := m.readNew(); err != nil {
+		return false, err
+	}
+	return m.known[digest], nil
+}
+
+// Check reads the folder's files not read yet and returns an error naming
+// the first checkpoint file (named *.ckpt) that does not load: a model
+// of the run that is damaged, whose chunks the set cannot recognise.
+func (m *ModelSet) Check() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	damaged, err := m.readNew()
+	if err != nil {
+		return err
+	}
+	return damaged
+}
+
+// readNew reads the folder's regular files not read yet and adds the
+// digests of those that are checkpoints; damaged is the error of the
+// first file named as a checkpoint that does not load.
+func (m *ModelSet) readNew() (damaged, err error) {
 	ents, err := os.ReadDir(m.dir)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	for _, e := range ents {
 		name := e.Name()
 		if m.read[name] || !e.Type().IsRegular() || strings.HasPrefix(name, ".") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(m.dir, name))
+		path := filepath.Join(m.dir, name)
+		data, err := os.ReadFile(path)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		ck, err := model.Unmarshal(data)
 		if err != nil {
-			continue // not a checkpoint: it names no model
+			// Not a checkpoint: it names no model.
+			if damaged == nil && strings.HasSuffix(name, ".ckpt") {
+				damaged = envelope.WithPath(err, path)
+			}
+			continue
 		}
 		m.known[ModelDigest(data)] = true
 		m.known[ck.Net.Config.Digest()+"/"+strconv.FormatInt(ck.Step, 10)] = true
 		m.read[name] = true
 	}
-	return m.known[digest], nil
+	return damaged, nil
 }
 
 // Quarantine moves the refused chunk file at path into dir (created if

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -456,5 +457,79 @@ func TestQuarantine(t *testing.T) {
 	}
 	if b, err := os.ReadFile(dst); err != nil || string(b) != "x" {
 		t.Errorf("quarantined chunk %q, err %v", b, err)
+	}
+}
+
+// TestCheckSearchStatistics: visit counts beyond the settings' search
+// sizes are refused with the ply: a full search beyond selfplay.visits,
+// a cheap one beyond what cheap_visits and the tree kept allow, a forced
+// move with visits the tree did not keep, a cheap search in a run without
+// them, a stored policy target; the games self-play plays (tree reuse,
+// cheap searches, pass_forced, leaves in flight) pass.
+func TestCheckSearchStatistics(t *testing.T) {
+	cfg := testConfig(23, func(c *Config) {
+		c.Visits, c.MaxPlies, c.CheapVisits, c.Parallel, c.LeavesInFlight, c.PassForced = 10, 80, 4, 4, 3, true
+	})
+	var games []*Game
+	order := newGameOrder(cfg.Seed, 0, 6, func(g *Game) error { games = append(games, g); return nil })
+	if err := Run(context.Background(), evaltest.Material{}, cfg, 0, 6, order.add); err != nil {
+		t.Fatal(err)
+	}
+	h := Header{Version: FormatVersion, ConfigDigest: cfg.Digest()}
+	c := &Checker{Settings: []configs.SelfPlay{cfg.SelfPlay}}
+	if err := c.Check("c", h, games); err != nil {
+		t.Fatalf("played games: %v", err)
+	}
+	// Plies of each kind, after a ply whose played move kept few visits.
+	find := func(what string, ok func(prev, p *Ply) bool) (int, int) {
+		t.Helper()
+		for i, g := range games {
+			for k := range g.Plies {
+				prev := &Ply{Legal: g.Plies[k].Legal[:1], Visits: []uint32{0}}
+				if k > 0 {
+					prev = &g.Plies[k-1]
+				}
+				if ok(prev, &g.Plies[k]) {
+					return i, k
+				}
+			}
+		}
+		t.Fatalf("no %s ply", what)
+		return 0, 0
+	}
+	kept := func(p *Ply) uint32 { return p.Visits[p.Move] }
+	full := func(prev, p *Ply) bool { return p.Full && kept(prev) < 4 }
+	cheap := func(prev, p *Ply) bool { return !p.Full && len(p.Legal) > 1 && kept(prev) < 4 }
+	anyCheap := func(prev, p *Ply) bool { return !p.Full && len(p.Legal) > 1 }
+	forced := func(prev, p *Ply) bool { return len(p.Legal) == 1 && kept(prev) < 4 }
+	for _, tc := range []struct {
+		name  string
+		which func(prev, p *Ply) bool
+		set   func(p *Ply)
+		c     *Checker
+		msg   string
+	}{
+		{"4294967295 visits", full, func(p *Ply) { p.Visits[0] = 4294967295 }, c, "a full search (selfplay.visits 10)"},
+		{"one visit too many", full, func(p *Ply) { p.Visits[0] += 10 - uint32(visitSum(p)) + 1 }, c, "at most 10"},
+		{"cheap search too long", cheap, func(p *Ply) { p.Visits[0] += 5 }, c, "a cheap search (selfplay.cheap_visits 4)"},
+		{"forced move with visits", forced, func(p *Ply) { p.Visits[0] += 5 }, c, "a forced move"},
+		{"policy target", full, func(p *Ply) { p.Policy = make([]float32, len(p.Legal)); p.Policy[0] = 1 }, c, "stored policy target"},
+		{"cheap search without cheap_visits", anyCheap, func(*Ply) {}, &Checker{Settings: []configs.SelfPlay{func() configs.SelfPlay {
+			s := cfg.SelfPlay
+			s.FullSearchProb = 1
+			return s
+		}()}}, "no cheap searches"},
+	} {
+		i, k := find(tc.name, tc.which)
+		bad := clone(games[i])
+		bad.Plies[k].Visits = slices.Clone(bad.Plies[k].Visits)
+		tc.set(&bad.Plies[k])
+		h := h
+		h.ConfigDigest = Config{SelfPlay: tc.c.Settings[0], Seed: cfg.Seed}.Digest()
+		err := tc.c.Check("c", h, []*Game{bad})
+		var ce *CheckError
+		if !errors.As(err, &ce) || ce.Game != 0 || ce.Ply != k || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: err %v, want game 0, ply %d, %q", tc.name, err, k, tc.msg)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"dama/internal/atomicfile"
@@ -141,7 +142,7 @@ func ModelDigest(data []byte) string {
 const modelDigestPrefix = "sha256:"
 
 // fileFormat is the games file's envelope. Open sees only versions past
-// lastLegacy: Decode sends older files to decodeLegacy first.
+// lastLegacy: Decode sends older files to openLegacy first.
 var fileFormat = envelope.Format{
 	Kind:       "games file",
 	Magic:      [8]byte([]byte(fileMagic)),
@@ -203,12 +204,12 @@ func encodeVersion(w io.Writer, h Header, games []*Game, version uint32) error {
 	putString(buf, h.ConfigDigest)
 	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(games))))
 
-	fw, err := flate.NewWriter(buf, flate.DefaultCompression)
-	if err != nil {
-		return err
-	}
+	fw := flateWriters.Get().(*flate.Writer)
+	defer flateWriters.Put(fw)
+	fw.Reset(buf)
 	bw := bufio.NewWriter(fw)
 	var scratch []byte
+	var err error
 	for i, g := range games {
 		scratch, err = appendGame(scratch[:0], g, version)
 		if err != nil {
@@ -225,6 +226,20 @@ func encodeVersion(w io.Writer, h Header, games []*Game, version uint32) error {
 	_, err = w.Write(envelope.Seal(buf.Bytes(), 0))
 	return err
 }
+
+// flateWriters keeps the compressors of Encode: one allocates about a
+// megabyte, more than most chunks it writes.
+var flateWriters = sync.Pool{New: func() any {
+	w, err := flate.NewWriter(nil, flate.DefaultCompression)
+	if err != nil {
+		panic(err) // a valid level
+	}
+	return w
+}}
+
+// flateReaders keeps the decompressors of the reader (flate.NewReader's,
+// about 40 KB each).
+var flateReaders sync.Pool
 
 func putString(buf *bytes.Buffer, s string) {
 	buf.Write(binary.AppendUvarint(nil, uint64(len(s))))
@@ -314,14 +329,20 @@ func appendGame(b []byte, g *Game, version uint32) ([]byte, error) {
 // Decode reads a games file held in data, of any version the reader
 // knows. Its errors are *envelope.Error values.
 func Decode(data []byte) (Header, []*Game, error) {
-	if v, ok := legacyVersion(data); ok {
-		return decodeLegacy(data, v)
-	}
-	version, payload, err := fileFormat.Open(data)
+	version, payload, err := openFile(data)
 	if err != nil {
 		return Header{}, nil, err
 	}
 	return decodePayload(payload, version)
+}
+
+// openFile checks the frame of a games file of any version and returns its
+// version and payload.
+func openFile(data []byte) (uint32, []byte, error) {
+	if v, ok := legacyVersion(data); ok {
+		return openLegacy(data, v)
+	}
+	return fileFormat.Open(data)
 }
 
 // legacyVersion returns the version of a file in the frame before the
@@ -334,11 +355,11 @@ func legacyVersion(data []byte) (uint32, bool) {
 	return v, v >= minVersion && v <= lastLegacy
 }
 
-// decodeLegacy reads a file of version 1 or 2: it checks the trailer and
-// its CRC-32 (IEEE), then decodes the payload as in the envelope.
-func decodeLegacy(data []byte, version uint32) (Header, []*Game, error) {
-	fail := func(sentinel error, format string, args ...any) (Header, []*Game, error) {
-		return Header{}, nil, fileFormat.Fail(sentinel, version, format, args...)
+// openLegacy opens a file of version 1 or 2: it checks the trailer and
+// its CRC-32 (IEEE) and returns the payload, laid out as in the envelope.
+func openLegacy(data []byte, version uint32) (uint32, []byte, error) {
+	fail := func(sentinel error, format string, args ...any) (uint32, []byte, error) {
+		return 0, nil, fileFormat.Fail(sentinel, version, format, args...)
 	}
 	start := len(fileMagic) + 2
 	if len(data) < start+trailerLen || string(data[len(data)-4:]) != trailerMagic {
@@ -352,7 +373,7 @@ func decodeLegacy(data []byte, version uint32) (Header, []*Game, error) {
 	if got, want := crc32.ChecksumIEEE(data[:n]), binary.LittleEndian.Uint32(t[8:]); got != want {
 		return fail(envelope.ErrChecksum, "version %d file: CRC-32 %08x, trailer says %08x", version, got, want)
 	}
-	return decodePayload(data[start:n], version)
+	return version, data[start:n], nil
 }
 
 // decodePayload decodes the header and games of a payload of the given
@@ -361,23 +382,9 @@ func decodePayload(data []byte, version uint32) (Header, []*Game, error) {
 	fail := func(format string, args ...any) (Header, []*Game, error) {
 		return Header{}, nil, fileFormat.Malformed(version, format, args...)
 	}
-	h := Header{Version: int(version)}
-	r := &byteReader{envelope.Reader{Buf: data}}
-	h.Model = r.str("model name")
-	h.ModelDigest = r.str("model digest")
-	h.Created = time.Unix(0, int64(r.U64("creation time")))
-	h.ConfigDigest = r.str("config digest")
-	h.Games = int(r.U32("game count"))
-	if r.Err != nil {
-		return fail("header: %v", r.Err)
-	}
-
-	body, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data[r.Off:])), maxBody+1))
+	h, body, err := readPayload(data, version)
 	if err != nil {
-		return fail("compressed body at payload offset %d: %v", r.Off, err)
-	}
-	if len(body) > maxBody {
-		return fail("body expands to more than %d bytes", maxBody)
+		return Header{}, nil, err
 	}
 	br := &byteReader{envelope.Reader{Buf: body}}
 	games := make([]*Game, 0, min(h.Games, 1024))
@@ -394,6 +401,40 @@ func decodePayload(data []byte, version uint32) (Header, []*Game, error) {
 		return fail("%d bytes after the last of %d games in the body", len(body)-br.Off, h.Games)
 	}
 	return h, games, nil
+}
+
+// readPayload reads the header of a payload of the given version and
+// inflates its body.
+func readPayload(data []byte, version uint32) (Header, []byte, error) {
+	fail := func(format string, args ...any) (Header, []byte, error) {
+		return Header{}, nil, fileFormat.Malformed(version, format, args...)
+	}
+	h := Header{Version: int(version)}
+	r := &byteReader{envelope.Reader{Buf: data}}
+	h.Model = r.str("model name")
+	h.ModelDigest = r.str("model digest")
+	h.Created = time.Unix(0, int64(r.U64("creation time")))
+	h.ConfigDigest = r.str("config digest")
+	h.Games = int(r.U32("game count"))
+	if r.Err != nil {
+		return fail("header: %v", r.Err)
+	}
+	src := bytes.NewReader(data[r.Off:])
+	fr, _ := flateReaders.Get().(io.ReadCloser)
+	if fr == nil {
+		fr = flate.NewReader(src)
+	} else if err := fr.(flate.Resetter).Reset(src, nil); err != nil {
+		return fail("compressed body: %v", err)
+	}
+	defer flateReaders.Put(fr)
+	body, err := io.ReadAll(io.LimitReader(fr, maxBody+1))
+	if err != nil {
+		return fail("compressed body at payload offset %d: %v", r.Off, err)
+	}
+	if len(body) > maxBody {
+		return fail("body expands to more than %d bytes", maxBody)
+	}
+	return h, body, nil
 }
 
 // byteReader reads the fields of a chunk's payload.

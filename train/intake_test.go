@@ -49,7 +49,7 @@ func TestIntakeQuarantinesFlippedResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	l := &loop{cfg: cfg, run: run, log: &log, counts: map[string]runfolder.ChunkInfo{}, check: check}
+	l := &loop{cfg: cfg, run: run, log: &log, counts: map[string]runfolder.ChunkInfo{}, check: check, held: selfplay.NewGameIndex()}
 	fresh, err := l.unconsumed(map[string]bool{"chunk-main-000000.dgames": true})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestIntakeAcceptsChunksOfPastConfig(t *testing.T) {
 		_, run, old := copySampleRun(t)
 		cfg := loadConfig(t, run.Path(runfolder.ConfigFile), change)
 		var log strings.Builder
-		l := &loop{opt: Options{AllowChange: []string{key}}, cfg: cfg, run: run, log: &log, counts: map[string]runfolder.ChunkInfo{},
+		l := &loop{opt: Options{AllowChange: []string{key}}, cfg: cfg, run: run, log: &log, counts: map[string]runfolder.ChunkInfo{}, held: selfplay.NewGameIndex(),
 			check: selfplay.RunChecker(cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))}
 		if err := l.archive(); err != nil {
 			t.Fatal(err)
@@ -198,7 +198,7 @@ func TestIntakeRefusesModelNotAccepted(t *testing.T) {
 		}
 	}
 	var log strings.Builder
-	l := &loop{cfg: cfg, run: run, log: &log, counts: map[string]runfolder.ChunkInfo{}, check: check}
+	l := &loop{cfg: cfg, run: run, log: &log, counts: map[string]runfolder.ChunkInfo{}, check: check, held: selfplay.NewGameIndex()}
 	fresh, err := l.unconsumed(nil)
 	if err != nil {
 		t.Fatal(err)

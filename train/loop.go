@@ -66,6 +66,18 @@ type Options struct {
 	// rewritten because a phase of the schedule began, so that a broker
 	// publishes it to workers.
 	OnConfig func() error
+	// OnQuarantine, if set, is called after a chunk of the games folder
+	// was refused and moved to the quarantine folder, with the chunk's
+	// name and the reason: a transport that delivered it (package broker)
+	// drops it for good.
+	OnQuarantine func(name string, why error) error
+
+	// Held, if set, is the index of the run's games that Loop fills (from
+	// the plans at start, then with each chunk it takes) and checks new
+	// chunks against; a transport that checks chunks before they reach
+	// the games folder may share it (selfplay.Checker.Held). Nil: Loop
+	// keeps its own.
+	Held *selfplay.GameIndex
 }
 
 // loop is the state of one Loop call.
@@ -82,10 +94,11 @@ type loop struct {
 	// decoded once.
 	scanned map[string][]learn.Sample
 	tr      *learn.Trainer
-	trGen   int               // generation whose checkpoint tr holds
-	sp      *selfplay.Worker  // the self-play in this process (nil until it plays)
-	check   *selfplay.Checker // the validation of new chunks
-	tables  *tb.Tables        // selfplay.tables opened: exact value targets; nil without
+	trGen   int                 // generation whose checkpoint tr holds
+	sp      *selfplay.Worker    // the self-play in this process (nil until it plays)
+	check   *selfplay.Checker   // the validation of new chunks
+	held    *selfplay.GameIndex // the games of the chunks taken (planned or counted)
+	tables  *tb.Tables          // selfplay.tables opened: exact value targets; nil without
 }
 
 // Loop runs generations of self-play, training and gating in the run folder
@@ -150,11 +163,18 @@ func Loop(ctx context.Context, opt Options) error {
 	if err := l.archive(); err != nil {
 		return err
 	}
+	if l.held = opt.Held; l.held == nil {
+		l.held = selfplay.NewGameIndex()
+	}
 	l.check = selfplay.RunChecker(l.cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
+	l.check.Held = l.held
 	if len(l.base.Schedule) > 0 {
 		fmt.Fprintf(l.log, "schedule of %d phases (now in phase %d):\n%s", len(l.base.Schedule), l.cfg.PhaseAt(run.NextGeneration()), indent(l.base.ScheduleText()))
 	}
 	if err := run.CheckRecords(); err != nil {
+		return err
+	}
+	if err := l.checkPlans(); err != nil {
 		return err
 	}
 	if err := l.initialModel(); err != nil {
@@ -171,6 +191,12 @@ func Loop(ctx context.Context, opt Options) error {
 	}
 	if err := checkBest(run); err != nil {
 		return err
+	}
+	// Every accepted model, not only the best: chunks name the model that
+	// played them, and a damaged one would refuse them all, unseen until
+	// then.
+	if err := l.check.Models.Check(); err != nil {
+		return fmt.Errorf("train: a model of the run does not load: %v; resume refused: restore it, or move it out of %s (chunks it played are then refused)", err, run.Path(runfolder.AcceptedDir))
 	}
 	if opt.OnBest != nil {
 		best, err := run.Best()
@@ -383,9 +409,11 @@ func (l *loop) unconsumed(done map[string]bool) ([]runfolder.ChunkInfo, error) {
 	return out, nil
 }
 
-// intake checks a new chunk of the games folder (selfplay.Checker) and
-// returns its samples and games; a chunk the check refuses goes to the
-// quarantine folder with its reason and one log line (ok false).
+// intake checks a new chunk of the games folder (selfplay.Checker, with
+// the run's games: a chunk repeating one is a replay) and returns its
+// samples and games, which the run then holds; a chunk the check refuses
+// goes to the quarantine folder with its reason and one log line (ok
+// false), and OnQuarantine hears of it.
 func (l *loop) intake(name string) (s []learn.Sample, games int, ok bool, err error) {
 	path := l.run.Path(runfolder.GamesDir, name)
 	_, gs, err := l.check.CheckFile(path)
@@ -398,8 +426,14 @@ func (l *loop) intake(name string) (s []learn.Sample, games int, ok bool, err er
 			return nil, 0, false, fmt.Errorf("train: quarantining %s: %w (refused: %v)", name, qerr, err)
 		}
 		fmt.Fprintf(l.log, "train: quarantined %s as %s: %v\n", name, dst, err)
+		if l.opt.OnQuarantine != nil {
+			if err := l.opt.OnQuarantine(name, err); err != nil {
+				return nil, 0, false, err
+			}
+		}
 		return nil, 0, false, nil
 	}
+	l.held.Add(name, selfplay.IDs(gs))
 	return samplesOf(gs, l.sampleOptions()), len(gs), true, nil
 }
 
@@ -455,6 +489,7 @@ func (l *loop) enterPhase(gen int) error {
 			l.sp = nil
 		}
 		l.check = selfplay.RunChecker(want.SelfPlay, l.run.SelfPlayHistory, l.run.Path(runfolder.AcceptedDir))
+		l.check.Held = l.held
 	}
 	if !reflect.DeepEqual(l.cfg.Train, want.Train) && l.tr != nil {
 		l.tr.Close()

@@ -267,6 +267,12 @@ func TestResumeChecksBest(t *testing.T) {
 	if err := os.WriteFile(best, []byte("accepted/0000.ckpt\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The junk accepted/0005.ckpt is refused though the best is not it
+	// (issue 47, point 5).
+	wantRefusal(t, "junk checkpoint in accepted/", startRun(t, dir), "0005.ckpt", "restore it")
+	if err := os.Remove(filepath.Join(dir, runfolder.AcceptedDir, "0005.ckpt")); err != nil {
+		t.Fatal(err)
+	}
 	if err := startRun(t, dir); err != context.Canceled {
 		t.Errorf("resume with the best restored: %v", err)
 	}

@@ -37,7 +37,7 @@ func BenchmarkWindowLoad(b *testing.B) {
 	cpu0, _ := cputime.Process()
 	positions := 0
 	for i := 0; i < b.N; i++ {
-		l := &loop{cfg: cfg, run: run, counts: map[string]runfolder.ChunkInfo{}}
+		l := &loop{cfg: cfg, run: run, counts: map[string]runfolder.ChunkInfo{}, held: selfplay.NewGameIndex()}
 		fresh, err := l.unconsumed(nil)
 		if err != nil {
 			b.Fatal(err)

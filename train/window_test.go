@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dama/runfolder"
+	"dama/selfplay"
 )
 
 // The trainer decodes each chunk once: the scan that counts a new chunk's
@@ -27,7 +28,7 @@ func TestWindowDecodesChunkOnce(t *testing.T) {
 		}
 	}
 
-	l := &loop{cfg: cfg, run: run, counts: map[string]runfolder.ChunkInfo{}}
+	l := &loop{cfg: cfg, run: run, counts: map[string]runfolder.ChunkInfo{}, held: selfplay.NewGameIndex()}
 	fresh, err := l.unconsumed(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestWindowDecodesChunkOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := &loop{cfg: cfg, run: run, counts: map[string]runfolder.ChunkInfo{}}
+	r := &loop{cfg: cfg, run: run, counts: map[string]runfolder.ChunkInfo{}, held: selfplay.NewGameIndex()}
 	if err := r.fillWindow(fresh[1:], math.MaxInt); err != nil {
 		t.Fatal(err)
 	}

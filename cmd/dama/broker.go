@@ -148,15 +148,20 @@ func startBroker(ctx context.Context, e *env, b *brokerFlags, dir string, opt *t
 		}
 		return nil, err
 	}
+	// One index of the run's games for the trainer and the bridge: the
+	// bridge refuses a chunk repeating a game the trainer took.
+	check := selfplay.RunChecker(opt.Config.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
+	opt.Held = selfplay.NewGameIndex()
+	check.Held = opt.Held
 	br, err := broker.NewBridge(ctx, broker.BridgeOptions{URL: url, Auth: auth, Local: srv, Run: run, Signer: signer, Log: e.stdout,
-		Check: selfplay.RunChecker(opt.Config.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir)), Want: opt.Config.SelfPlay.GamesPerGeneration})
+		Check: check, Want: opt.Config.SelfPlay.GamesPerGeneration})
 	if err != nil {
 		if srv != nil {
 			srv.Shutdown()
 		}
 		return nil, err
 	}
-	opt.OnBest, opt.OnPlan, opt.OnConfig = br.OnBest, br.OnPlan, br.OnConfig
+	opt.OnBest, opt.OnPlan, opt.OnConfig, opt.OnQuarantine = br.OnBest, br.OnPlan, br.OnConfig, br.OnQuarantine
 	return func(finished bool) {
 		if finished {
 			br.SetFinished()

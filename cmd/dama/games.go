@@ -8,6 +8,7 @@ import (
 
 	"dama/runfolder"
 	"dama/selfplay"
+	"dama/train"
 )
 
 func init() {
@@ -18,7 +19,7 @@ func init() {
 		usage:     "check FILE|DIR [--run DIR]",
 		takesArgs: true,
 		flags: func(fs *flagSet) {
-			runDir = fs.String("run", "", "check against this run folder's configuration and accepted models (without: format, legality and results only)")
+			runDir = fs.String("run", "", "check against this run folder's configuration, accepted models and games, as its trainer would (without: format, legality and results only)")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 || args[0] != "check" {
@@ -50,6 +51,9 @@ func gamesCheck(e *env, path, runDir string) error {
 			return err
 		}
 		check = selfplay.RunChecker(cfg.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
+		if check.Held, err = train.PlannedGames(run); err != nil {
+			return err
+		}
 		against = "run " + runDir
 	}
 	files := []string{path}
@@ -76,6 +80,9 @@ func gamesCheck(e *env, path, runDir string) error {
 			failed++
 			fmt.Fprintf(e.stdout, "%s: %s\n", filepath.Base(f), oneLine(err))
 			continue
+		}
+		if check.Held != nil {
+			check.Held.Add(filepath.Base(f), selfplay.IDs(gs)) // a later file may not repeat it
 		}
 		games += len(gs)
 		for _, g := range gs {

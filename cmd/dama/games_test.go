@@ -74,6 +74,47 @@ func TestGamesCheck(t *testing.T) {
 		t.Errorf("another run's settings without --run: exit %d, stderr %q", code, errs)
 	}
 
+	// A chunk of the run copied under a new name is a replay; a search
+	// beyond the run's visits is refused (issue 47, points 1 and 4).
+	data, err := os.ReadFile(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay := filepath.Join(run, runfolder.GamesDir, "chunk-copy-000000.dgames")
+	if err := os.WriteFile(replay, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCmd(t, "games", "check", "--run", run, filepath.Join(run, runfolder.GamesDir))
+	if code != 1 || !strings.Contains(errs, "chunk chunk-copy-000000.dgames: game 0: has seed") || !strings.Contains(errs, "replay") {
+		t.Errorf("a copy of the run's chunk: exit %d, stderr %q", code, errs)
+	}
+	if err := os.Remove(replay); err != nil {
+		t.Fatal(err)
+	}
+	hh, huge, err := selfplay.ReadFile(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range huge[0].Plies {
+		if p := &huge[0].Plies[i]; p.Full {
+			p.Visits[0] = 4294967295
+			break
+		}
+	}
+	ckpt, err := os.ReadFile(filepath.Join(run, runfolder.AcceptedDir, runfolder.CandidateName(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hh.ModelDigest = selfplay.ModelDigest(ckpt) // as this version writes it
+	visits := filepath.Join(t.TempDir(), "chunk-visits-000000.dgames")
+	if err := selfplay.WriteFile(visits, hh, huge); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCmd(t, "games", "check", "--run", run, visits)
+	if code != 1 || !strings.Contains(errs, "visits in all for a full search") {
+		t.Errorf("4294967295 visits: exit %d, stderr %q", code, errs)
+	}
+
 	evil := filepath.Join(t.TempDir(), "chunk-evil-000000.dgames")
 	i := -1
 	for j, g := range games {
