@@ -44,6 +44,13 @@ func (p *Pentanomial) Add(o Pentanomial) {
 	}
 }
 
+// Counts returns the wins, draws and losses of A that the pairs imply at
+// least: a pair worth 1 point may be a win and a loss or two draws, and
+// is counted as two draws.
+func (p Pentanomial) Counts() (wins, draws, losses int) {
+	return p[3] + 2*p[4], p[1] + 2*p[2] + p[3], 2*p[0] + p[1]
+}
+
 // Score returns A's mean score per game (0..1); 0.5 with no pairs.
 func (p Pentanomial) Score() float64 {
 	n := p.Pairs()

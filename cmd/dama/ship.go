@@ -190,7 +190,7 @@ func ship(ctx context.Context, e *env, path, runDir, revision string, o shipSear
 		if err != nil {
 			return err
 		}
-		printClimb(e.stdout, res)
+		res.WriteTable(e.stdout)
 		rec.Ladder = &card.Ladder{Checksum: l.Checksum[:12], Visits: visits, PassForced: o.search.Pass, Result: res}
 		rec.AddRating(piece.Run)
 	}
