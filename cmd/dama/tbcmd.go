@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 	"runtime"
@@ -215,13 +214,10 @@ func tbInfo(e *env, dir string) error {
 	return nil
 }
 
-// matchMinDist is the least distance of the positions tbMatch plays: wins
-// that take some play, not a capture at once.
-const matchMinDist = 15
-
 // tbMatch plays won table positions of the given number of pieces with
 // the model on both sides, once with the tables for the winning side and
-// once without, and prints each game that was not won and the totals.
+// once without (arena.Endings), and prints each game that was not won and
+// the totals.
 func tbMatch(e *env, dir, modelPath string, pieces, games, visits int, seed int64) error {
 	t, err := tb.Shared(dir)
 	if err != nil {
@@ -230,8 +226,7 @@ func tbMatch(e *env, dir, modelPath string, pieces, games, visits int, seed int6
 	if pieces > t.Pieces() {
 		return fmt.Errorf("match: --pieces %d, the tables of %s go up to %d", pieces, dir, t.Pieces())
 	}
-	// The model's search, forced moves passed, once without the tables and
-	// once with them (their proofs in the tree, their moves played).
+	// The model's search, forced moves passed.
 	s := player.Plain(visits)
 	s.Pass = true
 	spec := player.Spec{Model: modelPath, Search: s}
@@ -241,61 +236,10 @@ func tbMatch(e *env, dir, modelPath string, pieces, games, visits int, seed int6
 	}
 	defer n.Close()
 	plain := &arena.MCTSPlayer{Label: spec.String(), Evaluator: n.Evaluator, Visits: visits, Options: n.Options}
-	with := *plain
-	with.Options.Oracle, with.Options.Solver = tb.Oracle{T: t}, true
-	var sigs []tb.Material
-	for _, m := range tb.Signatures(pieces) {
-		if m.Pieces() == pieces {
-			sigs = append(sigs, m)
-		}
-	}
-	r := rand.New(rand.NewPCG(uint64(seed), 22))
-	won := [2]int{}
-	ctx := context.Background()
-	for n := 0; n < games; {
-		pos := tb.RandomPosition(r, sigs[r.IntN(len(sigs))])
-		if e, err := t.Probe(pos); err != nil || e.Type != tb.Win || e.Dist < matchMinDist {
-			continue
-		}
-		n++
-		for i, hero := range []*arena.MCTSPlayer{plain, &with} {
-			g := rules.NewGame(pos)
-			hp, err := hero.Start(ctx, g, r)
-			if err != nil {
-				return err
-			}
-			dp, err := plain.Start(ctx, g, r)
-			if err != nil {
-				return err
-			}
-			var moves []string
-			for !g.Outcome().Over() && g.Ply() < 400 {
-				pl := dp
-				if g.Position().Side() == pos.Side() {
-					pl = hp
-				}
-				m, err := pl.Move(ctx, g)
-				if err != nil {
-					return err
-				}
-				moves = append(moves, m.String())
-				if err := g.Play(m); err != nil {
-					return err
-				}
-			}
-			hp.Close()
-			dp.Close()
-			o := g.Outcome()
-			if w, ok := o.Result.Winner(); ok && w == pos.Side() {
-				won[i]++
-				continue
-			}
-			how := o.Reason.String()
-			if !o.Over() {
-				how = "400 plies"
-			}
-			fmt.Fprintf(e.stdout, "%s (%s wins) %s: %s by %s after %d plies: %s\n", pos.FEN(), pos.Side(), [2]string{"without tables", "with tables"}[i], o.Result, how, g.Ply(), strings.Join(moves, " "))
-		}
+	won, err := arena.Endings(context.Background(), t, plain, arena.EndingOptions{Pieces: pieces, Games: games, Seed: seed,
+		Lost: func(g arena.EndingGame) { fmt.Fprintln(e.stdout, g) }})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stdout, "%d won positions of %d pieces, %s at %d visits on both sides: won %d without the tables, %d with them\n", games, pieces, plain.Label, visits, won[0], won[1])
 	return nil
