@@ -272,9 +272,7 @@ func playerHelp() string {
 
 // closePlayer releases a player that holds resources.
 func closePlayer(w io.Writer, p arena.Player) {
-	if c, ok := p.(io.Closer); ok {
-		if err := c.Close(); err != nil {
-			fmt.Fprintf(w, "dama arena: closing %s: %v\n", p.Name(), err)
-		}
+	if err := arena.Close(p); err != nil {
+		fmt.Fprintf(w, "dama arena: closing %s: %v\n", p.Name(), err)
 	}
 }
