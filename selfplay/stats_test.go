@@ -37,3 +37,12 @@ func TestWorkerSeed(t *testing.T) {
 		t.Errorf("default worker name %q is not a chunk file name's", name)
 	}
 }
+
+func TestPlyQuery(t *testing.T) {
+	p := rules.Start()
+	ply := Ply{Pos: p, Legal: p.Legal(nil), Repetitions: 1, QuietPlies: 7}
+	q := ply.Query()
+	if q.Pos != p || len(q.Legal) != len(ply.Legal) || q.Repetitions != 1 || q.QuietPlies != 7 {
+		t.Errorf("query %+v of ply %+v", q, ply)
+	}
+}
