@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strings"
 	"time"
 
 	"dama/arena"
@@ -157,32 +156,10 @@ func tbProbe(e *env, dir, fen string, quiet int) error {
 	if err != nil {
 		return err
 	}
-	entry, err := t.Probe(p)
-	if err != nil {
+	if _, err := t.Probe(p); err != nil {
 		return fmt.Errorf("%s: %w", fen, err)
 	}
-	v, moves, err := t.Moves(p, quiet)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "%s (%s to move, 40-move counter %d): %s; stored: %v\n", p.FEN(), p.Side(), quiet, v, entry)
-	var keep []string
-	for _, mv := range moves {
-		if mv.Value == v {
-			keep = append(keep, mv.Move.String())
-		}
-	}
-	if len(moves) > 0 {
-		fmt.Fprintf(e.stdout, "moves that keep the %s: %s\n", v, strings.Join(keep, " "))
-	}
-	for _, mv := range moves {
-		if mv.Value == tb.Draw {
-			fmt.Fprintf(e.stdout, "  %-12s draw\n", mv.Move)
-		} else {
-			fmt.Fprintf(e.stdout, "  %-12s %s, %d plies to a man move or capture\n", mv.Move, mv.Value, mv.Dist)
-		}
-	}
-	return nil
+	return t.WriteMoves(e.stdout, p, quiet)
 }
 
 // tbInfo lists the tables of a folder, each checked.
@@ -191,26 +168,7 @@ func tbInfo(e *env, dir string) error {
 	if err != nil {
 		return err
 	}
-	var pos, bytes int64
-	fmt.Fprintf(e.stdout, "%-6s %-28s %11s %9s %11s %11s %11s\n", "table", "material (side to move first)", "positions", "bytes", "wins", "draws", "losses")
-	for _, f := range t.Files() {
-		fmt.Fprintf(e.stdout, "%-6s %-28s %11d %9d %11d %11d %11d\n", f.Material, f.Material.Describe(), f.Positions, f.Bytes, f.Wins, f.Draws, f.Losses)
-		pos += f.Positions
-		bytes += f.Bytes
-	}
-	fmt.Fprintf(e.stdout, "%d tables in %s, complete up to %d pieces, %d positions, %d bytes: every checksum checks\n", len(t.Files()), dir, t.Pieces(), pos, bytes)
-	c := t.Check()
-	switch {
-	case c.Verified > 0 && c.Stamped > 0:
-		fmt.Fprintf(e.stdout, "entries: %d tables verified against one ply now (%d entries), %d vouched for by %s and sampled (%d entries), all consistent\n", c.Verified, c.Entries, c.Stamped, tb.StampName, c.Sampled)
-	case c.Verified > 0:
-		fmt.Fprintf(e.stdout, "entries: all %d tables verified against one ply now (%d entries), all consistent\n", c.Verified, c.Entries)
-	default:
-		fmt.Fprintf(e.stdout, "entries: all %d tables vouched for by %s and sampled (%d entries), all consistent (dama tb verify checks them all)\n", c.Stamped, tb.StampName, c.Sampled)
-	}
-	if c.StampNote != "" {
-		fmt.Fprintln(e.stdout, "note: "+c.StampNote)
-	}
+	t.WriteInfo(e.stdout)
 	return nil
 }
 
