@@ -135,30 +135,13 @@ func scoreSuite(ctx context.Context, e *env, s *suite.Suite, spec string, env pl
 	defer closePlayer(e.stderr, p)
 	var done func(suite.Answer)
 	if verbose {
-		done = func(a suite.Answer) {
-			t := s.Positions[a.Index]
-			mark := "missed"
-			switch {
-			case a.Solved:
-				mark = "solved"
-			case a.Won:
-				mark = "won slower"
-			}
-			fmt.Fprintf(e.stdout, "  %3d %s: played %s, best %s (%s)\n", a.Index+1, mark, a.Move, strings.Join(t.Best, " or "), t.FEN)
-		}
+		done = func(a suite.Answer) { fmt.Fprintf(e.stdout, "  %s\n", a.Describe(s)) }
 	}
 	sc, err := suite.Solve(ctx, s, p, parallel, seed, done)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: solved %d of %d (%.1f%%)", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
-	if s.AuditDepth > 0 {
-		fmt.Fprintf(e.stdout, "; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), s.AuditDepth)
-		if s.AuditTables > 0 {
-			fmt.Fprintf(e.stdout, " or by the tables of up to %d pieces", s.AuditTables)
-		}
-	}
-	fmt.Fprintln(e.stdout)
+	fmt.Fprintln(e.stdout, sc.Describe(s))
 	return nil
 }
 
