@@ -285,7 +285,7 @@ func Climb(ctx context.Context, p Player, l *Ladder, newRung PlayerFactory, opt 
 		if err != nil {
 			return fmt.Errorf("arena: ladder rung %d: %w", i+1, err)
 		}
-		defer closeIf(rp)
+		defer Close(rp)
 		mo := MatchOptions{
 			Games: 2 * pairs, Parallel: opt.Parallel, Openings: openings[next : next+pairs],
 			Seed: l.Seed ^ int64(splitmix(phase<<32|uint64(i))), MaxPlies: l.MaxPlies,
@@ -489,8 +489,8 @@ func calibrate(ctx context.Context, l *Ladder, players []string, from int, facto
 				Games: opt.Games, Parallel: opt.Parallel, Openings: openings,
 				Seed: l.Seed ^ int64(splitmix(uint64(i)<<32|uint64(j))), MaxPlies: l.MaxPlies, OnGame: opt.OnGame,
 			})
-			closeIf(a)
-			closeIf(b)
+			Close(a)
+			Close(b)
 			if err != nil {
 				return nil, err
 			}
@@ -583,14 +583,17 @@ func playerName(factory PlayerFactory, spec string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer closeIf(p)
+	defer Close(p)
 	return p.Name(), nil
 }
 
-func closeIf(p Player) {
+// Close releases p where it holds resources (an io.Closer, see Player)
+// and returns the error of its Close.
+func Close(p Player) error {
 	if c, ok := p.(interface{ Close() error }); ok {
-		c.Close()
+		return c.Close()
 	}
+	return nil
 }
 
 // timedPlayer measures the time its games spend in Move, summed over

@@ -298,8 +298,11 @@ func TestExtendMatchesCalibrate(t *testing.T) {
 	}
 	// Only the new players' matches are played: alphabeta:2 against the two
 	// below it, alphabeta:3 against alphabeta:1 and alphabeta:2.
-	if want := 4; len(played) != want {
-		t.Errorf("played %v, want %d matches", played, want)
+	if want := 4; len(played) != want || CalibrationMatches(2, 2, 2) != want {
+		t.Errorf("played %v, CalibrationMatches says %d; want %d matches", played, CalibrationMatches(2, 2, 2), want)
+	}
+	if n := len(whole.Matches); CalibrationMatches(0, len(all), 2) != n {
+		t.Errorf("CalibrationMatches says %d matches for the calibration of %d players, it played %d", CalibrationMatches(0, len(all), 2), len(all), n)
 	}
 	key := func(m LadderMatch) string { return fmt.Sprintf("%s|%s|%v", m.A, m.B, m.Pairs) }
 	got, want := map[string]bool{}, map[string]bool{}

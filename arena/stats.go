@@ -1,8 +1,11 @@
 package arena
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // Elo returns the Elo difference that a score s (0..1, draws counting half)
@@ -42,6 +45,13 @@ func (p *Pentanomial) Add(o Pentanomial) {
 	for k, c := range o {
 		p[k] += c
 	}
+}
+
+// Counts returns the wins, draws and losses of A that the pairs imply at
+// least: a pair worth 1 point may be a win and a loss or two draws, and
+// is counted as two draws.
+func (p Pentanomial) Counts() (wins, draws, losses int) {
+	return p[3] + 2*p[4], p[1] + 2*p[2] + p[3], 2*p[0] + p[1]
 }
 
 // Score returns A's mean score per game (0..1); 0.5 with no pairs.
@@ -157,6 +167,29 @@ type SPRT struct {
 
 // DefaultSPRT tests 0 against +30 Elo at 5% error each way.
 var DefaultSPRT = SPRT{Elo0: 0, Elo1: 30, Alpha: 0.05, Beta: 0.05}
+
+// ParseSPRT reads a test written "ELO0,ELO1" or "ELO0,ELO1,ALPHA,BETA"
+// (alpha and beta default to DefaultSPRT's) and validates it.
+func ParseSPRT(s string) (SPRT, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 2 && len(parts) != 4 {
+		return SPRT{}, errors.New("want ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA")
+	}
+	v := make([]float64, len(parts))
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return SPRT{}, fmt.Errorf("%q is not a number", p)
+		}
+		v[i] = f
+	}
+	t := DefaultSPRT
+	t.Elo0, t.Elo1 = v[0], v[1]
+	if len(v) == 4 {
+		t.Alpha, t.Beta = v[2], v[3]
+	}
+	return t, t.Validate()
+}
 
 // Validate checks the bounds of the test: error rates in (0,0.5], as
 // configs allows arena.alpha and arena.beta (above one half the test

@@ -3,6 +3,7 @@ package arena
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -151,5 +152,29 @@ func TestSPRTSynthetic(t *testing.T) {
 	t.Logf("+400 Elo decided after %d pairs", n)
 	if n > 30 {
 		t.Errorf("+400 Elo needed %d pairs, want a handful", n)
+	}
+}
+
+func TestParseSPRT(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want SPRT
+		err  string
+	}{
+		{"0,30", SPRT{Elo0: 0, Elo1: 30, Alpha: 0.05, Beta: 0.05}, ""},
+		{" -5, 10 ,0.1,0.2", SPRT{Elo0: -5, Elo1: 10, Alpha: 0.1, Beta: 0.2}, ""},
+		{"0", SPRT{}, "want ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA"},
+		{"0,30,0.1", SPRT{}, "want ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA"},
+		{"x,1", SPRT{}, `"x" is not a number`},
+		{"30,0", SPRT{}, "want elo0 < elo1"},
+		{"0,30,0.9,0.05", SPRT{}, "alpha = 0.9"},
+	} {
+		got, err := ParseSPRT(tc.in)
+		switch {
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("%q: %+v, %v; want %+v", tc.in, got, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%q: error %v, want one saying %q", tc.in, err, tc.err)
+		}
 	}
 }

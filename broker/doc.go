@@ -48,7 +48,8 @@
 // counted in a line per burst; the quarantine capped, oldest dropped).
 // Workers make no consumers (WorkerPermissions).
 //
-// The trainer's Bridge verifies every chunk with selfplay.Decode (format,
+// StartTrainer serves (or reaches) the broker of a trainer and starts
+// its Bridge, which verifies every chunk with selfplay.Decode (format,
 // checksum, legality of every move) before it writes it into the run's
 // games folder; a bad one goes to quarantine/ with a log line and is never
 // trained on. A chunk is acknowledged only once a generation plan that

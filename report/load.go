@@ -21,12 +21,9 @@ import (
 // gives an empty report, not an error; a record that does not decode gives
 // an error naming its file and line.
 func Load(r *runfolder.Run) (*Report, error) {
-	st, err := os.Stat(r.Dir)
+	err := r.Exists()
 	if err != nil {
-		return nil, fmt.Errorf("run folder: %w", err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("run folder %s: not a directory", r.Dir)
+		return nil, err
 	}
 	rep := &Report{Dir: r.Dir, samplesByGen: map[int]int64{}}
 	if cfg, err := configs.Load(r.Path(runfolder.ConfigFile), nil, nil); err == nil {

@@ -87,6 +87,19 @@ func (r *Run) Path(elem ...string) string {
 	return filepath.Join(append([]string{r.Dir}, elem...)...)
 }
 
+// Exists reports, as an error naming the run folder, whether it is
+// missing or not a directory; unlike Open it creates nothing.
+func (r *Run) Exists() error {
+	st, err := os.Stat(r.Dir)
+	if err != nil {
+		return fmt.Errorf("run folder %s: %w", r.Dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("run folder %s: not a directory", r.Dir)
+	}
+	return nil
+}
+
 // WriteFileAtomic writes data to path through a temporary file in the same
 // folder, synced and renamed into place, so readers see the old or the new
 // content, never a part.

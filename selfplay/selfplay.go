@@ -93,6 +93,12 @@ type Ply struct {
 	Full bool
 }
 
+// Query returns the ply's position as the search asked the evaluator
+// about it.
+func (p *Ply) Query() mcts.Query {
+	return mcts.Query{Pos: p.Pos, Legal: p.Legal, Repetitions: p.Repetitions, QuietPlies: p.QuietPlies}
+}
+
 // Q returns the root value W-L in [-1, 1] for the side to move.
 func (p *Ply) Q() float32 { return p.WDL[0] - p.WDL[2] }
 

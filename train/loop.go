@@ -347,9 +347,7 @@ func (l *loop) initialModel() error {
 			ck.Meta.Created = time.Now().UTC()
 			ck.Meta.Note = fmt.Sprintf("generation 0: initialised from %s (step %d)", l.opt.Init, ck.Step)
 		} else {
-			ck = &model.Checkpoint{Net: model.NewSeededNetwork(mc, l.cfg.Run.Seed), Meta: model.Meta{
-				Created: time.Now().UTC(), Note: "generation 0: random initialisation, seed " + fmt.Sprint(l.cfg.Run.Seed),
-			}}
+			ck = model.NewCheckpoint(mc, l.cfg.Run.Seed, "generation 0: random initialisation, seed "+fmt.Sprint(l.cfg.Run.Seed))
 		}
 		if err := ck.Save(l.run.Path(runfolder.AcceptedDir, runfolder.CandidateName(0))); err != nil {
 			return err

@@ -1,6 +1,10 @@
 package train
 
-import "dama/arena"
+import (
+	"fmt"
+
+	"dama/arena"
+)
 
 // Stage is a part of a generation whose progress Loop reports.
 type Stage int
@@ -54,6 +58,31 @@ type Event struct {
 	// MoreGames marks a self-play round played beyond the configured games
 	// because the replay window needs train.window_min positions.
 	MoreGames bool
+}
+
+// Describe says what the stage of e is doing, as a progress bar or line
+// shows it ("gen 3: arena +1 =2 -1").
+func (e Event) Describe() string {
+	switch e.Stage {
+	case StageWait:
+		return fmt.Sprintf("gen %d: waiting for workers' games", e.Gen)
+	case StageSelfPlay:
+		if e.MoreGames {
+			return fmt.Sprintf("gen %d: self-play (more games: the replay window needs train.window_min positions)", e.Gen)
+		}
+		return fmt.Sprintf("gen %d: self-play", e.Gen)
+	case StageTrain:
+		return fmt.Sprintf("gen %d: training", e.Gen)
+	case StageArena:
+		if e.Done > 0 {
+			t := arena.Tally{Wins: e.Wins, Draws: e.Draws, Losses: e.Losses, Unpaired: e.Unpaired}
+			return fmt.Sprintf("gen %d: arena %s", e.Gen, t)
+		}
+		return fmt.Sprintf("gen %d: arena", e.Gen)
+	case StageLadder:
+		return fmt.Sprintf("gen %d: ladder", e.Gen)
+	}
+	return fmt.Sprintf("gen %d: stage %d", e.Gen, e.Stage)
 }
 
 // stage reports the progress of one stage to a sink; a nil sink, or a

@@ -128,3 +128,23 @@ func TestProgressEvents(t *testing.T) {
 		t.Errorf("a finished run reported %+v", sink.events)
 	}
 }
+
+func TestEventDescribe(t *testing.T) {
+	for _, tc := range []struct {
+		e    Event
+		want string
+	}{
+		{Event{Gen: 2, Stage: StageWait}, "gen 2: waiting for workers' games"},
+		{Event{Gen: 2, Stage: StageSelfPlay}, "gen 2: self-play"},
+		{Event{Gen: 2, Stage: StageSelfPlay, MoreGames: true}, "gen 2: self-play (more games: the replay window needs train.window_min positions)"},
+		{Event{Gen: 2, Stage: StageTrain, Done: 5}, "gen 2: training"},
+		{Event{Gen: 2, Stage: StageArena}, "gen 2: arena"},
+		{Event{Gen: 2, Stage: StageArena, Done: 3, Wins: 1, Draws: 1, Losses: 0, Unpaired: 1}, "gen 2: arena +1 =1 -0 (1 unpaired game not counted)"},
+		{Event{Gen: 2, Stage: StageLadder}, "gen 2: ladder"},
+		{Event{Gen: 2, Stage: 9}, "gen 2: stage 9"},
+	} {
+		if got := tc.e.Describe(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
+		}
+	}
+}

@@ -81,7 +81,7 @@ func (o targetOptions) tableWDL(p *selfplay.Ply) (wdl [3]float32, ok bool) {
 	if o.Tables == nil {
 		return wdl, false
 	}
-	proof, ok := tb.Oracle{T: o.Tables}.Prove(mcts.Query{Pos: p.Pos, Repetitions: p.Repetitions, QuietPlies: p.QuietPlies})
+	proof, ok := tb.Oracle{T: o.Tables}.Prove(p.Query())
 	switch {
 	case !ok:
 		return wdl, false

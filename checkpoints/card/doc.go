@@ -16,7 +16,9 @@
 //     (Rewrite) can write it again after its layout changed or a rating
 //     was added to the record by hand.
 //
-// A ship writes four files together: dama.ckpt, dama.onnx, model.json
+// Ship is the whole of dama ship: it slims and exports the checkpoint,
+// rates it on the ladder and in a match with the player its caller makes,
+// and writes the four files together: dama.ckpt, dama.onnx, model.json
 // and MODEL.md. Stage writes the first two under temporary names and
 // checks that the other two can be written, before the ladder and the
 // match are played; Shipment.Commit adds the record and the card and

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"dama/arena"
@@ -89,31 +88,6 @@ func arenaFlags(fs *flagSet, o *arenaOptions) {
 	limit(fs, "threshold", 0, 1, "0: none")
 }
 
-// parseSPRT reads "elo0,elo1[,alpha,beta]".
-func parseSPRT(s string) (*arena.SPRT, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 2 && len(parts) != 4 {
-		return nil, fmt.Errorf("--sprt %q: want ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA", s)
-	}
-	v := make([]float64, len(parts))
-	for i, p := range parts {
-		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil {
-			return nil, fmt.Errorf("--sprt %q: %q is not a number", s, p)
-		}
-		v[i] = f
-	}
-	t := arena.DefaultSPRT
-	t.Elo0, t.Elo1 = v[0], v[1]
-	if len(v) == 4 {
-		t.Alpha, t.Beta = v[2], v[3]
-	}
-	if err := t.Validate(); err != nil {
-		return nil, fmt.Errorf("--sprt %q: %w", s, err)
-	}
-	return &t, nil
-}
-
 // runArena plays the match the flags o ask for, or judges the games of
 // the files of arena judge (o.judge): each match and, with several,
 // pooled into one result (the same two players in each).
@@ -146,11 +120,11 @@ func runArena(e *env, o arenaOptions) error {
 		Threshold:    o.threshold,
 	}
 	if o.sprt != "" {
-		t, err := parseSPRT(o.sprt)
+		t, err := arena.ParseSPRT(o.sprt)
 		if err != nil {
-			return err
+			return fmt.Errorf("--sprt %q: %w", o.sprt, err)
 		}
-		opts.SPRT = t
+		opts.SPRT = &t
 	}
 	if err := opts.Validate(); err != nil { // before any output
 		return err
@@ -272,9 +246,7 @@ func playerHelp() string {
 
 // closePlayer releases a player that holds resources.
 func closePlayer(w io.Writer, p arena.Player) {
-	if c, ok := p.(io.Closer); ok {
-		if err := c.Close(); err != nil {
-			fmt.Fprintf(w, "dama arena: closing %s: %v\n", p.Name(), err)
-		}
+	if err := arena.Close(p); err != nil {
+		fmt.Fprintf(w, "dama arena: closing %s: %v\n", p.Name(), err)
 	}
 }

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	neturl "net/url"
-	"os"
-	"strings"
 
 	"dama/broker"
 	"dama/runfolder"
@@ -87,65 +84,13 @@ func (b *brokerFlags) workerAuth() (*broker.Credential, broker.Auth, error) {
 	return c, a, nil
 }
 
-// startBroker serves or connects to the broker for dama train and hooks
-// the bridge into opt; the returned function stops both, telling workers
-// the run is done (finished) or paused.
+// startBroker serves or connects to the broker for dama train
+// (broker.StartTrainer) and hooks the bridge into opt; the returned
+// function stops both, telling workers the run is done (finished) or
+// paused.
 func startBroker(ctx context.Context, e *env, b *brokerFlags, dir string, opt *train.Options) (func(finished bool), error) {
 	run, err := runfolder.Open(dir)
 	if err != nil {
-		return nil, err
-	}
-	url := b.url
-	var srv *broker.Server
-	var auth broker.Auth
-	if b.serve != "" {
-		if b.token != "" || b.tokenFile != "" || b.creds != "" {
-			return nil, errors.New("--token, --token-file and --creds go with --broker: --serve keeps its own users in RUN/broker (dama broker add-worker)")
-		}
-		roster, err := broker.EnsureRoster(run.Path("broker"))
-		if err != nil {
-			return nil, err
-		}
-		srv, err = broker.StartServer(broker.ServerOptions{
-			Addr: b.serve, StoreDir: run.Path("broker", "jetstream"), Roster: run.Path("broker"),
-			TLSCert: b.tlsCert, TLSKey: b.tlsKey, TLSCA: b.tlsCA,
-		})
-		if err != nil {
-			return nil, err
-		}
-		url = srv.URL()
-		auth = roster.TrainerAuth()
-		auth.From = "the trainer's password in " + run.Path("broker", broker.RosterFile)
-		if _, err := os.Stat(run.Path("broker", "token")); err == nil {
-			fmt.Fprintf(e.stdout, "broker: note: %s is no longer used: each worker needs its own credential (dama broker add-worker NAME --run %s)\n", run.Path("broker", "token"), dir)
-		}
-		host, _, _ := net.SplitHostPort(b.serve)
-		_, port, _ := net.SplitHostPort(strings.TrimPrefix(strings.TrimPrefix(url, "nats://"), "tls://"))
-		if host == "" || host == "0.0.0.0" || host == "::" {
-			if h, err := os.Hostname(); err == nil {
-				host = h
-			}
-		}
-		scheme := "nats"
-		if b.tlsCert != "" {
-			scheme = "tls"
-		}
-		fmt.Fprintf(e.stdout, "broker: serving %s://%s (JetStream storage %s)\n", scheme, net.JoinHostPort(host, port), run.Path("broker", "jetstream"))
-		fmt.Fprintf(e.stdout, "broker: workers: dama broker add-worker NAME --run %s, copy the credential file it writes (keep it mode 0600) and run  dama selfplay worker --broker %s://%s --credential FILE\n",
-			dir, scheme, net.JoinHostPort(host, port))
-		if !broker.IsLoopback(b.serve) && b.tlsCert == "" {
-			fmt.Fprintln(e.stdout, "broker: note: without --tls-cert the passwords and games cross the network in clear; use TLS outside a trusted network")
-		}
-	} else {
-		if auth, err = b.auth(); err != nil {
-			return nil, err
-		}
-	}
-	signer, err := broker.EnsureSigner(run.Path("broker"))
-	if err != nil {
-		if srv != nil {
-			srv.Shutdown()
-		}
 		return nil, err
 	}
 	// One index of the run's games for the trainer and the bridge: the
@@ -153,22 +98,19 @@ func startBroker(ctx context.Context, e *env, b *brokerFlags, dir string, opt *t
 	check := selfplay.RunChecker(opt.Config.SelfPlay, run.SelfPlayHistory, run.Path(runfolder.AcceptedDir))
 	opt.Held = selfplay.NewGameIndex()
 	check.Held = opt.Held
-	br, err := broker.NewBridge(ctx, broker.BridgeOptions{URL: url, Auth: auth, Local: srv, Run: run, Signer: signer, Log: e.stdout,
-		Check: check, Want: opt.Config.SelfPlay.GamesPerGeneration})
-	if err != nil {
-		if srv != nil {
-			srv.Shutdown()
+	to := broker.TrainerOptions{Serve: b.serve, URL: b.url, TLSCert: b.tlsCert, TLSKey: b.tlsKey, TLSCA: b.tlsCA, Run: run, Log: e.stdout,
+		Check: check, Want: opt.Config.SelfPlay.GamesPerGeneration}
+	if b.serve != "" {
+		if b.token != "" || b.tokenFile != "" || b.creds != "" {
+			return nil, errors.New("--token, --token-file and --creds go with --broker: --serve keeps its own users in RUN/broker (dama broker add-worker)")
 		}
+	} else if to.Auth, err = b.auth(); err != nil {
 		return nil, err
 	}
-	opt.OnBest, opt.OnPlan, opt.OnConfig, opt.OnQuarantine = br.OnBest, br.OnPlan, br.OnConfig, br.OnQuarantine
-	return func(finished bool) {
-		if finished {
-			br.SetFinished()
-		}
-		br.Close()
-		if srv != nil {
-			srv.Shutdown()
-		}
-	}, nil
+	t, err := broker.StartTrainer(ctx, to)
+	if err != nil {
+		return nil, err
+	}
+	opt.OnBest, opt.OnPlan, opt.OnConfig, opt.OnQuarantine = t.Bridge.OnBest, t.Bridge.OnPlan, t.Bridge.OnConfig, t.Bridge.OnQuarantine
+	return t.Stop, nil
 }

@@ -35,30 +35,16 @@ func modelCompare(e *env, path, dir, backend, against string, par int) error {
 		}
 		for _, g := range gs {
 			games++
-			for _, p := range g.Plies {
-				qs = append(qs, mcts.Query{Pos: p.Pos, Legal: p.Legal, Repetitions: p.Repetitions, QuietPlies: p.QuietPlies})
+			for i := range g.Plies {
+				qs = append(qs, g.Plies[i].Query())
 			}
 		}
 	}
-	open := func(name string) (*infer.Evaluator, error) {
-		return infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: par, Backend: name})
-	}
-	a, err := open(backend)
+	r, names, err := infer.CompareBackends(context.Background(), ck.Net, qs, backend, against, par)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	b, err := open(against)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	r, err := infer.Compare(context.Background(), a, b, qs, par)
-	if err != nil {
-		return err
-	}
-	meets := r.TopMoveShare() >= 0.99 && r.MeanDE <= 0.01 && r.MaxDE <= 0.05
 	fmt.Fprintf(e.stdout, "%s against %s, %s (%s), %d games of %s:\n%s\nmeets the accuracy bar (top move >= 99%%, mean |dE| <= 0.01, max <= 0.05): %v\n",
-		a.Backend(), b.Backend(), path, ck.Net.Config, games, dir, r, meets)
+		names[0], names[1], path, ck.Net.Config, games, dir, r, r.MeetsBar())
 	return nil
 }

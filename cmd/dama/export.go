@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"time"
 
 	"dama/checkpoints"
 	"dama/model"
@@ -62,7 +60,7 @@ func init() {
 // exportModel writes ck as an ONNX model or a JSON file (format) to out,
 // naming source in the metadata.
 func exportModel(ck *model.Checkpoint, source, format, out string) error {
-	net, meta, err := foldForExport(ck, source)
+	net, meta, err := export.FoldCheckpoint(ck, source)
 	if err != nil {
 		return err
 	}
@@ -70,25 +68,4 @@ func exportModel(ck *model.Checkpoint, source, format, out string) error {
 		return export.SaveONNX(out, net, export.Options{Producer: buildVersion(), Metadata: meta})
 	}
 	return export.SaveJSON(out, net, meta)
-}
-
-// foldForExport folds ck's network for export and returns it with the
-// metadata that names source (the checkpoint's file name), step, parent
-// and creation time.
-func foldForExport(ck *model.Checkpoint, source string) (*export.Net, []export.KV, error) {
-	net, err := export.Fold(ck.Net)
-	if err != nil {
-		return nil, nil, err
-	}
-	meta := []export.KV{
-		{Key: "dama.source", Value: source},
-		{Key: "dama.step", Value: strconv.FormatInt(ck.Step, 10)},
-	}
-	if ck.Meta.Parent != "" {
-		meta = append(meta, export.KV{Key: "dama.parent", Value: ck.Meta.Parent})
-	}
-	if !ck.Meta.Created.IsZero() {
-		meta = append(meta, export.KV{Key: "dama.created", Value: ck.Meta.Created.UTC().Format(time.RFC3339)})
-	}
-	return net, meta, nil
 }

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -155,7 +154,7 @@ func init() {
 					return arena.Calibrate(ctx, players, arena.ParsePlayer, opt)
 				})
 			case "show":
-				printLadder(e.stdout, l)
+				l.WriteTable(e.stdout)
 				return nil
 			}
 			spec, err := o.model.Spec(e.stderr)
@@ -178,15 +177,7 @@ func init() {
 				return err
 			}
 			defer closePlayer(e.stderr, p)
-			bar := progressbar.NewOptions(o.games,
-				progressbar.OptionSetWriter(e.stderr),
-				progressbar.OptionSetVisibility(!o.quiet),
-				progressbar.OptionSetDescription("ladder"),
-				progressbar.OptionShowCount(),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionThrottle(200*time.Millisecond),
-				progressbar.OptionClearOnFinish(),
-			)
+			bar := ladderBar(e.stderr, o.games, "ladder", o.quiet)
 			res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{
 				Games: o.games, ProbePairs: o.probe, Parallel: o.parallel,
 				OnGame: func(rung int, _ arena.GameResult) {
@@ -204,7 +195,7 @@ func init() {
 				fmt.Fprintln(e.stderr, ladderSearchLine(spec.Search))
 				return nil
 			}
-			printClimb(e.stdout, res)
+			res.WriteTable(e.stdout)
 			fmt.Fprintln(e.stdout, ladderSearchLine(spec.Search))
 			return nil
 		},
@@ -229,49 +220,6 @@ func loadLadder(path string) (*arena.Ladder, error) {
 	return arena.ReadLadder(path)
 }
 
-func printLadder(w io.Writer, l *arena.Ladder) {
-	fmt.Fprintf(w, "ladder v%d, measured %s (revision %s), anchor %s = 0, openings %d plies from seed %d\n",
-		l.Version, l.Created.Format("2006-01-02"), orDash(l.Revision), l.Anchor, l.OpeningPlies, l.Seed)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rung\tplayer\tElo\t±95%\tms/move\t")
-	for i, r := range l.Rungs {
-		fmt.Fprintf(tw, "%d\t%s\t%+.0f\t%.0f\t%.1f\t\n", i+1, r.Player, r.Elo, 1.96*r.StdErr, r.MoveMillis)
-	}
-	tw.Flush()
-}
-
-func printClimb(w io.Writer, res arena.LadderResult) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rung\tElo\tgames\t+\t=\t-\tscore\texpected\t")
-	for _, r := range res.Rungs {
-		w, d, l := pairCounts(r.Pairs)
-		n := 2 * r.Pairs.Pairs()
-		if n == 0 {
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%+.0f\t%d\t%d\t%d\t%d\t%.1f%%\t%.1f%%\t\n", r.Rung.Player, r.Rung.Elo, n, w, d, l, 100*r.Pairs.Score(), 100*r.Expected)
-	}
-	tw.Flush()
-	fmt.Fprintln(w, res)
-}
-
-// pairCounts returns the wins, draws and losses a pentanomial implies at
-// least (a pair worth 1 point may be a win and a loss or two draws: it is
-// shown as two draws).
-func pairCounts(p arena.Pentanomial) (w, d, l int) {
-	l += 2*p[0] + p[1]
-	d += p[1] + 2*p[2] + p[3]
-	w += p[3] + 2*p[4]
-	return
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // calibrateLadder runs a calibration (run: arena.Calibrate or
 // arena.Extend, given the options with progress and the span and games
 // set) of players above the below rungs kept, with a progress bar over
@@ -280,19 +228,7 @@ func calibrateLadder(ctx context.Context, e *env, out, rev string, below int, pl
 	if rev == "" {
 		rev = buildVersion()
 	}
-	matches := 0 // each player plays the span players below it
-	for i := range players {
-		matches += min(span, below+i)
-	}
-	bar := progressbar.NewOptions(matches*games,
-		progressbar.OptionSetWriter(e.stderr),
-		progressbar.OptionSetVisibility(!quiet),
-		progressbar.OptionSetDescription("calibrating"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
+	bar := ladderBar(e.stderr, arena.CalibrationMatches(below, len(players), span)*games, "calibrating", quiet)
 	l, err := run(arena.CalibrateOptions{
 		Games: games, Span: span,
 		OnGame: func(arena.GameResult) { _ = bar.Add(1) },
@@ -306,14 +242,24 @@ func calibrateLadder(ctx context.Context, e *env, out, rev string, below int, pl
 		return err
 	}
 	l.Revision = rev
-	b, err := l.Encode()
-	if err != nil {
+	if err := l.Write(out); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(out, b); err != nil {
-		return err
-	}
-	printLadder(e.stdout, l)
+	l.WriteTable(e.stdout)
 	fmt.Fprintf(e.stdout, "wrote %s\n", out)
 	return nil
+}
+
+// ladderBar is the progress bar of n games of dama ladder, described by
+// desc, on w unless quiet.
+func ladderBar(w io.Writer, n int, desc string, quiet bool) *progressbar.ProgressBar {
+	return progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetVisibility(!quiet),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"dama/model"
 	"dama/model/infer"
@@ -81,10 +80,7 @@ func modelNew(e *env, preset, out string, seed int64, note string) error {
 	if note == "" {
 		note = fmt.Sprintf("fresh %s network, seed %d", preset, seed)
 	}
-	ck := &model.Checkpoint{
-		Net:  model.NewSeededNetwork(cfg, seed),
-		Meta: model.Meta{Created: time.Now().UTC(), Note: note},
-	}
+	ck := model.NewCheckpoint(cfg, seed, note)
 	if err := ck.Save(out); err != nil {
 		return err
 	}
@@ -108,38 +104,9 @@ func modelInfo(e *env, path string) error {
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "file        %s (%d bytes)\n", path, st.Size())
-	if ck.Version == model.FormatVersionFlags {
-		fmt.Fprintf(w, "format      version %d (its opponent-reply head, removed since, is dropped on reading)\n", ck.Version)
-	} else {
-		fmt.Fprintf(w, "format      version %d\n", ck.Version)
-	}
-	fmt.Fprintf(w, "config      %s\n", ck.Net.Config)
-	fmt.Fprintf(w, "digest      %s\n", ck.Meta.ConfigDigest)
-	fmt.Fprintf(w, "parameters  %d\n", ck.Net.NumParams())
-	fmt.Fprintf(w, "step        %d\n", ck.Step)
-	parent := ck.Meta.Parent
-	if parent == "" {
-		parent = "-"
-	}
-	fmt.Fprintf(w, "parent      %s\n", parent)
-	created := "-"
-	if !ck.Meta.Created.IsZero() {
-		created = ck.Meta.Created.Format(time.RFC3339)
-	}
-	fmt.Fprintf(w, "created     %s\n", created)
-	opt := "none"
-	if ck.Opt.Kind != "" {
-		opt = fmt.Sprintf("%s (%d steps)", ck.Opt.Kind, ck.Opt.Steps)
-	}
-	fmt.Fprintf(w, "optimizer   %s\n", opt)
+	ck.WriteInfo(w)
 	auto, _ := infer.ResolveBackend(infer.BackendAuto)
-	var here []string
-	for _, n := range infer.BackendNames() {
-		if _, err := infer.ResolveBackend(n); err == nil && n != infer.BackendAuto {
-			here = append(here, n)
-		}
-	}
-	fmt.Fprintf(w, "backend     %s (auto on this CPU; available: %s)\n", auto, strings.Join(here, ", "))
+	fmt.Fprintf(w, "backend     %s (auto on this CPU; available: %s)\n", auto, strings.Join(infer.AvailableBackends(), ", "))
 	if ck.Meta.Note != "" {
 		fmt.Fprintf(w, "note        %s\n", ck.Meta.Note)
 	}

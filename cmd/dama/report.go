@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 
 	"dama/report"
 	"dama/runfolder"
@@ -30,14 +29,10 @@ func init() {
 				return fmt.Errorf("unexpected argument %q (one run folder at a time)", args[1])
 			}
 			dir := args[0]
-			st, err := os.Stat(dir)
-			if err != nil {
-				return fmt.Errorf("run folder %s: %w", dir, err)
-			}
-			if !st.IsDir() {
-				return fmt.Errorf("run folder %s: not a directory", dir)
-			}
 			run := &runfolder.Run{Dir: dir}
+			if err := run.Exists(); err != nil {
+				return err
+			}
 			rep, err := report.Load(run)
 			if err != nil {
 				return err

@@ -2,27 +2,23 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"dama/broker"
 	"dama/configs"
+	"dama/engine"
 	"dama/internal/progress"
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
 	"dama/player"
-	"dama/rules"
 	"dama/runfolder"
 	"dama/selfplay"
 	"dama/train"
@@ -81,18 +77,6 @@ func selfplayFlags(fs *flagSet, o *selfplayOptions, bf *brokerFlags) {
 	bf.register(fs, false)
 	fs.renamed("pdn", "chunk-pdn")    // --pdn FILE is a PDN file to write elsewhere
 	fs.renamed("batch", "eval-batch") // --batch is the leaves a search step evaluates elsewhere
-}
-
-// selfplayRandom is the "random" model: uniform priors, and every position
-// a draw.
-type selfplayRandom struct{}
-
-func (selfplayRandom) Evaluate(_ context.Context, q mcts.Query, out *mcts.Evaluation) error {
-	for i := range out.Priors {
-		out.Priors[i] = 1 / float32(len(q.Legal))
-	}
-	out.WDL = [3]float32{0, 1, 0}
-	return nil
 }
 
 // selfplaySettings returns the self-play settings of dama selfplay --model:
@@ -196,7 +180,7 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 	}
 
 	h := selfplay.Header{Model: o.model, ConfigDigest: cfg.Digest()}
-	var ev mcts.Evaluator = selfplayRandom{}
+	var ev mcts.Evaluator = engine.Uniform{} // "random"
 	if o.model != "random" {
 		path, err := runfolder.ResolveModel(o.model)
 		if err != nil {
@@ -207,8 +191,7 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(data)
-		h.ModelDigest = "sha256:" + hex.EncodeToString(sum[:])
+		h.ModelDigest = selfplay.ModelDigest(data)
 		ck, err := model.Load(o.model)
 		if err != nil {
 			return err
@@ -227,7 +210,7 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 	}
 	worker := o.worker
 	if worker == "" {
-		worker = defaultWorkerName()
+		worker = selfplay.DefaultWorkerName()
 	}
 	cw, err := selfplay.NewChunkWriter(o.out, worker, o.chunk, h, o.pdn)
 	if err != nil {
@@ -239,14 +222,14 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 		barOut = nil
 	}
 	bar := progress.New(barOut, o.games, "selfplay")
-	var st selfplayStats
+	var st selfplay.Stats
 	start := time.Now()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	runErr := selfplay.Run(ctx, ev, cfg, o.first, o.games, func(g *selfplay.Game) error {
-		st.add(g)
+		st.Add(g)
 		el := time.Since(start).Seconds()
-		bar.Describe(fmt.Sprintf("selfplay: %.0f pos/s, mean %.0f plies, W/D/L %s", float64(st.positions)/el, st.meanLength(), st.shares()))
+		bar.Describe(fmt.Sprintf("selfplay: %.0f pos/s, mean %.0f plies, W/D/L %s", float64(st.Positions)/el, st.MeanLength(), st.Shares()))
 		bar.Add(1)
 		return cw.Add(g)
 	})
@@ -268,85 +251,9 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 		note = " (interrupted)"
 	}
 	fmt.Fprintf(e.stdout, "selfplay%s: %d games in %d files in %s, %s; %d positions, mean %.1f plies, %.0f positions/s, %.0f games/h, %.1fs\n",
-		note, cw.Written(), len(cw.Files()), o.out, st.summary(), st.positions, st.meanLength(),
-		float64(st.positions)/el.Seconds(), float64(st.games)/el.Hours(), el.Seconds())
+		note, cw.Written(), len(cw.Files()), o.out, st.Summary(), st.Positions, st.MeanLength(),
+		float64(st.Positions)/el.Seconds(), float64(st.Games)/el.Hours(), el.Seconds())
 	return nil
-}
-
-// selfplayStats sums up finished games for the progress bar and summary.
-type selfplayStats struct {
-	games, positions, white, draws, black int
-	resigned, capped, tabled              int
-	checked, falseResign                  int
-}
-
-func (s *selfplayStats) add(g *selfplay.Game) {
-	s.games++
-	s.positions += len(g.Plies)
-	switch g.Result {
-	case rules.WhiteWins:
-		s.white++
-	case rules.BlackWins:
-		s.black++
-	default:
-		s.draws++
-	}
-	switch g.End {
-	case selfplay.Resigned:
-		s.resigned++
-	case selfplay.LengthCap:
-		s.capped++
-	case selfplay.Tables:
-		s.tabled++
-	}
-	if ok, f := g.FalseResignation(); ok {
-		s.checked++
-		if f {
-			s.falseResign++
-		}
-	}
-}
-
-func (s *selfplayStats) meanLength() float64 {
-	if s.games == 0 {
-		return 0
-	}
-	return float64(s.positions) / float64(s.games)
-}
-
-func (s *selfplayStats) shares() string {
-	if s.games == 0 {
-		return "-"
-	}
-	pc := func(n int) int { return (100*n + s.games/2) / s.games }
-	return fmt.Sprintf("%d/%d/%d%%", pc(s.white), pc(s.draws), pc(s.black))
-}
-
-func (s *selfplayStats) summary() string {
-	out := fmt.Sprintf("White/draw/Black %s, %d resigned, %d at the length cap", s.shares(), s.resigned, s.capped)
-	if s.tabled > 0 {
-		out += fmt.Sprintf(", %d adjudicated by the tables", s.tabled)
-	}
-	if s.checked > 0 {
-		out += fmt.Sprintf(", false resignations %d of %d checked", s.falseResign, s.checked)
-	}
-	return out
-}
-
-// defaultWorkerName is HOST-PID with the host name cut to file-name
-// characters.
-func defaultWorkerName() string {
-	host, _ := os.Hostname()
-	host = strings.Map(func(r rune) rune {
-		if r < 128 && (r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return r
-		}
-		return -1
-	}, host)
-	if host == "" {
-		host = "w"
-	}
-	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }
 
 // workerSettings checks the flags of a worker (--run or --broker, named in
@@ -367,15 +274,11 @@ func workerSettings(e *env, fs *flag.FlagSet, o selfplayOptions, mode string) (w
 	}
 	worker = o.worker
 	if worker == "" {
-		worker = defaultWorkerName()
+		worker = selfplay.DefaultWorkerName()
 	}
 	seed = o.seed
 	if seed == 0 {
-		// Distinct workers get distinct games; a worker is reproducible
-		// from its name.
-		h := fnv.New64a()
-		h.Write([]byte(worker))
-		seed = h.Sum64()
+		seed = selfplay.WorkerSeed(worker)
 	}
 	// Every line carries the time and the worker's name; --quiet hides
 	// only the progress lines.

@@ -63,10 +63,9 @@ func (f *webFlags) register(fs *flagSet, def string) {
 // startWeb serves the web view of the run folder dir until ctx ends; wait
 // blocks until the server has stopped.
 func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func() error, err error) {
-	if st, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("run folder %s: %w", dir, err)
-	} else if !st.IsDir() {
-		return nil, fmt.Errorf("run folder %s: not a directory", dir)
+	run := &runfolder.Run{Dir: dir}
+	if err := run.Exists(); err != nil {
+		return nil, err
 	}
 	addr := *f.addr
 	loop, err := web.IsLoopback(addr)
@@ -84,7 +83,7 @@ func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func()
 	} else if !loop {
 		token = web.NewToken()
 	}
-	srv, err := web.New(web.Options{Run: &runfolder.Run{Dir: dir}, Token: token, MaxSearch: secondsDuration(*f.maxTime)})
+	srv, err := web.New(web.Options{Run: run, Token: token, MaxSearch: secondsDuration(*f.maxTime)})
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -16,7 +15,6 @@ import (
 	"dama/checkpoints"
 	"dama/checkpoints/card"
 	"dama/model"
-	"dama/model/export"
 	"dama/player"
 	"dama/runfolder"
 )
@@ -119,99 +117,30 @@ type shipSearch struct {
 	matchGames, parallel int
 }
 
-// ship ships the checkpoint at path, trained in runDir, into o.out: the
-// slimmed checkpoint and its ONNX export, rated on the ladder and in a
-// match as o says, with the record and card of package checkpoints/card.
+// ship ships the checkpoint at path, trained in runDir, into o.out, rated
+// on the ladder and in a match as o says (card.Ship).
 func ship(ctx context.Context, e *env, path, runDir, revision string, o shipSearch) error {
-	out, visits, games, match, matchGames, parallel := o.out, o.search.Visits, o.games, o.match, o.matchGames, o.parallel
 	var opponent arena.Player
-	if match != "" {
-		b, err := arena.ParsePlayer(match)
+	if o.match != "" {
+		b, err := arena.ParsePlayer(o.match)
 		if err != nil {
 			return fmt.Errorf("--match: %w", err)
 		}
 		opponent = b
 	}
-	ck, err := model.Load(path)
+	size, err := card.Ship(ctx, card.ShipOptions{
+		Model: path, Run: runDir, Out: o.out, Revision: revision, Producer: buildVersion(),
+		Player: func(ck *model.Checkpoint) (arena.Player, error) {
+			return player.Spec{Model: checkpoints.ModelFile, Checkpoint: ck, Search: o.search}.Player(o.env)
+		},
+		Visits: o.search.Visits, PassForced: o.search.Pass,
+		Ladder: o.games, Opponent: opponent, MatchGames: o.matchGames, Parallel: o.parallel, Log: e.stdout,
+	})
 	if err != nil {
 		return err
 	}
-	piece, err := card.RunPiece(runDir, path)
-	if err != nil {
-		return err
-	}
-	// The lineage: a run started from the model shipped before adds to it.
-	rec, err := card.NewRecord(out, piece)
-	if err != nil {
-		return err
-	}
-
-	// The model without its optimizer state, and its ONNX export. A run continued from it (dama train --init) keeps
-	// the checkpoint's step, so its learning-rate schedule goes on without
-	// a second warm-up, and restarts Adam's moments (re-estimated within a
-	// few hundred steps); the workstation network's two moments would make
-	// the file 12 MB, over the repository's 10 MB a file.
-	slim := *ck
-	slim.Opt = model.OptimizerState{}
-	slim.Meta.Note = fmt.Sprintf("shipped from %s: %s", path, ck.Meta.Note)
-	data, err := slim.Marshal()
-	if err != nil {
-		return err
-	}
-	rec.SetModel(ck, data, revision)
-	onnx, err := onnxBytes(&slim)
-	if err != nil {
-		return err
-	}
-	// The four files are written together, after the ladder and the
-	// match: staged now (so that a folder that takes no file fails before
-	// any game), renamed into place at the end, all or none.
-	files, err := card.Stage(out, data, onnx)
-	if err != nil {
-		return err
-	}
-	defer files.Abort()
-
-	// player is the shipped model as the ladder and the match play it.
-	shipped := func() (arena.Player, error) {
-		return player.Spec{Model: checkpoints.ModelFile, Checkpoint: &slim, Search: o.search}.Player(o.env)
-	}
-	if games > 0 {
-		l, err := arena.DefaultLadder()
-		if err != nil {
-			return err
-		}
-		p, err := shipped()
-		if err != nil {
-			return err
-		}
-		res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{Games: games, ProbePairs: 2, Parallel: parallel})
-		closePlayer(e.stderr, p)
-		if err != nil {
-			return err
-		}
-		printClimb(e.stdout, res)
-		rec.Ladder = &card.Ladder{Checksum: l.Checksum[:12], Visits: visits, PassForced: o.search.Pass, Result: res}
-		rec.AddRating(piece.Run)
-	}
-	if match != "" {
-		p, err := shipped()
-		if err != nil {
-			return err
-		}
-		res, err := arena.Match(ctx, p, opponent, arena.MatchOptions{Games: matchGames, Parallel: parallel, Seed: 1})
-		closePlayer(e.stderr, p)
-		if err != nil {
-			return err
-		}
-		rec.Match = res.String()
-		fmt.Fprintln(e.stdout, rec.Match)
-	}
-	if err := files.Commit(rec); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "wrote %s (%d bytes), %s, %s and %s\n", filepath.Join(out, checkpoints.ModelFile), len(data),
-		filepath.Join(out, checkpoints.ONNXFile), filepath.Join(out, checkpoints.CardFile), checkpoints.RecordFile)
+	fmt.Fprintf(e.stdout, "wrote %s (%d bytes), %s, %s and %s\n", filepath.Join(o.out, checkpoints.ModelFile), size,
+		filepath.Join(o.out, checkpoints.ONNXFile), filepath.Join(o.out, checkpoints.CardFile), checkpoints.RecordFile)
 	return nil
 }
 
@@ -222,17 +151,4 @@ func rewriteCard(e *env, dir string) error {
 	}
 	fmt.Fprintf(e.stdout, "wrote %s from %s\n", filepath.Join(dir, checkpoints.CardFile), filepath.Join(dir, checkpoints.RecordFile))
 	return nil
-}
-
-// onnxBytes returns the ONNX export of the shipped checkpoint.
-func onnxBytes(ck *model.Checkpoint) ([]byte, error) {
-	net, meta, err := foldForExport(ck, checkpoints.ModelFile)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := export.WriteONNX(&b, net, export.Options{Producer: buildVersion(), Metadata: meta}); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }

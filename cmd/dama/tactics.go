@@ -7,11 +7,9 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 
 	"dama/internal/atomicfile"
 	"dama/player"
-	"dama/rules"
 	"dama/tactics/suite"
 	"dama/tb"
 )
@@ -137,30 +135,13 @@ func scoreSuite(ctx context.Context, e *env, s *suite.Suite, spec string, env pl
 	defer closePlayer(e.stderr, p)
 	var done func(suite.Answer)
 	if verbose {
-		done = func(a suite.Answer) {
-			t := s.Positions[a.Index]
-			mark := "missed"
-			switch {
-			case a.Solved:
-				mark = "solved"
-			case a.Won:
-				mark = "won slower"
-			}
-			fmt.Fprintf(e.stdout, "  %3d %s: played %s, best %s (%s)\n", a.Index+1, mark, a.Move, strings.Join(t.Best, " or "), t.FEN)
-		}
+		done = func(a suite.Answer) { fmt.Fprintf(e.stdout, "  %s\n", a.Describe(s)) }
 	}
 	sc, err := suite.Solve(ctx, s, p, parallel, seed, done)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: solved %d of %d (%.1f%%)", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
-	if s.AuditDepth > 0 {
-		fmt.Fprintf(e.stdout, "; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), s.AuditDepth)
-		if s.AuditTables > 0 {
-			fmt.Fprintf(e.stdout, " or by the tables of up to %d pieces", s.AuditTables)
-		}
-	}
-	fmt.Fprintln(e.stdout)
+	fmt.Fprintln(e.stdout, sc.Describe(s))
 	return nil
 }
 
@@ -172,12 +153,7 @@ func buildSuite(ctx context.Context, e *env, files []string, out string, opt sui
 	if err := atomicfile.CheckWritable(out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	type job struct {
-		name string
-		idx  int
-	}
-	var jobs []job
-	var games []rules.Record
+	var games []suite.Game
 	for _, f := range files {
 		gs, err := readPDNFile(e.stdout, f)
 		if err != nil {
@@ -185,8 +161,7 @@ func buildSuite(ctx context.Context, e *env, files []string, out string, opt sui
 		}
 		for i, g := range gs {
 			if g.Err == nil {
-				jobs = append(jobs, job{fmt.Sprintf("%s game %d", f, i+1), len(games)})
-				games = append(games, g.Record)
+				games = append(games, suite.Game{Name: fmt.Sprintf("%s game %d", f, i+1), Record: g.Record})
 			}
 		}
 	}
@@ -194,92 +169,25 @@ func buildSuite(ctx context.Context, e *env, files []string, out string, opt sui
 	if err != nil {
 		return err
 	}
-	s := &suite.Suite{ProvingDepth: b.Options().ProvingDepth, ShallowDepth: b.Options().ShallowDepth, MinGain: b.Options().MinGain, MinMargin: b.Options().MinMargin, ScreenDepth: b.Options().ScreenDepth}
-	found := make([][]suite.Position, len(jobs))
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	next, total := 0, 0
+	var base *suite.Suite
 	if add {
-		old, err := suite.Read(out)
+		if base, err = suite.Read(out); err == nil {
+			err = b.CanExtend(base, out)
+		}
 		if err != nil {
 			return fmt.Errorf("--append: %w", err)
 		}
-		if old.ProvingDepth != s.ProvingDepth || old.ShallowDepth != s.ShallowDepth || old.ScreenDepth != s.ScreenDepth || old.MinGain != s.MinGain || old.MinMargin != s.MinMargin {
-			return fmt.Errorf("--append: %s was built with depths %d/%d/%d (proving/shallow/screen), gain %d, margin %d; this build has %d/%d/%d, %d, %d", out,
-				old.ProvingDepth, old.ShallowDepth, old.ScreenDepth, old.MinGain, old.MinMargin, s.ProvingDepth, s.ShallowDepth, s.ScreenDepth, s.MinGain, s.MinMargin)
-		}
-		s.Positions = old.Positions
-		for _, p := range old.Positions {
-			seen[p.FEN] = true
-		}
-		if most > 0 {
-			most += len(old.Positions)
-		}
-		total = len(old.Positions)
 	}
-	take := func(fen string) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if seen[fen] {
-			return false
-		}
-		seen[fen] = true
-		return true
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, parallel)
-	for w := range parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			b, _ := suite.NewBuilder(opt)
-			for {
-				mu.Lock()
-				if next == len(jobs) || (most > 0 && total >= most) || ctx.Err() != nil {
-					mu.Unlock()
-					return
-				}
-				j := jobs[next]
-				next++
-				mu.Unlock()
-				ps, err := b.Game(ctx, games[j.idx], j.name, take)
-				if ctx.Err() != nil {
-					return // interrupted: the games finished so far are kept
-				}
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				mu.Lock()
-				found[j.idx] = ps
-				total += len(ps)
-				fmt.Fprintf(e.stderr, "%s: %d positions (%d in all)\n", j.name, len(ps), total)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	for _, ps := range found {
-		s.Positions = append(s.Positions, ps...)
-	}
-	if most > 0 && len(s.Positions) > most {
-		s.Positions = s.Positions[:most]
-	}
-	if len(s.Positions) == 0 {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("no tactical position in %d games", len(jobs))
+	s, err := b.Games(ctx, games, suite.GamesOptions{Base: base, Parallel: parallel, Most: most, Done: func(name string, found, total int) {
+		fmt.Fprintf(e.stderr, "%s: %d positions (%d in all)\n", name, found, total)
+	}})
+	if err != nil {
+		return err
 	}
 	if err := s.Write(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: %d positions from %d games\n", out, len(s.Positions), len(jobs))
+	fmt.Fprintf(e.stdout, "%s: %d positions from %d games\n", out, len(s.Positions), len(games))
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

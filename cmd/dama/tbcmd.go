@@ -4,11 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 	"runtime"
-	"strings"
 	"time"
 
 	"dama/arena"
@@ -158,32 +156,10 @@ func tbProbe(e *env, dir, fen string, quiet int) error {
 	if err != nil {
 		return err
 	}
-	entry, err := t.Probe(p)
-	if err != nil {
+	if _, err := t.Probe(p); err != nil {
 		return fmt.Errorf("%s: %w", fen, err)
 	}
-	v, moves, err := t.Moves(p, quiet)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "%s (%s to move, 40-move counter %d): %s; stored: %v\n", p.FEN(), p.Side(), quiet, v, entry)
-	var keep []string
-	for _, mv := range moves {
-		if mv.Value == v {
-			keep = append(keep, mv.Move.String())
-		}
-	}
-	if len(moves) > 0 {
-		fmt.Fprintf(e.stdout, "moves that keep the %s: %s\n", v, strings.Join(keep, " "))
-	}
-	for _, mv := range moves {
-		if mv.Value == tb.Draw {
-			fmt.Fprintf(e.stdout, "  %-12s draw\n", mv.Move)
-		} else {
-			fmt.Fprintf(e.stdout, "  %-12s %s, %d plies to a man move or capture\n", mv.Move, mv.Value, mv.Dist)
-		}
-	}
-	return nil
+	return t.WriteMoves(e.stdout, p, quiet)
 }
 
 // tbInfo lists the tables of a folder, each checked.
@@ -192,36 +168,14 @@ func tbInfo(e *env, dir string) error {
 	if err != nil {
 		return err
 	}
-	var pos, bytes int64
-	fmt.Fprintf(e.stdout, "%-6s %-28s %11s %9s %11s %11s %11s\n", "table", "material (side to move first)", "positions", "bytes", "wins", "draws", "losses")
-	for _, f := range t.Files() {
-		fmt.Fprintf(e.stdout, "%-6s %-28s %11d %9d %11d %11d %11d\n", f.Material, f.Material.Describe(), f.Positions, f.Bytes, f.Wins, f.Draws, f.Losses)
-		pos += f.Positions
-		bytes += f.Bytes
-	}
-	fmt.Fprintf(e.stdout, "%d tables in %s, complete up to %d pieces, %d positions, %d bytes: every checksum checks\n", len(t.Files()), dir, t.Pieces(), pos, bytes)
-	c := t.Check()
-	switch {
-	case c.Verified > 0 && c.Stamped > 0:
-		fmt.Fprintf(e.stdout, "entries: %d tables verified against one ply now (%d entries), %d vouched for by %s and sampled (%d entries), all consistent\n", c.Verified, c.Entries, c.Stamped, tb.StampName, c.Sampled)
-	case c.Verified > 0:
-		fmt.Fprintf(e.stdout, "entries: all %d tables verified against one ply now (%d entries), all consistent\n", c.Verified, c.Entries)
-	default:
-		fmt.Fprintf(e.stdout, "entries: all %d tables vouched for by %s and sampled (%d entries), all consistent (dama tb verify checks them all)\n", c.Stamped, tb.StampName, c.Sampled)
-	}
-	if c.StampNote != "" {
-		fmt.Fprintln(e.stdout, "note: "+c.StampNote)
-	}
+	t.WriteInfo(e.stdout)
 	return nil
 }
 
-// matchMinDist is the least distance of the positions tbMatch plays: wins
-// that take some play, not a capture at once.
-const matchMinDist = 15
-
 // tbMatch plays won table positions of the given number of pieces with
 // the model on both sides, once with the tables for the winning side and
-// once without, and prints each game that was not won and the totals.
+// once without (arena.Endings), and prints each game that was not won and
+// the totals.
 func tbMatch(e *env, dir, modelPath string, pieces, games, visits int, seed int64) error {
 	t, err := tb.Shared(dir)
 	if err != nil {
@@ -230,8 +184,7 @@ func tbMatch(e *env, dir, modelPath string, pieces, games, visits int, seed int6
 	if pieces > t.Pieces() {
 		return fmt.Errorf("match: --pieces %d, the tables of %s go up to %d", pieces, dir, t.Pieces())
 	}
-	// The model's search, forced moves passed, once without the tables and
-	// once with them (their proofs in the tree, their moves played).
+	// The model's search, forced moves passed.
 	s := player.Plain(visits)
 	s.Pass = true
 	spec := player.Spec{Model: modelPath, Search: s}
@@ -241,61 +194,10 @@ func tbMatch(e *env, dir, modelPath string, pieces, games, visits int, seed int6
 	}
 	defer n.Close()
 	plain := &arena.MCTSPlayer{Label: spec.String(), Evaluator: n.Evaluator, Visits: visits, Options: n.Options}
-	with := *plain
-	with.Options.Oracle, with.Options.Solver = tb.Oracle{T: t}, true
-	var sigs []tb.Material
-	for _, m := range tb.Signatures(pieces) {
-		if m.Pieces() == pieces {
-			sigs = append(sigs, m)
-		}
-	}
-	r := rand.New(rand.NewPCG(uint64(seed), 22))
-	won := [2]int{}
-	ctx := context.Background()
-	for n := 0; n < games; {
-		pos := tb.RandomPosition(r, sigs[r.IntN(len(sigs))])
-		if e, err := t.Probe(pos); err != nil || e.Type != tb.Win || e.Dist < matchMinDist {
-			continue
-		}
-		n++
-		for i, hero := range []*arena.MCTSPlayer{plain, &with} {
-			g := rules.NewGame(pos)
-			hp, err := hero.Start(ctx, g, r)
-			if err != nil {
-				return err
-			}
-			dp, err := plain.Start(ctx, g, r)
-			if err != nil {
-				return err
-			}
-			var moves []string
-			for !g.Outcome().Over() && g.Ply() < 400 {
-				pl := dp
-				if g.Position().Side() == pos.Side() {
-					pl = hp
-				}
-				m, err := pl.Move(ctx, g)
-				if err != nil {
-					return err
-				}
-				moves = append(moves, m.String())
-				if err := g.Play(m); err != nil {
-					return err
-				}
-			}
-			hp.Close()
-			dp.Close()
-			o := g.Outcome()
-			if w, ok := o.Result.Winner(); ok && w == pos.Side() {
-				won[i]++
-				continue
-			}
-			how := o.Reason.String()
-			if !o.Over() {
-				how = "400 plies"
-			}
-			fmt.Fprintf(e.stdout, "%s (%s wins) %s: %s by %s after %d plies: %s\n", pos.FEN(), pos.Side(), [2]string{"without tables", "with tables"}[i], o.Result, how, g.Ply(), strings.Join(moves, " "))
-		}
+	won, err := arena.Endings(context.Background(), t, plain, arena.EndingOptions{Pieces: pieces, Games: games, Seed: seed,
+		Lost: func(g arena.EndingGame) { fmt.Fprintln(e.stdout, g) }})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stdout, "%d won positions of %d pieces, %s at %d visits on both sides: won %d without the tables, %d with them\n", games, pieces, plain.Label, visits, won[0], won[1])
 	return nil

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+	"time"
 
 	"dama/model"
 	"dama/rules"
@@ -195,5 +196,26 @@ func TestFoldRejectsBadNetwork(t *testing.T) {
 	net.Tensors = net.Tensors[:len(net.Tensors)-1]
 	if _, err := Fold(net); err == nil {
 		t.Fatal("Fold accepted a network with a missing tensor")
+	}
+}
+
+// TestFoldCheckpointMetadata: the metadata names the source and step
+// always, the parent and creation time only where the checkpoint has them.
+func TestFoldCheckpointMetadata(t *testing.T) {
+	ck := &model.Checkpoint{Net: testNetwork(t, 1), Step: 42}
+	_, meta, err := FoldCheckpoint(ck, "a.ckpt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []KV{{"dama.source", "a.ckpt"}, {"dama.step", "42"}}; fmt.Sprint(meta) != fmt.Sprint(want) {
+		t.Errorf("metadata %v, want %v", meta, want)
+	}
+	ck.Meta.Parent, ck.Meta.Created = "p.ckpt", time.Date(2026, 12, 1, 10, 0, 0, 0, time.FixedZone("x", 3600))
+	_, meta, err = FoldCheckpoint(ck, "a.ckpt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(meta) != 4 || meta[2] != (KV{"dama.parent", "p.ckpt"}) || meta[3] != (KV{"dama.created", "2026-12-01T09:00:00Z"}) {
+		t.Errorf("metadata %v: want the parent and the UTC creation time", meta)
 	}
 }

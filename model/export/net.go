@@ -3,6 +3,8 @@ package export
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"time"
 
 	"dama/model"
 )
@@ -32,6 +34,27 @@ func Fold(n *model.Network) (*Net, error) {
 	}
 	out := &Net{Config: n.Config, Layers: layers}
 	return out, out.Check()
+}
+
+// FoldCheckpoint folds ck's network (Fold) and returns it with the
+// metadata that names its source (the checkpoint's file name), step,
+// parent and creation time, to add to an export (Options.Metadata).
+func FoldCheckpoint(ck *model.Checkpoint, source string) (*Net, []KV, error) {
+	net, err := Fold(ck.Net)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta := []KV{
+		{Key: "dama.source", Value: source},
+		{Key: "dama.step", Value: strconv.FormatInt(ck.Step, 10)},
+	}
+	if ck.Meta.Parent != "" {
+		meta = append(meta, KV{Key: "dama.parent", Value: ck.Meta.Parent})
+	}
+	if !ck.Meta.Created.IsZero() {
+		meta = append(meta, KV{Key: "dama.created", Value: ck.Meta.Created.UTC().Format(time.RFC3339)})
+	}
+	return net, meta, nil
 }
 
 // Check verifies that the layers are those of the config's spec, with

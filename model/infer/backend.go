@@ -116,6 +116,19 @@ func BackendNames() []string {
 	return names
 }
 
+// AvailableBackends returns the names of the backends this machine can
+// run, sorted (BackendNames less those ResolveBackend refuses here, and
+// BackendAuto).
+func AvailableBackends() []string {
+	var here []string
+	for _, n := range BackendNames() {
+		if _, err := ResolveBackend(n); err == nil && n != BackendAuto {
+			here = append(here, n)
+		}
+	}
+	return here
+}
+
 // ResolveBackend returns the backend name that name selects on this
 // machine: "" is "auto", and "auto" the available Auto backend of highest
 // priority, or fp32. An unknown or unavailable name is an error naming

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -135,5 +136,17 @@ func TestResolveBackend(t *testing.T) {
 	names := strings.Join(infer.BackendNames(), " ")
 	if !strings.HasPrefix(names, "auto ") || !strings.Contains(names, " fp32") || !strings.Contains(names, "test-ref64") {
 		t.Errorf("BackendNames() = %s", names)
+	}
+}
+
+func TestAvailableBackends(t *testing.T) {
+	here := infer.AvailableBackends()
+	if !slices.Contains(here, infer.BackendFP32) || slices.Contains(here, infer.BackendAuto) || !slices.IsSorted(here) {
+		t.Errorf("available backends %v: want fp32, not auto, sorted", here)
+	}
+	for _, n := range here {
+		if _, err := infer.ResolveBackend(n); err != nil {
+			t.Errorf("%s listed as available: %v", n, err)
+		}
 	}
 }

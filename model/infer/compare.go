@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"dama/mcts"
+	"dama/model"
 )
 
 // Agreement compares two evaluators of the same network (e.g. a reduced
@@ -31,6 +32,13 @@ func (a Agreement) TopMoveShare() float64 {
 		return 0
 	}
 	return float64(a.TopMove) / float64(a.Positions)
+}
+
+// MeetsBar reports whether the agreement meets the accuracy bar of issue
+// 12 for a backend of reduced precision: the top move agrees in at least
+// 99% of the positions, |dE| is at most 0.01 on average and 0.05 at most.
+func (a Agreement) MeetsBar() bool {
+	return a.TopMoveShare() >= 0.99 && a.MeanDE <= 0.01 && a.MaxDE <= 0.05
 }
 
 // String is the summary line of a comparison.
@@ -112,4 +120,23 @@ func argmax(x []float32) int {
 
 func expectedScore(wdl [3]float32) float64 {
 	return float64(wdl[0]) + float64(wdl[1])/2
+}
+
+// CompareBackends opens net on the backends named a and b, each batching
+// up to par positions, and compares them on qs (Compare, par goroutines
+// asking at once); it returns the agreement and the backends' names, auto
+// resolved.
+func CompareBackends(ctx context.Context, net *model.Network, qs []mcts.Query, a, b string, par int) (Agreement, [2]string, error) {
+	var names [2]string
+	var evs [2]*Evaluator
+	for i, name := range []string{a, b} {
+		ev, err := OpenEvaluator(net, EvaluatorOptions{MaxBatch: par, Backend: name})
+		if err != nil {
+			return Agreement{}, names, err
+		}
+		defer ev.Close()
+		evs[i], names[i] = ev, ev.Backend()
+	}
+	r, err := Compare(ctx, evs[0], evs[1], qs, par)
+	return r, names, err
 }

@@ -89,3 +89,26 @@ func TestCompareBF16OnRandomPositions(t *testing.T) {
 		t.Errorf("bf16 against fp32: %v", r)
 	}
 }
+
+// TestCompareBackends: fp32 against itself on a tiny network agrees
+// everywhere and meets the bar; an unknown backend is an error.
+func TestCompareBackends(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	net := modeltest.TinyNet(t, 3)
+	qs := modeltest.RandomPositions(rng, 50)
+	r, names, err := CompareBackends(context.Background(), net, qs, BackendFP32, BackendFP32, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names != [2]string{BackendFP32, BackendFP32} || r.TopMove != r.Positions || r.Positions == 0 || !r.MeetsBar() {
+		t.Errorf("fp32 against fp32: %v, backends %v, meets the bar %v", r, names, r.MeetsBar())
+	}
+	if _, _, err := CompareBackends(context.Background(), net, qs, "bogus", BackendFP32, 4); err == nil {
+		t.Error("an unknown backend compared")
+	}
+	for _, a := range []Agreement{{Positions: 100, TopMove: 98}, {Positions: 100, TopMove: 100, MeanDE: 0.02}, {Positions: 100, TopMove: 100, MaxDE: 0.06}} {
+		if a.MeetsBar() {
+			t.Errorf("%v meets the bar", a)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package suite
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"dama/arena"
@@ -174,5 +176,16 @@ func TestSolveCountsSlowerWins(t *testing.T) {
 		if want := a.Move.String() == s.Positions[i].Best[0]; a.Solved != want || !a.Won {
 			t.Errorf("position %d: %v solved %v won %v", i+1, a.Move, a.Solved, a.Won)
 		}
+		if d, want := a.Describe(s), map[bool]string{true: " solved: played ", false: " won slower: played "}[a.Solved]; !strings.Contains(d, want) || !strings.HasSuffix(d, "("+s.Positions[i].FEN+")") {
+			t.Errorf("position %d described %q, want %q and its FEN", i+1, d, want)
+		}
+	}
+	want := fmt.Sprintf("random: solved %d of %d (%.1f%%); %d (100.0%%) counting the slower wins proven at depth 9", sc.Solved, len(s.Positions), 100*sc.Fraction(), len(s.Positions))
+	if got := sc.Describe(s); got != want {
+		t.Errorf("score described %q, want %q", got, want)
+	}
+	s.AuditTables = 3
+	if got := sc.Describe(s); got != want+" or by the tables of up to 3 pieces" {
+		t.Errorf("score on a suite audited with tables: %q", got)
 	}
 }

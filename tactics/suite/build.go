@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"dama/arena/classic"
 	"dama/rules"
@@ -196,6 +197,120 @@ func (b *Builder) Game(ctx context.Context, rec rules.Record, name string, take 
 		p = p.Play(m)
 	}
 	return out, nil
+}
+
+// Game is a recorded game to find positions in, with the name its
+// positions' Source gives it ("FILE game N").
+type Game struct {
+	Name   string
+	Record rules.Record
+}
+
+// GamesOptions say how Builder.Games works through its games.
+type GamesOptions struct {
+	Base     *Suite // the suite whose positions come first (nil: none); CanExtend must accept it
+	Parallel int    // games examined at once (at least 1)
+	Most     int    // the most positions to add (0: no limit)
+	// Done, when not nil, is called after each game examined, one call at
+	// a time: its name, the positions it gave and the suite's so far.
+	Done func(name string, found, total int)
+}
+
+// CanExtend reports, as an error naming the suite name, whether s was
+// built with other options than b's: Games adds to a suite only
+// positions chosen as its own were.
+func (b *Builder) CanExtend(s *Suite, name string) error {
+	o := b.opt
+	if s.ProvingDepth != o.ProvingDepth || s.ShallowDepth != o.ShallowDepth || s.ScreenDepth != o.ScreenDepth || s.MinGain != o.MinGain || s.MinMargin != o.MinMargin {
+		return fmt.Errorf("%s was built with depths %d/%d/%d (proving/shallow/screen), gain %d, margin %d; this build has %d/%d/%d, %d, %d", name,
+			s.ProvingDepth, s.ShallowDepth, s.ScreenDepth, s.MinGain, s.MinMargin, o.ProvingDepth, o.ShallowDepth, o.ScreenDepth, o.MinGain, o.MinMargin)
+	}
+	return nil
+}
+
+// Games examines the games (Game), opt.Parallel at a time on builders of
+// b's options, and returns the suite of b's options with the positions of
+// opt.Base and then those found, in the games' order, each FEN once.
+// Cancelled, it returns the positions of the games finished by then, or
+// ctx's error when there are none; a suite without positions is an error.
+func (b *Builder) Games(ctx context.Context, games []Game, opt GamesOptions) (*Suite, error) {
+	s := &Suite{ProvingDepth: b.opt.ProvingDepth, ShallowDepth: b.opt.ShallowDepth, MinGain: b.opt.MinGain, MinMargin: b.opt.MinMargin, ScreenDepth: b.opt.ScreenDepth}
+	found := make([][]Position, len(games))
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	next, total, most := 0, 0, opt.Most
+	if opt.Base != nil {
+		s.Positions = opt.Base.Positions
+		for _, p := range opt.Base.Positions {
+			seen[p.FEN] = true
+		}
+		if most > 0 {
+			most += len(opt.Base.Positions)
+		}
+		total = len(opt.Base.Positions)
+	}
+	take := func(fen string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if seen[fen] {
+			return false
+		}
+		seen[fen] = true
+		return true
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, max(opt.Parallel, 1))
+	for w := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wb, _ := NewBuilder(b.opt)
+			for {
+				mu.Lock()
+				if next == len(games) || (most > 0 && total >= most) || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				i := next
+				next++
+				mu.Unlock()
+				ps, err := wb.Game(ctx, games[i].Record, games[i].Name, take)
+				if ctx.Err() != nil {
+					return // cancelled: the games finished so far are kept
+				}
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				mu.Lock()
+				found[i] = ps
+				total += len(ps)
+				if opt.Done != nil {
+					opt.Done(games[i].Name, len(ps), total)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, ps := range found {
+		s.Positions = append(s.Positions, ps...)
+	}
+	if most > 0 && len(s.Positions) > most {
+		s.Positions = s.Positions[:most]
+	}
+	if len(s.Positions) == 0 {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("no tactical position in %d games", len(games))
+	}
+	return s, nil
 }
 
 // Audit returns p with Wins set to every other move that wins the game

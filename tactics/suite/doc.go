@@ -5,7 +5,8 @@
 //
 // A Suite is stored as versioned, indented JSON (Read, Decode, Suite.Write;
 // arena/tactics/suite.json is the project's). A Builder finds the
-// suite's positions in recorded games (Builder.Game, Builder.Examine), and
+// suite's positions in recorded games (Builder.Games, Builder.Game,
+// Builder.Examine), and
 // Audit proves the other moves of its forced wins that win too, with
 // deeper searches and, given them, the endgame tables. Solve asks any
 // arena.Player for its move in every position and counts the solved ones

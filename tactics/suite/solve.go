@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 
 	"dama/arena"
@@ -37,6 +38,33 @@ func (s Score) Fraction() float64 {
 		return 0
 	}
 	return float64(s.Solved) / float64(len(s.Answers))
+}
+
+// Describe says the answer on its position of s: solved, won slower or
+// missed, the move played, the best and the FEN.
+func (a Answer) Describe(s *Suite) string {
+	t := s.Positions[a.Index]
+	mark := "missed"
+	switch {
+	case a.Solved:
+		mark = "solved"
+	case a.Won:
+		mark = "won slower"
+	}
+	return fmt.Sprintf("%3d %s: played %s, best %s (%s)", a.Index+1, mark, a.Move, strings.Join(t.Best, " or "), t.FEN)
+}
+
+// Describe says the score on s: the positions solved and, on an audited
+// suite, those won counting the slower wins and how they were proven.
+func (sc Score) Describe(s *Suite) string {
+	out := fmt.Sprintf("%s: solved %d of %d (%.1f%%)", sc.Player, sc.Solved, len(sc.Answers), 100*sc.Fraction())
+	if s.AuditDepth > 0 {
+		out += fmt.Sprintf("; %d (%.1f%%) counting the slower wins proven at depth %d", sc.Won, 100*float64(sc.Won)/float64(len(sc.Answers)), s.AuditDepth)
+		if s.AuditTables > 0 {
+			out += fmt.Sprintf(" or by the tables of up to %d pieces", s.AuditTables)
+		}
+	}
+	return out
 }
 
 // Solve asks player for its move in every position of suite, each as a
