@@ -306,15 +306,23 @@ func TestWorkerRoles(t *testing.T) {
 	if _, err := tjs.Stream(ctx, "EVIL"); err == nil {
 		t.Errorf("the worker's stream exists")
 	}
+	// The trainer's plans take what is in games/, as a run does: without
+	// them a fast worker meets its backlog limit and waits.
+	take := func() {
+		if err := r.b.OnPlan(1, gamesOnDisk(t, r.run)); err != nil {
+			t.Error(err)
+		}
+	}
+	take()
 	n := len(gamesOnDisk(t, r.run))
-	waitFor(t, "w1 still publishing", func() bool { return len(gamesOnDisk(t, r.run)) > n })
+	waitFor(t, "w1 still publishing", func() bool { take(); return len(gamesOnDisk(t, r.run)) > n })
 	if played("accepted/0001.ckpt")+played("accepted/evil.ckpt") != 0 {
 		t.Errorf("w1 played a model the trainer did not promote")
 	}
 	// The trainer's promotion reaches the worker; the worker's own reads
 	// and writes never met a refusal.
 	r.b.OnBest("accepted/0001.ckpt")
-	waitFor(t, "w1 playing the promoted model", func() bool { return played("accepted/0001.ckpt") > 0 })
+	waitFor(t, "w1 playing the promoted model", func() bool { take(); return played("accepted/0001.ckpt") > 0 })
 	if strings.Contains(strings.ToLower(r.log.String()), "permissions violation") {
 		t.Errorf("the real worker was refused something:\n%s", r.log.String())
 	}
