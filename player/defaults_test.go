@@ -99,7 +99,9 @@ var engineFlagNames = []string{"model", "visits", "time", "batch", "threads", "c
 
 // The flags give the default's search where none is given, what each
 // sets where it is, and a time set without --visits is the limit (issue
-// 46: analyze --time 2 stopped at the default 800 visits after 0.12 s).
+// 46: analyze --time 2 stopped at the default 800 visits after 0.12 s);
+// with both, both are limits (the first reached ends the search). A time
+// is seconds or a Go duration (issue 49: --time 1s was a parse error).
 func TestFlagsSearch(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -110,6 +112,10 @@ func TestFlagsSearch(t *testing.T) {
 		{[]string{"--time", "2", "--visits", "100"}, func(s *Search) { s.Visits, s.Time = 100, 2*time.Second }},
 		{[]string{"--visits", "0", "--time", "0.5"}, func(s *Search) { s.Visits, s.Time = 0, 500*time.Millisecond }},
 		{[]string{"--visits", "50"}, func(s *Search) { s.Visits = 50 }},
+		{[]string{"--time", "1s"}, func(s *Search) { s.Visits, s.Time = 0, time.Second }},
+		{[]string{"--time", "250ms", "--visits", "800"}, func(s *Search) { s.Visits, s.Time = 800, 250*time.Millisecond }},
+		{[]string{"--time", "2m"}, func(s *Search) { s.Visits, s.Time = 0, 2*time.Minute }},
+		{[]string{"--time", "0", "--visits", "30"}, func(s *Search) { s.Visits, s.Time = 30, 0 }},
 		{[]string{"--batch", "8", "--threads", "1", "--pass-forced=false", "--policy-temp", "1", "--hybrids", "none"}, func(s *Search) {
 			s.Batch, s.Pass, s.PolicyTemp, s.Hybrids = 8, false, 1, tactics.Hybrids{}
 		}},
@@ -132,7 +138,10 @@ func TestFlagsSearch(t *testing.T) {
 	}{
 		{[]string{"--visits", "0"}, "--visits 0 needs a --time limit"},
 		{[]string{"--time", "1e-9"}, "--time"},
-		{[]string{"--time", "NaN"}, "--time"},
+		{[]string{"--time", "NaN"}, "flag -time: want seconds (2, 0.5) or a duration"},
+		{[]string{"--time", "1x"}, "flag -time: want seconds (2, 0.5) or a duration"},
+		{[]string{"--time", "-1s"}, "flag -time: negative"},
+		{[]string{"--time", "300h"}, "--time 300h: want 0 (no time limit) or 0.001..1000000 seconds"},
 		{[]string{"--batch", "0"}, "--batch 0"},
 		{[]string{"--threads", "0"}, "--threads"},
 		{[]string{"--hybrids", "bogus"}, "--hybrids"},

@@ -4,12 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"time"
 
 	"dama/arena"
 	"dama/engine"
+	"dama/internal/timeflag"
 	"dama/model/infer"
 	"dama/tactics"
 )
@@ -24,7 +24,8 @@ type Flags struct {
 	model, backend, tables, hybrids string
 	visits, batch, threads          int
 	cache, treeMB                   int
-	seconds, ptemp                  float64
+	ptemp                           float64
+	time                            time.Duration
 	pass                            bool
 	clock                           string
 }
@@ -49,7 +50,7 @@ func AddFlags(fs *flag.FlagSet, def Search, names ...string) *Flags {
 		case "visits":
 			fs.IntVar(&f.visits, name, def.Visits, help+" (0: no visit limit; then --time must be set)")
 		case "time":
-			fs.Float64Var(&f.seconds, name, def.Time.Seconds(), help+" (0: no time limit)")
+			timeflag.Var(fs, &f.time, name, def.Time, help+" (0: no time limit)")
 		case "batch":
 			fs.IntVar(&f.batch, name, max(def.Batch, 1), help)
 		case "threads":
@@ -141,14 +142,12 @@ func (f *Flags) Spec(log io.Writer) (Spec, error) {
 		s.Visits = f.visits
 	}
 	if f.given("time") {
-		switch sec := f.seconds; {
-		case math.IsNaN(sec) || sec < 0 || sec > MaxFlagTime || sec > 0 && sec < 0.001:
-			return Spec{}, fmt.Errorf("--time %v: want 0 (no time limit) or 0.001..%s seconds", sec, strconv.FormatFloat(MaxFlagTime, 'f', -1, 64))
-		default:
-			s.Time = time.Duration(math.Round(sec * float64(time.Second)))
+		if d := f.time; d > time.Duration(MaxFlagTime*float64(time.Second)) || d > 0 && d < time.Millisecond {
+			return Spec{}, fmt.Errorf("--time %s: want 0 (no time limit) or 0.001..%s seconds", f.fs.Lookup("time").Value, strconv.FormatFloat(MaxFlagTime, 'f', -1, 64))
 		}
+		s.Time = f.time
 		if s.Time > 0 && !f.given("visits") {
-			s.Visits = 0 // the time the user set is the limit
+			s.Visits = 0 // the time the user set is the limit; with --visits too, the first reached
 		}
 	}
 	if s.Visits == 0 && s.Time == 0 {

@@ -65,7 +65,7 @@ func Settings() []Setting {
 			Meaning: "MCTS visits of the root a move; with a time too, the first limit reached ends the search",
 			Range:   fmt.Sprintf("1..%d (--visits 0: none, with --time)", MaxVisits), Lo: 0, Hi: MaxFlagVisits, Note: "0: no visit limit"},
 		{Name: "time", Flag: "time", Suffix: "@tSECONDS",
-			Meaning: "seconds per move; a time given alone is the limit, the visits unlimited",
+			Meaning: "seconds per move; a time given alone is the limit, the visits unlimited; with visits too, the first limit reached ends the search",
 			Range:   "0.001..3600 s: t0.25, t1.0, t2s, t250ms in a spec (a bare integer is refused)", Lo: 0, Hi: MaxFlagTime, Note: "0: no time limit"},
 		{Name: "plain", Suffix: "+plain",
 			Meaning: "search as plain PUCT before the other suffixes: no forced moves passed, the priors as the network gives them, one leaf a step, no hybrids (what a bare network spec meant before it meant the Engine default)",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 )
 
 // flagRange is the allowed range of a numeric flag; note says what a
@@ -37,7 +38,10 @@ func (fs *flagSet) checkRanges() error {
 			return
 		}
 		var v float64
+		unit := ""
 		switch x := g.Get().(type) {
+		case time.Duration: // a time flag (timeflag): its range in seconds
+			v, unit = x.Seconds(), " seconds"
 		case int:
 			v = float64(x)
 		case int64:
@@ -67,7 +71,7 @@ func (fs *flagSet) checkRanges() error {
 			if r.note != "" {
 				note = " (" + r.note + ")"
 			}
-			err = fmt.Errorf("--%s %s out of range [%s, %s]%s", f.Name, f.Value, fmtBound(r.lo), fmtBound(r.hi), note)
+			err = fmt.Errorf("--%s %s out of range [%s, %s]%s%s", f.Name, f.Value, fmtBound(r.lo), fmtBound(r.hi), unit, note)
 		}
 	})
 	return err

@@ -169,7 +169,7 @@ func init() {
 			}
 			if t := spec.Search.Time; t > 0 {
 				if _, err := arena.MoveTime(t.Seconds()); err != nil {
-					return fmt.Errorf("--time %v: %w", t.Seconds(), err)
+					return fmt.Errorf("--time %s: %w", fs.Lookup("time").Value, err) // as typed
 				}
 			}
 			p, err := spec.Player(env)

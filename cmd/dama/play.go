@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"time"
 
 	"dama/engine"
 	"dama/internal/atomicfile"
@@ -68,6 +67,3 @@ func init() {
 		},
 	})
 }
-
-// secondsDuration converts seconds to a Duration.
-func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"dama/broker"
+	"dama/internal/timeflag"
 	"dama/runfolder"
 	"dama/web"
 )
@@ -48,7 +50,7 @@ func init() {
 type webFlags struct {
 	addr      *string
 	tokenFile *string
-	maxTime   *float64
+	maxTime   *time.Duration
 }
 
 // register declares the flags on fs: --http, the address (serve: def;
@@ -56,7 +58,7 @@ type webFlags struct {
 func (f *webFlags) register(fs *flagSet, def string) {
 	f.addr = fs.String("http", def, "HOST:PORT of the web view; beyond loopback (e.g. :8080) every request needs the token")
 	f.tokenFile = fs.String("http-token-file", "", "file (mode 0600) holding the web view's token, at least 16 characters; without it an address beyond loopback gets a fresh token, printed in the URL")
-	f.maxTime = fs.Float64("http-max-time", 10, "seconds one search of the play and analysis boards may take at most")
+	f.maxTime = timeflag.Duration(fs.FlagSet, "http-max-time", 10*time.Second, "the longest one search of the play and analysis boards may take")
 	limit(fs, "http-max-time", 0.01, 600, "")
 }
 
@@ -83,7 +85,7 @@ func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func()
 	} else if !loop {
 		token = web.NewToken()
 	}
-	srv, err := web.New(web.Options{Run: run, Token: token, MaxSearch: secondsDuration(*f.maxTime)})
+	srv, err := web.New(web.Options{Run: run, Token: token, MaxSearch: *f.maxTime})
 	if err != nil {
 		return nil, err
 	}

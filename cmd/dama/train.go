@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"dama/configs"
+	"dama/internal/timeflag"
 	"dama/runfolder"
 	"dama/selfplay"
 	"dama/train"
@@ -45,15 +46,12 @@ func init() {
 			fs.Var(&sets, "set", "override one configuration key, e.g. --set selfplay.visits=64 (repeatable)")
 			fs.Var(&allow, "allow-change", "let a resumed run take a new value of this configuration key (repeatable, or KEY,KEY); the change and the generation it starts at are recorded in the run's "+runfolder.ChangesFile+"; model.* keys never change")
 			quiet = fs.Bool("quiet", false, "no progress bars")
-			maxCPU = fs.Duration("max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (e.g. 30m; for A/B runs of equal CPU time); 0 = no limit")
+			maxCPU = timeflag.Duration(fs.FlagSet, "max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (for A/B runs of equal CPU time); 0 = no limit")
 			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
 			bo.register(fs, true)
 			hw.register(fs, "")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
-			if *maxCPU < 0 {
-				return fmt.Errorf("--max-cpu %s: want a duration >= 0", *maxCPU)
-			}
 			var allowKeys []string
 			for _, a := range allow {
 				for k := range strings.SplitSeq(a, ",") {

@@ -444,7 +444,7 @@ func TestTrainMaxCPU(t *testing.T) {
 	if !strings.Contains(string(out), "CPU budget reached") || !strings.Contains(string(out), "gen 1: games") || strings.Contains(string(out), "gen 2: games") {
 		t.Errorf("with a budget of 1ns the run should stop after generation 1:\n%s", out)
 	}
-	if code, _, errs := runCmd(t, "train", "--run", dir, "--max-cpu", "-1s"); code == 0 || !strings.Contains(errs, "--max-cpu") {
+	if code, _, errs := runCmd(t, "train", "--run", dir, "--max-cpu", "-1s"); code == 0 || !strings.Contains(errs, "flag -max-cpu: negative") {
 		t.Errorf("negative --max-cpu: exit %d, %s", code, errs)
 	}
 	// The finished run resumes with a key changed on purpose: refused
