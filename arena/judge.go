@@ -20,6 +20,16 @@ import (
 // and a decided result, and every game the same two players: otherwise an
 // error names the game. The result has no verdict (Inconclusive).
 func Judged(recs []rules.Record) (MatchResult, error) {
+	nums := make([]int, len(recs))
+	for i := range nums {
+		nums[i] = i + 1
+	}
+	return judged(recs, nums)
+}
+
+// judged is Judged of the games recs, nums their numbers in the file (for
+// errors).
+func judged(recs []rules.Record, nums []int) (MatchResult, error) {
 	var res MatchResult
 	if len(recs) == 0 {
 		return res, fmt.Errorf("arena: no games to judge")
@@ -29,7 +39,7 @@ func Judged(recs []rules.Record) (MatchResult, error) {
 	for n, rec := range recs {
 		g, err := judgedGame(rec)
 		if err != nil {
-			return MatchResult{}, fmt.Errorf("arena: game %d: %w", n+1, err)
+			return MatchResult{}, fmt.Errorf("arena: game %d: %w", nums[n], err)
 		}
 		a, b := g.White, g.Black
 		if !g.AWhite {
@@ -39,10 +49,10 @@ func Judged(recs []rules.Record) (MatchResult, error) {
 		case n == 0:
 			res.A, res.B = a, b
 		case a != res.A || b != res.B:
-			return MatchResult{}, fmt.Errorf("arena: game %d (Round %d): players A %q and B %q, but the first game's are %q and %q", n+1, g.Index+1, a, b, res.A, res.B)
+			return MatchResult{}, fmt.Errorf("arena: game %d (Round %d): players A %q and B %q, but the first game's are %q and %q", nums[n], g.Index+1, a, b, res.A, res.B)
 		}
 		if seen[g.Index] {
-			return MatchResult{}, fmt.Errorf("arena: game %d: Round %d given twice", n+1, g.Index+1)
+			return MatchResult{}, fmt.Errorf("arena: game %d: Round %d given twice", nums[n], g.Index+1)
 		}
 		seen[g.Index] = true
 		if other, ok := tally.Add(g); ok {
@@ -123,3 +133,69 @@ func Pool(results ...MatchResult) (MatchResult, error) {
 	}
 	return out, nil
 }
+
+// JudgeGames judges the games of a match file as rules.ReadPDNGames reads
+// them, so that one bad game does not refuse the file: a game that could
+// not be read (an ambiguous or illegal move, a bad tag) is left out, and
+// so, once any game is, is every game whose pair (the same opening with
+// colours swapped) is not among those left, since a match counts whole
+// pairs. left says which games were left out and why, one error each
+// naming the game; the result judges the others as Judged does, and err
+// is Judged's error for them (or says that no game is left to judge).
+func JudgeGames(games []rules.PDNGame) (res MatchResult, left []error, err error) {
+	type leftOut struct {
+		num int // the game's number in the file
+		err error
+	}
+	var out []leftOut
+	var recs []rules.Record
+	var nums []int
+	for i, g := range games {
+		if g.Err != nil {
+			out = append(out, leftOut{i + 1, g.Err}) // Err names the game
+			continue
+		}
+		recs, nums = append(recs, g.Record), append(nums, i+1)
+	}
+	if len(out) > 0 {
+		// The rounds read, to find the games whose pair was left out.
+		rounds := map[int]bool{}
+		for _, r := range recs {
+			if n, ok := roundOf(r); ok {
+				rounds[n] = true
+			}
+		}
+		var keptRecs []rules.Record
+		var keptNums []int
+		for i, r := range recs {
+			if n, ok := roundOf(r); ok && !rounds[pairRound(n)] {
+				out = append(out, leftOut{nums[i], fmt.Errorf("game %d: Round %d is left out with its pair, Round %d, which is not among the games read", nums[i], n, pairRound(n))})
+				continue
+			}
+			keptRecs, keptNums = append(keptRecs, r), append(keptNums, nums[i])
+		}
+		recs, nums = keptRecs, keptNums
+		slices.SortFunc(out, func(a, b leftOut) int { return a.num - b.num })
+		for _, l := range out {
+			left = append(left, l.err)
+		}
+		if len(recs) == 0 {
+			return MatchResult{}, left, fmt.Errorf("arena: none of the %d games is left to judge", len(games))
+		}
+	}
+	res, err = judged(recs, nums)
+	return res, left, err
+}
+
+// roundOf returns the game number of a match game's Round tag.
+func roundOf(rec rules.Record) (int, bool) {
+	v, ok := rec.Tag("Round")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n >= 1
+}
+
+// pairRound is the Round of the pair of Round n: games 2i-1 and 2i.
+func pairRound(n int) int { return (n - 1) ^ 1 + 1 }

@@ -3,6 +3,7 @@ package arena
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,4 +167,87 @@ func FuzzJudged(f *testing.F) {
 			t.Fatalf("judged %v from %d games", res, len(recs))
 		}
 	})
+}
+
+// JudgeGames judges the games of a file around one that cannot be read:
+// that game and its pair are left out, each named, and the others give
+// the result Judged gives them (issue 49: arena judge refused a whole
+// file over one ambiguous game that dama show skips).
+func TestJudgeGamesLeavesOutBadGame(t *testing.T) {
+	_, recs := judgeMatch(t, 3)
+	var buf bytes.Buffer
+	if err := rules.WritePDN(&buf, recs...); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	// All read: the result is Judged's, nothing left out.
+	want, err := Judged(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, left, err := JudgeGames(rules.ReadPDNGames(text)); err != nil || len(left) != 0 || got != want {
+		t.Errorf("a sound file: %v, left %v, %v; want %v", got, left, err, want)
+	}
+	// Game 3's first move made illegal.
+	games := strings.SplitAfter(text, "\n\n[Event")
+	const bad = 2 // index: game 3
+	first := strings.Index(games[bad], "\n1. ")
+	if first < 0 {
+		t.Fatalf("no first move in game 3:\n%s", games[bad])
+	}
+	games[bad] = games[bad][:first] + "\n1. 17-17 " + games[bad][first+len("\n1. "):]
+	read := rules.ReadPDNGames(strings.Join(games, ""))
+	if read[bad].Err == nil {
+		t.Fatal("the damaged game reads without an error")
+	}
+	round, _ := roundOf(read[bad].Record)
+	var kept []rules.Record
+	pairGame := 0
+	for i, r := range recs {
+		n, _ := roundOf(r)
+		switch {
+		case n == pairRound(round):
+			pairGame = i + 1
+		case n != round:
+			kept = append(kept, r)
+		}
+	}
+	want, err = Judged(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, left, err := JudgeGames(read)
+	if err != nil || got != want || got.Games() != len(recs)-2 {
+		t.Errorf("game 3 damaged: %v, %v; want %v (%d games)", got, err, want, len(recs)-2)
+	}
+	if len(left) != 2 {
+		t.Fatalf("left out %v, want game 3 and its pair", left)
+	}
+	first3, firstPair := 0, 1
+	if pairGame < bad+1 {
+		first3, firstPair = 1, 0
+	}
+	if msg := left[first3].Error(); !strings.HasPrefix(msg, "game 3: ") || !strings.Contains(msg, "17-17") {
+		t.Errorf("left out %q, want game 3 and its bad move", msg)
+	}
+	if msg := left[firstPair].Error(); !strings.HasPrefix(msg, fmt.Sprintf("game %d: Round %d is left out with its pair, Round %d", pairGame, pairRound(round), round)) {
+		t.Errorf("left out %q, want game %d, the pair of game 3", msg, pairGame)
+	}
+	// An error in a game kept names it by its number in the file.
+	last := len(read) - 1
+	if last == bad || last+1 == pairGame {
+		t.Fatalf("the last game is game 3 or its pair")
+	}
+	read[last].Tags = append(slices.Clone(read[last].Tags), rules.Tag{Name: "Round", Value: "x"})
+	read[last].Tags = slices.DeleteFunc(read[last].Tags, func(tg rules.Tag) bool { return tg.Name == "Round" && tg.Value != "x" })
+	if _, _, err := JudgeGames(read); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("game %d: Round \"x\"", last+1)) {
+		t.Errorf("game %d with a bad Round: %v, want it named", last+1, err)
+	}
+	// Nothing left: an error, the games still named.
+	for i := range read {
+		read[i].Err = fmt.Errorf("game %d: damaged", i+1)
+	}
+	if _, left, err := JudgeGames(read); err == nil || !strings.Contains(err.Error(), "none of the") || len(left) != len(read) {
+		t.Errorf("every game damaged: left %d, %v", len(left), err)
+	}
 }

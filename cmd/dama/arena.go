@@ -200,19 +200,23 @@ func writeArenaPDN(path string, games []arena.GameResult, res arena.MatchResult)
 }
 
 // judgeMatches prints the result of each match whose games the files hold
-// (arena.Judged) and, with several, their pooled result (arena.Pool).
+// (arena.JudgeGames) and, with several, their pooled result (arena.Pool).
+// A game that cannot be read is named and left out with its pair; the
+// others are judged, and the error after the results says how many were
+// left out (exit 1).
 func judgeMatches(w io.Writer, files []string) error {
 	var results []arena.MatchResult
+	leftOut := 0
 	for _, f := range files {
 		text, err := os.ReadFile(f)
 		if err != nil {
 			return fmt.Errorf("judge: %w", err)
 		}
-		recs, err := rules.ParsePDN(string(text))
-		if err != nil {
-			return fmt.Errorf("judge %s: %w", f, err)
+		res, left, err := arena.JudgeGames(rules.ReadPDNGames(string(text)))
+		for _, l := range left {
+			fmt.Fprintf(w, "%s: left out %v\n", f, l)
 		}
-		res, err := arena.Judged(recs)
+		leftOut += len(left)
 		if err != nil {
 			return fmt.Errorf("judge %s: %w", f, err)
 		}
@@ -225,6 +229,9 @@ func judgeMatches(w io.Writer, files []string) error {
 			return fmt.Errorf("judge: %w", err)
 		}
 		fmt.Fprintf(w, "pooled, %d matches: %s\n", len(results), res)
+	}
+	if leftOut > 0 {
+		return fmt.Errorf("judge: %d games left out (named above), the others judged", leftOut)
 	}
 	return nil
 }

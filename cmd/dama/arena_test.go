@@ -136,6 +136,30 @@ func TestArenaJudge(t *testing.T) {
 	if !strings.HasPrefix(got[2], "pooled, 2 matches: alphabeta:2 vs alphabeta:1: games 12 ") {
 		t.Errorf("pooled line %q", got[2])
 	}
+	// A game that cannot be read is left out with its pair, named on
+	// stdout; the others are judged, and the exit status is 1 (issue 49:
+	// one bad game refused the whole file).
+	text, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	games := strings.SplitAfter(string(text), "\n\n[Event")
+	i := strings.Index(games[1], "\n1. ")
+	games[1] = games[1][:i] + "\n1. 17-17 " + games[1][i+len("\n1. "):]
+	damaged := filepath.Join(dir, "damaged.pdn")
+	if err := os.WriteFile(damaged, []byte(strings.Join(games, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errw.Reset()
+	code := run([]string{"arena", "judge", damaged}, &out, &errw)
+	got = strings.Split(strings.TrimSpace(out.String()), "\n")
+	if code != 1 || len(got) != 3 || !strings.HasPrefix(got[0], damaged+": left out game 1: Round 1 is left out with its pair, Round 2") ||
+		!strings.HasPrefix(got[1], damaged+": left out game 2: ") || !strings.Contains(got[1], "17-17") ||
+		!strings.HasPrefix(got[2], damaged+": alphabeta:2 vs alphabeta:1: games 4 ") ||
+		strings.TrimSpace(errw.String()) != "dama arena: judge: 2 games left out (named above), the others judged" {
+		t.Errorf("judge of a file with game 2 damaged: exit %d, stdout:\n%s\nstderr %q", code, out.String(), errw.String())
+	}
 	bad := filepath.Join(dir, "bad.pdn")
 	if err := os.WriteFile(bad, []byte(`[White "a"][Black "b"] 1-0`), 0o644); err != nil {
 		t.Fatal(err)
