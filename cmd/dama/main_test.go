@@ -154,27 +154,39 @@ func TestNumericFlagRanges(t *testing.T) {
 
 // A PDN file with a bad game in the middle: the other games show, the bad
 // one is reported with its reason and shown up to the bad move (issue 13,
-// point 2).
+// point 2); whichever game is shown, the damaged file then exits 1 with a
+// line naming it and its first bad game (issue 49: it exited 0).
 func TestShowPDNWithBadGame(t *testing.T) {
 	pdn := t.TempDir() + "/g.pdn"
 	text := "[Event \"a\"]\n1. 22-18 11-15 1-0\n\n[Event \"b\"]\n1. 22-18 12-16 2. 21-17 99-1 *\n\n[Event \"c\"]\n1. 21-17 1/2-1/2\n"
 	if err := os.WriteFile(pdn, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	damaged := func(errs string) bool {
+		return strings.HasPrefix(errs, "dama show: "+pdn+": 1 of its 3 games could not be read (the first: game 2: ") && strings.Count(strings.TrimSpace(errs), "\n") == 0
+	}
 	code, out, errs := runCmd(t, "show", pdn, "--game", "3")
-	if code != 0 || !strings.Contains(out, "3 games: 2 read, 1 failed") || !strings.Contains(out, "game 2: ") || !strings.Contains(out, "move 2...") {
+	if code != 1 || !damaged(errs) || !strings.Contains(out, "3 games: 2 read, 1 failed") || !strings.Contains(out, "game 2: ") || !strings.Contains(out, "move 2...") {
 		t.Errorf("show --game 3: exit %d, stderr %q, output:\n%s", code, errs, out)
 	}
 	if !strings.Contains(out, "result 1/2-1/2") {
 		t.Errorf("show --game 3: the result is not in PDN notation (1/2-1/2), as the file has it:\n%s", out)
 	}
 	code, out, errs = runCmd(t, "show", pdn, "--game", "1")
-	if code != 0 || !strings.Contains(out, "result 1-0") || strings.Contains(out, "2-0") {
+	if code != 1 || !damaged(errs) || !strings.Contains(out, "result 1-0") || strings.Contains(out, "2-0") {
 		t.Errorf("show --game 1: exit %d, stderr %q; want result 1-0 as in the file:\n%s", code, errs, out)
 	}
 	code, out, errs = runCmd(t, "show", pdn, "--game", "2")
-	if code != 0 || !strings.Contains(out, "after 3 of 3 plies") || !strings.Contains(out, "stops before the bad move") {
+	if code != 1 || !damaged(errs) || !strings.Contains(out, "after 3 of 3 plies") || !strings.Contains(out, "stops before the bad move") {
 		t.Errorf("show --game 2: exit %d, stderr %q, output:\n%s", code, errs, out)
+	}
+	// The same file without its bad game exits 0.
+	good := t.TempDir() + "/good.pdn"
+	if err := os.WriteFile(good, []byte(strings.Replace(text, " 99-1 ", " ", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCmd(t, "show", good, "--game", "2"); code != 0 || errs != "" || !strings.Contains(out, "3 games: 3 read, 0 failed") {
+		t.Errorf("show of a sound file: exit %d, stderr %q, output:\n%s", code, errs, out)
 	}
 }
 

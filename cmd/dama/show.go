@@ -81,9 +81,25 @@ func init() {
 			}
 			fmt.Fprintf(e.stdout, "\nafter %d of %d plies, result %s\n", n, len(rec.Moves), rec.Result)
 			fmt.Fprint(e.stdout, p.Diagram())
-			return nil
+			return damaged(*pdn, games)
 		},
 	})
+}
+
+// damaged is the error of a PDN file some of whose games could not be
+// read (readPDNFile has named each), once show has shown what it could:
+// a damaged file exits non-zero (issue 49).
+func damaged(path string, games []rules.PDNGame) error {
+	var bad []error
+	for _, g := range games {
+		if g.Err != nil {
+			bad = append(bad, g.Err)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %d of its %d games could not be read (the first: %v)", path, len(bad), len(games), bad[0])
 }
 
 // readPDNFile reads the games of a PDN file for a command that shows or
