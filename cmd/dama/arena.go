@@ -31,18 +31,18 @@ func init() {
 		summary:   "play a match between two players and judge it (Elo, LOS, SPRT)",
 		usage:     "--a SPEC --b SPEC [--games N] [--parallel N] [--seed N] [--openings-plies N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--pdn FILE] | judge FILE...",
 		takesArgs: true,
+		verbs:     []string{"judge"},
+		argsNote:  "players are given with --a and --b",
 		help:      playerHelp,
 		flags:     func(fs *flagSet) { arenaFlags(fs, &o) },
 		run: func(e *env, _ *flag.FlagSet, args []string) error {
-			verb, rest := verbOf(args, "judge")
+			verb, rest := verbOf(args)
 			switch {
 			case verb == "judge":
 				o.judge = strings.Join(append(rest, splitList(o.judge)...), ",")
 				if o.judge == "" {
 					return errors.New("arena judge needs the PDN files of the matches (arena --pdn FILE wrote them)")
 				}
-			case len(rest) > 0:
-				return fmt.Errorf("unexpected argument %q (players are given with --a and --b; the verb is judge)", rest[0])
 			}
 			return runArena(e, o)
 		},

@@ -245,7 +245,7 @@ func TestLadderExtend(t *testing.T) {
 		want string
 	}{
 		{[]string{"ladder", "extend", "--ladder", base, "--players", "ab:1", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "already a rung"},
-		{[]string{"ladder", "extend", "calibrate", "--ladder", base, "--players", "alphabeta:2", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "the verbs are show, calibrate and extend"},
+		{[]string{"ladder", "extend", "calibrate", "--ladder", base, "--players", "alphabeta:2", "--games", "2", "--out", filepath.Join(dir, "x.json")}, `ladder extend: unexpected argument "calibrate"`},
 		{[]string{"ladder", "extend", "--ladder", base, "--games", "2", "--out", filepath.Join(dir, "x.json")}, "ladder extend needs --players"},
 		{[]string{"ladder", "extend", "--ladder", base, "--players", "classic:99", "--games", "2", "--out", filepath.Join(dir, "x.json")}, "--players"},
 	} {

@@ -17,6 +17,7 @@ func init() {
 		summary:   "the workers of a run's broker: add one (writing its credential file) or revoke one",
 		usage:     "add-worker NAME --run DIR [--out FILE]\n       dama broker revoke NAME --run DIR",
 		takesArgs: true,
+		verbs:     []string{"add-worker", "revoke"},
 		flags: func(fs *flagSet) {
 			runDir = fs.String("run", "", "the run folder (its broker folder RUN/broker holds the users and the trainer's key)")
 			out = fs.String("out", "", "add-worker: where to write the credential (default RUN/broker/workers/NAME.cred), mode 0600")

@@ -51,7 +51,7 @@ const many = 1 << 20
 
 // positionalArgs is how many arguments each subcommand takes besides flags,
 // for those that take any; the others take none. model takes a verb first.
-var positionalArgs = map[string]nargs{"report": {1, 1}, "games": {2, 2}, "broker": {2, 2}, "show": {0, 1}} // games: the verb check and a path; broker: the verb and a worker
+var positionalArgs = map[string]nargs{"report": {1, 1}, "show": {0, 1}}
 
 // verbArgs holds, for the commands that take a verb, the arguments each
 // verb takes; "" is the command without a verb, where it has a default
@@ -64,6 +64,8 @@ var verbArgs = map[string]map[string]nargs{
 	"selfplay": {"": {0, 0}, "worker": {0, 0}},
 	"arena":    {"": {0, 0}, "judge": {1, many}},
 	"ship":     {"": {0, 0}, "rewrite-card": {0, 0}},
+	"games":    {"check": {1, 1}},
+	"broker":   {"add-worker": {1, 1}, "revoke": {1, 1}},
 }
 
 // checkDamaArgs parses args (the words after "dama") the way the subcommand

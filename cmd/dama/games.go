@@ -15,9 +15,10 @@ func init() {
 	var runDir *string
 	register(&command{
 		name:      "games",
-		summary:   "check self-play game chunks as the trainer does (check)",
+		summary:   "check self-play game chunks as the trainer does",
 		usage:     "check FILE|DIR [--run DIR]",
 		takesArgs: true,
+		verbs:     []string{"check"},
 		flags: func(fs *flagSet) {
 			runDir = fs.String("run", "", "check against this run folder's configuration, accepted models and games, as its trainer would (without: format, legality and results only)")
 		},

@@ -44,6 +44,7 @@ func init() {
 		summary:   "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
 		usage:     "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | show | calibrate [--players A,B,...] --out FILE | extend --players A,B,... --out FILE",
 		takesArgs: true,
+		verbs:     []string{"show", "calibrate", "extend"},
 		help: func() string {
 			return "The model searches by the Ladder default unless its flags say otherwise: " + ladderSearch().Describe() + ", as every run's ladder ratings (player.Ladder), so that the ratings compare.\n"
 		},
@@ -86,9 +87,9 @@ func init() {
 			if err != nil {
 				return err
 			}
-			verb, rest := verbOf(args, "show", "calibrate", "extend")
+			verb, rest := verbOf(args)
 			if len(rest) > 0 {
-				return fmt.Errorf("unexpected argument %q (the verbs are show, calibrate and extend)", rest[0])
+				return fmt.Errorf("ladder %s: unexpected argument %q", verb, rest[0])
 			}
 			// The old spellings of the verbs, named on stderr by the
 			// flags' parse.

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,6 +32,11 @@ type command struct {
 	// "unexpected argument", adding argsNote in parentheses where it is set.
 	takesArgs bool
 	argsNote  string
+	// verbs are the command's sub-verbs (dama tb gen): the command list
+	// names them after the summary, and a first positional argument that
+	// is not one is refused before run, so a verb is reachable only when
+	// it is listed here (verbOf then returns it).
+	verbs []string
 	// run does the work with the flags parsed into fs and the positional
 	// arguments args, reading and writing through e; it returns an error
 	// for a one-line message and exit 1.
@@ -163,6 +169,13 @@ func (e *env) runCommand(c *command, fs *flagSet) error {
 			return err
 		}
 	}
+	if len(c.verbs) > 0 && len(args) > 0 && !slices.Contains(c.verbs, args[0]) {
+		note := ""
+		if c.argsNote != "" {
+			note = "; " + c.argsNote
+		}
+		return fmt.Errorf("unknown verb %q (the verbs of dama %s: %s%s)", args[0], c.name, strings.Join(c.verbs, ", "), note)
+	}
 	return c.run(e, fs.FlagSet, args)
 }
 
@@ -212,9 +225,18 @@ func printCommands(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].line())
 	}
 	fmt.Fprintln(w, "\nRun 'dama COMMAND --help' for a command's flags.")
+}
+
+// line is the command's line in the command list: its summary and, from
+// the table, its verbs.
+func (c *command) line() string {
+	if len(c.verbs) == 0 {
+		return c.summary
+	}
+	return c.summary + "; verbs: " + strings.Join(c.verbs, ", ")
 }
 
 // errUsage is returned by a subcommand that parses flags after its
@@ -250,18 +272,15 @@ func (e *env) parseMore(fs *flagSet, args []string) error {
 	return fs.checkRanges()
 }
 
-// verbOf splits a command's positional arguments into its verb, one of
-// verbs, and the arguments after it; without a verb first, verb is ""
-// (the command's default action) and rest is args.
-func verbOf(args []string, verbs ...string) (verb string, rest []string) {
+// verbOf splits a command's positional arguments into its verb and the
+// arguments after it: runCommand has checked that a first argument is one
+// of the command's verbs; without one, verb is "" (the command's default
+// action).
+func verbOf(args []string) (verb string, rest []string) {
 	if len(args) > 0 {
-		for _, v := range verbs {
-			if args[0] == v {
-				return v, args[1:]
-			}
-		}
+		return args[0], args[1:]
 	}
-	return "", args
+	return "", nil
 }
 
 // fenFlag declares --fen on fs, a position in PDN FEN form that defaults

@@ -18,9 +18,10 @@ func init() {
 	var par *int
 	register(&command{
 		name:      "model",
-		summary:   "create a network checkpoint (new), describe one (info), or compare two backends on it (compare)",
+		summary:   "create a network checkpoint, describe one, or compare two backends on it",
 		usage:     "new --preset NAME --out FILE [--seed N] [--note TEXT] | info FILE | compare --chunks DIR [--backend B] [--against B] [--eval-batch N] FILE",
 		takesArgs: true,
+		verbs:     []string{"new", "info", "compare"},
 		flags: func(fs *flagSet) {
 			preset = fs.String("preset", "", "network size for new: "+strings.Join(model.PresetNames(), ", "))
 			out = fs.String("out", "", "checkpoint file to write (new)")

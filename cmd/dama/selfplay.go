@@ -32,6 +32,7 @@ func init() {
 		summary:   "play games of a model against itself and write them as training data",
 		usage:     "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--chunk-pdn]\n       dama selfplay worker --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay worker --broker URL --credential FILE [--worker NAME] [--token-file FILE|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
 		takesArgs: true,
+		verbs:     []string{"worker"},
 		flags:     func(fs *flagSet) { selfplayFlags(fs, &o, &bf) },
 		run:       func(e *env, fs *flag.FlagSet, args []string) error { return runSelfplay(e, fs, args, o, &bf) },
 	})
@@ -122,9 +123,9 @@ func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, err
 // runSelfplay plays the games of a model (no verb), or works for a
 // training run (worker: --run DIR or --broker URL).
 func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf *brokerFlags) error {
-	verb, rest := verbOf(args, "worker")
+	verb, rest := verbOf(args)
 	if len(rest) > 0 {
-		return fmt.Errorf("unexpected argument %q (the verb is worker, before or after the flags)", rest[0])
+		return fmt.Errorf("selfplay worker: unexpected argument %q (flags may come before or after the verb)", rest[0])
 	}
 	switch {
 	case verb == "" && o.run != "":

@@ -31,6 +31,7 @@ func init() {
 		summary:   "ship a trained model: checkpoint without optimizer state, ONNX export, ladder rating and model card into checkpoints/shipped",
 		usage:     "--run DIR [--model CKPT] [--out DIR] [--visits N] [--pass-forced] [--ladder-games N] [--match SPEC --match-games N] [--revision REV] | rewrite-card [--out DIR]",
 		takesArgs: true,
+		verbs:     []string{"rewrite-card"},
 		flags: func(fs *flagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
 			fs.StringVar(&o.model, "model", "", "checkpoint to ship, one the run trained (default: the run's best)")
@@ -58,9 +59,9 @@ func init() {
 				return err
 			}
 			o.search = spec.Search
-			verb, rest := verbOf(args, "rewrite-card")
+			verb, rest := verbOf(args)
 			if len(rest) > 0 {
-				return fmt.Errorf("unexpected argument %q (the verb is rewrite-card)", rest[0])
+				return fmt.Errorf("ship rewrite-card: unexpected argument %q", rest[0])
 			}
 			if o.rewriteCard || verb == "rewrite-card" {
 				// Write MODEL.md in --out again from its model.json (after

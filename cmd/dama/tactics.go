@@ -36,6 +36,8 @@ func init() {
 		usage:     "[--suite FILE] --players SPEC[,SPEC...] [--parallel N] | build --out FILE [--depth D] [--shallow D] [--audit D] FILE.pdn... | audit --audit D [--suite FILE] --out FILE",
 		help:      playerHelp,
 		takesArgs: true,
+		verbs:     []string{"build", "audit"},
+		argsNote:  "players are given with --players",
 		flags: func(fs *flagSet) {
 			fs.StringVar(&o.suite, "suite", defaultSuite, "the suite file to score on")
 			fs.StringVar(&o.players, "players", "", "players to score, comma-separated specs as for arena (shipped@800, shipped@t0.25, shipped@800+plain+mm4, classic:12)")
@@ -72,7 +74,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			verb, rest := verbOf(args, "build", "audit")
+			verb, rest := verbOf(args)
 			switch {
 			case o.build:
 				verb = "build" // the old spelling, named on stderr

@@ -23,9 +23,10 @@ func init() {
 	var out, dir, fen, modelPath *string
 	register(&command{
 		name:      "tb",
-		summary:   "endgame tables: generate (gen), probe a position (probe), list and check (info), verify every entry (verify)",
+		summary:   "endgame tables: generate, probe a position, list and check, verify every entry, play won endings with and without them",
 		usage:     "gen [--pieces N] --out DIR | probe --dir DIR --fen FEN [--quiet-plies N] | info DIR | verify [--threads N] DIR | match --dir DIR [--pieces N] [--games N] [--model CKPT] [--visits N]",
 		takesArgs: true,
+		verbs:     []string{"gen", "probe", "info", "verify", "match"},
 		flags: func(fs *flagSet) {
 			pieces = fs.Int("pieces", 4, "gen: every signature of 2 to this many pieces (2..8)")
 			limit(fs, "pieces", 2, 8, "")

@@ -2,7 +2,11 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -72,5 +76,90 @@ func TestTimeFlagsOneType(t *testing.T) {
 	code, _, errs := runCmd(t, "analyze", "--time", "1 sec")
 	if code != 2 || !strings.Contains(errs, `invalid value "1 sec" for flag -time: want `+timeflag.Syntax) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 		t.Errorf("analyze --time '1 sec': exit %d, stderr %q; want one line naming -time", code, errs)
+	}
+}
+
+// The command list names each command's verbs from its table (issue 49:
+// it listed tb as generate, probe and info, without verify and match);
+// the table is the docs checker's (verbArgs), the usage and the command
+// reference name each verb, and a word that is not a verb is refused,
+// naming the verbs.
+func TestCommandVerbs(t *testing.T) {
+	_, list, _ := runCmd(t, "help")
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "commands.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range commands {
+		var checker []string
+		for v := range verbArgs[name] {
+			if v != "" {
+				checker = append(checker, v)
+			}
+		}
+		sort.Strings(checker)
+		if got := slices.Sorted(slices.Values(c.verbs)); !slices.Equal(got, checker) {
+			t.Errorf("dama %s: verbs %v, the docs checker's verbArgs %v", name, c.verbs, checker)
+		}
+		if len(c.verbs) == 0 {
+			continue
+		}
+		line := "  " + fmt.Sprintf("%-10s ", name) + c.summary + "; verbs: " + strings.Join(c.verbs, ", ") + "\n"
+		if !strings.Contains(list, line) {
+			t.Errorf("dama help has no line %q:\n%s", line, list)
+		}
+		for _, v := range c.verbs {
+			if !strings.Contains(c.usage, v) {
+				t.Errorf("dama %s: usage %q does not name the verb %s", name, c.usage, v)
+			}
+			if !strings.Contains(string(doc), "dama "+name+" "+v) {
+				t.Errorf("docs/commands.md does not show dama %s %s", name, v)
+			}
+		}
+		code, _, errs := runCmd(t, name, "no-such-verb")
+		want := fmt.Sprintf("dama %s: unknown verb %q (the verbs of dama %s: %s", name, "no-such-verb", name, strings.Join(c.verbs, ", "))
+		if code != 1 || !strings.HasPrefix(errs, want) {
+			t.Errorf("dama %s no-such-verb: exit %d, stderr %q; want %q", name, code, errs, want)
+		}
+	}
+}
+
+// runCommand hands run a verb of the table, and only such a verb, with
+// the flags around it parsed.
+func TestVerbGate(t *testing.T) {
+	var got []string
+	c := &command{name: "fake", takesArgs: true, verbs: []string{"go", "stop"}, argsNote: "a note",
+		run: func(e *env, fs *flag.FlagSet, args []string) error {
+			verb, rest := verbOf(args)
+			got = append([]string{verb}, rest...)
+			return nil
+		}}
+	c.flags = func(fs *flagSet) { fs.Bool("quiet", false, "") }
+	for _, tc := range []struct {
+		args []string
+		want []string
+		err  string
+	}{
+		{nil, []string{""}, ""},
+		{[]string{"go", "x", "--quiet"}, []string{"go", "x"}, ""},
+		{[]string{"--quiet", "stop"}, []string{"stop"}, ""},
+		{[]string{"went"}, nil, `unknown verb "went" (the verbs of dama fake: go, stop; a note)`},
+	} {
+		got = nil
+		fs := newFlagSet(c)
+		e := newEnv(io.Discard, io.Discard)
+		if err := e.parseFlags(fs.FlagSet, tc.args); err != nil {
+			t.Fatal(err)
+		}
+		err := e.runCommand(c, fs)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err || got != nil {
+				t.Errorf("%v: %v, ran with %v; want %q", tc.args, err, got, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%v: ran with %v, %v; want %v", tc.args, got, err, tc.want)
+		}
 	}
 }
