@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"dama/internal/deps"
 	"dama/internal/timeflag"
 )
 
@@ -162,4 +163,72 @@ func TestVerbGate(t *testing.T) {
 			t.Errorf("%v: ran with %v, %v; want %v", tc.args, got, err, tc.want)
 		}
 	}
+}
+
+// The README's test section names every module that only the tests use
+// (the browser driver, chromedp), which go test ./... downloads beyond
+// what installing dama does, and says how to download them ahead (issue
+// 49: go test downloaded modules the set-up did not mention).
+func TestReadmeNamesTestModules(t *testing.T) {
+	root := filepath.Join("..", "..")
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "go test ./...")
+	if start < 0 {
+		t.Fatal("README.md shows no go test ./...")
+	}
+	section := text[start:]
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	if !strings.Contains(section, "go mod download") {
+		t.Error("README.md's test section does not say that go mod download fetches the modules ahead")
+	}
+	linked := deps.Of(t, "dama/cmd/dama")
+	testOnly := 0
+	for _, m := range directModules(string(mod)) {
+		if slices.ContainsFunc(linked, func(p string) bool { return p == m || strings.HasPrefix(p, m+"/") }) {
+			continue
+		}
+		testOnly++
+		parts := strings.Split(m, "/") // host, owner, name...
+		named := false
+		for _, p := range parts[1:] {
+			named = named || strings.Contains(strings.ToLower(section), strings.ToLower(p))
+		}
+		if !named {
+			t.Errorf("README.md's test section does not name %s, a module only the tests use", m)
+		}
+	}
+	if testOnly == 0 { // the browser test's chromedp at least
+		t.Error("no direct module of go.mod is for the tests only: the check checks nothing")
+	}
+}
+
+// directModules returns the modules go.mod requires directly (not marked
+// indirect).
+func directModules(mod string) []string {
+	var out []string
+	block := false
+	for line := range strings.Lines(mod) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 2 && f[0] == "require" && f[1] == "(":
+			block = true
+		case block && len(f) > 0 && f[0] == ")":
+			block = false
+		case block && len(f) >= 2 && !strings.Contains(line, "// indirect"):
+			out = append(out, f[0])
+		case len(f) >= 3 && f[0] == "require" && !strings.Contains(line, "// indirect"):
+			out = append(out, f[1])
+		}
+	}
+	return out
 }
