@@ -136,10 +136,10 @@ func Pool(results ...MatchResult) (MatchResult, error) {
 
 // JudgeGames judges the games of a match file as rules.ReadPDNGames reads
 // them, so that one bad game does not refuse the file: a game that could
-// not be read (an ambiguous or illegal move, a bad tag) is left out, and
-// so, once any game is, is every game whose pair (the same opening with
-// colours swapped) is not among those left, since a match counts whole
-// pairs. left says which games were left out and why, one error each
+// not be read (an ambiguous or illegal move, a bad tag) or that the text
+// ends inside (a file cut short) is left out, and so, once any game is, is
+// every game whose pair (the same opening with colours swapped) is not
+// among those left, since a match counts whole pairs. left says which games were left out and why, one error each
 // naming the game; the result judges the others as Judged does, and err
 // is Judged's error for them (or says that no game is left to judge).
 func JudgeGames(games []rules.PDNGame) (res MatchResult, left []error, err error) {
@@ -151,8 +151,8 @@ func JudgeGames(games []rules.PDNGame) (res MatchResult, left []error, err error
 	var recs []rules.Record
 	var nums []int
 	for i, g := range games {
-		if g.Err != nil {
-			out = append(out, leftOut{i + 1, g.Err}) // Err names the game
+		if err := g.Problem(); err != nil {
+			out = append(out, leftOut{i + 1, err}) // it names the game
 			continue
 		}
 		recs, nums = append(recs, g.Record), append(nums, i+1)

@@ -188,6 +188,13 @@ func TestJudgeGamesLeavesOutBadGame(t *testing.T) {
 	if got, left, err := JudgeGames(rules.ReadPDNGames(text)); err != nil || len(left) != 0 || got != want {
 		t.Errorf("a sound file: %v, left %v, %v; want %v", got, left, err, want)
 	}
+	// The file cut short inside its last game: that game and its pair
+	// are left out.
+	cut := rules.ReadPDNGames(text[:len(text)-10])
+	if got, left, err := JudgeGames(cut); err != nil || len(left) != 2 || got.Games() != len(recs)-2 ||
+		!strings.Contains(left[1].Error(), fmt.Sprintf("game %d: the text ends before the game's result", len(recs))) {
+		t.Errorf("a file cut short: %v, left %v, %v", got, left, err)
+	}
 	// Game 3's first move made illegal.
 	games := strings.SplitAfter(text, "\n\n[Event")
 	const bad = 2 // index: game 3

@@ -85,6 +85,19 @@ type PDNGame struct {
 	// draughts: a GameType tag other than 22, or a square above 32 (a
 	// 10x10 board numbers its squares to 50), with the game's number.
 	OtherGame string
+	// Unended, set on the last game when the text ends inside it, before
+	// its result, says so with the game's number: the file may have been
+	// cut short. ParsePDN reads such a game (its result the Result tag's,
+	// else Ongoing), so Err stays nil.
+	Unended error
+}
+
+// Problem returns why the game is not whole: Err, else Unended, else nil.
+func (g PDNGame) Problem() error {
+	if g.Err != nil {
+		return g.Err
+	}
+	return g.Unended
 }
 
 // ReadPDNGames reads the games of a PDN text each on its own, so that one
@@ -106,6 +119,10 @@ func ReadPDNGames(text string) []PDNGame {
 		if o := ps.others[i]; o != "" {
 			games[i].OtherGame = fmt.Sprintf("game %d: %s", i+1, o)
 		}
+	}
+	if ps.unended && len(games) > 0 {
+		n := len(games)
+		games[n-1].Unended = fmt.Errorf("game %d: the text ends before the game's result: the file may be cut short", n)
 	}
 	return games
 }
@@ -147,6 +164,8 @@ type pdnParser struct {
 	lenient bool
 	skip    bool
 	gameErr error
+	// unended is set when the text ends inside a game, before its result.
+	unended bool
 
 	// The game being read.
 	inGame  bool
@@ -323,6 +342,7 @@ func (ps *pdnParser) parse() ([]Record, error) {
 		}
 	}
 	if ps.inGame {
+		ps.unended = true
 		ps.finishImplicit()
 	}
 	return ps.recs, nil

@@ -366,6 +366,44 @@ func TestReadPDNGames(t *testing.T) {
 	if v, _ := games[4].Tag("Event"); v != "five" || games[4].Result != Draw {
 		t.Errorf("game after the bad ones: event %q result %v", v, games[4].Result)
 	}
+	for i, g := range games {
+		if g.Unended != nil || (g.Problem() == nil) != (g.Err == nil) {
+			t.Errorf("game %d: Unended %v, Problem %v, Err %v", i+1, g.Unended, g.Problem(), g.Err)
+		}
+	}
+}
+
+// A text that ends inside a game, before its result, marks that game
+// Unended (a file cut short, issue 49: dama show of one exited 0), and
+// only that one; ParsePDN still reads it.
+func TestReadPDNGamesCutShort(t *testing.T) {
+	whole := "[Event \"a\"]\n[Result \"1-0\"]\n1. 22-18 11-15 1-0\n\n[Event \"b\"]\n[Result \"0-1\"]\n1. 22-18 12-16 2. 21-17 0-1\n"
+	for _, tc := range []struct {
+		text    string
+		unended bool
+	}{
+		{whole, false},
+		{strings.TrimSuffix(whole, "0-1\n"), true}, // in the move text: the Result tag's result
+		{strings.TrimSuffix(whole, "2. 21-17 0-1\n"), true},
+		{whole[:strings.Index(whole, "[Result \"0-1")], true},                 // in the tags
+		{"[Event \"a\"]\n1. 22-18 11-15\n[Event \"b\"]\n1. 21-17 *\n", false}, // the next game's tags end the first
+	} {
+		games := ReadPDNGames(tc.text)
+		if _, err := ParsePDN(tc.text); err != nil {
+			t.Errorf("ParsePDN(%q): %v", tc.text, err)
+		}
+		last := games[len(games)-1]
+		if got := last.Unended != nil; got != tc.unended || games[0].Unended != nil && len(games) > 1 {
+			t.Errorf("%q: last game Unended %v, want %v", tc.text, last.Unended, tc.unended)
+			continue
+		}
+		if tc.unended {
+			want := fmt.Sprintf("game %d: the text ends before the game's result", len(games))
+			if last.Err != nil || !strings.HasPrefix(last.Problem().Error(), want) {
+				t.Errorf("%q: Problem %v, Err %v; want %q", tc.text, last.Problem(), last.Err, want)
+			}
+		}
+	}
 }
 
 // A game of another kind of draughts says what shows it, so that a file of

@@ -163,7 +163,7 @@ func TestShowPDNWithBadGame(t *testing.T) {
 		t.Fatal(err)
 	}
 	damaged := func(errs string) bool {
-		return strings.HasPrefix(errs, "dama show: "+pdn+": 1 of its 3 games could not be read (the first: game 2: ") && strings.Count(strings.TrimSpace(errs), "\n") == 0
+		return strings.HasPrefix(errs, "dama show: "+pdn+": 1 of its 3 games could not be read whole (the first: game 2: ") && strings.Count(strings.TrimSpace(errs), "\n") == 0
 	}
 	code, out, errs := runCmd(t, "show", pdn, "--game", "3")
 	if code != 1 || !damaged(errs) || !strings.Contains(out, "3 games: 2 read, 1 failed") || !strings.Contains(out, "game 2: ") || !strings.Contains(out, "move 2...") {

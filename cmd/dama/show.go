@@ -87,19 +87,19 @@ func init() {
 }
 
 // damaged is the error of a PDN file some of whose games could not be
-// read (readPDNFile has named each), once show has shown what it could:
-// a damaged file exits non-zero (issue 49).
+// read, or that ends inside a game (readPDNFile has named each), once
+// show has shown what it could: a damaged file exits non-zero (issue 49).
 func damaged(path string, games []rules.PDNGame) error {
 	var bad []error
 	for _, g := range games {
-		if g.Err != nil {
-			bad = append(bad, g.Err)
+		if err := g.Problem(); err != nil {
+			bad = append(bad, err)
 		}
 	}
 	if len(bad) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %d of its %d games could not be read (the first: %v)", path, len(bad), len(games), bad[0])
+	return fmt.Errorf("%s: %d of its %d games could not be read whole (the first: %v)", path, len(bad), len(games), bad[0])
 }
 
 // readPDNFile reads the games of a PDN file for a command that shows or
@@ -130,8 +130,8 @@ func readPDNFile(w io.Writer, path string) ([]rules.PDNGame, error) {
 	}
 	fmt.Fprintf(w, "%s: %d games: %d read, %d failed\n", path, len(games), len(games)-failed, failed)
 	for _, g := range games {
-		if g.Err != nil {
-			fmt.Fprintf(w, "  %v\n", g.Err)
+		if err := g.Problem(); err != nil { // a game cut short is read, and named
+			fmt.Fprintf(w, "  %v\n", err)
 		}
 	}
 	if failed == len(games) {

@@ -232,3 +232,25 @@ func directModules(mod string) []string {
 	}
 	return out
 }
+
+// A PDN file cut short inside its last game shows what it holds, names the
+// game and exits 1 (issue 49: show of a damaged file exited 0).
+func TestShowPDNCutShort(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("..", "..", "rules", "testdata", "sample.pdn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pdn")
+	end := strings.LastIndex(string(text), " ") // inside the last game's move text, before its result
+	if err := os.WriteFile(cut, text[:end], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCmd(t, "show", filepath.Join("..", "..", "rules", "testdata", "sample.pdn")); code != 0 || errs != "" {
+		t.Fatalf("show of the whole sample: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	code, out, errs := runCmd(t, "show", cut)
+	if code != 1 || !strings.Contains(out, "game 3: the text ends before the game's result") || !strings.Contains(out, "after ") ||
+		!strings.HasPrefix(errs, "dama show: "+cut+": 1 of its 3 games could not be read whole (the first: game 3: the text ends before") {
+		t.Errorf("show of a file cut short: exit %d, stderr %q, stdout:\n%s", code, errs, out)
+	}
+}
