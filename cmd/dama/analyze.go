@@ -16,7 +16,7 @@ func init() {
 	register(&command{
 		name:    "analyze",
 		summary: "show the network's value and top moves for a position, and the search's principal variation",
-		usage:   "[--model CKPT|DIR|shipped|random] [--fen FEN] [--visits N] [--top N]",
+		usage:   "[--model CKPT|DIR|shipped|random] [--fen FEN] [--visits N] [--time TIME] [--top N]",
 		flags: func(fs *flagSet) {
 			ef = addEngineFlags(fs, false)
 			fen = fenFlag(fs, "position in PDN FEN form")

@@ -50,7 +50,7 @@ func init() {
 	register(&command{
 		name:    "hub",
 		summary: "run as a Hub protocol engine (the protocol of Scan) on stdin/stdout, for draughts GUIs",
-		usage:   "[--model CKPT|DIR|shipped|random] [--visits N] [--time S] [--batch N] [--threads N]",
+		usage:   "[--model CKPT|DIR|shipped|random] [--visits N] [--time TIME] [--batch N] [--threads N]",
 		flags: func(fs *flagSet) {
 			ef = addEngineFlags(fs, true)
 		},

@@ -42,7 +42,7 @@ func init() {
 	register(&command{
 		name:      "ladder",
 		summary:   "rate a model on the fixed ladder of reference players (anchored Elo ± 95%)",
-		usage:     "--model CKPT [--visits N | --time SECONDS] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | show | calibrate [--players A,B,...] --out FILE | extend --players A,B,... --out FILE",
+		usage:     "--model CKPT [--visits N | --time TIME] [--pass-forced] [--hybrids LIST] [--threads N] [--games N] | show | calibrate [--players A,B,...] --out FILE | extend --players A,B,... --out FILE",
 		takesArgs: true,
 		verbs:     []string{"show", "calibrate", "extend"},
 		help: func() string {

@@ -18,7 +18,7 @@ func init() {
 	register(&command{
 		name:    "play",
 		summary: "play a game against the network in the terminal (moves in FID notation)",
-		usage:   "[--model CKPT|DIR|shipped|random] [--as white|black] [--visits N] [--fen FEN] [--pdn FILE]",
+		usage:   "[--model CKPT|DIR|shipped|random] [--as white|black] [--visits N] [--time TIME] [--fen FEN] [--pdn FILE]",
 		flags: func(fs *flagSet) {
 			ef = addEngineFlags(fs, false)
 			as = fs.String("as", "white", "the side you play: white or black")

@@ -21,7 +21,7 @@ func init() {
 	register(&command{
 		name:    "serve",
 		summary: "serve a live web view of a run: its curves and tables, its games on a board, play and analysis",
-		usage:   "--run DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time SECONDS]",
+		usage:   "--run DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time TIME]",
 		flags: func(fs *flagSet) {
 			runDir = fs.String("run", "", "run folder to show (read only)")
 			wf.register(fs, "127.0.0.1:8080")

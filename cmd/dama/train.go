@@ -36,7 +36,7 @@ func init() {
 	register(&command{
 		name:    "train",
 		summary: "run the training loop: self-play, train, arena, promote (resumable)",
-		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--max-cpu DURATION] [--selfplay-workers N] [--set key=value]... [--allow-change KEY]... [--serve ADDR | --broker URL [--token-file FILE|--creds FILE]] [--tls-cert FILE --tls-key FILE] [--tls-ca FILE] [--http ADDR [--http-token-file FILE]]",
+		usage:   "[--config FILE|quick|workstation] [--run DIR] [--init CKPT] [--max-cpu TIME] [--selfplay-workers N] [--set key=value]... [--allow-change KEY]... [--serve ADDR | --broker URL [--token-file FILE|--creds FILE]] [--tls-cert FILE --tls-key FILE] [--tls-ca FILE] [--http ADDR [--http-token-file FILE]]",
 		flags: func(fs *flagSet) {
 			sets, allow = nil, nil
 			config = fs.String("config", "", "configuration: a YAML file or a preset name (quick, workstation); default: the run's archived config, else quick")
