@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -91,6 +92,13 @@ func TestCommandVerbs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(readmeVerbs.FindAllString(string(readme), -1)) == 0 {
+		t.Error("README.md lists no command's verbs as a|b: the check checks nothing")
+	}
 	for name, c := range commands {
 		var checker []string
 		for v := range verbArgs[name] {
@@ -117,6 +125,12 @@ func TestCommandVerbs(t *testing.T) {
 				t.Errorf("docs/commands.md does not show dama %s %s", name, v)
 			}
 		}
+		// A README row that lists verbs as a|b|c lists them all.
+		for _, m := range readmeVerbs.FindAllStringSubmatch(string(readme), -1) {
+			if m[1] == name && !slices.Equal(slices.Sorted(slices.Values(strings.Split(m[2], `\|`))), slices.Sorted(slices.Values(c.verbs))) {
+				t.Errorf("README.md lists dama %s %s, want the verbs %v", name, m[2], c.verbs)
+			}
+		}
 		code, _, errs := runCmd(t, name, "no-such-verb")
 		want := fmt.Sprintf("dama %s: unknown verb %q (the verbs of dama %s: %s", name, "no-such-verb", name, strings.Join(c.verbs, ", "))
 		if code != 1 || !strings.HasPrefix(errs, want) {
@@ -124,6 +138,10 @@ func TestCommandVerbs(t *testing.T) {
 		}
 	}
 }
+
+// readmeVerbs matches a README row's list of a command's verbs,
+// "dama tb gen\|probe\|info" (the table escapes the bar).
+var readmeVerbs = regexp.MustCompile("`dama ([a-z]+) ([a-z-]+(?:\\\\\\|[a-z-]+)+)")
 
 // runCommand hands run a verb of the table, and only such a verb, with
 // the flags around it parsed.
