@@ -288,7 +288,11 @@ func (gp *hubGame) move(ctx context.Context, g *rules.Game) (rules.Move, error) 
 	}
 	m, err := engine.ParseHubMove(g.Position(), text)
 	if err != nil {
-		return rules.Move{}, &Fault{Kind: FaultIllegal, Detail: fmt.Sprintf("%s is not a legal move at ply %d: %v", text, g.Ply(), err)}
+		var legal []string
+		for _, m := range g.Legal(nil) {
+			legal = append(legal, engine.FormatHubMove(m))
+		}
+		return rules.Move{}, &Fault{Kind: FaultIllegal, Detail: fmt.Sprintf("%s at ply %d in %s, whose legal moves are %s", text, g.Ply(), g.Position().FEN(), strings.Join(legal, " "))}
 	}
 	return m, nil
 }
@@ -377,23 +381,23 @@ func (p *hubProc) send(line string) error {
 	p.h.logf("[%s] > %s", p.tag, line)
 	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
 		p.failed = true
-		return &Fault{Kind: FaultCrash, Detail: fmt.Sprintf("cannot write to the engine (%v)%s", err, p.exitText())}
+		return &Fault{Kind: FaultCrash, Detail: fmt.Sprintf("cannot write to the engine (%v)%s", err, p.exitText(": "))}
 	}
 	return nil
 }
 
 // exitText says how the process ended, if it has (waiting a moment for
-// it): ", exit status 2"; "" while it runs.
-func (p *hubProc) exitText() string {
+// it), after sep: ": exit status 2"; "" while it runs.
+func (p *hubProc) exitText(sep string) string {
 	select {
 	case <-p.exited:
 	case <-time.After(time.Second):
 		return ""
 	}
 	if p.exitErr == nil {
-		return ", exit status 0"
+		return sep + "exit status 0"
 	}
-	return ", " + p.exitErr.Error()
+	return sep + p.exitErr.Error()
 }
 
 // await reads the engine's lines until want takes one, within timeout:
@@ -413,7 +417,7 @@ func (p *hubProc) await(ctx context.Context, timeout time.Duration, want func(en
 		case r, ok := <-p.lines:
 			switch {
 			case !ok:
-				return &Fault{Kind: FaultCrash, Detail: "the engine ended " + during + strings.TrimPrefix(p.exitText(), ",")}
+				return &Fault{Kind: FaultCrash, Detail: "the engine ended " + during + p.exitText(": ")}
 			case r.err != nil:
 				if f, ok := AsFault(r.err); ok {
 					return f
@@ -531,7 +535,7 @@ func (p *hubProc) drain() {
 	}
 	select {
 	case <-p.exited:
-		p.h.logf("[%s] ended%s", p.tag, strings.TrimPrefix(p.exitText(), ","))
+		p.h.logf("[%s] ended%s", p.tag, p.exitText(": "))
 	case <-t.C:
 		p.h.logf("[%s] killed, but it has not ended: left behind", p.tag)
 	}

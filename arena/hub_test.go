@@ -215,7 +215,7 @@ func TestHubPlayerPlaysDamaHub(t *testing.T) {
 			t.Errorf("the log lacks %q", want)
 		}
 	}
-	if strings.Count(text, "] ended exit status 0") != strings.Count(text, "] started: ") {
+	if strings.Count(text, "] ended: exit status 0") != strings.Count(text, "] started: ") {
 		t.Errorf("not every engine ended well after quit:\n%s", text)
 	}
 }
@@ -227,10 +227,10 @@ func TestHubPlayerFaults(t *testing.T) {
 	cases := []struct {
 		mode, kind, detail string
 	}{
-		{"crash", FaultCrash, "exit status 3"},
+		{"crash", FaultCrash, "while thinking (ply 3): exit status 3"},
 		{"hang", FaultHang, "no move within"},
 		{"noinit", FaultInit, "no ready within"},
-		{"illegal", FaultIllegal, "1-2 is not a legal move"},
+		{"illegal", FaultIllegal, "1-2 at ply "},
 		{"garbled", FaultGarbled, `move "banana" does not read`},
 		{"badline", FaultGarbled, "unterminated quoted value"},
 	}
@@ -336,7 +336,7 @@ func TestHubPlayerCancel(t *testing.T) {
 		t.Fatalf("Move after cancel: %v, want the context's error, no fault", err)
 	}
 	gp.Close()
-	if !strings.Contains(log.String(), "] ended signal: killed") {
+	if !strings.Contains(log.String(), "] ended: signal: killed") {
 		t.Errorf("the hanging engine was not killed:\n%s", log)
 	}
 }
