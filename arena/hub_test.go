@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -399,6 +401,72 @@ func TestParseForfeit(t *testing.T) {
 	for _, term := range []string{"forfeit by nobody (x): crash", "forfeit by white (y): crash", "forfeit by white (x): fell asleep"} {
 		if _, ok := parseForfeit(term, "x", "y"); ok {
 			t.Errorf("%q read as a forfeit in x vs y", term)
+		}
+	}
+}
+
+// TestFaultCountJSON: a ladder result writes its forfeits by kind, none
+// when there are none, and reads them back; an unknown kind is an error.
+func TestFaultCountJSON(t *testing.T) {
+	var r LadderResult
+	b, err := json.Marshal(r)
+	if err != nil || strings.Contains(string(b), "forfeits") {
+		t.Errorf("no forfeits: %s, %v", b, err)
+	}
+	r.Forfeits.Add(FaultHang, 2)
+	r.Forfeits.Add(FaultIllegal, 1)
+	if b, err = json.Marshal(r); err != nil || !strings.Contains(string(b), `"forfeits":{"hang":2,"illegal move":1}`) {
+		t.Errorf("forfeits: %s, %v", b, err)
+	}
+	var back LadderResult
+	if err := json.Unmarshal(b, &back); err != nil || back.Forfeits != r.Forfeits {
+		t.Errorf("read back %v, %v; want %v", back.Forfeits, err, r.Forfeits)
+	}
+	if !strings.Contains(r.String(), "3 games lost by forfeit (hang 2, illegal move 1)") {
+		t.Errorf("String: %s", r)
+	}
+	if err := json.Unmarshal([]byte(`{"forfeits":{"sulk":1}}`), &back); err == nil {
+		t.Error("an unknown kind read")
+	}
+}
+
+// faultingPlayer plays random moves, but faults at its third move of
+// every game with the kind given.
+type faultingPlayer struct{ kind string }
+
+func (faultingPlayer) Name() string { return "faulting" }
+
+func (p faultingPlayer) Start(ctx context.Context, g *rules.Game, rng *rand.Rand) (GamePlayer, error) {
+	gp, err := randomPlayer{}.Start(ctx, g, rng)
+	return &faultingGame{GamePlayer: gp, kind: p.kind}, err
+}
+
+type faultingGame struct {
+	GamePlayer
+	kind  string
+	moves int
+}
+
+func (f *faultingGame) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
+	if f.moves++; f.moves == 3 {
+		return rules.Move{}, &Fault{Kind: f.kind, Detail: "on purpose"}
+	}
+	return f.GamePlayer.Move(ctx, g)
+}
+
+// TestClimbCountsForfeits: the ladder counts a rated player's forfeits
+// and its rating takes them as losses.
+func TestClimbCountsForfeits(t *testing.T) {
+	res, err := Climb(context.Background(), faultingPlayer{FaultHang}, testLadder(t), ParsePlayer, LadderOptions{Games: 12, ProbePairs: 1, Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Forfeits.Of(FaultHang) != 12 || res.Forfeits.Total() != 12 {
+		t.Errorf("forfeits %v, want 12 hangs", res.Forfeits)
+	}
+	for _, r := range res.Rungs {
+		if w, d, _ := r.Pairs.Counts(); w+d != 0 {
+			t.Errorf("rung %s: %d wins, %d draws of a player that loses every game", r.Rung.Player, w, d)
 		}
 	}
 }
