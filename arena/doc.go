@@ -20,7 +20,11 @@
 // "classic:D", the reference engine of package arena/classic (alpha-beta
 // with a table, quiescence and a hand-made evaluation; by depth, node count
 // or time), the fixed yardstick. Players from checkpoints are plugged in
-// through a PlayerFactory by the command line.
+// through a PlayerFactory by the command line. HubPlayer plays by an
+// external engine speaking the Hub protocol; what such a player does
+// wrong (a crash, a hang, an illegal or garbled move) is a Fault, which
+// loses the game it happened in, with its reason, rather than ending the
+// match.
 //
 // WriteCounted keeps the games a result counts as PDN: those of dama arena
 // --pdn, and the gating and ladder games a training run keeps.

@@ -106,8 +106,15 @@ func judgedGame(rec rules.Record) (GameResult, error) {
 		g.ScoreA = 1
 	}
 	g.Outcome.Result = rec.Result
-	if term, _ := rec.Tag("Termination"); strings.HasPrefix(term, rules.Adjudicated.String()) {
+	term, _ := rec.Tag("Termination")
+	if strings.HasPrefix(term, rules.Adjudicated.String()) {
 		g.Outcome.Reason = rules.Adjudicated
+	}
+	if f, ok := parseForfeit(term, g.White, g.Black); ok {
+		if w, ok := rec.Result.Winner(); !ok || w != f.Side.Opponent() {
+			return g, fmt.Errorf("Round %d: Termination %q, but the result is %s", r, term, rec.Result.PDN())
+		}
+		g.Outcome.Reason, g.Forfeit = rules.Adjudicated, &f
 	}
 	return g, nil
 }
@@ -128,6 +135,8 @@ func Pool(results ...MatchResult) (MatchResult, error) {
 		out.Draws += r.Draws
 		out.Losses += r.Losses
 		out.Adjudicated += r.Adjudicated
+		out.ForfeitsA = out.ForfeitsA.plus(r.ForfeitsA)
+		out.ForfeitsB = out.ForfeitsB.plus(r.ForfeitsB)
 		out.Discarded += r.Discarded
 		out.Pairs.Add(r.Pairs)
 	}

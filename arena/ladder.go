@@ -227,6 +227,9 @@ type LadderResult struct {
 	// 5% against the bottom one): the rating is then only a bound.
 	AboveTop    bool `json:"above_top,omitempty"`
 	BelowBottom bool `json:"below_bottom,omitempty"`
+	// Forfeits counts the games the player lost by a Fault (an external
+	// engine's crash, hang, illegal or garbled move), by kind.
+	Forfeits FaultCount `json:"forfeits,omitzero"`
 }
 
 // String is a one-line summary: "classic:4 on the ladder: +812 [+780, +845] from 200 games".
@@ -237,6 +240,9 @@ func (r LadderResult) String() string {
 	}
 	if r.BelowBottom {
 		s += " (below the bottom rung: an upper bound)"
+	}
+	if n := r.Forfeits.Total(); n > 0 {
+		s += fmt.Sprintf("; %d games lost by forfeit (%s)", n, r.Forfeits)
 	}
 	return s
 }
@@ -303,6 +309,7 @@ func Climb(ctx context.Context, p Player, l *Ladder, newRung PlayerFactory, opt 
 			return err
 		}
 		res.Rungs[i].Pairs.Add(m.Pairs)
+		res.Forfeits = res.Forfeits.plus(m.ForfeitsA)
 		return nil
 	}
 	for i := range n {

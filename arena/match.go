@@ -105,18 +105,25 @@ type GameResult struct {
 	White, Black string
 	Start        rules.Position
 	Moves        []rules.Move
-	Outcome      rules.Outcome // Reason Adjudicated for the length cap
+	Outcome      rules.Outcome // Reason Adjudicated for the length cap and a forfeit
 	ScoreA       float64       // A's points: 1, 0.5 or 0
+	// Forfeit, if not nil, is the fault that lost the game (its outcome
+	// then an adjudicated win for the other side).
+	Forfeit *Forfeit
 }
 
 // Record returns the game as a PDN record with tags White, Black, Round
 // (Index+1), Opening (the pair's number, Index/2+1: both games of a pair
 // start from that opening, whose position the FEN tag gives) and
-// Termination (why it ended; the note of an adjudication).
+// Termination (why it ended; the note of an adjudication; for a forfeit,
+// Forfeit.Termination: who lost by which fault).
 func (g GameResult) Record() rules.Record {
 	term := g.Outcome.Reason.String()
 	if g.Outcome.Note != "" {
 		term += ": " + g.Outcome.Note
+	}
+	if g.Forfeit != nil {
+		term = g.Forfeit.Termination()
 	}
 	return rules.Record{
 		Tags: []rules.Tag{
@@ -144,6 +151,9 @@ type MatchResult struct {
 	Stopped             bool    // the SPRT ended the match before all games
 	LLR                 float64 // the SPRT's last log-likelihood ratio (0 without one)
 	Lower, Upper        float64 // the SPRT's bounds (0 without one)
+	// ForfeitsA and ForfeitsB count the counted games A and B lost by a
+	// Fault, by its kind.
+	ForfeitsA, ForfeitsB FaultCount
 }
 
 // Games returns the number of games counted.
@@ -165,6 +175,14 @@ func (r MatchResult) String() string {
 	}
 	if r.Adjudicated > 0 {
 		s += fmt.Sprintf(" adjudicated %d", r.Adjudicated)
+	}
+	for _, f := range []struct {
+		name string
+		c    FaultCount
+	}{{r.A, r.ForfeitsA}, {r.B, r.ForfeitsB}} {
+		if n := f.c.Total(); n > 0 {
+			s += fmt.Sprintf(" forfeits by %s %d (%s)", f.name, n, f.c)
+		}
 	}
 	return s
 }
@@ -290,7 +308,12 @@ func Match(ctx context.Context, a, b Player, opts MatchOptions) (MatchResult, er
 func (r *MatchResult) countPair(t *Tally, other, g GameResult) {
 	r.Wins, r.Draws, r.Losses = t.Wins, t.Draws, t.Losses
 	for _, x := range []GameResult{other, g} {
-		if x.Outcome.Reason == rules.Adjudicated {
+		switch {
+		case x.Forfeit != nil && (x.Forfeit.Side == rules.White) == x.AWhite:
+			r.ForfeitsA.Add(x.Forfeit.Fault.Kind, 1)
+		case x.Forfeit != nil:
+			r.ForfeitsB.Add(x.Forfeit.Fault.Kind, 1)
+		case x.Outcome.Reason == rules.Adjudicated:
 			r.Adjudicated++
 		}
 	}
@@ -350,6 +373,8 @@ func (t Tally) String() string {
 }
 
 // playGame plays game i of a match from start: A has White in even games.
+// A player's Fault (from Start or Move) loses it the game (GameResult.Forfeit);
+// any other error ends the match.
 func playGame(ctx context.Context, a, b Player, i int, start rules.Position, seed int64, maxPlies int) (GameResult, error) {
 	aWhite := i%2 == 0
 	white, black := a, b
@@ -358,16 +383,24 @@ func playGame(ctx context.Context, a, b Player, i int, start rules.Position, see
 	}
 	r := GameResult{Index: i, AWhite: aWhite, White: white.Name(), Black: black.Name(), Start: start}
 	g := rules.NewGame(start)
-	wp, err := white.Start(ctx, g, seededRNG(seed, uint64(2*i)))
-	if err != nil {
-		return r, fmt.Errorf("arena: game %d: starting %s: %w", i, white.Name(), err)
+	// forfeit ends the game, lost by side's player for its fault.
+	forfeit := func(side rules.Color, pl Player, f *Fault) {
+		r.Forfeit = &Forfeit{Side: side, Player: pl.Name(), Fault: *f}
+		g.Adjudicate(rules.WinFor(side.Opponent()), r.Forfeit.Termination())
 	}
-	defer wp.Close()
-	bp, err := black.Start(ctx, g, seededRNG(seed, uint64(2*i+1)))
-	if err != nil {
-		return r, fmt.Errorf("arena: game %d: starting %s: %w", i, black.Name(), err)
+	var gps [2]GamePlayer
+	for k, pl := range []Player{white, black} {
+		gp, err := pl.Start(ctx, g, seededRNG(seed, uint64(2*i+k)))
+		if f, ok := AsFault(err); ok && ctx.Err() == nil {
+			forfeit(rules.Color(k), pl, f)
+			break
+		}
+		if err != nil {
+			return r, fmt.Errorf("arena: game %d: starting %s: %w", i, pl.Name(), err)
+		}
+		gps[k] = gp
+		defer gp.Close()
 	}
-	defer bp.Close()
 	for !g.Outcome().Over() {
 		if err := ctx.Err(); err != nil {
 			return r, err
@@ -376,11 +409,16 @@ func playGame(ctx context.Context, a, b Player, i int, start rules.Position, see
 			g.Adjudicate(rules.Draw, fmt.Sprintf("length cap %d plies", maxPlies))
 			break
 		}
-		gp, pl := wp, white
-		if g.Position().Side() == rules.Black {
-			gp, pl = bp, black
+		side := g.Position().Side()
+		gp, pl := gps[0], white
+		if side == rules.Black {
+			gp, pl = gps[1], black
 		}
 		m, err := gp.Move(ctx, g)
+		if f, ok := AsFault(err); ok && ctx.Err() == nil {
+			forfeit(side, pl, f)
+			break
+		}
 		if err != nil {
 			return r, fmt.Errorf("arena: game %d, ply %d: %s: %w", i, g.Ply(), pl.Name(), err)
 		}

@@ -1,6 +1,8 @@
 // Package player is the one description of a player of dama: a network
-// searched by MCTS (the engine's, self-play's, the gate's), or a reference
-// player of package arena (random, alphabeta, classic).
+// searched by MCTS (the engine's, self-play's, the gate's), a reference
+// player of package arena (random, alphabeta, classic), or an external
+// engine speaking the Hub protocol ("hub@t0.25:./engine", an
+// arena.HubPlayer, its search limit sent as its level).
 //
 // A player is written three ways, and each reads into the same Spec and
 // its Search:
@@ -35,5 +37,5 @@
 // the syntax in errors (Syntax) and docs/commands.md come from it.
 //
 // Open turns a network Spec into an evaluator, search options and limits
-// (Network); Spec.Player into an arena.Player.
+// (Network); Spec.Player any Spec into an arena.Player.
 package player

@@ -127,6 +127,13 @@ func (f *Flags) given(name string) bool {
 func (f *Flags) Spec(log io.Writer) (Spec, error) {
 	s := f.def
 	sp := Spec{Model: f.model}
+	if isHubSpec(f.model) {
+		h, err := parseHub(f.model, false)
+		if err != nil {
+			return Spec{}, fmt.Errorf("--model: %w", err)
+		}
+		sp = Spec{Hub: h.Hub}
+	}
 	if f.names["backend"] {
 		if _, err := infer.ResolveBackend(f.backend); err != nil {
 			return Spec{}, fmt.Errorf("--backend: %w", err)

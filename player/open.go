@@ -144,11 +144,15 @@ func (s Spec) Open(env Env) (*Network, error) {
 	return n, nil
 }
 
-// Player returns s as a player of matches: a reference player, or its
-// network (Open, with env.Games at least 1) searched by an
-// arena.MCTSPlayer, timed in CPU time with env.CPUClock; a network
-// player's Close releases its network.
+// Player returns s as a player of matches: a reference player, an
+// external engine (arena.HubPlayer, its log in a file named on env.Log),
+// or its network (Open, with env.Games at least 1) searched by an
+// arena.MCTSPlayer, timed in CPU time with env.CPUClock; the Close of a
+// network or an engine releases it.
 func (s Spec) Player(env Env) (arena.Player, error) {
+	if s.IsHub() {
+		return s.openHub(env)
+	}
 	if !s.IsNetwork() {
 		p, err := arena.ParsePlayer(s.Ref)
 		if err != nil {

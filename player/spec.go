@@ -23,12 +23,16 @@ const (
 	Random  = "random"  // a uniform evaluator, no network (the engine commands' --model random)
 )
 
-// Spec is a player: a reference player of package arena (Ref), or a
-// network (Model) searched as Search says.
+// Spec is a player: a reference player of package arena (Ref), an
+// external engine speaking the Hub protocol (Hub, its level Search's
+// limits), or a network (Model) searched as Search says.
 type Spec struct {
 	// Ref is a reference player as arena.ParsePlayer reads it
 	// ("classic:t0.25", "random"); "" for a network.
 	Ref string
+	// Hub is the command (program and arguments) of an external engine
+	// speaking the Hub protocol (a "hub:COMMAND" spec); nil for others.
+	Hub []string
 	// Model is the network: a checkpoint file, a run folder (its best
 	// model), Shipped ("" too) or Random.
 	Model string
@@ -49,6 +53,8 @@ func (s Spec) String() string {
 		return s.Label
 	case s.Ref != "":
 		return s.Ref
+	case s.IsHub():
+		return s.hubName()
 	}
 	name := s.Model
 	if name == "" {
@@ -67,7 +73,10 @@ func (s Spec) String() string {
 
 // Parse reads a player spec. A reference player is one arena.ParsePlayer
 // knows ("random", "alphabeta:D", "classic:D", "classic:nNODES",
-// "classic:tSECONDS"). Anything else that names a checkpoint (an existing
+// "classic:tSECONDS"). An external engine speaking the Hub protocol is
+// "hub[@VISITS|@tSECONDS]:COMMAND" (the limit sent as its level, the
+// Engine default's visits without one; the command split into words as a
+// shell would: "hub@t0.25:'/opt/my engine/scan' hub"). Anything else that names a checkpoint (an existing
 // path, "shipped", or a name ending in .ckpt) is a network player,
 // searched by the Engine default unless its suffixes say otherwise:
 //
@@ -86,10 +95,13 @@ func (s Spec) String() string {
 // removed suffix (+ab and the other root verifiers) is an error that says
 // so. More threads than cores are allowed, with a warning on env.Log.
 func Parse(spec string, env Env) (Spec, error) {
+	if isHubSpec(spec) {
+		return parseHub(spec, true)
+	}
 	if p, err := arena.ParsePlayer(spec); err == nil {
 		return Spec{Ref: spec, Label: p.Name()}, nil
 	} else if !looksLikeCheckpoint(spec) {
-		return Spec{}, fmt.Errorf("%w (or a checkpoint file, %s)", err, Syntax())
+		return Spec{}, fmt.Errorf("%w (or a checkpoint file, %s; or an external engine, %s)", err, Syntax(), hubSyntax)
 	}
 	s := Spec{Model: spec, Search: Engine()}
 	limit := strconv.Itoa(s.Search.Visits)
@@ -130,7 +142,7 @@ func Parse(spec string, env Env) (Spec, error) {
 }
 
 // IsNetwork reports whether s is a network player.
-func (s Spec) IsNetwork() bool { return s.Ref == "" }
+func (s Spec) IsNetwork() bool { return s.Ref == "" && !s.IsHub() }
 
 // looksLikeCheckpoint reports whether spec names a checkpoint: an
 // existing path before its last '@', "shipped", or a name ending .ckpt.

@@ -67,7 +67,7 @@ type arenaOptions struct {
 
 // arenaFlags declares the flags of dama arena on fs, into o.
 func arenaFlags(fs *flagSet, o *arenaOptions) {
-	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tSECONDS (classic:t0.25; classic:tMS with an integer: milliseconds), or a network PATH[@VISITS] or PATH@tSECONDS: a checkpoint file, a run folder or shipped (the model shipped in the binary), searched as dama hub searches (the Engine default: "+player.Engine().Describe()+") unless its suffixes say otherwise (+plain: plain PUCT), with @VISITS visits a move or tSECONDS a move (shipped@t0.25); the suffixes are listed below")
+	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tSECONDS (classic:t0.25; classic:tMS with an integer: milliseconds), or a network PATH[@VISITS] or PATH@tSECONDS: a checkpoint file, a run folder or shipped (the model shipped in the binary), searched as dama hub searches (the Engine default: "+player.Engine().Describe()+") unless its suffixes say otherwise (+plain: plain PUCT), with @VISITS visits a move or tSECONDS a move (shipped@t0.25); the suffixes are listed below; or an external engine speaking the Hub protocol, hub[@VISITS|@tSECONDS]:COMMAND")
 	fs.StringVar(&o.b, "b", "", "player B, the reference A is judged against")
 	fs.IntVar(&o.games, "games", 100, "most games to play, even: each opening is played with both colours")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "games played at once")

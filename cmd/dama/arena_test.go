@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"dama/arena"
+	"dama/player"
 	"dama/rules"
 )
 
@@ -256,5 +257,46 @@ func TestLadderExtend(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
 		t.Errorf("a refused extension wrote its --out")
+	}
+}
+
+// TestArenaHubEngine: dama hub (this test binary run as dama) plays an
+// arena match as an external engine, at the level of its spec, its
+// games recorded, its log in the file named on stderr.
+func TestArenaHubEngine(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DAMA_TEST_AS_MAIN", "1") // the engine's process runs as dama
+	spec := "hub@20:" + player.JoinCommand([]string{exe, "hub", "--model", "random"})
+	pdn := filepath.Join(t.TempDir(), "games.pdn")
+	var out, errw bytes.Buffer
+	if code := run([]string{"arena", "--a", "random", "--b", spec, "--games", "2", "--parallel", "1", "--max-plies", "80", "--quiet", "--pdn", pdn}, &out, &errw); code != 0 {
+		t.Fatalf("exit %d: %s", code, errw.String())
+	}
+	if !strings.HasPrefix(out.String(), "random vs "+spec+": games 2 ") || strings.Contains(out.String(), "forfeit") {
+		t.Errorf("summary %q: want 2 games of random vs %s without forfeits", out.String(), spec)
+	}
+	m := regexp.MustCompile(`the engine's stderr and the protocol in (\S+)`).FindStringSubmatch(errw.String())
+	if m == nil {
+		t.Fatalf("stderr names no log: %q", errw.String())
+	}
+	t.Cleanup(func() { os.Remove(m[1]) })
+	log, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"> level nodes=20", "< id name=dama", "< done move="} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the engine's log lacks %q", want)
+		}
+	}
+	text, err := os.ReadFile(pdn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs, err := rules.ParsePDN(string(text)); err != nil || len(recs) != 2 || !strings.Contains(string(text), `[Black "`+spec+`"]`) {
+		t.Errorf("--pdn: %d games, %v:\n%s", len(recs), err, text)
 	}
 }

@@ -162,7 +162,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			if spec.Model == "" {
+			if spec.Model == "" && !spec.IsHub() {
 				return errors.New("--model CKPT is required (or ladder show, calibrate or extend)")
 			}
 			if min := 2 * o.probe * len(l.Rungs); o.games < min || o.games%2 != 0 || o.games > 1_000_000 {
@@ -193,19 +193,23 @@ func init() {
 			if o.asJSON {
 				b, _ := json.MarshalIndent(res, "", "  ")
 				fmt.Fprintln(e.stdout, string(b))
-				fmt.Fprintln(e.stderr, ladderSearchLine(spec.Search))
+				fmt.Fprintln(e.stderr, ladderSearchLine(spec))
 				return nil
 			}
 			res.WriteTable(e.stdout)
-			fmt.Fprintln(e.stdout, ladderSearchLine(spec.Search))
+			fmt.Fprintln(e.stdout, ladderSearchLine(spec))
 			return nil
 		},
 	})
 }
 
 // ladderSearchLine says how the rated model searched: the Ladder default,
-// or what its flags changed.
-func ladderSearchLine(s player.Search) string {
+// or what its flags changed; an external engine, by its own search.
+func ladderSearchLine(spec player.Spec) string {
+	s := spec.Search
+	if spec.IsHub() {
+		return "search: the engine's own, at " + arena.HubLevel(s.Visits, s.Time)
+	}
 	d := ladderSearch()
 	d.Visits, d.Time = s.Visits, s.Time
 	if diff := s.Suffixes(d); diff != "" {

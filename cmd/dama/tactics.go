@@ -117,7 +117,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			for _, spec := range strings.Split(o.players, ",") {
+			for _, spec := range player.SplitSpecs(o.players) {
 				if err := scoreSuite(ctx, e, s, spec, env, o.parallel, uint64(o.seed), o.verbose); err != nil {
 					return err
 				}

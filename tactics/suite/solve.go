@@ -20,6 +20,10 @@ type Answer struct {
 	// Won is Solved, or Move is one of the position's proven slower wins
 	// (Position.Wins).
 	Won bool
+	// Fault, if not nil, is why the player gave no move (an external
+	// engine's crash, hang, illegal or garbled move): the position is
+	// missed.
+	Fault *arena.Fault
 }
 
 // Score is a player's result on a suite.
@@ -30,6 +34,8 @@ type Score struct {
 	// Won counts the answers that solved the position or played another
 	// proven win (Answer.Won); equal to Solved on a suite not audited.
 	Won int
+	// Forfeits counts the positions missed by a Fault, by kind.
+	Forfeits arena.FaultCount
 }
 
 // Fraction returns the fraction of positions solved.
@@ -46,6 +52,8 @@ func (a Answer) Describe(s *Suite) string {
 	t := s.Positions[a.Index]
 	mark := "missed"
 	switch {
+	case a.Fault != nil:
+		return fmt.Sprintf("%3d missed: no move, %v (%s)", a.Index+1, a.Fault, t.FEN)
 	case a.Solved:
 		mark = "solved"
 	case a.Won:
@@ -63,6 +71,9 @@ func (sc Score) Describe(s *Suite) string {
 		if s.AuditTables > 0 {
 			out += fmt.Sprintf(" or by the tables of up to %d pieces", s.AuditTables)
 		}
+	}
+	if n := sc.Forfeits.Total(); n > 0 {
+		out += fmt.Sprintf("; %d missed by the player's faults (%s)", n, sc.Forfeits)
 	}
 	return out
 }
@@ -102,6 +113,9 @@ func Solve(ctx context.Context, suite *Suite, player arena.Player, parallel int,
 		if sc.Answers[i].Won {
 			sc.Won++
 		}
+		if f := sc.Answers[i].Fault; f != nil {
+			sc.Forfeits.Add(f.Kind, 1)
+		}
 	}
 	return sc, nil
 }
@@ -113,11 +127,17 @@ func solveOne(ctx context.Context, p Position, player arena.Player, rng *rand.Ra
 	}
 	g := rules.NewGame(pos)
 	gp, err := player.Start(ctx, g, rng)
+	if f, ok := arena.AsFault(err); ok && ctx.Err() == nil {
+		return Answer{Fault: f}, nil
+	}
 	if err != nil {
 		return Answer{}, err
 	}
 	defer gp.Close()
 	m, err := gp.Move(ctx, g)
+	if f, ok := arena.AsFault(err); ok && ctx.Err() == nil {
+		return Answer{Fault: f}, nil
+	}
 	if err != nil {
 		return Answer{}, err
 	}

@@ -2,10 +2,15 @@ package suite
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
 	"testing"
 
 	"dama/arena"
 	"dama/internal/evaltest"
+	"dama/rules"
 	"dama/tactics"
 )
 
@@ -106,5 +111,54 @@ func TestExamine(t *testing.T) {
 	}
 	if _, err := NewBuilder(BuildOptions{ProvingDepth: 3, ShallowDepth: 3}); err == nil {
 		t.Error("a proving depth not above the shallow depth accepted")
+	}
+}
+
+// faultyPlayer faults as an external engine would: at Start in even
+// positions of its games (by the order they start), at Move in odd ones.
+type faultyPlayer struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (*faultyPlayer) Name() string { return "faulty" }
+
+func (p *faultyPlayer) Start(context.Context, *rules.Game, *rand.Rand) (arena.GamePlayer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if p.n%2 == 1 {
+		return nil, fmt.Errorf("starting: %w", &arena.Fault{Kind: arena.FaultInit, Detail: "no ready"})
+	}
+	return faultyGame{}, nil
+}
+
+type faultyGame struct{}
+
+func (faultyGame) Move(context.Context, *rules.Game) (rules.Move, error) {
+	return rules.Move{}, &arena.Fault{Kind: arena.FaultIllegal, Detail: "1-2 is not a legal move"}
+}
+
+func (faultyGame) Close() {}
+
+// TestSolveFaults: a player's fault misses the position, with its
+// reason, and the suite goes on; the score counts the faults by kind.
+func TestSolveFaults(t *testing.T) {
+	s := puzzleSuite()
+	sc, err := Solve(context.Background(), s, &faultyPlayer{}, 1, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(s.Positions)
+	if sc.Solved != 0 || sc.Forfeits.Total() != n || sc.Forfeits.Of(arena.FaultInit) != (n+1)/2 || sc.Forfeits.Of(arena.FaultIllegal) != n/2 {
+		t.Errorf("solved %d, forfeits %v, want 0 and all %d by no init and illegal move in turn", sc.Solved, sc.Forfeits, n)
+	}
+	for _, a := range sc.Answers {
+		if a.Fault == nil || !strings.Contains(a.Describe(s), "missed: no move, "+a.Fault.Error()) {
+			t.Errorf("position %d: %q, want the fault", a.Index+1, a.Describe(s))
+		}
+	}
+	if d := sc.Describe(s); !strings.Contains(d, fmt.Sprintf("%d missed by the player's faults (no init %d, illegal move %d)", n, (n+1)/2, n/2)) {
+		t.Errorf("Describe: %q", d)
 	}
 }
