@@ -190,6 +190,9 @@ func (e *Engine) set(key, value string) (string, bool) {
 	apply(&e.settings)
 	e.changed = true
 	e.smu.Unlock()
+	if e.preload.Load() {
+		e.Preload()
+	}
 	return reply, true
 }
 

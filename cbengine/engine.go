@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"dama/engine"
@@ -28,10 +29,12 @@ type Engine struct {
 	smu      sync.Mutex // guards the settings
 	settings settings
 	changed  bool // the settings changed since the network was opened
+	preload  atomic.Bool
 
 	mu       sync.Mutex // one GetMove at a time; guards what follows
 	net      *player.Network
 	netName  string
+	key      netKey // what net was opened with
 	searcher *engine.Searcher
 	game     *rules.Game // the game so far; its position is the last one seen or played
 }
@@ -60,7 +63,19 @@ func (e *Engine) Close() {
 	}
 }
 
-// open (re)opens the network and the searcher when the settings changed.
+// netKey is what the network depends on: a change of it opens the
+// network again, one of the search's settings alone only makes a new
+// searcher.
+type netKey struct {
+	model, backend, tables string
+	ck                     *model.Checkpoint
+}
+
+func (st settings) netKey() netKey {
+	return netKey{st.spec.Model, st.spec.Backend, st.spec.Search.Tables, st.ck}
+}
+
+// open (re)opens the network and the searcher where the settings changed.
 // It holds e.mu.
 func (e *Engine) open() (settings, error) {
 	e.smu.Lock()
@@ -70,13 +85,16 @@ func (e *Engine) open() (settings, error) {
 	if !changed && e.searcher != nil {
 		return st, nil
 	}
+	fail := func(err error) (settings, error) {
+		e.smu.Lock()
+		e.changed = true // try again at the next move
+		e.smu.Unlock()
+		return st, err
+	}
 	if st.ck == nil && st.spec.Model != player.Random {
 		ck, err := player.LoadModel(st.spec.Model)
 		if err != nil {
-			e.smu.Lock()
-			e.changed = true
-			e.smu.Unlock()
-			return st, err
+			return fail(err)
 		}
 		st.ck = ck
 		e.smu.Lock()
@@ -87,19 +105,36 @@ func (e *Engine) open() (settings, error) {
 	}
 	spec := st.spec
 	spec.Checkpoint = st.ck
-	n, err := spec.Open(player.Env{Cache: player.DefaultCache})
-	if err != nil {
-		e.smu.Lock()
-		e.changed = true
-		e.smu.Unlock()
-		return st, err
+	if e.net == nil || e.key != st.netKey() {
+		n, err := spec.Open(player.Env{Cache: player.DefaultCache})
+		if err != nil {
+			return fail(err)
+		}
+		if e.net != nil {
+			e.net.Close()
+		}
+		e.net, e.netName, e.key = n, n.Name, st.netKey()
+	} else if err := spec.Search.Check(); err != nil {
+		return fail(err)
 	}
-	if e.net != nil {
-		e.net.Close()
-	}
-	e.net, e.netName = n, n.Name
-	e.searcher = engine.NewSearcher(n.Evaluator, n.Options)
+	opt := e.net.Options
+	opt.Threads = spec.Search.Threads
+	opt.MaxNodes = spec.Search.Options().MaxNodes
+	e.searcher = engine.NewSearcher(e.net.Evaluator, opt)
 	return st, nil
+}
+
+// Preload opens the network in the background, so that the first move
+// does not wait for it (CheckerBoard loads the engine well before it asks
+// for a move), and again after each set of Command; an error is left for
+// GetMove to report.
+func (e *Engine) Preload() {
+	e.preload.Store(true)
+	go func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.open()
+	}()
 }
 
 // follow makes p, with its side to move, the current position of the

@@ -34,6 +34,7 @@ var (
 var eng = func() *cbengine.Engine {
 	e := cbengine.New()
 	e.Version = version()
+	e.Preload()
 	return e
 }()
 
