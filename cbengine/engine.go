@@ -216,6 +216,9 @@ const playNowPoll = time.Millisecond
 // principal variation's length), visits, value, W/D/L, time, speed and
 // the principal variation; or what is wrong.
 //
+// A move's time counts from when the network is open (Preload opens it
+// ahead), a clock's from the call.
+//
 // With InfoResetMoves in info, or a position that does not follow the
 // game so far (follow), a new game starts from b, so that repetitions and
 // the 40-move rule count from there. A board that is no position, or a
@@ -251,7 +254,9 @@ func (e *Engine) GetMove(b *Board, color int, maxtime float64, info, moreinfo in
 		g, drawn = rules.NewGame(p), true
 	}
 	lim := Limits(maxtime, info, moreinfo, st.visits)
-	lim.Start = start
+	if lim.Left > 0 {
+		lim.Start = start // the clock ran while the network opened
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if playnow != nil {

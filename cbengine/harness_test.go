@@ -486,9 +486,26 @@ func TestHarnessWine(t *testing.T) {
 	build(t, env, wine, "wineboot", "-i")
 	build(t, nil, mingw, "-O2", "-shared", "-o", filepath.Join(prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll"),
 		"cmd/dama-cb/harness/bcryptprimitives.c", "-ladvapi32")
+	// The prefix is removed once Wine's server, which outlives the
+	// harness a few seconds, has stopped.
+	t.Cleanup(func() { stopWineServer(env) })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	h := startHarness(t, ctx, env, wine, exe, dll)
 	checkCommands(t, h)
 	playGames(t, h, 3).report(t, "dama-cb.dll under wine")
+}
+
+// stopWineServer stops the Wine server of the prefix in env and waits for
+// it (Debian has wineserver outside PATH).
+func stopWineServer(env []string) {
+	server, err := exec.LookPath("wineserver")
+	if err != nil {
+		server = "/usr/lib/wine/wineserver"
+	}
+	for _, arg := range []string{"-k", "-w"} {
+		cmd := exec.Command(server, arg)
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Run()
+	}
 }
