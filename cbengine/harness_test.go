@@ -436,7 +436,8 @@ func build(t *testing.T, env []string, argv ...string) {
 }
 
 // TestHarness builds libdama-cb.so and the harness with the system's C
-// compiler and plays games through it.
+// compiler ($CC, else gcc) and plays games through it. Without a compiler
+// it skips, unless DAMA_EXPECT_CC is set (CI), where it fails.
 func TestHarness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CheckerBoard library (a minute): not with -short")
@@ -446,6 +447,9 @@ func TestHarness(t *testing.T) {
 		cc = "gcc"
 	}
 	if _, err := exec.LookPath(cc); err != nil {
+		if os.Getenv("DAMA_EXPECT_CC") != "" {
+			t.Fatalf("DAMA_EXPECT_CC is set but there is no C compiler %q: %v", cc, err)
+		}
 		t.Skipf("no C compiler %q (install gcc) to build the CheckerBoard library and its harness: %v", cc, err)
 	}
 	goCmd, dir := goTool(t), t.TempDir()
