@@ -199,11 +199,8 @@ func (e *Engine) set(key, value string) (string, bool) {
 // about is the answer to "about": the engine, its network and search.
 func (e *Engine) about() string {
 	e.smu.Lock()
-	st := e.settings
+	st, net := e.settings, e.netName
 	e.smu.Unlock()
-	e.mu.Lock() // not while a search runs: about waits for it
-	net := e.netName
-	e.mu.Unlock()
 	if net == "" {
 		net = st.spec.Model + " (opened by the first move)"
 	}

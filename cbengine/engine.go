@@ -26,14 +26,14 @@ type Engine struct {
 	// GetMove's status while it searches (default 250ms).
 	InfoEvery time.Duration
 
-	smu      sync.Mutex // guards the settings
+	smu      sync.Mutex // guards the settings, changed and netName
 	settings settings
-	changed  bool // the settings changed since the network was opened
+	changed  bool   // the settings changed since the network was opened
+	netName  string // the network open, for people; "" before the first
 	preload  atomic.Bool
 
 	mu       sync.Mutex // one GetMove at a time; guards what follows
 	net      *player.Network
-	netName  string
 	key      netKey // what net was opened with
 	searcher *engine.Searcher
 	game     *rules.Game // the game so far; its position is the last one seen or played
@@ -113,7 +113,10 @@ func (e *Engine) open() (settings, error) {
 		if e.net != nil {
 			e.net.Close()
 		}
-		e.net, e.netName, e.key = n, n.Name, st.netKey()
+		e.net, e.key = n, st.netKey()
+		e.smu.Lock()
+		e.netName = n.Name
+		e.smu.Unlock()
 	} else if err := spec.Search.Check(); err != nil {
 		return fail(err)
 	}

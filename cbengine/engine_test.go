@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -228,8 +229,8 @@ func TestGetMoveShipped(t *testing.T) {
 	}
 	e.Command("set model random")
 	move(t, e, rules.Start(), InfoResetMoves)
-	if e.net == net || !strings.Contains(e.netName, "uniform") {
-		t.Errorf("set model random: network %q", e.netName)
+	if e.net == net || !strings.Contains(e.about(), "uniform evaluator") {
+		t.Errorf("set model random: %q", e.about())
 	}
 }
 
@@ -321,5 +322,39 @@ func TestIsLegal(t *testing.T) {
 	}
 	if b != BoardOf(p) {
 		t.Error("islegal changed the board")
+	}
+}
+
+// Commands are answered while a search runs, and apply from the next move.
+func TestCommandDuringSearch(t *testing.T) {
+	e := fast(t)
+	e.Command("set visits 0")
+	var stop atomic.Bool
+	searching := make(chan struct{})
+	done := make(chan int)
+	go func() {
+		b := BoardOf(rules.Start())
+		var mv Move
+		once := false
+		done <- e.GetMove(&b, White, 3600, InfoResetMoves, 0, func() bool {
+			if !once {
+				once = true
+				close(searching)
+			}
+			return stop.Load()
+		}, nil, &mv)
+	}()
+	<-searching
+	for _, cmd := range []string{"name", "about", "get hashsize", "set visits 30", "set threads 2", "help"} {
+		if reply, ok := e.Command(cmd); !ok {
+			t.Errorf("%s during a search: %q", cmd, reply)
+		}
+	}
+	stop.Store(true)
+	if r := <-done; r != ResultUnknown {
+		t.Errorf("result %d", r)
+	}
+	if _, _, line := move(t, e, rules.Start(), InfoResetMoves); !strings.Contains(line, "visits 30") {
+		t.Errorf("after set visits 30 during a search: %q", line)
 	}
 }
