@@ -18,9 +18,6 @@ const (
 	GameType        = 22
 )
 
-// MaxReply is the most bytes of a reply, its terminating NUL included.
-const MaxReply = 1024
-
 // Command is enginecommand: the answer to the command line cmd and
 // whether it was understood (with "?" where it was not). A set whose
 // value is wrong is not understood either; its reply says what is wrong.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"dama/checkerboard"
 	"dama/engine"
 	"dama/mcts"
 	"dama/model"
@@ -199,7 +200,7 @@ func Limits(maxtime float64, info, moreinfo int, visits int) engine.Limits {
 	}
 	if maxtime > 0 && !math.IsInf(maxtime, 0) {
 		l.Time = time.Duration(min(maxtime, player.MaxFlagTime) * float64(time.Second))
-		l.WholeTime = info&InfoExactTime != 0
+		l.WholeTime = info&checkerboard.InfoExactTime != 0
 	}
 	return l
 }
@@ -227,29 +228,29 @@ const playNowPoll = time.Millisecond
 // the 40-move rule count from there. A board that is no position, or a
 // position without a legal move for color, leaves b as it was and mv
 // zero, and returns ResultUnknown (ResultLoss without a legal move).
-func (e *Engine) GetMove(b *Board, color int, maxtime float64, info, moreinfo int, playnow func() bool, status func(string), mv *Move) int {
+func (e *Engine) GetMove(b *checkerboard.Board, color int, maxtime float64, info, moreinfo int, playnow func() bool, status func(string), mv *checkerboard.Move) int {
 	start := time.Now()
 	if status == nil {
 		status = func(string) {}
 	}
-	*mv = Move{}
+	*mv = checkerboard.Move{}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, err := b.Position(color)
 	if err != nil {
 		status("dama: " + err.Error())
-		return ResultUnknown
+		return checkerboard.ResultUnknown
 	}
 	if !p.HasMoves() {
 		status("dama: no legal move for " + p.Side().String())
-		return ResultLoss
+		return checkerboard.ResultLoss
 	}
 	st, err := e.open()
 	if err != nil {
 		status("dama: " + err.Error())
-		return ResultUnknown
+		return checkerboard.ResultUnknown
 	}
-	e.follow(p, info&InfoResetMoves != 0)
+	e.follow(p, info&checkerboard.InfoResetMoves != 0)
 	g, drawn := e.game, false
 	if e.game.Outcome().Over() {
 		// Drawn already (repetition, 40 moves) though CheckerBoard plays
@@ -274,36 +275,36 @@ func (e *Engine) GetMove(b *Board, color int, maxtime float64, info, moreinfo in
 	res, err := e.searcher.Think(ctx, g, lim, func(i engine.Info) { status(Line(i)) })
 	if err != nil {
 		status("dama: " + err.Error())
-		return ResultUnknown
+		return checkerboard.ResultUnknown
 	}
 	m := res.Move
-	*mv = MoveOf(p, m)
+	*mv = checkerboard.MoveOf(p, m)
 	if drawn {
 		e.newGame(p.Play(m))
 	} else {
 		e.game.PlayUnchecked(m)
 	}
-	*b = BoardOf(p.Play(m))
+	*b = checkerboard.BoardOf(p.Play(m))
 	switch o := e.game.Outcome(); {
 	case drawn:
-		return ResultDraw
+		return checkerboard.ResultDraw
 	case o.Result == rules.Draw:
-		return ResultDraw
+		return checkerboard.ResultDraw
 	case o.Over():
 		if w, ok := o.Result.Winner(); ok && w == p.Side() {
-			return ResultWin
+			return checkerboard.ResultWin
 		}
-		return ResultLoss
+		return checkerboard.ResultLoss
 	}
 	switch res.Proof {
 	case mcts.ProofWin:
-		return ResultWin
+		return checkerboard.ResultWin
 	case mcts.ProofDraw:
-		return ResultDraw
+		return checkerboard.ResultDraw
 	case mcts.ProofLoss:
-		return ResultLoss
+		return checkerboard.ResultLoss
 	}
-	return ResultUnknown
+	return checkerboard.ResultUnknown
 }
 
 // watch calls cancel once playnow reports true, polling it every
@@ -352,15 +353,15 @@ func Line(i engine.Info) string {
 // of color on b; a capture names its start and end, and where several
 // captures join them, the first in the rules' order is the one described
 // in mv. b is left as it is.
-func (e *Engine) IsLegal(b *Board, color, from, to int, mv *Move) bool {
-	*mv = Move{}
+func (e *Engine) IsLegal(b *checkerboard.Board, color, from, to int, mv *checkerboard.Move) bool {
+	*mv = checkerboard.Move{}
 	p, err := b.Position(color)
 	if err != nil {
 		return false
 	}
 	for _, m := range p.Legal(nil) {
 		if int(m.From()) == from && int(m.To()) == to {
-			*mv = MoveOf(p, m)
+			*mv = checkerboard.MoveOf(p, m)
 			return true
 		}
 	}

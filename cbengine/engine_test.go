@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"dama/checkerboard"
 	"dama/engine"
 	"dama/rules"
 )
@@ -22,8 +23,8 @@ func TestLimits(t *testing.T) {
 		want                  engine.Limits
 	}{
 		{"maxtime", 1.5, 0, 0, 0, engine.Limits{Time: 1500 * time.Millisecond}},
-		{"exact time", 2, InfoExactTime, 0, 0, engine.Limits{Time: 2 * time.Second, WholeTime: true}},
-		{"reset bit alone", 0.25, InfoResetMoves, 0, 0, engine.Limits{Time: 250 * time.Millisecond}},
+		{"exact time", 2, checkerboard.InfoExactTime, 0, 0, engine.Limits{Time: 2 * time.Second, WholeTime: true}},
+		{"reset bit alone", 0.25, checkerboard.InfoResetMoves, 0, 0, engine.Limits{Time: 250 * time.Millisecond}},
 		{"visits too", 1, 0, 0, 300, engine.Limits{Visits: 300, Time: time.Second}},
 		{"no time", 0, 0, 0, 0, engine.Limits{}},
 		{"negative", -1, 0, 0, 0, engine.Limits{}},
@@ -31,7 +32,7 @@ func TestLimits(t *testing.T) {
 		{"infinite", math.Inf(1), 0, 0, 0, engine.Limits{}},
 		{"clock in ms", 9, 1 << 2, 5000<<16 | 100, 0, engine.Limits{Left: 5 * time.Second, Inc: 100 * time.Millisecond}},
 		{"clock in 10 ms", 9, 2 << 2, 300<<16 | 5, 0, engine.Limits{Left: 3 * time.Second, Inc: 50 * time.Millisecond}},
-		{"clock in 100 ms", 9, 3<<2 | InfoResetMoves, 600<<16 | 20, 0, engine.Limits{Left: time.Minute, Inc: 2 * time.Second}},
+		{"clock in 100 ms", 9, 3<<2 | checkerboard.InfoResetMoves, 600<<16 | 20, 0, engine.Limits{Left: time.Minute, Inc: 2 * time.Second}},
 		// moreinfo's upper half is unsigned: 60000 units is not negative.
 		{"clock past 32767", 9, 1 << 2, past32767, 0, engine.Limits{Left: time.Minute}},
 		{"clock fallen", 9, 1 << 2, 0, 0, engine.Limits{Left: time.Millisecond}},
@@ -67,23 +68,20 @@ func fen(t *testing.T, s string) rules.Position {
 // move asks e for a move in p and checks that it is one.
 func move(t *testing.T, e *Engine, p rules.Position, info int) (rules.Position, int, string) {
 	t.Helper()
-	b := BoardOf(p)
-	var mv Move
+	b := checkerboard.BoardOf(p)
+	var mv checkerboard.Move
 	var line string
-	r := e.GetMove(&b, ColorValue(p.Side()), 10, info, 0, nil, func(s string) { line = s }, &mv)
-	for _, m := range p.Legal(nil) {
-		if q := p.Play(m); BoardOf(q) == b {
-			checkApply(t, p, m, mv)
-			return q, r, line
-		}
+	r := e.GetMove(&b, checkerboard.ColorValue(p.Side()), 10, info, 0, nil, func(s string) { line = s }, &mv)
+	m, err := checkerboard.Check(p, b, mv)
+	if err != nil {
+		t.Fatalf("getmove (%d, %q): %v", r, line, err)
 	}
-	t.Fatalf("%s: the board after getmove (%d, %q) is after no legal move", p.FEN(), r, line)
-	return rules.Position{}, 0, ""
+	return p.Play(m), r, line
 }
 
 func TestGetMoveFollowsTheGame(t *testing.T) {
 	e := fast(t)
-	p1, _, line := move(t, e, rules.Start(), InfoResetMoves)
+	p1, _, line := move(t, e, rules.Start(), checkerboard.InfoResetMoves)
 	if !strings.Contains(line, "visits 20") || !strings.Contains(line, " pv ") {
 		t.Errorf("search line %q, want its visits and pv", line)
 	}
@@ -102,7 +100,7 @@ func TestGetMoveFollowsTheGame(t *testing.T) {
 		t.Errorf("after a take-back the game has %d plies, want 1", e.game.Ply())
 	}
 	// The same position again with CB_RESET_MOVES: a new game.
-	move(t, e, rules.Start(), InfoResetMoves)
+	move(t, e, rules.Start(), checkerboard.InfoResetMoves)
 	if e.game.Ply() != 1 {
 		t.Errorf("after a reset the game has %d plies, want 1", e.game.Ply())
 	}
@@ -137,11 +135,11 @@ func TestGetMoveKnowsRepetitions(t *testing.T) {
 	if ply != 8 || quiet != 8 || reps != 2 {
 		t.Fatalf("after two rounds: %d plies, %d quiet, %d repetitions; want 8, 8, 2", ply, quiet, reps)
 	}
-	if _, r, _ := move(t, e, p0, 0); r != ResultDraw {
-		t.Errorf("in a position drawn by repetition getmove returned %d, want %d", r, ResultDraw)
+	if _, r, _ := move(t, e, p0, 0); r != checkerboard.ResultDraw {
+		t.Errorf("in a position drawn by repetition getmove returned %d, want %d", r, checkerboard.ResultDraw)
 	}
 	// Reset: the history is gone.
-	move(t, e, p0, InfoResetMoves)
+	move(t, e, p0, checkerboard.InfoResetMoves)
 	if e.game.Ply() != 1 || e.game.Repetitions() != 0 {
 		t.Errorf("after a reset: %d plies, %d repetitions", e.game.Ply(), e.game.Repetitions())
 	}
@@ -150,35 +148,35 @@ func TestGetMoveKnowsRepetitions(t *testing.T) {
 func TestGetMoveResults(t *testing.T) {
 	e := fast(t)
 	// The move takes the last black piece: a win.
-	if _, r, _ := move(t, e, fen(t, "W:W22:B18"), InfoResetMoves); r != ResultWin {
-		t.Errorf("a winning capture: result %d, want %d", r, ResultWin)
+	if _, r, _ := move(t, e, fen(t, "W:W22:B18"), checkerboard.InfoResetMoves); r != checkerboard.ResultWin {
+		t.Errorf("a winning capture: result %d, want %d", r, checkerboard.ResultWin)
 	}
 	// No legal move: a loss, the board as it was.
 	for _, f := range []string{"B:W5,10:B1", "W:W5:B1,2"} {
 		p := fen(t, f)
-		b := BoardOf(p)
-		var mv Move
+		b := checkerboard.BoardOf(p)
+		var mv checkerboard.Move
 		var line string
-		if r := e.GetMove(&b, ColorValue(p.Side()), 1, 0, 0, nil, func(s string) { line = s }, &mv); r != ResultLoss || b != BoardOf(p) || mv != (Move{}) {
-			t.Errorf("%s without a move: result %d, board changed %v, move %+v", p.FEN(), r, b != BoardOf(p), mv)
+		if r := e.GetMove(&b, checkerboard.ColorValue(p.Side()), 1, 0, 0, nil, func(s string) { line = s }, &mv); r != checkerboard.ResultLoss || b != checkerboard.BoardOf(p) || mv != (checkerboard.Move{}) {
+			t.Errorf("%s without a move: result %d, board changed %v, move %+v", p.FEN(), r, b != checkerboard.BoardOf(p), mv)
 		}
 		if !strings.Contains(line, "no legal move") {
 			t.Errorf("%s: line %q", p.FEN(), line)
 		}
 	}
 	// A bad board: unknown, the board as it was, a line that says why.
-	b := BoardOf(rules.Start())
+	b := checkerboard.BoardOf(rules.Start())
 	b[0][0] = 12
 	before := b
-	var mv Move
+	var mv checkerboard.Move
 	var line string
-	if r := e.GetMove(&b, White, 1, 0, 0, nil, func(s string) { line = s }, &mv); r != ResultUnknown || b != before {
+	if r := e.GetMove(&b, checkerboard.White, 1, 0, 0, nil, func(s string) { line = s }, &mv); r != checkerboard.ResultUnknown || b != before {
 		t.Errorf("a bad board: result %d, changed %v", r, b != before)
 	}
 	if !strings.Contains(line, "board[0][0] (square 1) = 12") {
 		t.Errorf("a bad board: line %q", line)
 	}
-	if r := e.GetMove(&b, 7, 1, 0, 0, nil, func(s string) { line = s }, &mv); r != ResultUnknown || !strings.Contains(line, "color 7") {
+	if r := e.GetMove(&b, 7, 1, 0, 0, nil, func(s string) { line = s }, &mv); r != checkerboard.ResultUnknown || !strings.Contains(line, "color 7") {
 		t.Errorf("a bad colour: result %d, line %q", r, line)
 	}
 }
@@ -187,16 +185,16 @@ func TestGetMoveResults(t *testing.T) {
 func TestGetMovePlayNow(t *testing.T) {
 	e := fast(t)
 	e.Command("set visits 0")
-	b := BoardOf(rules.Start())
-	var mv Move
+	b := checkerboard.BoardOf(rules.Start())
+	var mv checkerboard.Move
 	polls := 0
 	start := time.Now()
-	r := e.GetMove(&b, White, 3600, InfoResetMoves, 0, func() bool { polls++; return polls > 3 }, nil, &mv)
+	r := e.GetMove(&b, checkerboard.White, 3600, checkerboard.InfoResetMoves, 0, func() bool { polls++; return polls > 3 }, nil, &mv)
 	// Generous: the test fails only if playnow was not heeded.
 	if d := time.Since(start); d > time.Minute {
 		t.Fatalf("playnow: getmove took %v", d)
 	}
-	if r != ResultUnknown || b == BoardOf(rules.Start()) || mv.From == mv.To {
+	if r != checkerboard.ResultUnknown || b == checkerboard.BoardOf(rules.Start()) || mv.From == mv.To {
 		t.Errorf("playnow: result %d, move %+v", r, mv)
 	}
 }
@@ -209,8 +207,8 @@ func TestGetMoveShipped(t *testing.T) {
 	e := New()
 	defer e.Close()
 	e.Command("set visits 50")
-	_, r, line := move(t, e, rules.Start(), InfoResetMoves)
-	if r != ResultUnknown || !strings.Contains(line, "visits 50") {
+	_, r, line := move(t, e, rules.Start(), checkerboard.InfoResetMoves)
+	if r != checkerboard.ResultUnknown || !strings.Contains(line, "visits 50") {
 		t.Errorf("result %d, line %q", r, line)
 	}
 	if !strings.Contains(e.about(), "shipped model (") {
@@ -220,7 +218,7 @@ func TestGetMoveShipped(t *testing.T) {
 	net := e.net
 	e.Command("set threads 2")
 	e.Command("set hashsize 32")
-	move(t, e, rules.Start(), InfoResetMoves)
+	move(t, e, rules.Start(), checkerboard.InfoResetMoves)
 	if e.net != net {
 		t.Error("set threads opened the network again")
 	}
@@ -228,7 +226,7 @@ func TestGetMoveShipped(t *testing.T) {
 		t.Fatal("no searcher")
 	}
 	e.Command("set model random")
-	move(t, e, rules.Start(), InfoResetMoves)
+	move(t, e, rules.Start(), checkerboard.InfoResetMoves)
 	if e.net == net || !strings.Contains(e.about(), "uniform evaluator") {
 		t.Errorf("set model random: %q", e.about())
 	}
@@ -293,8 +291,8 @@ func TestCommand(t *testing.T) {
 		t.Errorf("name without a version: %q", reply)
 	}
 	for _, cmd := range []string{"help", "about"} {
-		if reply, ok := e.Command(cmd); !ok || len(reply) >= MaxReply || len(reply) < 100 {
-			t.Errorf("%s: %d bytes (ok %v), want some, under %d: %q", cmd, len(reply), ok, MaxReply, reply)
+		if reply, ok := e.Command(cmd); !ok || len(reply) >= checkerboard.MaxReply || len(reply) < 100 {
+			t.Errorf("%s: %d bytes (ok %v), want some, under %d: %q", cmd, len(reply), ok, checkerboard.MaxReply, reply)
 		}
 	}
 }
@@ -302,25 +300,25 @@ func TestCommand(t *testing.T) {
 func TestIsLegal(t *testing.T) {
 	e := New()
 	p := fen(t, "W:WK21,31:B10,18,27")
-	b := BoardOf(p)
-	var mv Move
-	if !e.IsLegal(&b, White, 31, 6, &mv) {
+	b := checkerboard.BoardOf(p)
+	var mv checkerboard.Move
+	if !e.IsLegal(&b, checkerboard.White, 31, 6, &mv) {
 		t.Fatal("31x6 not legal")
 	}
 	m, _ := rules.ParseMove(p, "31x22x13x6")
-	if mv != MoveOf(p, m) {
+	if mv != checkerboard.MoveOf(p, m) {
 		t.Errorf("31x6: %+v", mv)
 	}
 	for _, c := range [][2]int{{21, 17}, {31, 22}, {10, 14}, {0, 40}} {
-		if e.IsLegal(&b, White, c[0], c[1], &mv) || mv != (Move{}) {
+		if e.IsLegal(&b, checkerboard.White, c[0], c[1], &mv) || mv != (checkerboard.Move{}) {
 			t.Errorf("%d-%d legal (%+v)", c[0], c[1], mv)
 		}
 	}
 	// The colour asked about is the side to move.
-	if !e.IsLegal(&b, Black, 10, 14, &mv) || mv.OldPiece != Black|Man {
+	if !e.IsLegal(&b, checkerboard.Black, 10, 14, &mv) || mv.OldPiece != checkerboard.Black|checkerboard.Man {
 		t.Errorf("black 10-14 not legal: %+v", mv)
 	}
-	if b != BoardOf(p) {
+	if b != checkerboard.BoardOf(p) {
 		t.Error("islegal changed the board")
 	}
 }
@@ -333,10 +331,10 @@ func TestCommandDuringSearch(t *testing.T) {
 	searching := make(chan struct{})
 	done := make(chan int)
 	go func() {
-		b := BoardOf(rules.Start())
-		var mv Move
+		b := checkerboard.BoardOf(rules.Start())
+		var mv checkerboard.Move
 		once := false
-		done <- e.GetMove(&b, White, 3600, InfoResetMoves, 0, func() bool {
+		done <- e.GetMove(&b, checkerboard.White, 3600, checkerboard.InfoResetMoves, 0, func() bool {
 			if !once {
 				once = true
 				close(searching)
@@ -351,10 +349,10 @@ func TestCommandDuringSearch(t *testing.T) {
 		}
 	}
 	stop.Store(true)
-	if r := <-done; r != ResultUnknown {
+	if r := <-done; r != checkerboard.ResultUnknown {
 		t.Errorf("result %d", r)
 	}
-	if _, _, line := move(t, e, rules.Start(), InfoResetMoves); !strings.Contains(line, "visits 30") {
+	if _, _, line := move(t, e, rules.Start(), checkerboard.InfoResetMoves); !strings.Contains(line, "visits 30") {
 		t.Errorf("after set visits 30 during a search: %q", line)
 	}
 }

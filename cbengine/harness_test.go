@@ -1,21 +1,20 @@
 package cbengine
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"dama/arena"
+	"dama/checkerboard"
 	"dama/rules"
 )
 
@@ -27,164 +26,48 @@ import (
 // and the time is kept (within a generous bound: the machine is shared;
 // the times are logged).
 
-// harness is a running harness process.
-type harness struct {
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  *bufio.Reader
-	name string
-}
+// harness wraps the client of the harness for the test.
+type harness struct{ *checkerboard.Harness }
 
-// startHarness runs argv (the harness and the library, or wine and them).
+// startHarness starts the harness, closed at the end of the test.
 func startHarness(t *testing.T, ctx context.Context, env []string, argv ...string) *harness {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	h, err := checkerboard.StartHarness(ctx, env, os.Stderr, argv...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
+	t.Cleanup(func() { h.Close() })
+	return &harness{h}
+}
+
+func (h *harness) getmove(t *testing.T, b checkerboard.Board, color int, maxtime float64, info, moreinfo int, playnow time.Duration) checkerboard.Answer {
+	t.Helper()
+	a, err := h.GetMove(b, color, maxtime, info, moreinfo, playnow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("%s: %v", strings.Join(argv, " "), err)
-	}
-	h := &harness{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<16), name: filepath.Base(argv[len(argv)-1])}
-	t.Cleanup(func() {
-		fmt.Fprintln(h.in, "quit")
-		h.in.Close()
-		h.cmd.Wait()
-	})
-	if l := h.line(t); !strings.HasPrefix(l, "ready islegal=1") {
-		t.Fatalf("harness: first line %q, want ready islegal=1", l)
-	}
-	return h
-}
-
-func (h *harness) line(t *testing.T) string {
-	t.Helper()
-	l, err := h.out.ReadString('\n')
-	if err != nil {
-		t.Fatalf("harness (%s): reading: %v (after %q)", h.name, err, l)
-	}
-	return strings.TrimRight(l, "\r\n")
-}
-
-func (h *harness) send(t *testing.T, format string, a ...any) {
-	t.Helper()
-	if _, err := fmt.Fprintf(h.in, format+"\n", a...); err != nil {
-		t.Fatalf("harness (%s): writing: %v", h.name, err)
-	}
-}
-
-// boardText writes a board as the harness reads it.
-func boardText(b Board) string {
-	var sb strings.Builder
-	for x := range 8 {
-		for y := range 8 {
-			fmt.Fprintf(&sb, " %d", b[x][y])
-		}
-	}
-	return sb.String()
-}
-
-// answer is what one getmove returned.
-type answer struct {
-	result           int
-	elapsed, latency time.Duration // latency < 0: playnow was not set before the return
-	board            Board
-	move             Move
-	str              string
-}
-
-// ints reads n integers from f.
-func ints(t *testing.T, f []string, n int) []int32 {
-	t.Helper()
-	if len(f) < n {
-		t.Fatalf("harness: %d numbers, want %d", len(f), n)
-	}
-	out := make([]int32, n)
-	for i := range n {
-		v, err := strconv.Atoi(f[i])
-		if err != nil {
-			t.Fatalf("harness: %q is no integer", f[i])
-		}
-		out[i] = int32(v)
-	}
-	return out
-}
-
-// readMove reads a CBmove's 3+4+24+24+12 numbers.
-func readMove(t *testing.T, f []string) Move {
-	v := ints(t, f, 67)
-	m := Move{Jumps: v[0], NewPiece: v[1], OldPiece: v[2], From: Coor{v[3], v[4]}, To: Coor{v[5], v[6]}}
-	for i := range MaxPath {
-		m.Path[i] = Coor{v[7+2*i], v[8+2*i]}
-		m.Del[i] = Coor{v[31+2*i], v[32+2*i]}
-		m.DelPiece[i] = v[55+i]
-	}
-	return m
-}
-
-func ms(s string) time.Duration {
-	f, _ := strconv.ParseFloat(s, 64)
-	return time.Duration(f * float64(time.Millisecond))
-}
-
-// getmove calls getmove on b; playnow >= 0 sets *playnow after that long.
-func (h *harness) getmove(t *testing.T, b Board, color int, maxtime float64, info, moreinfo int, playnow time.Duration) answer {
-	t.Helper()
-	stop := int64(-1)
-	if playnow >= 0 {
-		stop = playnow.Milliseconds()
-	}
-	h.send(t, "getmove %d %g %d %d %d%s", color, maxtime, info, moreinfo, stop, boardText(b))
-	f := strings.Fields(h.line(t))
-	if len(f) != 4+64+67 || f[0] != "move" {
-		t.Fatalf("harness: %d fields (%q...), want move and %d numbers", len(f), f[:min(len(f), 4)], 3+64+67)
-	}
-	var a answer
-	a.result = int(ints(t, f[1:], 1)[0])
-	a.elapsed, a.latency = ms(f[2]), ms(f[3])
-	bv := ints(t, f[4:], 64)
-	for i, v := range bv {
-		a.board[i/8][i%8] = v
-	}
-	a.move = readMove(t, f[68:])
-	s := h.line(t)
-	if !strings.HasPrefix(s, "str ") {
-		t.Fatalf("harness: %q, want the str line", s)
-	}
-	a.str = s[4:]
 	return a
 }
 
-// command calls enginecommand.
 func (h *harness) command(t *testing.T, cmd string) (int, string) {
 	t.Helper()
-	h.send(t, "cmd %s", cmd)
-	l := h.line(t)
-	var r int
-	var rest string
-	if _, err := fmt.Sscanf(l, "reply %d", &r); err != nil {
-		t.Fatalf("harness: %q, want reply", l)
+	ok, reply, err := h.Command(cmd)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if i := strings.Index(l[6:], " "); i >= 0 {
-		rest = l[6+i+1:]
-	}
-	return r, rest
+	return b2i(ok), reply
 }
 
-// refBoard is the board of p by this test's own arithmetic (c).
-func refBoard(p rules.Position) Board {
-	var b Board
-	val := map[rules.Piece]int32{rules.WhiteMan: White | Man, rules.WhiteKing: White | King, rules.BlackMan: Black | Man, rules.BlackKing: Black | King}
-	for s := 1; s <= 32; s++ {
-		if pc := p.At(rules.Square(s)); pc != rules.Empty {
-			b[c(s).X][c(s).Y] = val[pc]
+// refBoard is the board of p by the interface's formula, worked out
+// here: square n at y = (n-1)/4, x = 2·((n-1)%4) + y%2; 1 white, 2 black,
+// OR-ed with 4 a man, 8 a king.
+func refBoard(p rules.Position) checkerboard.Board {
+	var b checkerboard.Board
+	val := map[rules.Piece]int32{rules.WhiteMan: 1 | 4, rules.WhiteKing: 1 | 8, rules.BlackMan: 2 | 4, rules.BlackKing: 2 | 8}
+	for n := 1; n <= 32; n++ {
+		if pc := p.At(rules.Square(n)); pc != rules.Empty {
+			y := (n - 1) / 4
+			b[2*((n-1)%4)+y%2][y] = val[pc]
 		}
 	}
 	return b
@@ -198,65 +81,35 @@ type stats struct {
 	latencies    []time.Duration
 }
 
-// referee checks one answer to getmove on p (the game g before the move)
-// and plays the move on g. It returns the move played.
-func referee(t *testing.T, g *rules.Game, a answer) rules.Move {
+// referee checks one answer to getmove in the game g (Check: a legal
+// move, described by the CBmove; the result agrees with the rules) and
+// plays the move on g.
+func referee(t *testing.T, g *rules.Game, a checkerboard.Answer) rules.Move {
 	t.Helper()
 	p := g.Position()
-	if !strings.HasPrefix(a.str, "depth ") {
-		t.Errorf("%s: str %q, want a search line", p.FEN(), a.str)
+	if !strings.HasPrefix(a.Str, "depth ") {
+		t.Errorf("%s: str %q, want a search line", p.FEN(), a.Str)
 	}
-	var played []rules.Move
-	for _, m := range p.Legal(nil) {
-		if refBoard(p.Play(m)) == a.board {
-			played = append(played, m)
-		}
+	if refBoard(p) != checkerboard.BoardOf(p) {
+		t.Fatalf("%s: the board by the formula differs from BoardOf", p.FEN())
 	}
-	if len(played) != 1 {
-		t.Fatalf("%s: the board returned is the position after %d legal moves (%v), want 1:\n%v", p.FEN(), len(played), played, a.board)
+	m, err := checkerboard.Check(p, a.Board, a.Move)
+	if err != nil {
+		t.Fatal(err)
 	}
-	m := played[0]
-	checkMove(t, p, m, a.move)
 	if err := g.Play(m); err != nil {
 		t.Fatal(err)
 	}
 	o := g.Outcome()
 	switch {
-	case o.Result == rules.Draw && a.result != ResultDraw:
-		t.Errorf("%s %s: the game is drawn (%s), getmove returned %d, want %d", p.FEN(), m, o.Reason, a.result, ResultDraw)
-	case o.Over() && o.Result != rules.Draw && a.result != ResultWin:
-		t.Errorf("%s %s: the move wins (%s), getmove returned %d, want %d", p.FEN(), m, o.Reason, a.result, ResultWin)
-	case a.result < ResultDraw || a.result > ResultUnknown:
-		t.Errorf("%s %s: result %d", p.FEN(), m, a.result)
+	case o.Result == rules.Draw && a.Result != checkerboard.ResultDraw:
+		t.Errorf("%s %s: the game is drawn (%s), getmove returned %d, want %d", p.FEN(), m, o.Reason, a.Result, checkerboard.ResultDraw)
+	case o.Over() && o.Result != rules.Draw && a.Result != checkerboard.ResultWin:
+		t.Errorf("%s %s: the move wins (%s), getmove returned %d, want %d", p.FEN(), m, o.Reason, a.Result, checkerboard.ResultWin)
+	case a.Result < checkerboard.ResultDraw || a.Result > checkerboard.ResultUnknown:
+		t.Errorf("%s %s: result %d", p.FEN(), m, a.Result)
 	}
 	return m
-}
-
-// checkMove checks that cm describes m, a move of p, by this test's own
-// arithmetic: squares, pieces, the path and the captured pieces in order.
-func checkMove(t *testing.T, p rules.Position, m rules.Move, cm Move) {
-	t.Helper()
-	b, after := refBoard(p), refBoard(p.Play(m))
-	path := m.Path()
-	w := Move{Jumps: int32(m.NumCaptured()), From: c(int(m.From())), To: c(int(m.To())),
-		OldPiece: b[c(int(m.From())).X][c(int(m.From())).Y], NewPiece: after[c(int(m.To())).X][c(int(m.To())).Y]}
-	for i, s := range m.CapturedInOrder() {
-		w.Del[i] = c(int(s))
-		w.DelPiece[i] = b[c(int(s)).X][c(int(s)).Y]
-	}
-	got := cm
-	for i := 1; i < len(path)-1; i++ {
-		w.Path[i] = c(int(path[i]))
-	}
-	// Path[0] and Path[Jumps] are not CheckerBoard's: compare the rest.
-	got.Path[0], w.Path[0] = Coor{}, Coor{}
-	if n := max(m.NumCaptured(), 1); n < MaxPath {
-		got.Path[n], w.Path[n] = Coor{}, Coor{}
-	}
-	if got != w {
-		t.Errorf("%s %s: CBmove\n got %+v\nwant %+v", p.FEN(), m, cm, w)
-	}
-	checkApply(t, p, m, cm)
 }
 
 // playGames plays the harness's games and checks every answer: the
@@ -276,7 +129,7 @@ func playGames(t *testing.T, h *harness, games int) stats {
 		maxtime := []float64{0.05, 0.1}[game%2]
 		clocked := game%3 == 2
 		left, inc := 3*time.Second, 50*time.Millisecond
-		for info := InfoResetMoves; !g.Outcome().Over() && g.Ply() < maxPlies; info = 0 {
+		for info := checkerboard.InfoResetMoves; !g.Outcome().Over() && g.Ply() < maxPlies; info = 0 {
 			p := g.Position()
 			if vsRandom && p.Side() == randomSide {
 				ms := g.Legal(nil)
@@ -286,20 +139,20 @@ func playGames(t *testing.T, h *harness, games int) stats {
 			if clocked {
 				// Units of 10 ms (info bits 2-3 = 2): left and increment.
 				mi := int(min(left/(10*time.Millisecond), 0xffff))<<16 | int(inc/(10*time.Millisecond))
-				a := h.getmove(t, refBoard(p), ColorValue(p.Side()), 1, info|2<<2, mi, -1)
+				a := h.getmove(t, refBoard(p), checkerboard.ColorValue(p.Side()), 1, info|2<<2, mi, -1)
 				referee(t, g, a)
-				st.clocked = append(st.clocked, a.elapsed)
-				left = max(left-a.elapsed, 0) + inc
+				st.clocked = append(st.clocked, a.Elapsed)
+				left = max(left-a.Elapsed, 0) + inc
 				if left == inc {
-					t.Errorf("game %d ply %d: the engine used all its clock (%v for the move)", game, g.Ply(), a.elapsed)
+					t.Errorf("game %d ply %d: the engine used all its clock (%v for the move)", game, g.Ply(), a.Elapsed)
 				}
 			} else {
-				a := h.getmove(t, refBoard(p), ColorValue(p.Side()), maxtime, info, 0, -1)
+				a := h.getmove(t, refBoard(p), checkerboard.ColorValue(p.Side()), maxtime, info, 0, -1)
 				referee(t, g, a)
-				st.perMaxtime[maxtime] = append(st.perMaxtime[maxtime], a.elapsed)
+				st.perMaxtime[maxtime] = append(st.perMaxtime[maxtime], a.Elapsed)
 				// Generous: a loaded machine, a GUI that says "don't exceed it too much".
-				if limit := 20*time.Duration(maxtime*float64(time.Second)) + 5*time.Second; a.elapsed > limit {
-					t.Errorf("game %d ply %d: %v for a move of maxtime %gs", game, g.Ply(), a.elapsed, maxtime)
+				if limit := 20*time.Duration(maxtime*float64(time.Second)) + 5*time.Second; a.Elapsed > limit {
+					t.Errorf("game %d ply %d: %v for a move of maxtime %gs", game, g.Ply(), a.Elapsed, maxtime)
 				}
 			}
 			st.moves++
@@ -319,13 +172,13 @@ func playGames(t *testing.T, h *harness, games int) stats {
 	g := rules.NewGame(rules.Start())
 	for i := range 4 {
 		p := g.Position()
-		a := h.getmove(t, refBoard(p), ColorValue(p.Side()), 60, InfoResetMoves*b2i(i == 0), 0, 100*time.Millisecond)
+		a := h.getmove(t, refBoard(p), checkerboard.ColorValue(p.Side()), 60, checkerboard.InfoResetMoves*b2i(i == 0), 0, 100*time.Millisecond)
 		referee(t, g, a)
 		st.moves++
-		if a.latency < 0 || a.elapsed > 30*time.Second {
-			t.Errorf("playnow set after 100ms: getmove took %v (latency %v)", a.elapsed, a.latency)
+		if a.Latency < 0 || a.Elapsed > 30*time.Second {
+			t.Errorf("playnow set after 100ms: getmove took %v (latency %v)", a.Elapsed, a.Latency)
 		}
-		st.latencies = append(st.latencies, a.latency)
+		st.latencies = append(st.latencies, a.Latency)
 	}
 	return st
 }
@@ -392,23 +245,27 @@ func checkCommands(t *testing.T, h *harness) {
 	}
 	p, _ := rules.ParseFEN("W:WK21,31:B10,18,27")
 	for _, c := range []struct{ from, to, r int }{{31, 6, 1}, {21, 17, 0}, {31, 22, 0}} {
-		h.send(t, "islegal %d %d %d%s", White, c.from, c.to, boardText(refBoard(p)))
-		f := strings.Fields(h.line(t))
-		if f[0] != "legal" || f[1] != strconv.Itoa(c.r) {
-			t.Errorf("islegal %d-%d: %v, want %d", c.from, c.to, f[:2], c.r)
+		ok, mv, err := h.IsLegal(refBoard(p), checkerboard.White, c.from, c.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok != (c.r == 1) {
+			t.Errorf("islegal %d-%d: %v, want %d", c.from, c.to, ok, c.r)
 			continue
 		}
-		if c.r == 1 {
+		if ok {
 			m, _ := rules.ParseMove(p, "31x22x13x6")
-			checkMove(t, p, m, readMove(t, f[2:]))
+			if got := checkerboard.MoveOf(p, m); mv != got {
+				t.Errorf("islegal 31x6: %+v, want %+v", mv, got)
+			}
 		}
 	}
 	// A board that is no position: the board comes back as it was.
 	b := refBoard(rules.Start())
-	b[1][0] = White | Man
-	a := h.getmove(t, b, White, 0.05, InfoResetMoves, 0, -1)
-	if a.result != ResultUnknown || a.board != b || !strings.Contains(a.str, "board[1][0] = 5 on a square not played on") || a.move != (Move{}) {
-		t.Errorf("a bad board: result %d, str %q, board changed %v, move %+v", a.result, a.str, a.board != b, a.move)
+	b[1][0] = checkerboard.White | checkerboard.Man
+	a := h.getmove(t, b, checkerboard.White, 0.05, checkerboard.InfoResetMoves, 0, -1)
+	if a.Result != checkerboard.ResultUnknown || a.Board != b || !strings.Contains(a.Str, "board[1][0] = 5 on a square not played on") || a.Move != (checkerboard.Move{}) {
+		t.Errorf("a bad board: result %d, str %q, board changed %v, move %+v", a.Result, a.Str, a.Board != b, a.Move)
 	}
 }
 
@@ -455,12 +312,34 @@ func TestHarness(t *testing.T) {
 	goCmd, dir := goTool(t), t.TempDir()
 	lib, bin := filepath.Join(dir, "libdama-cb.so"), filepath.Join(dir, "harness")
 	build(t, []string{"CGO_ENABLED=1"}, goCmd, "build", "-buildmode=c-shared", "-o", lib, "./cmd/dama-cb")
-	build(t, nil, cc, "-O2", "-Wall", "-o", bin, "cmd/dama-cb/harness/harness.c", "-ldl", "-lpthread")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	if err := checkerboard.BuildHarness(ctx, cc, bin, "-Wall", "-ldl", "-lpthread"); err != nil {
+		t.Fatal(err)
+	}
 	h := startHarness(t, ctx, nil, bin, lib)
 	checkCommands(t, h)
 	playGames(t, h, 3).report(t, "libdama-cb.so")
+
+	// The library as a player of an arena match (checkerboard.Player, each
+	// game its own harness, every move refereed) against random moves.
+	p, err := checkerboard.ParsePlayer("cb:" + lib + "@t0.05")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Harness = bin
+	random, err := arena.ParsePlayer("random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := arena.Match(ctx, p, random, arena.MatchOptions{Games: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("arena: %s", r)
+	if r.Games() != 2 || r.Losses > 0 {
+		t.Errorf("cb:libdama-cb.so against random moves: %d games, %d lost", r.Games(), r.Losses)
+	}
 }
 
 // TestHarnessWine cross-compiles dama-cb.dll and the harness with MinGW-w64
@@ -482,14 +361,16 @@ func TestHarnessWine(t *testing.T) {
 	goCmd, dir := goTool(t), t.TempDir()
 	dll, exe := filepath.Join(dir, "dama-cb.dll"), filepath.Join(dir, "harness.exe")
 	build(t, []string{"CGO_ENABLED=1", "GOOS=windows", "GOARCH=amd64", "CC=" + mingw}, goCmd, "build", "-buildmode=c-shared", "-o", dll, "./cmd/dama-cb")
-	build(t, nil, mingw, "-O2", "-Wall", "-o", exe, "cmd/dama-cb/harness/harness.c")
+	if err := checkerboard.BuildHarness(context.Background(), mingw, exe, "-Wall"); err != nil {
+		t.Fatal(err)
+	}
 	// Wine 8 lacks bcryptprimitives.dll, which the Go runtime loads from
 	// system32: a stand-in goes into the test's own Wine prefix.
 	prefix := filepath.Join(dir, "wine")
 	env := []string{"WINEPREFIX=" + prefix, "WINEDEBUG=-all"}
 	build(t, env, wine, "wineboot", "-i")
 	build(t, nil, mingw, "-O2", "-shared", "-o", filepath.Join(prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll"),
-		"cmd/dama-cb/harness/bcryptprimitives.c", "-ladvapi32")
+		"checkerboard/harness/bcryptprimitives.c", "-ladvapi32")
 	// The prefix is removed once Wine's server, which outlives the
 	// harness a few seconds, has stopped.
 	t.Cleanup(func() { stopWineServer(env) })

@@ -19,13 +19,14 @@ import (
 	"unsafe"
 
 	"dama/cbengine"
+	"dama/checkerboard"
 )
 
 // The Go types have the memory layout of the C ones: these arrays have a
 // negative length, which does not compile, where a size differs.
 var (
-	_ [unsafe.Sizeof(cbengine.Move{}) - uintptr(C.sizeof_struct_CBmove)]byte
-	_ [uintptr(C.sizeof_struct_CBmove) - unsafe.Sizeof(cbengine.Move{})]byte
+	_ [unsafe.Sizeof(checkerboard.Move{}) - uintptr(C.sizeof_struct_CBmove)]byte
+	_ [uintptr(C.sizeof_struct_CBmove) - unsafe.Sizeof(checkerboard.Move{})]byte
 	_ [unsafe.Sizeof(C.int(0)) - unsafe.Sizeof(int32(0))]byte
 	_ [unsafe.Sizeof(int32(0)) - unsafe.Sizeof(C.int(0))]byte
 )
@@ -83,8 +84,8 @@ func recovered(buf *C.char, size int) bool {
 //export getmove
 func getmove(board *C.int, color C.int, maxtime C.double, str *C.char, playnow *C.int, info C.int, moreinfo C.int, move *C.struct_CBmove) (result C.int) {
 	defer func() {
-		if recovered(str, cbengine.MaxReply) {
-			result = cbengine.ResultUnknown
+		if recovered(str, checkerboard.MaxReply) {
+			result = checkerboard.ResultUnknown
 		}
 	}()
 	var now func() bool
@@ -92,11 +93,11 @@ func getmove(board *C.int, color C.int, maxtime C.double, str *C.char, playnow *
 		p := (*int32)(unsafe.Pointer(playnow))
 		now = func() bool { return atomic.LoadInt32(p) != 0 }
 	}
-	status := func(s string) { putString(str, cbengine.MaxReply, s) }
-	var mv cbengine.Move
-	r := eng.GetMove((*cbengine.Board)(unsafe.Pointer(board)), int(color), float64(maxtime), int(info), int(moreinfo), now, status, &mv)
+	status := func(s string) { putString(str, checkerboard.MaxReply, s) }
+	var mv checkerboard.Move
+	r := eng.GetMove((*checkerboard.Board)(unsafe.Pointer(board)), int(color), float64(maxtime), int(info), int(moreinfo), now, status, &mv)
 	if move != nil {
-		*(*cbengine.Move)(unsafe.Pointer(move)) = mv
+		*(*checkerboard.Move)(unsafe.Pointer(move)) = mv
 	}
 	return C.int(r)
 }
@@ -104,16 +105,16 @@ func getmove(board *C.int, color C.int, maxtime C.double, str *C.char, playnow *
 //export enginecommand
 func enginecommand(command *C.char, reply *C.char) (understood C.int) {
 	defer func() {
-		if recovered(reply, cbengine.MaxReply) {
+		if recovered(reply, checkerboard.MaxReply) {
 			understood = 0
 		}
 	}()
 	if command == nil {
-		putString(reply, cbengine.MaxReply, "?")
+		putString(reply, checkerboard.MaxReply, "?")
 		return 0
 	}
 	r, ok := eng.Command(C.GoString(command))
-	putString(reply, cbengine.MaxReply, r)
+	putString(reply, checkerboard.MaxReply, r)
 	if ok {
 		return 1
 	}
@@ -127,10 +128,10 @@ func islegal(board *C.int, color C.int, from C.int, to C.int, move *C.struct_CBm
 			legal = 0
 		}
 	}()
-	var mv cbengine.Move
-	ok := eng.IsLegal((*cbengine.Board)(unsafe.Pointer(board)), int(color), int(from), int(to), &mv)
+	var mv checkerboard.Move
+	ok := eng.IsLegal((*checkerboard.Board)(unsafe.Pointer(board)), int(color), int(from), int(to), &mv)
 	if move != nil {
-		*(*cbengine.Move)(unsafe.Pointer(move)) = mv
+		*(*checkerboard.Move)(unsafe.Pointer(move)) = mv
 	}
 	if ok {
 		return 1

@@ -11,8 +11,8 @@
 //
 // and hands each call to one cbengine.Engine, which keeps the network and
 // the game between calls. docs/engines.md#checkerboard says how to install
-// it; harness/harness.c drives it as CheckerBoard does (cbengine's
-// TestHarness runs it).
+// it; checkerboard/harness/harness.c drives it as CheckerBoard does
+// (cbengine's TestHarness runs it).
 //
 // Built as a program (without -buildmode=c-shared, or without cgo) it
 // only says so.

@@ -1,4 +1,4 @@
-package cbengine
+package checkerboard
 
 import (
 	"errors"
@@ -32,6 +32,10 @@ const (
 	InfoExactTime  = 2 // CB_EXACT_TIME: use exactly maxtime
 )
 
+// MaxReply is the size of getmove's str and of enginecommand's reply:
+// the most bytes of a line, its terminating NUL included.
+const MaxReply = 1024
+
 // Board is CheckerBoard's int board[8][8], indexed [x][y]: x the column
 // and y the row, 0..7, each square Free or a colour OR-ed with Man or
 // King. Its memory layout is that of the C array (int is 32 bits on the
@@ -39,7 +43,7 @@ const (
 type Board [8][8]int32
 
 // ErrBoard is wrapped by the errors of a board that is not a position.
-var ErrBoard = errors.New("cbengine: bad board")
+var ErrBoard = errors.New("checkerboard: bad board")
 
 // Coord returns the (x, y) of FID square s (1..32) on a Board: y = (s-1)/4,
 // x = 2·((s-1)%4) + y%2.
@@ -88,7 +92,7 @@ func ColorOf(color int) (rules.Color, error) {
 	case Black:
 		return rules.Black, nil
 	}
-	return 0, fmt.Errorf("cbengine: color %d: want %d (white) or %d (black)", color, White, Black)
+	return 0, fmt.Errorf("checkerboard: color %d: want %d (white) or %d (black)", color, White, Black)
 }
 
 // ColorValue returns the color argument of a side.

@@ -1,4 +1,4 @@
-package cbengine
+package checkerboard
 
 import (
 	"errors"

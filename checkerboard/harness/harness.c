@@ -3,8 +3,9 @@
  * loads it (dlopen on Linux, LoadLibrary on Windows), finds getmove,
  * enginecommand and islegal, and calls them as the lines on its standard
  * input say, writing what each call returned on its standard output. The
- * referee (cbengine's TestHarness) plays whole games through it and checks
- * every answer with dama's move generator.
+ * referee (package checkerboard's Harness and Check; cbengine's
+ * TestHarness) plays whole games through it and checks every answer with
+ * dama's move generator.
  *
  *   harness LIBRARY
  *
