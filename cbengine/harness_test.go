@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -199,7 +200,13 @@ func (st stats) report(t *testing.T, what string) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		t.Logf("%s: maxtime %gs: %s", what, k, spread(st.perMaxtime[k]))
+		over := 0
+		for _, d := range st.perMaxtime[k] {
+			if d > time.Duration(k*float64(time.Second)) {
+				over++
+			}
+		}
+		t.Logf("%s: maxtime %gs: %s, %d over maxtime", what, k, spread(st.perMaxtime[k]), over)
 	}
 	t.Logf("%s: incremental clock 3s+0.05s: %s", what, spread(st.clocked))
 	t.Logf("%s: playnow latency: %s", what, spread(st.latencies))
@@ -269,6 +276,21 @@ func checkCommands(t *testing.T, h *harness) {
 	}
 }
 
+// games is how many games the harness tests play: DAMA_CB_GAMES, else 3
+// (a game each way: against itself, against random moves, on a clock).
+func games(t *testing.T) int {
+	t.Helper()
+	v := os.Getenv("DAMA_CB_GAMES")
+	if v == "" {
+		return 3
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("DAMA_CB_GAMES=%q: want a positive integer", v)
+	}
+	return n
+}
+
 // goTool returns the go command, skipping the test without one.
 func goTool(t *testing.T) string {
 	t.Helper()
@@ -319,7 +341,7 @@ func TestHarness(t *testing.T) {
 	}
 	h := startHarness(t, ctx, nil, bin, lib)
 	checkCommands(t, h)
-	playGames(t, h, 3).report(t, "libdama-cb.so")
+	playGames(t, h, games(t)).report(t, "libdama-cb.so")
 
 	// The library as a player of an arena match (checkerboard.Player, each
 	// game its own harness, every move refereed) against random moves.
@@ -378,7 +400,7 @@ func TestHarnessWine(t *testing.T) {
 	defer cancel()
 	h := startHarness(t, ctx, env, wine, exe, dll)
 	checkCommands(t, h)
-	playGames(t, h, 3).report(t, "dama-cb.dll under wine")
+	playGames(t, h, games(t)).report(t, "dama-cb.dll under wine")
 }
 
 // stopWineServer stops the Wine server of the prefix in env and waits for
