@@ -84,6 +84,14 @@ func (h *Harness) Close() error {
 	return h.cmd.Wait()
 }
 
+// kill ends the harness at once (a hung library); its Close then
+// returns the kill's status.
+func (h *Harness) kill() {
+	if h.cmd.Process != nil {
+		h.cmd.Process.Kill()
+	}
+}
+
 func (h *Harness) line() (string, error) {
 	l, err := h.out.ReadString('\n')
 	if err != nil {

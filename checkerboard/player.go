@@ -2,13 +2,16 @@ package checkerboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"dama/arena"
@@ -34,6 +37,9 @@ type Player struct {
 	// first game, into a temporary folder that Close removes.
 	Harness string
 	Label   string // the name in results; "" for the spec
+	// HangAfter is how long a move may take before the library counts as
+	// hung and its harness is killed; 0: 10 s + 5 × MoveTime.
+	HangAfter time.Duration
 
 	mu    sync.Mutex
 	built string // the folder of a harness built here
@@ -134,22 +140,60 @@ type gamePlayer struct {
 	started bool
 }
 
-// Move implements arena.GamePlayer.
+// Move implements arena.GamePlayer. What goes wrong is an arena.Fault,
+// so that it loses this game only: the harness or the library ending is
+// a crash, no answer within hangAfter a hang (the harness killed), an
+// answer that does not read garbled, and a board or CBmove that is not a
+// legal move illegal.
 func (gp *gamePlayer) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
 	pos := g.Position()
 	info := 0
 	if !gp.started {
 		info, gp.started = InfoResetMoves, true
 	}
-	a, err := gp.h.GetMove(BoardOf(pos), ColorValue(pos.Side()), gp.p.MoveTime.Seconds(), info, 0, -1)
-	if err != nil {
-		return rules.Move{}, fmt.Errorf("%s: %w", gp.p.Name(), err)
+	type result struct {
+		a   Answer
+		err error
 	}
-	m, err := Check(pos, a.Board, a.Move)
+	done := make(chan result, 1)
+	go func() {
+		a, err := gp.h.GetMove(BoardOf(pos), ColorValue(pos.Side()), gp.p.MoveTime.Seconds(), info, 0, -1)
+		done <- result{a, err}
+	}()
+	deadline := gp.p.HangAfter
+	if deadline <= 0 {
+		deadline = hangAfter(gp.p.MoveTime)
+	}
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	var r result
+	select {
+	case r = <-done:
+	case <-timer.C:
+		gp.h.kill()
+		return rules.Move{}, &arena.Fault{Kind: arena.FaultHang, Detail: fmt.Sprintf("%s: no move within %v of getmove (ply %d, maxtime %gs)", gp.p.Name(), deadline, g.Ply(), gp.p.MoveTime.Seconds())}
+	case <-ctx.Done():
+		gp.h.kill()
+		return rules.Move{}, ctx.Err()
+	}
+	if r.err != nil {
+		kind := arena.FaultGarbled
+		if errors.Is(r.err, io.ErrUnexpectedEOF) || errors.Is(r.err, os.ErrClosed) || errors.Is(r.err, syscall.EPIPE) {
+			kind = arena.FaultCrash
+		}
+		return rules.Move{}, &arena.Fault{Kind: kind, Detail: fmt.Sprintf("%s: %v (ply %d)", gp.p.Name(), r.err, g.Ply())}
+	}
+	m, err := Check(pos, r.a.Board, r.a.Move)
 	if err != nil {
-		return rules.Move{}, fmt.Errorf("%s (str %q): %w", gp.p.Name(), a.Str, err)
+		return rules.Move{}, &arena.Fault{Kind: arena.FaultIllegal, Detail: fmt.Sprintf("%s (str %q): %v (ply %d)", gp.p.Name(), r.a.Str, err, g.Ply())}
 	}
 	return m, nil
+}
+
+// hangAfter is how long a library may take over a move of maxtime before
+// it counts as hung: generous, as for the Hub engines (arena.HubPlayer).
+func hangAfter(maxtime time.Duration) time.Duration {
+	return 10*time.Second + 5*maxtime
 }
 
 // Close implements arena.GamePlayer: the harness quits.

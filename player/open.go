@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
 	"dama/arena"
+	"dama/checkerboard"
 	"dama/checkpoints"
 	"dama/configs"
 	"dama/engine"
@@ -152,6 +154,9 @@ func (s Spec) Open(env Env) (*Network, error) {
 func (s Spec) Player(env Env) (arena.Player, error) {
 	if s.IsHub() {
 		return s.openHub(env)
+	}
+	if strings.HasPrefix(s.Ref, checkerboard.PlayerPrefix) {
+		return checkerboard.ParsePlayer(s.Ref)
 	}
 	if !s.IsNetwork() {
 		p, err := arena.ParsePlayer(s.Ref)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"dama/checkerboard"
 	"dama/configs"
 	"dama/engine"
 	"dama/tactics"
@@ -104,6 +105,9 @@ func Settings() []Setting {
 		{Name: "engine", Suffix: hubSyntax,
 			Meaning: "an external engine speaking the Hub protocol (the protocol of Scan; dama hub is one) as a player of arena, tactics and ladder --model: COMMAND is split into words as a shell would, and its limit is sent as the engine's level (visits as level nodes=N, a time as level move-time=S; without one the Engine default's visits; ladder --model hub:COMMAND takes --visits or --time); dama checks every move, and a crash, a hang, a handshake not finished, an illegal or a garbled move loses the game, the engine restarted for the next (docs/rating.md#other-engines-as-opponents)",
 			Range:   "a command; its stderr and the protocol go to a log file named on stderr"},
+		{Name: "library", Suffix: checkerboard.PlayerPrefix + "PATH.so[@tSECONDS]",
+			Meaning: "a CheckerBoard engine library on Linux (getmove and enginecommand, such as dama's own libdama-cb.so) as a player of arena and tactics: each game runs it in a harness process of its own (built with gcc on first use), maxtime the given time (1 s without one); dama checks every board and CBmove it returns, and a crash, a hang or a move that is not legal loses the game (docs/engines.md#checkerboard)",
+			Range:   "a library file"},
 		{Name: "clock", Flag: "clock",
 			Meaning: "what a time a move counts: wall, the wall clock, or cpu, the CPU time of the thread that plays the move (Linux), so that other work on the machine takes nothing from a timed player; each such player's search and forward passes then run on the move's thread (one search thread)",
 			Range:   ClockWall + " or " + ClockCPU},

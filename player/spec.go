@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"dama/arena"
+	"dama/checkerboard"
 	"dama/configs"
 	"dama/engine"
 	"dama/model"
@@ -76,7 +77,9 @@ func (s Spec) String() string {
 // "classic:tSECONDS"). An external engine speaking the Hub protocol is
 // "hub[@VISITS|@tSECONDS]:COMMAND" (the limit sent as its level, the
 // Engine default's visits without one; the command split into words as a
-// shell would: "hub@t0.25:'/opt/my engine/scan' hub"). Anything else that names a checkpoint (an existing
+// shell would: "hub@t0.25:'/opt/my engine/scan' hub"). A CheckerBoard
+// engine library on Linux is "cb:PATH.so[@tSECONDS]" (package
+// checkerboard, each game in a harness process of its own). Anything else that names a checkpoint (an existing
 // path, "shipped", or a name ending in .ckpt) is a network player,
 // searched by the Engine default unless its suffixes say otherwise:
 //
@@ -97,6 +100,13 @@ func (s Spec) String() string {
 func Parse(spec string, env Env) (Spec, error) {
 	if isHubSpec(spec) {
 		return parseHub(spec, true)
+	}
+	if strings.HasPrefix(spec, checkerboard.PlayerPrefix) {
+		p, err := checkerboard.ParsePlayer(spec)
+		if err != nil {
+			return Spec{}, err
+		}
+		return Spec{Ref: spec, Label: p.Name()}, nil
 	}
 	if p, err := arena.ParsePlayer(spec); err == nil {
 		return Spec{Ref: spec, Label: p.Name()}, nil
