@@ -35,6 +35,9 @@ type Report struct {
 	ArenaLines  int                     // lines of arena.jsonl read
 	LastMetric  *runfolder.MetricRecord // the newest training step, nil if none
 	Start       time.Time               // estimated start of the run, zero if unknown
+	// Progress is the generation in progress as the files show it, nil
+	// when the run has done its planned generations.
+	Progress *Progress
 
 	// Promotion is the candidate's score (0..1) that promotes it under the
 	// run's gating, drawn in arena.png (0 when unknown or none):
