@@ -9,7 +9,7 @@ type LossPoint struct {
 	Step                 float64 // mean step of the bucket
 	Policy, Value, Total float64
 	Unix                 float64 // mean wall clock of the bucket's steps, Unix seconds (0: not recorded)
-	Steps                int // metric lines in the bucket
+	Steps                int     // metric lines in the bucket
 }
 
 // maxLossBuckets bounds the loss points kept: when 2*maxLossBuckets full
