@@ -2,10 +2,12 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"dama/configs"
@@ -73,6 +75,41 @@ func FindRuns(dir string) ([]*runfolder.Run, error) {
 		return nil, fmt.Errorf("%s holds no run folder (a folder with %s, %s/ or %s)", dir, runfolder.ConfigFile, runfolder.GenerationsDir, runfolder.MetricsFile)
 	}
 	return out, nil
+}
+
+// Runs are the runs of dama serve: the folders dirs, in order, then the
+// run folders in folder (FindRuns); each must exist, and there must be
+// one.
+func Runs(dirs []string, folder string) ([]*runfolder.Run, error) {
+	var out []*runfolder.Run
+	for _, d := range dirs {
+		r := &runfolder.Run{Dir: d}
+		if err := r.Exists(); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if folder != "" {
+		more, err := FindRuns(folder)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range more {
+			if !slices.ContainsFunc(out, func(o *runfolder.Run) bool { return sameDir(o.Dir, r.Dir) }) {
+				out = append(out, r) // a --run folder is not shown twice
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("missing --run DIR or --runs DIR (usage: dama serve --run DIR [--run DIR]... [--http 127.0.0.1:8080])")
+	}
+	return out, nil
+}
+
+func sameDir(a, b string) bool {
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
 }
 
 // isRunFolder reports whether r holds what a trainer writes first.

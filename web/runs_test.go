@@ -147,4 +147,16 @@ func TestFindRuns(t *testing.T) {
 	if _, err := FindRuns(filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "none") {
 		t.Errorf("a missing folder: %v", err)
 	}
+
+	// dama serve's runs: --run folders in order, then those of --runs.
+	all, err := Runs([]string{filepath.Join(dir, "b")}, dir)
+	if err != nil || len(all) != 2 || filepath.Base(all[0].Dir) != "b" || filepath.Base(all[1].Dir) != "a" {
+		t.Errorf("runs %v (%v), want b, then a (b once)", all, err)
+	}
+	if _, err := Runs(nil, ""); err == nil || !strings.Contains(err.Error(), "missing --run") {
+		t.Errorf("no run: %v", err)
+	}
+	if _, err := Runs([]string{filepath.Join(dir, "gone")}, ""); err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Errorf("a missing --run folder: %v", err)
+	}
 }

@@ -15,13 +15,16 @@ import (
 
 func init() {
 	var wf webFlags
-	var runDir *string
+	var runDirs multiFlag
+	var runsDir *string
 	register(&command{
 		name:    "serve",
-		summary: "serve a live web view of a run: its curves and tables, its games on a board, play and analysis",
-		usage:   "--run DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time SECONDS]",
+		summary: "serve a live web view of runs: their curves (overlaid) and tables, the first run's games on a board, play and analysis",
+		usage:   "--run DIR [--run DIR]... | --runs DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time SECONDS]",
 		flags: func(fs *flagSet) {
-			runDir = fs.String("run", "", "run folder to show (read only)")
+			runDirs = nil
+			fs.Var(&runDirs, "run", "run folder to show (read only); repeat it for more runs, whose curves the page can overlay")
+			runsDir = fs.String("runs", "", "a folder of run folders, each shown as with --run")
 			wf.register(fs, "127.0.0.1:8080")
 			// The web view's flags are spelt as dama train's: --token-file
 			// is the broker's token there.
@@ -30,12 +33,13 @@ func init() {
 			fs.renamed("max-time", "http-max-time")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
-			if *runDir == "" {
-				return fmt.Errorf("missing --run DIR (usage: dama serve --run DIR [--http 127.0.0.1:8080])")
+			runs, err := web.Runs(runDirs, *runsDir)
+			if err != nil {
+				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			wait, err := startWeb(ctx, e, &wf, *runDir)
+			wait, err := startWeb(ctx, e, &wf, runs[0].Dir, runs[1:]...)
 			if err != nil {
 				return err
 			}
@@ -60,9 +64,9 @@ func (f *webFlags) register(fs *flagSet, def string) {
 	limit(fs, "http-max-time", 0.01, 600, "")
 }
 
-// startWeb serves the web view of the run folder dir until ctx ends; wait
-// blocks until the server has stopped.
-func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func() error, err error) {
+// startWeb serves the web view of the run folder dir (and more runs)
+// until ctx ends; wait blocks until the server has stopped.
+func startWeb(ctx context.Context, e *env, f *webFlags, dir string, more ...*runfolder.Run) (wait func() error, err error) {
 	run := &runfolder.Run{Dir: dir}
 	if err := run.Exists(); err != nil {
 		return nil, err
@@ -83,7 +87,7 @@ func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func()
 	} else if !loop {
 		token = web.NewToken()
 	}
-	srv, err := web.New(web.Options{Run: run, Token: token, MaxSearch: secondsDuration(*f.maxTime)})
+	srv, err := web.New(web.Options{Run: run, More: more, Token: token, MaxSearch: secondsDuration(*f.maxTime)})
 	if err != nil {
 		return nil, err
 	}
