@@ -45,14 +45,7 @@ func TestRunsAndProgress(t *testing.T) {
 	if rp.Progress != nil {
 		t.Errorf("progress %+v of a run past its planned generations, want none", rp.Progress)
 	}
-	cfg, err := os.ReadFile(a.Path(runfolder.ConfigFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = []byte(strings.Replace(string(cfg), "generations: 1\n", "generations: 0\n", 1))
-	if err := os.WriteFile(a.Path(runfolder.ConfigFile), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	goOn(t, a)
 	get(t, ts, "/api/run", 200, &rp)
 	_, games, err := selfplay.ReadFile(a.Path(runfolder.GamesDir, "chunk-w2-000000.dgames"))
 	if err != nil {
@@ -158,5 +151,22 @@ func TestFindRuns(t *testing.T) {
 	}
 	if _, err := Runs([]string{filepath.Join(dir, "gone")}, ""); err == nil || !strings.Contains(err.Error(), "gone") {
 		t.Errorf("a missing --run folder: %v", err)
+	}
+}
+
+// goOn makes a test run plan no end (run.generations 0), so that it has
+// a generation in progress.
+func goOn(t testing.TB, run *runfolder.Run) {
+	t.Helper()
+	cfg, err := os.ReadFile(run.Path(runfolder.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goes := strings.Replace(string(cfg), "generations: 1\n", "generations: 0\n", 1)
+	if goes == string(cfg) {
+		t.Fatal("the test run's config.yaml has no generations: 1")
+	}
+	if err := os.WriteFile(run.Path(runfolder.ConfigFile), []byte(goes), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
