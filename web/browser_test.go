@@ -156,7 +156,8 @@ func TestBrowser(t *testing.T) {
 	wait := func(what, expr string) {
 		t.Helper()
 		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-			t.Fatalf("waiting for %s (%s): %v", what, expr, err)
+			page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('main').innerText.slice(0, 600)`))
+			t.Fatalf("waiting for %s (%s): %v; the page shows:\n%s", what, expr, err, page)
 		}
 	}
 
@@ -252,6 +253,18 @@ func TestBrowser(t *testing.T) {
 	wait("generation 6 in progress", `document.querySelector('#progress-text').textContent.startsWith('Generation 6 in progress: self-play')`)
 	shot("run.png")
 
+	// The other run shown: its page, and, as it has no ladder rating, the
+	// way to get one.
+	if err := os.Remove(other.Path(runfolder.LadderFile)); err != nil {
+		t.Fatal(err)
+	}
+	do("show run-2", chromedp.SetValue(chromedp.CSS(`#run-select`), "run-2"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#run-select').dispatchEvent(new Event('change'))`))
+	wait("run-2's page", `document.querySelectorAll('#generations tbody tr').length === 5 && document.querySelector('#summary .card b').textContent === '5'`)
+	wait("how to get a ladder rating", `(() => { const h = document.querySelector('#chart-ladder .ladder-help'); return h !== null && h.textContent.includes('--set ladder.every=') && h.textContent.includes('dama ladder --model '); })()`)
+	if got := text("#chart-ladder .ladder-help"); !strings.Contains(got, "dama ladder --model "+other.Dir+"/accepted/NNNN.ckpt") {
+		t.Errorf("ladder help %q, want the command for %s", got, other.Dir)
+	}
+
 	// A game replayed to its end: the board shows the final position.
 	_, games, err := selfplay.ReadFile(run.Path(runfolder.GamesDir, "chunk-main-000000.dgames"))
 	if err != nil {
@@ -264,6 +277,10 @@ func TestBrowser(t *testing.T) {
 	}
 	do("open the games", chromedp.Navigate(ts.URL+"/#games"))
 	wait("the games list", `document.querySelectorAll('#games tbody tr').length > 0`)
+	// The list may take the window's height (it took 32em, half of it).
+	if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`parseFloat(getComputedStyle(document.querySelector('#tab-games .list')).maxHeight) >= window.innerHeight - 200`)); err != nil || !ok {
+		t.Errorf("the games list may not take the window's height (%v)", err)
+	}
 	if got := text("#games-count"); !strings.HasPrefix(got, "1-15 of 15 (of 15) games") {
 		t.Errorf("games count %q, want the 7 self-play games and 8 kept match games", got)
 	}

@@ -244,9 +244,15 @@ const runCharts = (() => {
     sel.onchange = () => { st.shown = sel.value; st.overlay.delete(st.shown); controls(onRun); onRun(); };
   }
 
+  // init takes the runs the server shows; the page's address may choose
+  // the shown run, those overlaid and the x axis: ?run=A&overlay=B,C&x=cpu.
   function init(runs, onRun) {
     st.runs = runs;
     st.shown = runs.length ? runs[0].id : '';
+    const a = new URLSearchParams(location.search), known = (id) => runs.some((r) => r.id === id);
+    if (known(a.get('run'))) st.shown = a.get('run');
+    for (const id of (a.get('overlay') || '').split(',')) if (known(id) && id !== st.shown) st.overlay.add(id);
+    if (axisNames[a.get('x')]) { st.x = a.get('x'); q('#chart-x').value = st.x; }
     controls(onRun);
     q('#chart-x').addEventListener('change', (e) => { st.x = e.target.value; drawAll(); });
     q('#chart-smooth').addEventListener('input', (e) => { st.smooth = +e.target.value; q('#chart-smooth-v').textContent = st.smooth.toFixed(2); drawLosses(); });
