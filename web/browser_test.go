@@ -245,8 +245,31 @@ func TestBrowser(t *testing.T) {
 	do("overlay off", chromedp.Click(chromedp.CSS(`#overlay-runs input[value="run-2"]`)))
 	wait("one run again", `!document.querySelector('#chart-losses .u-legend').textContent.includes('run-2')`)
 
+	// Zoom: a drag across the Elo chart narrows its x axis, and a live
+	// update keeps the zoom; "reset zoom" shows everything again.
+	over, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('#chart-elo .u-over').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`))
+	if err != nil || len(over) != 4 {
+		t.Fatalf("the Elo chart's plot area: %v %v", over, err)
+	}
+	y := over[1] + over[3]/2
+	do("drag across the Elo chart", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, over[0]+over[2]*0.05, y),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, over[0]+over[2]*0.05, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, over[0]+over[2]*0.3, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, over[0]+over[2]*0.6, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, over[0]+over[2]*0.6, y, chromedp.ButtonLeft))
+	wait("the zoom", `runCharts.state.plots.elo.zoomed === true && runCharts.state.plots.elo.scales.x.max < 12`)
+	zoomMax, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`runCharts.state.plots.elo.scales.x.max`))
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	addGeneration(t, run, 5, time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC))
-	wait("generation 5, pushed", `document.querySelectorAll('#generations tbody tr').length === 5 && runCharts.state.plots.arena.data[0].length === 5`)
+	wait("generation 5, pushed", `document.querySelectorAll('#generations tbody tr').length === 5 && runCharts.state.plots.arena.data[0].length === 5 && runCharts.state.plots.elo.data[0].length === 5`)
+	if got, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`runCharts.state.plots.elo.scales.x.max`)); err != nil || got != zoomMax {
+		t.Errorf("the Elo chart's zoom after a live update: x up to %v (%v), want %v as zoomed", got, err, zoomMax)
+	}
+	do("reset zoom", chromedp.Click(chromedp.CSS(`#chart-reset`)))
+	wait("the whole x axis", `!runCharts.state.plots.elo.zoomed && runCharts.state.plots.elo.scales.x.max === 20`)
 	if got := text("#generations tbody tr td"); got != "5" {
 		t.Errorf("first row of the table is generation %q, want 5 (newest first)", got)
 	}

@@ -70,8 +70,13 @@ const runCharts = (() => {
 
   // ---- the charts ----
 
+  // plot draws chart name in box, or, when only its data changed (a live
+  // update), gives the chart its new data: a zoom stays as it was.
   function plot(name, box, cols, series, opt) {
-    if (st.plots[name]) { st.plots[name].destroy(); delete st.plots[name]; }
+    const sig = JSON.stringify([series.map((s) => s.label + (s.quiet ? '~' : '')), st.x, opt.y || {}, box.clientWidth]);
+    const old = st.plots[name];
+    if (old && old.sig === sig && cols[0] && cols[0].length) { old.setData(cols, !old.zoomed); return; }
+    if (old) { old.destroy(); delete st.plots[name]; }
     box.replaceChildren();
     if (!cols[0] || cols[0].length === 0) { box.append(Object.assign(document.createElement('div'), {className: 'empty', textContent: opt.empty})); return; }
     const width = Math.max(320, box.clientWidth || 560);
@@ -83,8 +88,11 @@ const runCharts = (() => {
       cursor: {drag: {x: true, y: false}},
       legend: {live: true},
       bands: opt.bands || [],
+      hooks: {setSelect: [(u) => { if (u.select.width > 0) u.zoomed = true; }]},
     };
     const u = st.plots[name] = new uPlot(o, cols, box);
+    u.sig = sig;
+    u.over.addEventListener('dblclick', () => { u.zoomed = false; });
     // Series drawn for context (raw losses under smoothed ones, the ends
     // of an interval) stay out of the legend.
     const rows = u.root.querySelectorAll('.u-legend tr.u-series');
@@ -257,7 +265,10 @@ const runCharts = (() => {
     q('#chart-x').addEventListener('change', (e) => { st.x = e.target.value; drawAll(); });
     q('#chart-smooth').addEventListener('input', (e) => { st.smooth = +e.target.value; q('#chart-smooth-v').textContent = st.smooth.toFixed(2); drawLosses(); });
     q('#chart-log').addEventListener('change', (e) => { st.log = e.target.checked; drawLosses(); });
-    q('#chart-reset').addEventListener('click', drawAll);
+    q('#chart-reset').addEventListener('click', () => {
+      for (const [k, u] of Object.entries(st.plots)) { u.destroy(); delete st.plots[k]; }
+      drawAll();
+    });
     window.addEventListener('resize', later);
   }
 
