@@ -96,11 +96,15 @@ func startWeb(ctx context.Context, e *env, f *webFlags, dir string, more ...*run
 		srv.Close()
 		return nil, fmt.Errorf("--http: %w", err)
 	}
+	shown := dir
+	for _, r := range more {
+		shown += ", " + r.Dir
+	}
 	if *f.tokenFile != "" {
 		// The token stays in its file: a log line is no place for it.
-		fmt.Fprintf(e.stdout, "web view of %s: %s (with the token in %s)\n", dir, web.URL(ln, ""), *f.tokenFile)
+		fmt.Fprintf(e.stdout, "web view of %s: %s (with the token in %s)\n", shown, web.URL(ln, ""), *f.tokenFile)
 	} else {
-		fmt.Fprintf(e.stdout, "web view of %s: %s\n", dir, web.URL(ln, token))
+		fmt.Fprintf(e.stdout, "web view of %s: %s\n", shown, web.URL(ln, token))
 	}
 	done := make(chan error, 1)
 	go func() { done <- web.Serve(ctx, ln, srv) }()
