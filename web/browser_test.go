@@ -242,6 +242,16 @@ func TestBrowser(t *testing.T) {
 	wait("both runs in the legend", `(() => { const l = document.querySelector('#chart-losses .u-legend').textContent; return l.includes('quick (run) · policy') && l.includes('quick (run-2) · policy'); })()`)
 	wait("run-2's fifth gating match", `runCharts.state.plots.arena && runCharts.state.plots.arena.data[0].length === 5`)
 	shot("runs-overlaid.png")
+	// A record of the overlaid run that does not read is named on the page.
+	broken := other.Path(runfolder.GenerationsDir, "0006.json")
+	if err := os.WriteFile(broken, []byte(`{"gen": 6,`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wait("run-2's error", `document.querySelector('#overlay-error').textContent.startsWith('Reading run quick (run-2): ') && document.querySelector('#overlay-error').textContent.includes('0006.json')`)
+	if err := os.Remove(broken); err != nil {
+		t.Fatal(err)
+	}
+	wait("run-2 read again", `document.querySelector('#overlay-error').classList.contains('hidden')`)
 	do("overlay off", chromedp.Click(chromedp.CSS(`#overlay-runs input[value="run-2"]`)))
 	wait("one run again", `!document.querySelector('#chart-losses .u-legend').textContent.includes('run-2')`)
 

@@ -275,11 +275,21 @@ const runCharts = (() => {
   // set stores a section of run id (null: the shown run) and redraws
   // what it feeds.
   function set(id, section, v) {
+    if (section === 'error' && id) { overlayError(id, v); return; }
     id = id || st.shown;
     st.data[id] = st.data[id] || {};
     st.data[id][section] = v;
     if (section === 'progress' && id === st.shown) { progress = v; showProgress(); }
     if (['generations', 'losses', 'arena', 'ladder', 'summary'].includes(section)) later();
+  }
+
+  // overlayError shows the reading errors of overlaid runs.
+  const errors = {};
+  function overlayError(id, msg) {
+    if (msg) errors[id] = msg; else delete errors[id];
+    const box = q('#overlay-error'), ids = Object.keys(errors).filter((k) => st.overlay.has(k));
+    box.textContent = ids.map((k) => `Reading run ${label(k)}: ${errors[k]}`).join('\n');
+    box.classList.toggle('hidden', ids.length === 0);
   }
 
   // query is the event stream's address for the shown and overlaid runs.
@@ -293,7 +303,12 @@ const runCharts = (() => {
   }
 
   // reset forgets the shown run's sections (another run is shown now).
-  function reset() { for (const id of Object.keys(st.data)) delete st.data[id]; progress = null; showProgress(); }
+  function reset() {
+    for (const id of Object.keys(st.data)) delete st.data[id];
+    for (const id of Object.keys(errors)) overlayError(id, '');
+    progress = null;
+    showProgress();
+  }
 
   return {init, set, query, reset, drawAll, state: st};
 })();
