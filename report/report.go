@@ -1,7 +1,9 @@
 // Package report reads a training run's folder (through package
-// runfolder, nothing else) and presents it: the generations table with
-// chained Elo, totals and ladder ratings that dama report prints, and the
-// PNG plots of losses, Elo, arena scores and ladder ratings.
+// runfolder, and selfplay for the game counts of chunk headers) and
+// presents it: the generations table with chained Elo, totals, ladder
+// ratings and the generation in progress that dama report prints (and
+// dama serve shows), and the PNG plots of losses, Elo, arena scores and
+// ladder ratings.
 package report
 
 import (
