@@ -87,6 +87,11 @@ func Runs(dirs []string, folder string) ([]*runfolder.Run, error) {
 		if err := r.Exists(); err != nil {
 			return nil, err
 		}
+		if !isRunFolder(r) {
+			if inner, err := FindRuns(d); err == nil {
+				return nil, fmt.Errorf("--run %s: not a run folder, but it holds %d runs: --runs %s shows them", d, len(inner), d)
+			}
+		}
 		out = append(out, r)
 	}
 	if folder != "" {

@@ -146,6 +146,9 @@ func TestFindRuns(t *testing.T) {
 	if err != nil || len(all) != 2 || filepath.Base(all[0].Dir) != "b" || filepath.Base(all[1].Dir) != "a" {
 		t.Errorf("runs %v (%v), want b, then a (b once)", all, err)
 	}
+	if _, err := Runs([]string{dir}, ""); err == nil || !strings.Contains(err.Error(), "--runs "+dir) {
+		t.Errorf("--run of a folder of runs: %v, want --runs suggested", err)
+	}
 	if _, err := Runs(nil, ""); err == nil || !strings.Contains(err.Error(), "missing --run") {
 		t.Errorf("no run: %v", err)
 	}
