@@ -41,8 +41,10 @@ func Load(r *runfolder.Run) (*Report, error) {
 	var ls lossSeries
 	var last runfolder.MetricRecord
 	var firstMetric time.Time
+	stepsOf := map[int]int{}
 	err = runfolder.ReadMetrics(r, func(m runfolder.MetricRecord) error {
 		rep.MetricLines++
+		stepsOf[m.Gen]++
 		ls.add(m)
 		last = m
 		rep.samplesByGen[m.Gen] = m.Samples
@@ -94,9 +96,11 @@ func Load(r *runfolder.Run) (*Report, error) {
 		return nil, err
 	}
 
-	if rep.Waiting, rep.Quarantined, err = countChunks(r); err != nil {
+	waiting, quarantined, err := countChunks(r)
+	if err != nil {
 		return nil, err
 	}
+	rep.Waiting, rep.Quarantined = len(waiting), quarantined
 
 	gens, err := readGenerations(r)
 	if err != nil {
@@ -136,23 +140,26 @@ func Load(r *runfolder.Run) (*Report, error) {
 			rep.Start = t
 		}
 	}
+	if rep.Progress, err = progressOf(r, rep, stepsOf, waiting); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
-// countChunks counts the chunk files of games/ that no plan takes and those
-// of quarantine/.
-func countChunks(r *runfolder.Run) (waiting, quarantined int, err error) {
+// countChunks lists the chunk files of games/ that no plan takes (by
+// name) and counts those of quarantine/.
+func countChunks(r *runfolder.Run) (waiting []string, quarantined int, err error) {
 	consumed, err := r.ConsumedChunks()
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	games, err := filepath.Glob(r.Path(runfolder.GamesDir, "chunk-*.dgames"))
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	for _, g := range games {
 		if !consumed[filepath.Base(g)] {
-			waiting++
+			waiting = append(waiting, filepath.Base(g))
 		}
 	}
 	q, err := filepath.Glob(r.Path(runfolder.QuarantineDir, "*.dgames"))

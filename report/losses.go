@@ -8,7 +8,8 @@ import (
 type LossPoint struct {
 	Step                 float64 // mean step of the bucket
 	Policy, Value, Total float64
-	Steps                int // metric lines in the bucket
+	Unix                 float64 // mean wall clock of the bucket's steps, Unix seconds (0: not recorded)
+	Steps                int     // metric lines in the bucket
 }
 
 // maxLossBuckets bounds the loss points kept: when 2*maxLossBuckets full
@@ -32,6 +33,9 @@ func (s *lossSeries) add(m runfolder.MetricRecord) {
 	s.cur.Policy += m.PolicyLoss
 	s.cur.Value += m.ValueLoss
 	s.cur.Total += m.Total
+	if !m.Time.IsZero() {
+		s.cur.Unix += float64(m.Time.UnixNano()) / 1e9
+	}
 	s.cur.Steps++
 	if s.cur.Steps < s.width {
 		return
@@ -48,6 +52,7 @@ func (s *lossSeries) add(m runfolder.MetricRecord) {
 			Policy: (a.Policy + b.Policy) / 2,
 			Value:  (a.Value + b.Value) / 2,
 			Total:  (a.Total + b.Total) / 2,
+			Unix:   (a.Unix + b.Unix) / 2,
 			Steps:  a.Steps + b.Steps,
 		}
 	}
@@ -57,7 +62,7 @@ func (s *lossSeries) add(m runfolder.MetricRecord) {
 
 func (p LossPoint) mean() LossPoint {
 	n := float64(p.Steps)
-	return LossPoint{Step: p.Step / n, Policy: p.Policy / n, Value: p.Value / n, Total: p.Total / n, Steps: p.Steps}
+	return LossPoint{Step: p.Step / n, Policy: p.Policy / n, Value: p.Value / n, Total: p.Total / n, Unix: p.Unix / n, Steps: p.Steps}
 }
 
 func (s *lossSeries) points() []LossPoint {

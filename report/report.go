@@ -1,7 +1,9 @@
 // Package report reads a training run's folder (through package
-// runfolder, nothing else) and presents it: the generations table with
-// chained Elo, totals and ladder ratings that dama report prints, and the
-// PNG plots of losses, Elo, arena scores and ladder ratings.
+// runfolder, and selfplay for the game counts of chunk headers) and
+// presents it: the generations table with chained Elo, totals, ladder
+// ratings and the generation in progress that dama report prints (and
+// dama serve shows), and the PNG plots of losses, Elo, arena scores and
+// ladder ratings.
 package report
 
 import (
@@ -35,6 +37,9 @@ type Report struct {
 	ArenaLines  int                     // lines of arena.jsonl read
 	LastMetric  *runfolder.MetricRecord // the newest training step, nil if none
 	Start       time.Time               // estimated start of the run, zero if unknown
+	// Progress is the generation in progress as the files show it, nil
+	// when the run has done its planned generations.
+	Progress *Progress
 
 	// Promotion is the candidate's score (0..1) that promotes it under the
 	// run's gating, drawn in arena.png (0 when unknown or none):

@@ -307,7 +307,7 @@ func TestReportInProgress(t *testing.T) {
 	var buf bytes.Buffer
 	must(t, rep.WriteTable(&buf))
 	out := buf.String()
-	for _, want := range []string{"no generation completed yet", "generation 1 in progress: step 30, policy loss 3.0000, value loss 1.0000, 700 samples/s"} {
+	for _, want := range []string{"no generation completed yet", "in progress: generation 1: training, 30 steps (policy loss 3.0000, value loss 1.0000, 700 samples/s)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -17,6 +17,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if rep.Empty() {
 		fmt.Fprintf(ew, "run %s: nothing to report yet (no %s/NNNN.json, %s or %s records)\n",
 			rep.Dir, runfolder.GenerationsDir, runfolder.MetricsFile, runfolder.ArenaFile)
+		if p := rep.Progress; p != nil {
+			fmt.Fprintf(ew, "in progress: %s\n", p.Describe(time.Now()))
+		}
 		if rep.Waiting+rep.Quarantined > 0 {
 			rep.writeChunks(ew)
 		}
@@ -57,9 +60,8 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintln(ew, "no generation completed yet")
 	}
 
-	if m := rep.LastMetric; m != nil && (len(rep.Generations) == 0 || m.Gen > rep.Generations[len(rep.Generations)-1].Gen) {
-		fmt.Fprintf(ew, "generation %d in progress: step %d, policy loss %.4f, value loss %.4f, %.0f samples/s\n",
-			m.Gen, m.Step, m.PolicyLoss, m.ValueLoss, m.SamplesPerSec)
+	if p := rep.Progress; p != nil {
+		fmt.Fprintf(ew, "in progress: %s\n", p.Describe(time.Now()))
 	}
 	rep.writeTotals(ew)
 	rep.writeChunks(ew)

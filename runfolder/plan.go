@@ -32,6 +32,9 @@ func planFile(gen int) string { return fmt.Sprintf("%04d.plan.json", gen) }
 // recordFile names generation gen's final record in GenerationsDir.
 func recordFile(gen int) string { return fmt.Sprintf("%04d.json", gen) }
 
+// PlanPath is the path of generation gen's plan.
+func (r *Run) PlanPath(gen int) string { return r.Path(GenerationsDir, planFile(gen)) }
+
 // ReadPlan reads generation gen's plan, checked (Plan.check); nil when it
 // has none yet.
 func (r *Run) ReadPlan(gen int) (*Plan, error) {

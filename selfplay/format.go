@@ -409,13 +409,7 @@ func readPayload(data []byte, version uint32) (Header, []byte, error) {
 	fail := func(format string, args ...any) (Header, []byte, error) {
 		return Header{}, nil, fileFormat.Malformed(version, format, args...)
 	}
-	h := Header{Version: int(version)}
-	r := &byteReader{envelope.Reader{Buf: data}}
-	h.Model = r.str("model name")
-	h.ModelDigest = r.str("model digest")
-	h.Created = time.Unix(0, int64(r.U64("creation time")))
-	h.ConfigDigest = r.str("config digest")
-	h.Games = int(r.U32("game count"))
+	h, r := readHeader(data, version)
 	if r.Err != nil {
 		return fail("header: %v", r.Err)
 	}
@@ -435,6 +429,20 @@ func readPayload(data []byte, version uint32) (Header, []byte, error) {
 		return fail("body expands to more than %d bytes", maxBody)
 	}
 	return h, body, nil
+}
+
+// readHeader reads the header at the start of a payload of the given
+// version; the reader's Err says whether it failed, its Off where the
+// compressed body begins.
+func readHeader(data []byte, version uint32) (Header, *byteReader) {
+	h := Header{Version: int(version)}
+	r := &byteReader{envelope.Reader{Buf: data}}
+	h.Model = r.str("model name")
+	h.ModelDigest = r.str("model digest")
+	h.Created = time.Unix(0, int64(r.U64("creation time")))
+	h.ConfigDigest = r.str("config digest")
+	h.Games = int(r.U32("game count"))
+	return h, r
 }
 
 // byteReader reads the fields of a chunk's payload.
@@ -619,6 +627,25 @@ func ReadFile(path string) (Header, []*Game, error) {
 	}
 	h, games, err := Decode(data)
 	return h, games, envelope.WithPath(err, path)
+}
+
+// ReadHeader reads the header of a games file, its frame and checksum
+// checked but its games not decoded: what counting games needs. Its errors
+// name the file.
+func ReadHeader(path string) (Header, error) {
+	data, err := fileFormat.ReadFile(path, maxFileSize)
+	if err != nil {
+		return Header{}, err
+	}
+	version, payload, err := openFile(data)
+	if err != nil {
+		return Header{}, envelope.WithPath(err, path)
+	}
+	h, r := readHeader(payload, version)
+	if r.Err != nil {
+		return Header{}, envelope.WithPath(fileFormat.Malformed(version, "header: %v", r.Err), path)
+	}
+	return h, nil
 }
 
 // WriteFile writes a games file to path, under a temporary name in the same

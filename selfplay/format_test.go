@@ -508,3 +508,37 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// ReadHeader gives the header ReadFile gives, of every stored version, and
+// refuses a damaged file naming it.
+func TestReadHeader(t *testing.T) {
+	files, err := filepath.Glob("testdata/games-v*.dgames")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test chunks: %v", err)
+	}
+	for _, f := range files {
+		want, games, err := ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadHeader(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if got != want || got.Games != len(games) {
+			t.Errorf("%s: header %+v, want %+v with %d games", f, got, want, len(games))
+		}
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	bad := filepath.Join(t.TempDir(), "bad.dgames")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadHeader(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("damaged file: %v, want an error naming %s", err, bad)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -56,8 +57,10 @@ func TestBrowser(t *testing.T) {
 	if bin == "" {
 		t.Skip("no Chromium installed (apt-get install chromium); the browser test needs one")
 	}
-	run := testRun(t)
-	s, err := New(Options{Run: run, Poll: 50 * time.Millisecond})
+	run, other := testRun(t), testRun(t)
+	goOn(t, run)
+	addGeneration(t, other, 5, time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC))
+	s, err := New(Options{Run: run, More: []*runfolder.Run{other}, Poll: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +156,8 @@ func TestBrowser(t *testing.T) {
 	wait := func(what, expr string) {
 		t.Helper()
 		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-			t.Fatalf("waiting for %s (%s): %v", what, expr, err)
+			page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('main').innerText.slice(0, 600)`))
+			t.Fatalf("waiting for %s (%s): %v; the page shows:\n%s", what, expr, err, page)
 		}
 	}
 
@@ -161,22 +165,138 @@ func TestBrowser(t *testing.T) {
 	do("open the run page", chromedp.Navigate(ts.URL+"/#run"))
 	wait("the generations table", `document.querySelectorAll('#generations tbody tr').length === 4`)
 	wait("the live stream", `document.querySelector('#live').textContent === 'live'`)
-	wait("every section", `document.querySelectorAll('#chart-times rect.bar').length > 0 && document.querySelectorAll('#workers tbody tr').length > 0 && document.querySelectorAll('#summary .card').length > 0 && document.querySelector('#chart-losses svg') !== null && document.querySelector('#chart-ladder svg') !== null`)
+	wait("every section", `document.querySelectorAll('#chart-times rect.bar').length > 0 && document.querySelectorAll('#workers tbody tr').length > 0 && document.querySelectorAll('#summary .card').length > 0 && runCharts.state.plots.losses && runCharts.state.plots.elo && runCharts.state.plots.ladder && runCharts.state.plots.arena`)
+	// The curves: uPlot's legend names each series; the data are the
+	// run's (four gating matches, two ladder ratings).
+	legend := func(chart string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`Array.from(document.querySelectorAll('#%s .u-legend tr.u-series')).filter((tr) => tr.style.display !== 'none').map((tr) => tr.querySelector('th').textContent).join('|')`, chart)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for chart, want := range map[string]string{
+		"chart-losses": "training steps|policy|value", "chart-arena": "training steps|promoted|rejected|promotion threshold (55%)",
+		"chart-elo": "training steps|chained Elo", "chart-ladder": "training steps|ladder Elo",
+	} {
+		if got := legend(chart); got != want {
+			t.Errorf("legend of %s: %q, want %q", chart, got, want)
+		}
+	}
+	points := func(plot string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`runCharts.state.plots.%s.data[0].length`, plot)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for plot, want := range map[string]int{"arena": 4, "elo": 4, "ladder": 2} {
+		if n := points(plot); n != want {
+			t.Errorf("%s chart: %d points, want %d", plot, n, want)
+		}
+	}
 	for sel, want := range map[string]int{
-		"#chart-losses polyline.series": 2, "#chart-arena circle.dot": 4, "#chart-arena line.hline": 1,
-		"#chart-elo circle.dot": 4, "#chart-ladder circle.dot": 2, "#chart-times rect.bar": 16,
-		"#changes tr": 2, "#chunks .error": 1, "#summary .card": 8, "#workers tbody tr": 2,
+		"#chart-times rect.bar": 16, "#changes tr": 2, "#chunks .error": 1, "#summary .card": 8, "#workers tbody tr": 2,
 	} {
 		if n := count(sel); n != want {
 			t.Errorf("%s: %d elements, want %d", sel, n, want)
 		}
 	}
+	// The generation in progress: generation 5's self-play, the games of
+	// the chunk no plan takes so far.
+	wait("the generation in progress", `document.querySelector('#progress-text').textContent.startsWith('Generation 5 in progress: self-play, 3 of 4 games')`)
+
+	// Hover: the legend shows the value under the cursor.
+	hover := func(chart string) {
+		t.Helper()
+		box, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](fmt.Sprintf(`(() => { const r = document.querySelector('#%s .u-over').getBoundingClientRect(); return [r.left + r.width * 0.99, r.top + r.height / 2]; })()`, chart)))
+		if err != nil || len(box) != 2 {
+			t.Fatalf("the plot area of %s: %v %v", chart, box, err)
+		}
+		do("hover "+chart, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, box[0]-3, box[1]), chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, box[0], box[1]))
+	}
+	do("scroll to the charts", chromedp.ScrollIntoView(chromedp.CSS(`#chart-elo`)))
+	hover("chart-elo")
+	wait("the hovered value", `document.querySelectorAll('#chart-elo .u-legend tr.u-series')[1].querySelector('.u-value').textContent === '294 [153, 435]'`)
+	shot("chart-hover.png")
+	do("to the top", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+
+	// The x axis in generations: integer ticks only (no 1.2, 1.4).
+	do("x in generations", chromedp.SetValue(chromedp.CSS(`#chart-x`), "gen"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#chart-x').dispatchEvent(new Event('change'))`))
+	ticks, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`runCharts.state.plots.arena.axes[0]._splits`))
+	if err != nil || len(ticks) == 0 {
+		t.Fatalf("ticks of the generation axis: %v %v", ticks, err)
+	}
+	for _, x := range ticks {
+		if x != float64(int(x)) {
+			t.Errorf("generation axis tick %v is not a whole generation (ticks %v)", x, ticks)
+		}
+	}
+	do("x in steps", chromedp.SetValue(chromedp.CSS(`#chart-x`), "step"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#chart-x').dispatchEvent(new Event('change'))`))
+
+	// A second run overlaid: the legend shows both, its curves come.
+	wait("the run choice", `!document.querySelector('#run-choice').classList.contains('hidden') && document.querySelectorAll('#overlay-runs input').length === 1`)
+	do("overlay run-2", chromedp.Click(chromedp.CSS(`#overlay-runs input[value="run-2"]`)))
+	wait("both runs in the legend", `(() => { const l = document.querySelector('#chart-losses .u-legend').textContent; return l.includes('quick (run) · policy') && l.includes('quick (run-2) · policy'); })()`)
+	wait("run-2's fifth gating match", `runCharts.state.plots.arena && runCharts.state.plots.arena.data[0].length === 5`)
+	shot("runs-overlaid.png")
+	// A record of the overlaid run that does not read is named on the page.
+	broken := other.Path(runfolder.GenerationsDir, "0006.json")
+	if err := os.WriteFile(broken, []byte(`{"gen": 6,`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wait("run-2's error", `document.querySelector('#overlay-error').textContent.startsWith('Reading run quick (run-2): ') && document.querySelector('#overlay-error').textContent.includes('0006.json')`)
+	if err := os.Remove(broken); err != nil {
+		t.Fatal(err)
+	}
+	wait("run-2 read again", `document.querySelector('#overlay-error').classList.contains('hidden')`)
+	do("overlay off", chromedp.Click(chromedp.CSS(`#overlay-runs input[value="run-2"]`)))
+	wait("one run again", `!document.querySelector('#chart-losses .u-legend').textContent.includes('run-2')`)
+
+	// Zoom: a drag across the Elo chart narrows its x axis, and a live
+	// update keeps the zoom; "reset zoom" shows everything again.
+	over, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('#chart-elo .u-over').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`))
+	if err != nil || len(over) != 4 {
+		t.Fatalf("the Elo chart's plot area: %v %v", over, err)
+	}
+	y := over[1] + over[3]/2
+	do("drag across the Elo chart", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, over[0]+over[2]*0.05, y),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, over[0]+over[2]*0.05, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, over[0]+over[2]*0.3, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, over[0]+over[2]*0.6, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, over[0]+over[2]*0.6, y, chromedp.ButtonLeft))
+	wait("the zoom", `runCharts.state.plots.elo.zoomed === true && runCharts.state.plots.elo.scales.x.max < 12`)
+	zoomMax, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`runCharts.state.plots.elo.scales.x.max`))
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	addGeneration(t, run, 5, time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC))
-	wait("generation 5, pushed", `document.querySelectorAll('#generations tbody tr').length === 5 && document.querySelectorAll('#chart-arena circle.dot').length === 5`)
+	wait("generation 5, pushed", `document.querySelectorAll('#generations tbody tr').length === 5 && runCharts.state.plots.arena.data[0].length === 5 && runCharts.state.plots.elo.data[0].length === 5`)
+	if got, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`runCharts.state.plots.elo.scales.x.max`)); err != nil || got != zoomMax {
+		t.Errorf("the Elo chart's zoom after a live update: x up to %v (%v), want %v as zoomed", got, err, zoomMax)
+	}
+	do("reset zoom", chromedp.Click(chromedp.CSS(`#chart-reset`)))
+	wait("the whole x axis", `!runCharts.state.plots.elo.zoomed && runCharts.state.plots.elo.scales.x.max === 20`)
 	if got := text("#generations tbody tr td"); got != "5" {
 		t.Errorf("first row of the table is generation %q, want 5 (newest first)", got)
 	}
+	wait("generation 6 in progress", `document.querySelector('#progress-text').textContent.startsWith('Generation 6 in progress: self-play')`)
 	shot("run.png")
+
+	// The other run shown: its page, and, as it has no ladder rating, the
+	// way to get one.
+	if err := os.Remove(other.Path(runfolder.LadderFile)); err != nil {
+		t.Fatal(err)
+	}
+	do("show run-2", chromedp.SetValue(chromedp.CSS(`#run-select`), "run-2"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#run-select').dispatchEvent(new Event('change'))`))
+	wait("run-2's page", `document.querySelectorAll('#generations tbody tr').length === 5 && document.querySelector('#summary .card b').textContent === '5'`)
+	wait("how to get a ladder rating", `(() => { const h = document.querySelector('#chart-ladder .ladder-help'); return h !== null && h.textContent.includes('--set ladder.every=') && h.textContent.includes('dama ladder --model '); })()`)
+	if got := text("#chart-ladder .ladder-help"); !strings.Contains(got, "dama ladder --model "+other.Dir+"/accepted/NNNN.ckpt") {
+		t.Errorf("ladder help %q, want the command for %s", got, other.Dir)
+	}
 
 	// A game replayed to its end: the board shows the final position.
 	_, games, err := selfplay.ReadFile(run.Path(runfolder.GamesDir, "chunk-main-000000.dgames"))
@@ -190,6 +310,10 @@ func TestBrowser(t *testing.T) {
 	}
 	do("open the games", chromedp.Navigate(ts.URL+"/#games"))
 	wait("the games list", `document.querySelectorAll('#games tbody tr').length > 0`)
+	// The list may take the window's height (it took 32em, half of it).
+	if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`parseFloat(getComputedStyle(document.querySelector('#tab-games .list')).maxHeight) >= window.innerHeight - 200`)); err != nil || !ok {
+		t.Errorf("the games list may not take the window's height (%v)", err)
+	}
 	if got := text("#games-count"); !strings.HasPrefix(got, "1-15 of 15 (of 15) games") {
 		t.Errorf("games count %q, want the 7 self-play games and 8 kept match games", got)
 	}

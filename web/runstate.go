@@ -38,6 +38,7 @@ func readSections(run *runfolder.Run, idx *gameIndex) (map[string][]byte, error)
 	best, _ := run.Best()
 	vals := map[string]any{
 		"summary":     summaryOf(run, rep, best),
+		"progress":    rep.Progress,
 		"generations": generationsOf(rep),
 		"losses":      lossesOf(rep),
 		"arena":       arenaOf(rep),
@@ -129,16 +130,26 @@ type generationView struct {
 	ChainElo   num     `json:"chain_elo"`
 	ChainErr   num     `json:"chain_err"`
 	Minutes    float64 `json:"minutes"`
+	// The generation's end on the other axes of the curves: training
+	// steps so far, trainer CPU-hours so far, wall hours from the run's
+	// start (null when unknown).
+	StepEnd  int `json:"step_end"`
+	CPUHours num `json:"cpu_hours"`
+	Hours    num `json:"hours"`
 }
 
 func generationsOf(rep *report.Report) []generationView {
 	out := []generationView{}
+	steps, cpu := 0, 0.0
 	for _, g := range rep.Generations {
+		steps += g.Steps
+		cpu += g.CPUSec / 3600
 		v := generationView{
 			Gen: g.Gen, Games: g.Games, Positions: g.Positions, Steps: g.Steps,
 			PolicyLoss: num(g.PolicyLoss), ValueLoss: num(g.ValueLoss), Score: num(g.Score), Elo: num(g.Elo),
 			Promoted: g.Promoted, Best: g.Best, ChainElo: num(g.BestChainElo), ChainErr: num(g.BestChainErr),
 			Minutes: (g.SelfPlaySec + g.TrainSec + g.ArenaSec) / 60,
+			StepEnd: steps, CPUHours: num(cpu), Hours: hoursSince(rep.Start, g.Finished),
 		}
 		if m := g.Match; m != nil {
 			v.Wins, v.Draws, v.Losses = m.Wins, m.Draws, m.Losses
@@ -148,13 +159,27 @@ func generationsOf(rep *report.Report) []generationView {
 	return out
 }
 
-// lossesOf gives [step, policy, value, total] per bucket of steps.
-func lossesOf(rep *report.Report) [][4]num {
-	out := [][4]num{}
+// lossesOf gives [step, policy, value, total, hours from the run's start]
+// per bucket of steps.
+func lossesOf(rep *report.Report) [][5]num {
+	out := [][5]num{}
 	for _, p := range rep.Losses {
-		out = append(out, [4]num{num(p.Step), num(p.Policy), num(p.Value), num(p.Total)})
+		h := num(math.NaN())
+		if p.Unix > 0 {
+			h = hoursSince(rep.Start, time.Unix(0, int64(p.Unix*1e9)))
+		}
+		out = append(out, [5]num{num(p.Step), num(p.Policy), num(p.Value), num(p.Total), h})
 	}
 	return out
+}
+
+// hoursSince is the wall hours from start to t, null when either is
+// unknown.
+func hoursSince(start, t time.Time) num {
+	if start.IsZero() || t.IsZero() {
+		return num(math.NaN())
+	}
+	return num(t.Sub(start).Hours())
 }
 
 type arenaView struct {
@@ -200,6 +225,7 @@ type ladderView struct {
 	Bound      string `json:"bound,omitempty"`
 	CPUHours   num    `json:"cpu_hours"`
 	TotalGames int    `json:"total_games"`
+	Hours      num    `json:"hours"` // wall hours from the run's start to the rating
 }
 
 func ladderOf(rep *report.Report) []ladderView {
@@ -208,6 +234,7 @@ func ladderOf(rep *report.Report) []ladderView {
 		out = append(out, ladderView{
 			Gen: l.Gen, Model: l.Model, Visits: l.Visits, Games: l.Games, Elo: num(l.Elo),
 			Low: num(l.Low), High: num(l.High), Bound: l.Bound, CPUHours: num(l.CPUHours), TotalGames: l.TotalGames,
+			Hours: hoursSince(rep.Start, l.Time),
 		})
 	}
 	return out

@@ -41,6 +41,9 @@ var assets embed.FS
 type Options struct {
 	// Run is the run folder shown; it is only read.
 	Run *runfolder.Run
+	// More are further runs the page shows (their run pages, their curves
+	// overlaid on another's); the games and play pages stay Run's.
+	More []*runfolder.Run
 	// Token, when set, must come with every request: as ?token=, as the
 	// cookie the server sets on the first request that gives it, or as an
 	// "Authorization: Bearer" header. Without it only loopback host names
@@ -65,7 +68,7 @@ type Options struct {
 type Server struct {
 	opt     Options
 	mux     *http.ServeMux
-	watch   *watcher
+	runs    []*runEntry // Run first, then More
 	games   *gameIndex
 	matches *matchIndex
 	eng     *enginePool
@@ -102,9 +105,26 @@ func New(opt Options) (*Server, error) {
 		opt: opt, mux: http.NewServeMux(), ctx: ctx, cancel: cancel,
 		busy: map[string]bool{}, sem: make(chan struct{}, opt.Searches),
 	}
-	s.games = newGameIndex(opt.Run)
+	all := append([]*runfolder.Run{opt.Run}, opt.More...)
+	ids, err := runIDs(all)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	for i, r := range all {
+		if err := r.Exists(); err != nil {
+			cancel()
+			return nil, fmt.Errorf("web: %w", err)
+		}
+		e := &runEntry{ID: ids[i], Name: runName(r), run: r, idx: newGameIndex(r)}
+		if e.Name == "" {
+			e.Name = e.ID
+		}
+		e.watch = newWatcher(ctx, r, e.idx, opt.Poll)
+		s.runs = append(s.runs, e)
+	}
+	s.games = s.runs[0].idx
 	s.matches = newMatchIndex(opt.Run)
-	s.watch = newWatcher(ctx, opt.Run, s.games, opt.Poll)
 	s.eng = newEnginePool(opt.Run)
 	static, err := fs.Sub(assets, "assets")
 	if err != nil {
@@ -113,6 +133,7 @@ func New(opt Options) (*Server, error) {
 	}
 	s.mux.Handle("GET /", http.FileServerFS(static))
 	s.mux.HandleFunc("GET /api/run", s.handleRun)
+	s.mux.HandleFunc("GET /api/runs", s.handleRuns)
 	s.mux.HandleFunc("GET /api/events", s.handleEvents)
 	s.mux.HandleFunc("GET /api/games", s.handleGames)
 	s.mux.HandleFunc("GET /api/game", s.handleGame)

@@ -75,7 +75,7 @@ func readResp(t *testing.T, resp *http.Response, what string, want int, v any) s
 type runJSON struct {
 	Summary     summaryView      `json:"summary"`
 	Generations []generationView `json:"generations"`
-	Losses      [][4]float64     `json:"losses"`
+	Losses      [][5]*float64    `json:"losses"`
 	Arena       struct {
 		Promotion float64 `json:"promotion"`
 		Matches   []struct {
@@ -112,8 +112,8 @@ func TestRunSections(t *testing.T) {
 	if got := float64(r.Generations[3].ChainElo); got != 2*147 {
 		t.Errorf("chained Elo after generation 4 %v, want %v", got, 2*147)
 	}
-	if len(r.Losses) == 0 || r.Losses[0][0] > r.Losses[len(r.Losses)-1][0] {
-		t.Errorf("losses %v", r.Losses)
+	if len(r.Losses) == 0 || *r.Losses[0][0] > *r.Losses[len(r.Losses)-1][0] || r.Losses[0][4] == nil || *r.Losses[0][4] < 0 {
+		t.Errorf("losses %v (want steps rising, hours from the start)", r.Losses)
 	}
 	if r.Arena.Promotion != 0.55 || len(r.Arena.Matches) != 4 || !r.Arena.Matches[1].Promoted || r.Arena.Matches[1].Score != 0.7 {
 		t.Errorf("arena %+v", r.Arena)
@@ -232,7 +232,7 @@ func TestEventsSendChanges(t *testing.T) {
 		if !ok {
 			t.Fatal("stream ended before the new step's losses")
 		}
-		if ev.name == "losses" && strings.Contains(ev.data, "[999,0.25,0.125,0]") {
+		if ev.name == "losses" && strings.Contains(ev.data, "[999,0.25,0.125,0,") {
 			break
 		}
 	}

@@ -3,10 +3,13 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -84,6 +87,7 @@ func (w *watcher) fingerprint() (other, metrics string) {
 	for _, name := range []string{
 		runfolder.ConfigFile, runfolder.ChangesFile, runfolder.BestFile, runfolder.ArenaFile,
 		runfolder.LadderFile, runfolder.GenerationsDir, runfolder.GamesDir, runfolder.QuarantineDir,
+		runfolder.CandidatesDir, // a saved candidate starts its gating match
 	} {
 		stat(&b, name)
 	}
@@ -185,9 +189,15 @@ func (w *watcher) unsubscribe() {
 	}
 }
 
-// handleRun serves every section at once (read now, not by the watcher).
+// handleRun serves every section of ?run= (default the first run) at
+// once, read now, not by the watcher.
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
-	secs, err := readSections(s.opt.Run, s.games)
+	e, err := s.entry(r.URL.Query().Get("run"))
+	if err != nil {
+		httpError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	secs, err := readSections(e.run, e.idx)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, oneLine(err))
 		return
@@ -208,8 +218,10 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte("}\n"))
 }
 
-// handleEvents is one client's event stream: every section at once, then
-// each section again when it changes, one event named after it; a comment
+// handleEvents is one client's event stream of ?run= (default the first
+// run): every section at once, then each section again when it changes,
+// one event named after it; and for each run of ?overlay= (ids separated
+// by commas) the sections its curves need, as "overlay" events. A comment
 // line every 15 s keeps proxies from closing it.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
@@ -217,41 +229,85 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError, "streaming not supported")
 		return
 	}
-	if !s.watch.subscribe(s.opt.Streams) { // wakes the watcher, whose first read reaches this stream
-		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("%d pages are watching the run already: close one", s.opt.Streams))
+	q := r.URL.Query()
+	main, err := s.entry(q.Get("run"))
+	if err != nil {
+		httpError(w, http.StatusNotFound, err.Error())
 		return
 	}
-	defer s.watch.unsubscribe()
+	watched := []*runEntry{main}
+	for _, id := range strings.Split(q.Get("overlay"), ",") {
+		if id == "" || id == main.ID || slices.ContainsFunc(watched, func(e *runEntry) bool { return e.ID == id }) {
+			continue
+		}
+		e, err := s.entry(id)
+		if err != nil {
+			httpError(w, http.StatusNotFound, "overlay: "+err.Error())
+			return
+		}
+		watched = append(watched, e)
+	}
+	for i, e := range watched {
+		if !e.watch.subscribe(s.opt.Streams) { // wakes the watcher, whose first read reaches this stream
+			for _, f := range watched[:i] {
+				f.watch.unsubscribe()
+			}
+			httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("%d pages are watching run %s already: close one", s.opt.Streams, e.ID))
+			return
+		}
+	}
+	defer func() {
+		for _, e := range watched {
+			e.watch.unsubscribe()
+		}
+	}()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	seen := map[string]int{}
+	seen := make([]map[string]int, len(watched))
+	for i := range seen {
+		seen[i] = map[string]int{}
+	}
 	keep := time.NewTicker(15 * time.Second)
 	defer keep.Stop()
+	cases := make([]reflect.SelectCase, 3+len(watched))
+	cases[0] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.Context().Done())}
+	cases[1] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(s.ctx.Done())}
+	cases[2] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(keep.C)}
 	for {
-		secs, changed := s.watch.snapshot(seen)
-		names := make([]string, 0, len(secs))
-		for n := range secs {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", n, secs[n])
+		for i, e := range watched {
+			secs, changed := e.watch.snapshot(seen[i])
+			cases[3+i] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(changed)}
+			names := make([]string, 0, len(secs))
+			for n := range secs {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				if i == 0 {
+					fmt.Fprintf(w, "event: %s\ndata: %s\n\n", n, secs[n])
+					continue
+				}
+				if !overlaySections[n] {
+					continue
+				}
+				b, err := json.Marshal(overlayEvent{Run: e.ID, Section: n, Data: secs[n]})
+				if err == nil {
+					fmt.Fprintf(w, "event: overlay\ndata: %s\n\n", b)
+				}
+			}
 		}
 		fl.Flush()
-		select {
-		case <-r.Context().Done():
+		switch k, _, _ := reflect.Select(cases); k {
+		case 0, 1:
 			return
-		case <-s.ctx.Done():
-			return
-		case <-keep.C:
+		case 2:
 			fmt.Fprint(w, ": keep-alive\n\n")
-		case <-changed:
 		}
 	}
 }
 
 // sectionNames are the events of the stream, in the order the page uses.
-var sectionNames = []string{"summary", "generations", "losses", "arena", "ladder", "times", "config", "chunks", "workers", "games"}
+var sectionNames = []string{"summary", "progress", "generations", "losses", "arena", "ladder", "times", "config", "chunks", "workers", "games"}
 
 // quarantineList lists the quarantined chunks with the first line of why
 // each was refused (at most maxQuarantineShown, newest names last).

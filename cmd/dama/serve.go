@@ -17,13 +17,16 @@ import (
 
 func init() {
 	var wf webFlags
-	var runDir *string
+	var runDirs multiFlag
+	var runsDir *string
 	register(&command{
 		name:    "serve",
-		summary: "serve a live web view of a run: its curves and tables, its games on a board, play and analysis",
-		usage:   "--run DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time TIME]",
+		summary: "serve a live web view of runs: their curves (overlaid) and tables, the first run's games on a board, play and analysis",
+		usage:   "--run DIR [--run DIR]... | --runs DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time TIME]",
 		flags: func(fs *flagSet) {
-			runDir = fs.String("run", "", "run folder to show (read only)")
+			runDirs = nil
+			fs.Var(&runDirs, "run", "run folder to show (read only); repeat it for more runs, whose curves the page can overlay")
+			runsDir = fs.String("runs", "", "a folder of run folders, each shown as with --run")
 			wf.register(fs, "127.0.0.1:8080")
 			// The web view's flags are spelt as dama train's: --token-file
 			// is the broker's token there.
@@ -32,12 +35,13 @@ func init() {
 			fs.renamed("max-time", "http-max-time")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
-			if *runDir == "" {
-				return fmt.Errorf("missing --run DIR (usage: dama serve --run DIR [--http 127.0.0.1:8080])")
+			runs, err := web.Runs(runDirs, *runsDir)
+			if err != nil {
+				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			wait, err := startWeb(ctx, e, &wf, *runDir)
+			wait, err := startWeb(ctx, e, &wf, runs[0].Dir, runs[1:]...)
 			if err != nil {
 				return err
 			}
@@ -62,9 +66,9 @@ func (f *webFlags) register(fs *flagSet, def string) {
 	limit(fs, "http-max-time", 0.01, 600, "")
 }
 
-// startWeb serves the web view of the run folder dir until ctx ends; wait
-// blocks until the server has stopped.
-func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func() error, err error) {
+// startWeb serves the web view of the run folder dir (and more runs)
+// until ctx ends; wait blocks until the server has stopped.
+func startWeb(ctx context.Context, e *env, f *webFlags, dir string, more ...*runfolder.Run) (wait func() error, err error) {
 	run := &runfolder.Run{Dir: dir}
 	if err := run.Exists(); err != nil {
 		return nil, err
@@ -85,7 +89,7 @@ func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func()
 	} else if !loop {
 		token = web.NewToken()
 	}
-	srv, err := web.New(web.Options{Run: run, Token: token, MaxSearch: *f.maxTime})
+	srv, err := web.New(web.Options{Run: run, More: more, Token: token, MaxSearch: *f.maxTime})
 	if err != nil {
 		return nil, err
 	}
@@ -94,11 +98,15 @@ func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func()
 		srv.Close()
 		return nil, fmt.Errorf("--http: %w", err)
 	}
+	shown := dir
+	for _, r := range more {
+		shown += ", " + r.Dir
+	}
 	if *f.tokenFile != "" {
 		// The token stays in its file: a log line is no place for it.
-		fmt.Fprintf(e.stdout, "web view of %s: %s (with the token in %s)\n", dir, web.URL(ln, ""), *f.tokenFile)
+		fmt.Fprintf(e.stdout, "web view of %s: %s (with the token in %s)\n", shown, web.URL(ln, ""), *f.tokenFile)
 	} else {
-		fmt.Fprintf(e.stdout, "web view of %s: %s\n", dir, web.URL(ln, token))
+		fmt.Fprintf(e.stdout, "web view of %s: %s\n", shown, web.URL(ln, token))
 	}
 	done := make(chan error, 1)
 	go func() { done <- web.Serve(ctx, ln, srv) }()

@@ -33,7 +33,7 @@ async function api(path, body) {
   return ct.startsWith('application/json') ? r.json() : r.text();
 }
 
-// ---- charts: hand-drawn SVG ----
+// ---- the time bars: hand-drawn SVG (the curves: charts.js) ----
 
 function ticks(lo, hi, n) {
   if (!(hi > lo)) { hi = lo + 1; lo -= 1; }
@@ -42,54 +42,6 @@ function ticks(lo, hi, n) {
   const out = [];
   for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
   return out;
-}
-
-// chart draws series [{name, color, pts: [[x, y, lo, hi]...], dots, line}]
-// with an optional horizontal line {y, label}.
-function chart(box, series, opt) {
-  opt = opt || {};
-  box.replaceChildren();
-  const all = series.flatMap((s) => s.pts);
-  if (all.length === 0) { box.append(el('div', {class: 'empty'}, opt.empty || 'nothing yet')); return; }
-  const W = 600, H = 270, L = 55, R = 12, T = 24, B = 36;
-  const xs = all.map((p) => p[0]);
-  const ys = all.flatMap((p) => [p[1], p[2], p[3]]).filter((v) => v !== null && v !== undefined && isFinite(v));
-  if (opt.hline) ys.push(opt.hline.y);
-  let x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
-  if (x0 === x1) { x0 -= 1; x1 += 1; }
-  const xpad = (x1 - x0) * 0.03; x0 -= xpad; x1 += xpad;
-  if (y0 === y1) { y0 -= 1; y1 += 1; }
-  const pad = (y1 - y0) * 0.05; y0 -= pad; y1 += pad;
-  const X = (x) => L + (x - x0) / (x1 - x0) * (W - L - R), Y = (y) => T + (y1 - y) / (y1 - y0) * (H - T - B);
-  const s = sv('svg', {viewBox: `0 0 ${W} ${H}`, class: 'plot'});
-  for (const t of ticks(y0, y1, 5)) {
-    s.append(sv('line', {x1: L, x2: W - R, y1: Y(t), y2: Y(t), stroke: '#eee'}));
-    s.append(sv('text', {x: L - 5, y: Y(t) + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#555'}, String(t)));
-  }
-  for (const t of ticks(x0, x1, 6)) {
-    s.append(sv('line', {x1: X(t), x2: X(t), y1: H - B, y2: H - B + 4, stroke: '#888'}));
-    s.append(sv('text', {x: X(t), y: H - B + 16, 'text-anchor': 'middle', 'font-size': 11, fill: '#555'}, String(t)));
-  }
-  s.append(sv('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: 'none', stroke: '#888'}));
-  if (opt.xlabel) s.append(sv('text', {x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', 'font-size': 12}, opt.xlabel));
-  if (opt.hline) {
-    s.append(sv('line', {x1: L, x2: W - R, y1: Y(opt.hline.y), y2: Y(opt.hline.y), stroke: '#e67e22', 'stroke-dasharray': '5 4', class: 'hline'}));
-    s.append(sv('text', {x: W - R - 4, y: Y(opt.hline.y) - 4, 'text-anchor': 'end', 'font-size': 11, fill: '#e67e22'}, opt.hline.label));
-  }
-  let lx = L;
-  for (const ser of series) {
-    if (ser.line !== false && ser.pts.length > 1) {
-      s.append(sv('polyline', {points: ser.pts.map((p) => `${X(p[0])},${Y(p[1])}`).join(' '), fill: 'none', stroke: ser.color, 'stroke-width': 1.6, class: 'series'}));
-    }
-    for (const p of ser.pts) {
-      if (p[2] !== undefined && p[2] !== null && isFinite(p[2])) s.append(sv('line', {x1: X(p[0]), x2: X(p[0]), y1: Y(p[2]), y2: Y(p[3]), stroke: ser.color, opacity: 0.5}));
-      if (ser.dots) s.append(sv('circle', {cx: X(p[0]), cy: Y(p[1]), r: 3.5, fill: p[4] === false ? '#fff' : ser.color, stroke: ser.color, class: 'dot'}));
-    }
-    s.append(sv('rect', {x: lx, y: 5, width: 10, height: 10, fill: ser.color}));
-    s.append(sv('text', {x: lx + 14, y: 14, 'font-size': 11}, ser.name));
-    lx += 24 + 7 * ser.name.length;
-  }
-  box.append(s);
 }
 
 // bars draws stacked bars per x: stacks [{name, color, values}].
@@ -138,6 +90,7 @@ const render = {
       ['model', v.preset || '-'], ['updated', v.updated && !v.updated.startsWith('0001') ? new Date(v.updated).toLocaleTimeString() : '-'],
     ];
     $('#summary').replaceChildren(...cards.map(([k, x]) => el('div', {class: 'card'}, k, el('b', {}, String(x)))));
+    runCharts.set(null, 'summary', v);
   },
   generations(rows) {
     const tb = $('#generations tbody');
@@ -145,24 +98,12 @@ const render = {
       ...[g.gen, g.games, g.positions, g.steps, fmt(g.policy_loss, 3), fmt(g.value_loss, 3), `${g.wins}-${g.draws}-${g.losses}`,
         fmt(g.score, 3), fmt(g.elo, 0), g.promoted ? 'yes' : 'no', `${fmt(g.chain_elo, 0)} ± ${fmt(g.chain_err, 0)}`, fmt(g.minutes, 1)]
         .map((c) => el('td', {}, String(c))))));
-    chart($('#chart-elo'), [{name: 'best', color: '#8e44ad', dots: true, pts: rows.map((g) => [g.gen, g.chain_elo, g.chain_elo - g.chain_err, g.chain_elo + g.chain_err])}], {xlabel: 'generation'});
+    runCharts.set(null, 'generations', rows);
   },
-  losses(pts) {
-    chart($('#chart-losses'), [
-      {name: 'policy', color: '#2980b9', pts: pts.map((p) => [p[0], p[1]])},
-      {name: 'value', color: '#c0392b', pts: pts.map((p) => [p[0], p[2]])},
-    ], {xlabel: 'step', empty: 'no training step yet'});
-  },
-  arena(a) {
-    chart($('#chart-arena'), [{name: 'score', color: '#16a085', dots: true, line: false,
-      pts: a.matches.map((m) => [m.gen, m.score, null, null, m.promoted])}],
-    {xlabel: 'generation', hline: a.promotion ? {y: a.promotion, label: a.label} : null, empty: 'no gating match yet'});
-  },
-  ladder(rows) {
-    const key = $('#ladder-x').value;
-    chart($('#chart-ladder'), [{name: 'ladder Elo', color: '#d35400', dots: true, pts: rows.map((l) => [l[key], l.elo, l.low, l.high])}],
-      {xlabel: key === 'cpu_hours' ? 'trainer CPU-hours' : 'self-play games', empty: 'no ladder rating (ladder off)'});
-  },
+  progress(p) { runCharts.set(null, 'progress', p); },
+  losses(pts) { runCharts.set(null, 'losses', pts); },
+  arena(a) { runCharts.set(null, 'arena', a); },
+  ladder(rows) { runCharts.set(null, 'ladder', rows); },
   times(t) {
     bars($('#chart-times'), t.gens, [
       {name: 'self-play', color: '#3498db', values: t.selfplay}, {name: 'train', color: '#e74c3c', values: t.train},
@@ -191,8 +132,11 @@ const render = {
   },
 };
 
+let stream = null;
 function watch() {
-  const es = new EventSource('api/events');
+  if (stream) stream.close();
+  const es = stream = new EventSource('api/events' + runCharts.query());
+  es.addEventListener('overlay', (e) => { const o = JSON.parse(e.data); runCharts.set(o.run, o.section, o.data); });
   es.onopen = () => { $('#live').textContent = 'live'; $('#live').className = 'on'; };
   es.onerror = () => { $('#live').textContent = 'reconnecting'; $('#live').className = 'off'; };
   for (const name of Object.keys(render)) {
@@ -200,7 +144,6 @@ function watch() {
   }
   es.addEventListener('games', (e) => gamesChanged(JSON.parse(e.data)));
 }
-$('#ladder-x').addEventListener('change', () => run.ladder && render.ladder(run.ladder));
 
 // ---- the board ----
 
@@ -458,6 +401,8 @@ function showTab() {
 window.addEventListener('hashchange', showTab);
 
 async function start() {
+  const runs = await api('api/runs');
+  runCharts.init(runs.runs, () => { runCharts.reset(); watch(); });
   watch();
   showTab();
   const m = await api('api/models');
