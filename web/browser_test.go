@@ -292,7 +292,9 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	do("show run-2", chromedp.SetValue(chromedp.CSS(`#run-select`), "run-2"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#run-select').dispatchEvent(new Event('change'))`))
-	wait("run-2's page", `document.querySelectorAll('#generations tbody tr').length === 5 && document.querySelector('#summary .card b').textContent === '5'`)
+	// run-2 plans 1 generation (the sample's run.generations), the first
+	// run none (goOn): its card reads "5 / 1", the first run's "5".
+	wait("run-2's page", `document.querySelectorAll('#generations tbody tr').length === 5 && document.querySelector('#summary .card b').textContent === '5 / 1'`)
 	wait("how to get a ladder rating", `(() => { const h = document.querySelector('#chart-ladder .ladder-help'); return h !== null && h.textContent.includes('--set ladder.every=') && h.textContent.includes('dama ladder --model '); })()`)
 	if got := text("#chart-ladder .ladder-help"); !strings.Contains(got, "dama ladder --model "+other.Dir+"/accepted/NNNN.ckpt") {
 		t.Errorf("ladder help %q, want the command for %s", got, other.Dir)
