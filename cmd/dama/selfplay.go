@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -26,14 +27,14 @@ import (
 
 func init() {
 	var o selfplayOptions
-	var bf brokerFlags
+	var bf *broker.Flags
 	register(&command{
 		name:      "selfplay",
 		summary:   "play games of a model against itself and write them as training data",
 		usage:     "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--chunk-pdn]\n       dama selfplay worker --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay worker --broker URL --credential FILE [--worker NAME] [--token-file FILE|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
 		takesArgs: true,
-		flags:     func(fs *flagSet) { selfplayFlags(fs, &o, &bf) },
-		run:       func(e *env, fs *flag.FlagSet, args []string) error { return runSelfplay(e, fs, args, o, &bf) },
+		flags:     func(fs *flagSet) { bf = selfplayFlags(fs, &o) },
+		run:       func(e *env, fs *flag.FlagSet, args []string) error { return runSelfplay(e, fs, args, o, bf) },
 	})
 }
 
@@ -47,8 +48,9 @@ type selfplayOptions struct {
 	pdn, quiet, wait           bool
 }
 
-// selfplayFlags declares the flags of dama selfplay on fs, into o and bf.
-func selfplayFlags(fs *flagSet, o *selfplayOptions, bf *brokerFlags) {
+// selfplayFlags declares the flags of dama selfplay on fs, into o, and
+// returns its broker's.
+func selfplayFlags(fs *flagSet, o *selfplayOptions) *broker.Flags {
 	*o = selfplayOptions{}
 	fs.StringVar(&o.model, "model", "", `checkpoint file of the model, a run folder (its best model), or "random" (uniform priors, every position a draw)`)
 	fs.IntVar(&o.games, "games", 0, "number of games to play")
@@ -74,9 +76,10 @@ func selfplayFlags(fs *flagSet, o *selfplayOptions, bf *brokerFlags) {
 	limit(fs, "chunk", 1, 1e6, "")
 	limit(fs, "eval-batch", 0, 65536, "0: games at once times leaves in flight")
 	limit(fs, "cache", 0, 1<<30, "0: none")
-	bf.register(fs, false)
+	bf := broker.AddFlags(fs.FlagSet, false)
 	fs.renamed("pdn", "chunk-pdn")    // --pdn FILE is a PDN file to write elsewhere
 	fs.renamed("batch", "eval-batch") // --batch is the leaves a search step evaluates elsewhere
+	return bf
 }
 
 // selfplaySettings returns the self-play settings of dama selfplay --model:
@@ -121,7 +124,7 @@ func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, err
 
 // runSelfplay plays the games of a model (no verb), or works for a
 // training run (worker: --run DIR or --broker URL).
-func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf *brokerFlags) error {
+func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf *broker.Flags) error {
 	verb, rest := verbOf(args, "worker")
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q (the verb is worker, before or after the flags)", rest[0])
@@ -130,10 +133,10 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 	case verb == "" && o.run != "":
 		sayOld(e.stderr, "selfplay --run DIR", "selfplay worker --run DIR")
 		verb = "worker"
-	case verb == "" && bf.url != "":
+	case verb == "" && bf.URL != "":
 		sayOld(e.stderr, "selfplay --broker URL", "selfplay worker --broker URL")
 		verb = "worker"
-	case verb == "worker" && o.run == "" && bf.url == "":
+	case verb == "worker" && o.run == "" && bf.URL == "":
 		return errors.New("selfplay worker needs --run DIR (a run folder) or --broker URL")
 	}
 	if _, err := infer.ResolveBackend(o.backend); err != nil {
@@ -142,20 +145,13 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 	if o.chunk < 1 {
 		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.chunk)
 	}
-	if bf.url != "" {
+	if bf.URL != "" {
 		if o.run != "" {
 			return errors.New("--run and --broker do not go together: a worker follows a run folder or a broker")
 		}
 		return runSelfplayBrokerWorker(e, fs, o, bf)
 	}
-	bad := ""
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "token", "token-file", "creds", "credential", "tls-ca", "tls-cert", "tls-key":
-			bad = f.Name
-		}
-	})
-	if bad != "" {
+	if bad := givenOf(fs, broker.ClientFlags...); bad != "" {
 		return fmt.Errorf("--%s goes with --broker", bad)
 	}
 	if o.run != "" && o.backend != "" {
@@ -259,14 +255,7 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 // workerSettings checks the flags of a worker (--run or --broker, named in
 // mode) and returns its name, seed, games per chunk and log.
 func workerSettings(e *env, fs *flag.FlagSet, o selfplayOptions, mode string) (worker string, seed uint64, chunk int, log io.Writer, err error) {
-	bad := ""
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "model", "out", "config", "parallel", "visits", "pdn", "first", "batch", "cache":
-			bad = f.Name
-		}
-	})
-	if bad != "" {
+	if bad := givenOf(fs, "model", "out", "config", "parallel", "visits", "pdn", "first", "batch", "cache"); bad != "" {
 		return "", 0, 0, nil, fmt.Errorf("--%s does not go with --%s: a worker takes its settings and model from the run", bad, mode)
 	}
 	if o.games < 0 {
@@ -303,8 +292,8 @@ func runSelfplayWorker(e *env, fs *flag.FlagSet, o selfplayOptions) error {
 
 // runSelfplayBrokerWorker is dama selfplay worker --broker: a worker of a training
 // run that reaches it only through the broker.
-func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o selfplayOptions, bf *brokerFlags) error {
-	cred, auth, err := bf.workerAuth()
+func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o selfplayOptions, bf *broker.Flags) error {
+	cred, auth, err := bf.WorkerAuth()
 	if err != nil {
 		return err
 	}
@@ -316,7 +305,7 @@ func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o selfplayOptions, bf *br
 		return err
 	}
 	if worker != cred.Worker {
-		return fmt.Errorf("--worker %s: the credential %s is worker %s's", worker, bf.credential, cred.Worker)
+		return fmt.Errorf("--worker %s: the credential %s is worker %s's", worker, bf.Credential, cred.Worker)
 	}
 	key, err := cred.PublicKey()
 	if err != nil {
@@ -324,11 +313,20 @@ func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o selfplayOptions, bf *br
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return broker.Work(ctx, broker.WorkerOptions{URL: bf.url, Auth: auth, TrainerKey: key, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet})
+	return broker.Work(ctx, broker.WorkerOptions{URL: bf.URL, Auth: auth, TrainerKey: key, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet})
 }
 
-func isFlagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+// isFlagSet reports whether the flag name was given on the command line.
+func isFlagSet(fs *flag.FlagSet, name string) bool { return givenOf(fs, name) != "" }
+
+// givenOf returns the last of the flags names that the command line gave,
+// "" for none.
+func givenOf(fs *flag.FlagSet, names ...string) string {
+	given := ""
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(names, f.Name) {
+			given = f.Name
+		}
+	})
+	return given
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"dama/broker"
 	"dama/configs"
 	"dama/runfolder"
 	"dama/selfplay"
@@ -30,7 +31,7 @@ func init() {
 	var sets, allow multiFlag
 	var quiet *bool
 	var maxCPU *time.Duration
-	var bo brokerFlags
+	var bo *broker.Flags
 	var hw webFlags
 	register(&command{
 		name:    "train",
@@ -47,7 +48,7 @@ func init() {
 			quiet = fs.Bool("quiet", false, "no progress bars")
 			maxCPU = fs.Duration("max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (e.g. 30m; for A/B runs of equal CPU time); 0 = no limit")
 			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
-			bo.register(fs, true)
+			bo = broker.AddFlags(fs.FlagSet, true)
 			hw.register(fs, "")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
@@ -63,10 +64,10 @@ func init() {
 					allowKeys = append(allowKeys, k)
 				}
 			}
-			if bo.serve != "" && bo.url != "" {
-				return errors.New("--serve and --broker do not go together: serve a broker here, or use one elsewhere")
+			if err := bo.CheckTrainer(); err != nil {
+				return err
 			}
-			if (bo.serve != "" || bo.url != "") && !isFlagSet(fs, "selfplay-workers") {
+			if bo.Used() && !isFlagSet(fs, "selfplay-workers") {
 				*workers = 0 // with a broker the workers play
 			}
 			if *workers < 0 || *workers > 1 {
@@ -107,8 +108,8 @@ func init() {
 			fmt.Fprintf(e.stdout, "run %s: config %s, model %s, %d generations (0 = until interrupted)\n",
 				dir, cfg.Run.Name, cfg.Model.Preset, cfg.Run.Generations)
 			finished := false // the last generation is done: workers are told to stop
-			if bo.serve != "" || bo.url != "" {
-				closeBroker, err := startBroker(ctx, e, &bo, dir, &opt)
+			if bo.Used() {
+				closeBroker, err := startBroker(ctx, e, bo, dir, &opt)
 				if err != nil {
 					return err
 				}
