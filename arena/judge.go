@@ -2,7 +2,9 @@ package arena
 
 import (
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,4 +124,35 @@ func Pool(results ...MatchResult) (MatchResult, error) {
 		out.Pairs.Add(r.Pairs)
 	}
 	return out, nil
+}
+
+// JudgeFiles writes to w the result of each match whose games the PDN
+// files hold (Judged), a line each, and with several their pooled result
+// (Pool).
+func JudgeFiles(w io.Writer, files []string) error {
+	var results []MatchResult
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("judge: %w", err)
+		}
+		recs, err := rules.ParsePDN(string(text))
+		if err != nil {
+			return fmt.Errorf("judge %s: %w", f, err)
+		}
+		res, err := Judged(recs)
+		if err != nil {
+			return fmt.Errorf("judge %s: %w", f, err)
+		}
+		results = append(results, res)
+		fmt.Fprintf(w, "%s: %s\n", f, res)
+	}
+	if len(results) > 1 {
+		res, err := Pool(results...)
+		if err != nil {
+			return fmt.Errorf("judge: %w", err)
+		}
+		fmt.Fprintf(w, "pooled, %d matches: %s\n", len(results), res)
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 
@@ -100,7 +99,7 @@ func runArena(e *env, o arenaOptions) error {
 		if o.a != "" || o.b != "" {
 			return errors.New("arena judge takes its players from the files: give no --a or --b")
 		}
-		return judgeMatches(e.stdout, strings.Split(o.judge, ","))
+		return arena.JudgeFiles(e.stdout, strings.Split(o.judge, ","))
 	}
 	if o.a == "" || o.b == "" {
 		return errors.New("both --a and --b are required, e.g. --a alphabeta:4 --b random")
@@ -134,12 +133,12 @@ func runArena(e *env, o arenaOptions) error {
 			return fmt.Errorf("--pdn: %w", err)
 		}
 	}
-	a, err := openPlayer(o.a, env)
+	a, err := player.NewPlayer(o.a, env)
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)
 	}
 	defer closePlayer(e.stderr, a)
-	b, err := openPlayer(o.b, env)
+	b, err := player.NewPlayer(o.b, env)
 	if err != nil {
 		return fmt.Errorf("--b: %w", err)
 	}
@@ -197,45 +196,6 @@ func writeArenaPDN(path string, games []arena.GameResult, res arena.MatchResult)
 		return fmt.Errorf("--pdn: %w", err)
 	}
 	return nil
-}
-
-// judgeMatches prints the result of each match whose games the files hold
-// (arena.Judged) and, with several, their pooled result (arena.Pool).
-func judgeMatches(w io.Writer, files []string) error {
-	var results []arena.MatchResult
-	for _, f := range files {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("judge: %w", err)
-		}
-		recs, err := rules.ParsePDN(string(text))
-		if err != nil {
-			return fmt.Errorf("judge %s: %w", f, err)
-		}
-		res, err := arena.Judged(recs)
-		if err != nil {
-			return fmt.Errorf("judge %s: %w", f, err)
-		}
-		results = append(results, res)
-		fmt.Fprintf(w, "%s: %s\n", f, res)
-	}
-	if len(results) > 1 {
-		res, err := arena.Pool(results...)
-		if err != nil {
-			return fmt.Errorf("judge: %w", err)
-		}
-		fmt.Fprintf(w, "pooled, %d matches: %s\n", len(results), res)
-	}
-	return nil
-}
-
-// openPlayer reads the player spec and opens it for the games of env.
-func openPlayer(spec string, env player.Env) (arena.Player, error) {
-	s, err := player.Parse(spec, env)
-	if err != nil {
-		return nil, err
-	}
-	return s.Player(env)
 }
 
 // playerHelp ends the help of the commands that take player specs: the

@@ -128,7 +128,7 @@ func init() {
 // scoreSuite scores one player, opened for env, on suite and prints the
 // fraction solved.
 func scoreSuite(ctx context.Context, e *env, s *suite.Suite, spec string, env player.Env, parallel int, seed uint64, verbose bool) error {
-	p, err := openPlayer(spec, env)
+	p, err := player.NewPlayer(spec, env)
 	if err != nil {
 		return fmt.Errorf("--players: %w", err)
 	}
