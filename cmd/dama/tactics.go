@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"strings"
 
-	"dama/internal/atomicfile"
 	"dama/player"
 	"dama/tactics/suite"
 	"dama/tb"
@@ -88,7 +87,11 @@ func init() {
 				if len(rest) == 0 || o.out == "" {
 					return fmt.Errorf("tactics build needs --out FILE and the PDN files of games (tactics build --out FILE A.pdn B.pdn)")
 				}
-				if err := buildSuite(ctx, e, rest, o.out, suite.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
+				done := func(name string, found, total int) {
+					fmt.Fprintf(e.stderr, "%s: %d positions (%d in all)\n", name, found, total)
+				}
+				opt := suite.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}
+				if err := suite.BuildFiles(ctx, e.stdout, rest, o.out, opt, suite.GamesOptions{Parallel: o.parallel, Most: o.limit, Done: done}, o.add); err != nil || o.audit == 0 {
 					return err
 				}
 				return auditSuite(ctx, e, o.out, o.out, o.audit, o.auditNodes, o.parallel, env)
@@ -145,84 +148,15 @@ func scoreSuite(ctx context.Context, e *env, s *suite.Suite, spec string, env pl
 	return nil
 }
 
-// buildSuite examines every game of the PDN files, games parallel at a
-// time, and writes the tactical positions found to out (after those of
-// the suite already there, with add). Interrupted, it writes those of the
-// games finished so far.
-func buildSuite(ctx context.Context, e *env, files []string, out string, opt suite.BuildOptions, parallel, most int, add bool) error {
-	if err := atomicfile.CheckWritable(out); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	var games []suite.Game
-	for _, f := range files {
-		gs, err := readPDNFile(e.stdout, f)
-		if err != nil {
-			return err
-		}
-		for i, g := range gs {
-			if g.Err == nil {
-				games = append(games, suite.Game{Name: fmt.Sprintf("%s game %d", f, i+1), Record: g.Record})
-			}
-		}
-	}
-	b, err := suite.NewBuilder(opt)
-	if err != nil {
-		return err
-	}
-	var base *suite.Suite
-	if add {
-		if base, err = suite.Read(out); err == nil {
-			err = b.CanExtend(base, out)
-		}
-		if err != nil {
-			return fmt.Errorf("--append: %w", err)
-		}
-	}
-	s, err := b.Games(ctx, games, suite.GamesOptions{Base: base, Parallel: parallel, Most: most, Done: func(name string, found, total int) {
-		fmt.Fprintf(e.stderr, "%s: %d positions (%d in all)\n", name, found, total)
-	}})
-	if err != nil {
-		return err
-	}
-	if err := s.Write(out); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "%s: %d positions from %d games\n", out, len(s.Positions), len(games))
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return nil
-}
-
-// auditSuite audits every forced win of the suite at from (Builder.Audit:
-// the other moves a search depth plies deep, nodes a search, proves
-// winning too, and with --tb those the tables prove), positions parallel
-// at a time, and writes the suite with them to out.
+// auditSuite audits the suite at from into out (suite.AuditFile), with
+// the tables of --tb.
 func auditSuite(ctx context.Context, e *env, from, out string, depth int, nodes int64, parallel int, env player.Env) error {
-	if err := atomicfile.CheckWritable(out); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	s, err := suite.Read(from)
-	if err != nil {
-		return err
-	}
 	var tables *tb.Tables
 	if env.Tables != "" {
+		var err error
 		if tables, err = player.OpenTables(env.Tables, e.stderr); err != nil {
 			return fmt.Errorf("--tb: %w", err)
 		}
 	}
-	with, wins, err := suite.Audit(ctx, s, depth, nodes, tables, parallel)
-	if err != nil {
-		return fmt.Errorf("%s: %w", from, err)
-	}
-	if err := s.Write(out); err != nil {
-		return err
-	}
-	by := fmt.Sprintf("at depth %d", depth)
-	if tables != nil {
-		by += fmt.Sprintf(" or by the tables of up to %d pieces", tables.Pieces())
-	}
-	fmt.Fprintf(e.stdout, "%s: %d of %d positions have another move proven to win %s (%d moves)\n", out, with, len(s.Positions), by, wins)
-	return nil
+	return suite.AuditFile(ctx, e.stdout, from, out, depth, nodes, tables, parallel)
 }
