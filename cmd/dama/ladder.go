@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"strings"
 	"time"
@@ -112,7 +110,7 @@ func init() {
 			if err != nil && verb != "calibrate" {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := e.interrupt()
 			defer stop()
 			switch verb {
 			case "calibrate", "extend":

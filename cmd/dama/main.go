@@ -17,6 +17,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"syscall"
 
 	"dama/rules"
 )
@@ -66,6 +67,12 @@ type env struct {
 	stdout, stderr io.Writer
 	// interrupt returns a context done at the first interrupt (Ctrl-C).
 	interrupt func() (context.Context, context.CancelFunc)
+}
+
+// terminate returns a context done at the first interrupt or SIGTERM: the
+// signals that stop a long-running trainer, worker or server.
+func (e *env) terminate() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // newEnv returns the env of a command reading os.Stdin and writing to out

@@ -4,9 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"dama/broker"
 	"dama/runfolder"
@@ -33,7 +30,7 @@ func init() {
 			if *runDir == "" {
 				return fmt.Errorf("missing --run DIR (usage: dama serve --run DIR [--http 127.0.0.1:8080])")
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := e.terminate()
 			defer stop()
 			wait, err := startWeb(ctx, e, &wf, *runDir)
 			if err != nil {

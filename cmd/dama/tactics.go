@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
 
 	"dama/player"
@@ -65,7 +63,7 @@ func init() {
 			limit(fs, "audit-nodes", 1, 1e12, "")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := e.interrupt()
 			defer stop()
 			env, err := o.env.Env(o.parallel, e.stderr)
 			if err != nil {

@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"dama/broker"
@@ -95,7 +93,7 @@ func init() {
 			if cfg.Run.Workers > 0 {
 				runtime.GOMAXPROCS(cfg.Run.Workers)
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := e.terminate()
 			defer stop()
 			opt := train.Options{
 				Config: cfg, Dir: dir, SelfPlay: *workers == 1,
