@@ -144,11 +144,7 @@ func runArena(e *env, o arenaOptions) error {
 	}
 	defer closePlayer(e.stderr, b)
 
-	var barOut io.Writer = e.stderr
-	if o.quiet {
-		barOut = nil
-	}
-	bar := progress.New(barOut, max(o.games, 0), a.Name()+" vs "+b.Name())
+	bar := progress.New(barWriter(e, o.quiet), max(o.games, 0), a.Name()+" vs "+b.Name())
 	var tally arena.Tally // the games the result counts: whole pairs
 	var games []arena.GameResult
 	opts.OnGame = func(g arena.GameResult) {

@@ -257,6 +257,15 @@ func (e *env) parseMore(fs *flagSet, args []string) error {
 	return fs.checkRanges()
 }
 
+// barWriter is where a command's progress bars go: stderr, or nowhere
+// with --quiet.
+func barWriter(e *env, quiet bool) io.Writer {
+	if quiet {
+		return nil
+	}
+	return e.stderr
+}
+
 // verbOf splits a command's positional arguments into its verb, one of
 // verbs, and the arguments after it; without a verb first, verb is ""
 // (the command's default action) and rest is args.

@@ -1,21 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
-	"syscall"
-	"time"
 
 	"dama/broker"
-	"dama/configs"
 	"dama/engine"
-	"dama/internal/progress"
 	"dama/mcts"
 	"dama/model"
 	"dama/model/infer"
@@ -82,46 +76,6 @@ func selfplayFlags(fs *flagSet, o *selfplayOptions) *broker.Flags {
 	return bf
 }
 
-// selfplaySettings returns the self-play settings of dama selfplay --model:
-// the selfplay section of the run configuration in --config (loaded and
-// validated by configs.Load, as dama train loads it; the documented
-// defaults without --config), with --parallel, --visits and --seed over it,
-// checked as self-play checks it (selfplay.Config.Validate):
-// selfplay.Config holds that section as it is, as for the trainer. The base
-// seed is --seed, else the file's run.seed, else 0.
-func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, error) {
-	cfg := configs.Default()
-	seed := uint64(0)
-	if o.config != "" {
-		c, err := configs.Load(o.config, nil, nil)
-		if err != nil {
-			return selfplay.Config{}, fmt.Errorf("--config %s: %w", o.config, err)
-		}
-		if c.Run.Seed < 0 {
-			return selfplay.Config{}, fmt.Errorf("--config %s: run.seed %d must not be negative for self-play", o.config, c.Run.Seed)
-		}
-		cfg, seed = *c, uint64(c.Run.Seed)
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["parallel"] && o.parallel > 0 {
-		cfg.SelfPlay.Parallel = o.parallel
-	}
-	if set["visits"] && o.visits > 0 {
-		cfg.SelfPlay.Visits = o.visits
-	}
-	if set["seed"] {
-		seed = o.seed
-	}
-	// The section with the flags over it, as self-play checks it (its
-	// ranges and selfplay.hybrids, which configs leaves to selfplay).
-	sc := selfplay.Config{SelfPlay: cfg.SelfPlay, Seed: seed}
-	if err := sc.Validate(); err != nil {
-		return selfplay.Config{}, err
-	}
-	return sc, nil
-}
-
 // runSelfplay plays the games of a model (no verb), or works for a
 // training run (worker: --run DIR or --broker URL).
 func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf *broker.Flags) error {
@@ -170,7 +124,11 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 	case o.first < 0:
 		return fmt.Errorf("--first %d: must not be negative", o.first)
 	}
-	cfg, err := selfplaySettings(fs, o)
+	var seed *uint64
+	if isFlagSet(fs, "seed") {
+		seed = &o.seed
+	}
+	cfg, err := selfplay.Settings(o.config, o.parallel, o.visits, seed)
 	if err != nil {
 		return err
 	}
@@ -204,51 +162,14 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 		fmt.Fprintf(e.stderr, "selfplay: network backend %s (%s)\n", mev.Backend(), infer.ExplainBackend(o.backend))
 		ev = mev
 	}
-	worker := o.worker
-	if worker == "" {
-		worker = selfplay.DefaultWorkerName()
-	}
-	cw, err := selfplay.NewChunkWriter(o.out, worker, o.chunk, h, o.pdn)
+	fo := selfplay.FolderOptions{Dir: o.out, Worker: o.worker, PerChunk: o.chunk, PDN: o.pdn, Header: h, First: o.first, Games: o.games, Progress: barWriter(e, o.quiet)}
+	ctx, stop := e.interrupt()
+	defer stop()
+	sum, err := selfplay.WriteFolder(ctx, ev, cfg, fo)
 	if err != nil {
 		return err
 	}
-
-	var barOut io.Writer = e.stderr
-	if o.quiet {
-		barOut = nil
-	}
-	bar := progress.New(barOut, o.games, "selfplay")
-	var st selfplay.Stats
-	start := time.Now()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	runErr := selfplay.Run(ctx, ev, cfg, o.first, o.games, func(g *selfplay.Game) error {
-		st.Add(g)
-		el := time.Since(start).Seconds()
-		bar.Describe(fmt.Sprintf("selfplay: %.0f pos/s, mean %.0f plies, W/D/L %s", float64(st.Positions)/el, st.MeanLength(), st.Shares()))
-		bar.Add(1)
-		return cw.Add(g)
-	})
-	bar.Finish()
-	interrupted := runErr != nil && errors.Is(runErr, context.Canceled) && ctx.Err() != nil
-	if runErr != nil && !interrupted {
-		// Keep the whole games already played even when the run failed.
-		if err := cw.Flush(); err != nil {
-			fmt.Fprintf(e.stderr, "dama selfplay: %v\n", err)
-		}
-		return runErr
-	}
-	if err := cw.Flush(); err != nil {
-		return err
-	}
-	el := time.Since(start)
-	note := ""
-	if interrupted {
-		note = " (interrupted)"
-	}
-	fmt.Fprintf(e.stdout, "selfplay%s: %d games in %d files in %s, %s; %d positions, mean %.1f plies, %.0f positions/s, %.0f games/h, %.1fs\n",
-		note, cw.Written(), len(cw.Files()), o.out, st.Summary(), st.Positions, st.MeanLength(),
-		float64(st.Positions)/el.Seconds(), float64(st.Games)/el.Hours(), el.Seconds())
+	fmt.Fprintln(e.stdout, sum)
 	return nil
 }
 
@@ -285,7 +206,7 @@ func runSelfplayWorker(e *env, fs *flag.FlagSet, o selfplayOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := e.terminate()
 	defer stop()
 	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet, Wait: o.wait})
 }
@@ -311,7 +232,7 @@ func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o selfplayOptions, bf *br
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := e.terminate()
 	defer stop()
 	return broker.Work(ctx, broker.WorkerOptions{URL: bf.URL, Auth: auth, TrainerKey: key, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet})
 }

@@ -1,0 +1,119 @@
+package selfplay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"dama/configs"
+	"dama/internal/progress"
+	"dama/mcts"
+)
+
+// Settings returns the self-play settings of a run configuration: the
+// selfplay section of config (a YAML file or a preset, loaded and
+// validated by configs.Load as a trainer loads it; "" for the documented
+// defaults) and its run.seed as the base seed, with parallel and visits
+// over it where above 0 and seed where not nil, checked as Validate
+// checks them.
+func Settings(config string, parallel, visits int, seed *uint64) (Config, error) {
+	cfg := configs.Default()
+	base := uint64(0)
+	if config != "" {
+		c, err := configs.Load(config, nil, nil)
+		if err != nil {
+			return Config{}, fmt.Errorf("--config %s: %w", config, err)
+		}
+		if c.Run.Seed < 0 {
+			return Config{}, fmt.Errorf("--config %s: run.seed %d must not be negative for self-play", config, c.Run.Seed)
+		}
+		cfg, base = *c, uint64(c.Run.Seed)
+	}
+	if parallel > 0 {
+		cfg.SelfPlay.Parallel = parallel
+	}
+	if visits > 0 {
+		cfg.SelfPlay.Visits = visits
+	}
+	if seed != nil {
+		base = *seed
+	}
+	// The section with the overrides, as self-play checks it (its ranges
+	// and selfplay.hybrids, which configs leaves to selfplay).
+	sc := Config{SelfPlay: cfg.SelfPlay, Seed: base}
+	if err := sc.Validate(); err != nil {
+		return Config{}, err
+	}
+	return sc, nil
+}
+
+// FolderOptions say which games WriteFolder plays and where it writes
+// them.
+type FolderOptions struct {
+	Dir      string // the folder of the chunks, created if needed
+	Worker   string // the worker's name in the files' names ("": DefaultWorkerName)
+	PerChunk int    // games per chunk file
+	PDN      bool   // also write each chunk as PDN beside it
+	Header   Header // the chunks' header
+	// First is the index of the first game, Games how many to play.
+	First, Games int
+	Progress     io.Writer // where the progress bar goes; nil: none
+}
+
+// FolderSummary is what WriteFolder played and wrote.
+type FolderSummary struct {
+	Stats
+	Dir            string
+	Written, Files int // games and chunk files written
+	Elapsed        time.Duration
+	Interrupted    bool
+}
+
+// String is the summary in one line.
+func (s FolderSummary) String() string {
+	note := ""
+	if s.Interrupted {
+		note = " (interrupted)"
+	}
+	return fmt.Sprintf("selfplay%s: %d games in %d files in %s, %s; %d positions, mean %.1f plies, %.0f positions/s, %.0f games/h, %.1fs",
+		note, s.Written, s.Files, s.Dir, s.Summary(), s.Positions, s.MeanLength(),
+		float64(s.Positions)/s.Elapsed.Seconds(), float64(s.Games)/s.Elapsed.Hours(), s.Elapsed.Seconds())
+}
+
+// WriteFolder plays o.Games games of ev under cfg (Run) and writes them
+// to o.Dir in chunks. The end of ctx stops it: the whole games played by
+// then are written and the summary says it was interrupted. A game that
+// fails is the error, after the games already played are written.
+func WriteFolder(ctx context.Context, ev mcts.Evaluator, cfg Config, o FolderOptions) (FolderSummary, error) {
+	sum := FolderSummary{Dir: o.Dir}
+	if o.Worker == "" {
+		o.Worker = DefaultWorkerName()
+	}
+	cw, err := NewChunkWriter(o.Dir, o.Worker, o.PerChunk, o.Header, o.PDN)
+	if err != nil {
+		return sum, err
+	}
+	bar := progress.New(o.Progress, o.Games, "selfplay")
+	start := time.Now()
+	runErr := Run(ctx, ev, cfg, o.First, o.Games, func(g *Game) error {
+		sum.Add(g)
+		el := time.Since(start).Seconds()
+		bar.Describe(fmt.Sprintf("selfplay: %.0f pos/s, mean %.0f plies, W/D/L %s", float64(sum.Positions)/el, sum.MeanLength(), sum.Shares()))
+		bar.Add(1)
+		return cw.Add(g)
+	})
+	bar.Finish()
+	sum.Interrupted = runErr != nil && errors.Is(runErr, context.Canceled) && ctx.Err() != nil
+	// The whole games already played are kept even when the run failed.
+	flushErr := cw.Flush()
+	switch {
+	case runErr != nil && !sum.Interrupted:
+		return sum, errors.Join(runErr, flushErr)
+	case flushErr != nil:
+		return sum, flushErr
+	}
+	sum.Written, sum.Files, sum.Elapsed = cw.Written(), len(cw.Files()), time.Since(start)
+	return sum, nil
+}

@@ -1,0 +1,86 @@
+package selfplay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dama/configs"
+	"dama/internal/evaltest"
+)
+
+// Settings: the documented defaults without a configuration, a preset's
+// section and run.seed with one, the overrides over either, and a bad
+// value refused naming its key.
+func TestSettings(t *testing.T) {
+	def, err := Settings("", 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.SelfPlay.Parallel != configs.Default().SelfPlay.Parallel || def.Seed != 0 {
+		t.Errorf("defaults: parallel %d seed %d, want %d and 0", def.Parallel, def.Seed, configs.Default().SelfPlay.Parallel)
+	}
+	seed := uint64(7)
+	over, err := Settings("", 3, 50, &seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if over.Parallel != 3 || over.Visits != 50 || over.Seed != 7 {
+		t.Errorf("overrides: parallel %d visits %d seed %d, want 3 50 7", over.Parallel, over.Visits, over.Seed)
+	}
+	preset, err := configs.Load("workstation", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Settings("workstation", 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Visits != preset.SelfPlay.Visits || ws.Seed != uint64(preset.Run.Seed) {
+		t.Errorf("the preset: visits %d seed %d, want %d %d", ws.Visits, ws.Seed, preset.SelfPlay.Visits, preset.Run.Seed)
+	}
+	if _, err := Settings("", 0, 1<<30, nil); err == nil || !strings.Contains(err.Error(), "selfplay.visits") {
+		t.Errorf("visits out of range: got %v, want an error naming selfplay.visits", err)
+	}
+	if _, err := Settings(filepath.Join(t.TempDir(), "none.yaml"), 0, 0, nil); err == nil || !strings.HasPrefix(err.Error(), "--config ") {
+		t.Errorf("a missing file: got %v, want an error naming --config", err)
+	}
+}
+
+// WriteFolder writes the games in chunks and sums them up in one line;
+// interrupted, it keeps the games played and says so; a game that fails is
+// the error.
+func TestWriteFolder(t *testing.T) {
+	cfg := testConfig(1, func(c *Config) { c.Visits, c.MaxPlies, c.Parallel = 8, 40, 2 })
+	dir := t.TempDir()
+	var bar bytes.Buffer
+	sum, err := WriteFolder(context.Background(), evaltest.Material{}, cfg, FolderOptions{Dir: dir, Worker: "w", PerChunk: 2, Games: 5, Progress: &bar})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+FileExt))
+	if sum.Written != 5 || sum.Files != 3 || len(files) != 3 || sum.Games != 5 || sum.Interrupted {
+		t.Errorf("got %+v and %d files, want 5 games in 3 files", sum, len(files))
+	}
+	if line := sum.String(); !strings.HasPrefix(line, "selfplay: 5 games in 3 files in "+dir+", ") {
+		t.Errorf("summary %q", line)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sum, err = WriteFolder(ctx, evaltest.Material{}, cfg, FolderOptions{Dir: t.TempDir(), Worker: "w", PerChunk: 2, Games: 5})
+	if err != nil || !sum.Interrupted || !strings.HasPrefix(sum.String(), "selfplay (interrupted): ") {
+		t.Errorf("cancelled: %v, %q; want an interrupted summary", err, sum.String())
+	}
+	failed := t.TempDir()
+	_, err = WriteFolder(context.Background(), &failingEval{n: 200}, cfg, FolderOptions{Dir: failed, Worker: "w", PerChunk: 1, Games: 1000})
+	if !errors.Is(err, errEval) {
+		t.Errorf("a failing evaluator: got %v, want its error", err)
+	}
+	if entries, _ := os.ReadDir(failed); len(entries) == 0 {
+		t.Error("a failing evaluator: the games played before were not written")
+	}
+}
