@@ -83,6 +83,19 @@ func TestConfigDefaults(t *testing.T) {
 	if got := l.Describe(); got != "800 visits a move, plain PUCT" {
 		t.Errorf("Ladder(default).Describe() = %q", got)
 	}
+	if LadderDefault() != l {
+		t.Errorf("LadderDefault() = %+v, want Ladder(default) %+v", LadderDefault(), l)
+	}
+	// LadderNote: other limits keep the Ladder default; another switch
+	// is named as a change.
+	l.Visits = 64
+	if got, want := l.LadderNote(), "search: 64 visits a move, plain PUCT (the Ladder default, as the runs' ladder ratings)"; got != want {
+		t.Errorf("LadderNote() = %q, want %q", got, want)
+	}
+	l.Pass = true
+	if got := l.LadderNote(); !strings.Contains(got, "(the Ladder default, plain PUCT, changed: +pass; ratings compare with the runs' only by the Ladder default)") {
+		t.Errorf("LadderNote() with forced moves passed = %q, want the change named", got)
+	}
 }
 
 // parseFlags binds the flags of names on a fresh flag set with def and

@@ -32,7 +32,7 @@ func init() {
 		flags: func(fs *flagSet) {
 			fs.StringVar(&o.run, "run", "", "the run folder the model was trained in (its records give games, positions and CPU time)")
 			fs.StringVar(&o.model, "model", "", "checkpoint to ship, one the run trained (default: the run's best)")
-			o.players = player.AddFlags(fs.FlagSet, ladderSearch(), "visits", "pass-forced", "backend")
+			o.players = player.AddFlags(fs.FlagSet, player.LadderDefault(), "visits", "pass-forced", "backend")
 			for _, name := range []string{"visits", "pass-forced", "backend"} {
 				fs.Lookup(name).Usage = "in the ladder and the match (the Ladder default otherwise): " + fs.Lookup(name).Usage
 			}
