@@ -84,3 +84,21 @@ func TestWriteFolder(t *testing.T) {
 		t.Error("a failing evaluator: the games played before were not written")
 	}
 }
+
+// Queries gives a query for every ply of every game of a folder's chunks,
+// and none for a folder without chunks.
+func TestQueries(t *testing.T) {
+	cfg := testConfig(2, func(c *Config) { c.Visits, c.MaxPlies, c.Parallel = 8, 30, 2 })
+	dir := t.TempDir()
+	sum, err := WriteFolder(context.Background(), evaltest.Material{}, cfg, FolderOptions{Dir: dir, Worker: "w", PerChunk: 2, Games: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, games, err := Queries(dir)
+	if err != nil || games != 3 || len(qs) != sum.Positions {
+		t.Errorf("got %d queries of %d games (%v), want %d of 3", len(qs), games, err, sum.Positions)
+	}
+	if qs, games, err := Queries(t.TempDir()); err != nil || games != 0 || len(qs) != 0 {
+		t.Errorf("an empty folder: %d queries, %d games, %v", len(qs), games, err)
+	}
+}
