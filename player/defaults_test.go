@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +218,35 @@ func TestSettingsTable(t *testing.T) {
 		if s.Suffix != "" && !strings.Contains(SuffixHelp(), s.Suffix) {
 			t.Errorf("SuffixHelp() lacks %s", s.Suffix)
 		}
+	}
+}
+
+// AddEngineFlags declares the engine commands' flags with the Engine
+// default, the Hub's notes only for the Hub; Open opens the network they
+// name.
+func TestAddEngineFlags(t *testing.T) {
+	for _, hub := range []bool{false, true} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		f := AddEngineFlags(fs, hub)
+		var names []string
+		fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+		if want := slices.Sorted(slices.Values(engineFlagNames)); !slices.Equal(names, want) {
+			t.Errorf("hub %v: flags %v, want %v", hub, names, want)
+		}
+		if got := strings.Contains(fs.Lookup("visits").Usage, "used when the GUI sets no level"); got != hub {
+			t.Errorf("hub %v: --visits help %q", hub, fs.Lookup("visits").Usage)
+		}
+		if err := fs.Parse([]string{"--model", sample, "--visits", "3"}); err != nil {
+			t.Fatal(err)
+		}
+		n, err := f.Open(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Limits.Visits != 3 {
+			t.Errorf("opened with %d visits, want 3", n.Limits.Visits)
+		}
+		n.Close()
 	}
 }

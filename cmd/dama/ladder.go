@@ -58,9 +58,7 @@ func init() {
 			fs.oldSpelling("calibrate", "ladder calibrate")
 			fs.oldSpelling("extend", "ladder extend --players A,B,...")
 			fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-			for _, r := range o.model.Ranges() {
-				limit(fs, r.Flag, r.Lo, r.Hi, r.Note)
-			}
+			limitPlayer(fs, o.model)
 			limit(fs, "games", 2, 1e6, "")
 			limit(fs, "probe", 1, 1000, "")
 			limit(fs, "parallel", 1, 4096, "")
