@@ -53,14 +53,9 @@ func init() {
 			if *maxCPU < 0 {
 				return fmt.Errorf("--max-cpu %s: want a duration >= 0", *maxCPU)
 			}
-			var allowKeys []string
-			for _, a := range allow {
-				for k := range strings.SplitSeq(a, ",") {
-					if k = strings.TrimSpace(k); k == "" {
-						return fmt.Errorf("--allow-change %q: want configuration keys, e.g. selfplay.visits or selfplay.visits,arena.games", a)
-					}
-					allowKeys = append(allowKeys, k)
-				}
+			allowKeys, err := runfolder.AllowChangeKeys(allow)
+			if err != nil {
+				return err
 			}
 			if err := bo.CheckTrainer(); err != nil {
 				return err
