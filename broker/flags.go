@@ -117,3 +117,26 @@ func (f *Flags) WorkerAuth() (*Credential, Auth, error) {
 	}
 	return c, a, nil
 }
+
+// Worker returns the options of the worker named name ("": the
+// credential's) that the flags give: the broker's URL, the client
+// credential (WorkerAuth) and the trainer's key the credential carries;
+// a name other than the credential's is an error. The caller sets the
+// games, the chunks, the seed and the log.
+func (f *Flags) Worker(name string) (WorkerOptions, error) {
+	cred, auth, err := f.WorkerAuth()
+	if err != nil {
+		return WorkerOptions{}, err
+	}
+	if name == "" {
+		name = cred.Worker
+	}
+	if name != cred.Worker {
+		return WorkerOptions{}, fmt.Errorf("--worker %s: the credential %s is worker %s's", name, f.Credential, cred.Worker)
+	}
+	key, err := cred.PublicKey()
+	if err != nil {
+		return WorkerOptions{}, err
+	}
+	return WorkerOptions{URL: f.URL, Auth: auth, TrainerKey: key, Name: name}, nil
+}

@@ -97,3 +97,30 @@ func TestFlagsWorkerAuth(t *testing.T) {
 		t.Errorf("a URL with a password: got %v, want a refusal that does not show it", err)
 	}
 }
+
+// Worker takes the credential's name where none is given, refuses
+// another, and carries the URL, the client credential and the trainer's
+// key.
+func TestFlagsWorker(t *testing.T) {
+	dir := t.TempDir()
+	c, err := AddWorker(dir, "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cred := filepath.Join(dir, "w1.cred")
+	if err := WriteCredential(cred, c); err != nil {
+		t.Fatal(err)
+	}
+	f := parseFlags(t, false, "--broker", "nats://h:4222", "--credential", cred)
+	key, err := c.PublicKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wo, err := f.Worker("")
+	if err != nil || wo.Name != "w1" || wo.URL != "nats://h:4222" || wo.Auth.User != c.User || !key.Equal(wo.TrainerKey) {
+		t.Errorf("got %+v, %v; want worker w1 at the URL with the credential's user and key", wo, err)
+	}
+	if _, err := f.Worker("w2"); err == nil || err.Error() != "--worker w2: the credential "+cred+" is worker w1's" {
+		t.Errorf("another name: got %v", err)
+	}
+}

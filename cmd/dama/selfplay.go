@@ -214,27 +214,18 @@ func runSelfplayWorker(e *env, fs *flag.FlagSet, o selfplayOptions) error {
 // runSelfplayBrokerWorker is dama selfplay worker --broker: a worker of a training
 // run that reaches it only through the broker.
 func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o selfplayOptions, bf *broker.Flags) error {
-	cred, auth, err := bf.WorkerAuth()
+	wo, err := bf.Worker(o.worker)
 	if err != nil {
 		return err
 	}
-	if o.worker == "" {
-		o.worker = cred.Worker
-	}
-	worker, seed, chunk, log, err := workerSettings(e, fs, o, "broker")
-	if err != nil {
+	o.worker = wo.Name
+	if wo.Name, wo.Seed, wo.PerChunk, wo.Log, err = workerSettings(e, fs, o, "broker"); err != nil {
 		return err
 	}
-	if worker != cred.Worker {
-		return fmt.Errorf("--worker %s: the credential %s is worker %s's", worker, bf.Credential, cred.Worker)
-	}
-	key, err := cred.PublicKey()
-	if err != nil {
-		return err
-	}
+	wo.Games, wo.Quiet = o.games, o.quiet
 	ctx, stop := e.terminate()
 	defer stop()
-	return broker.Work(ctx, broker.WorkerOptions{URL: bf.URL, Auth: auth, TrainerKey: key, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet})
+	return broker.Work(ctx, wo)
 }
 
 // isFlagSet reports whether the flag name was given on the command line.
