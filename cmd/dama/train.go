@@ -96,7 +96,7 @@ func init() {
 				AllowChange: allowKeys,
 			}
 			if !*quiet {
-				opt.Progress = (&trainProgress{w: e.stderr}).event
+				opt.Progress = train.Bars(e.stderr)
 			}
 			fmt.Fprintf(e.stdout, "run %s: config %s, model %s, %d generations (0 = until interrupted)\n",
 				dir, cfg.Run.Name, cfg.Model.Preset, cfg.Run.Generations)
