@@ -250,3 +250,22 @@ func TestAddEngineFlags(t *testing.T) {
 		n.Close()
 	}
 }
+
+// AddLadderFlags declares the ladder's player flags with the Ladder
+// default, each search flag's help saying it is the model's search.
+func TestAddLadderFlags(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := AddLadderFlags(fs)
+	if fs.Lookup("clock") == nil || fs.Lookup("cache") != nil || !strings.HasPrefix(fs.Lookup("visits").Usage, "the model's search: ") ||
+		!strings.HasSuffix(fs.Lookup("threads").Usage, "; keep threads x --parallel at most the free cores") {
+		t.Errorf("flags: clock %v, cache %v, visits %q", fs.Lookup("clock"), fs.Lookup("cache"), fs.Lookup("visits").Usage)
+	}
+	if err := fs.Parse([]string{"--model", sample}); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := f.Spec(nil)
+	if err != nil || sp.Search != LadderDefault() || sp.Model != sample {
+		t.Errorf("no search flags: %+v, %v; want the Ladder default", sp, err)
+	}
+}

@@ -108,6 +108,20 @@ func AddEngineFlags(fs *flag.FlagSet, hub bool) *Flags {
 	return f
 }
 
+// AddLadderFlags declares on fs the flags of a model rated on the ladder
+// (dama ladder): its checkpoint, and its search as LadderDefault unless
+// they say otherwise, with the tables, backend and clock of its games.
+func AddLadderFlags(fs *flag.FlagSet) *Flags {
+	f := AddFlags(fs, LadderDefault(), "model", "visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb", "backend", "clock")
+	fs.Lookup("model").Usage = "checkpoint to rate (MCTS with the network), or a run folder (its best model)"
+	for _, name := range []string{"visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb"} {
+		fs.Lookup(name).Usage = "the model's search: " + fs.Lookup(name).Usage
+	}
+	fs.Lookup("time").Usage += "; keep --parallel at most the free cores"
+	fs.Lookup("threads").Usage += "; keep threads x --parallel at most the free cores"
+	return f
+}
+
 // treeMB is the --tree-mb default of a tree of mb MB, 0: the default
 // node cap's.
 func treeMB(mb int) int {

@@ -33,13 +33,7 @@ func init() {
 			return "The model searches by the Ladder default unless its flags say otherwise: " + player.LadderDefault().Describe() + ", as every run's ladder ratings (player.Ladder), so that the ratings compare.\n"
 		},
 		flags: func(fs *flagSet) {
-			o.model = player.AddFlags(fs.FlagSet, player.LadderDefault(), "model", "visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb", "backend", "clock")
-			fs.Lookup("model").Usage = "checkpoint to rate (MCTS with the network), or a run folder (its best model)"
-			for _, name := range []string{"visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb"} {
-				fs.Lookup(name).Usage = "the model's search: " + fs.Lookup(name).Usage
-			}
-			fs.Lookup("time").Usage += "; keep --parallel at most the free cores"
-			fs.Lookup("threads").Usage += "; keep threads x --parallel at most the free cores"
+			o.model = player.AddLadderFlags(fs.FlagSet)
 			fs.IntVar(&o.games, "games", 200, "games in all, even; at least 2 x probe x rungs")
 			fs.IntVar(&o.probe, "probe", 2, "pairs of games against every rung before the rest goes to the rungs near the model, 1..1000")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
