@@ -134,16 +134,7 @@ func scoreSuite(ctx context.Context, e *env, s *suite.Suite, spec string, env pl
 		return fmt.Errorf("--players: %w", err)
 	}
 	defer closePlayer(e.stderr, p)
-	var done func(suite.Answer)
-	if verbose {
-		done = func(a suite.Answer) { fmt.Fprintf(e.stdout, "  %s\n", a.Describe(s)) }
-	}
-	sc, err := suite.Solve(ctx, s, p, parallel, seed, done)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, sc.Describe(s))
-	return nil
+	return suite.WriteScore(ctx, e.stdout, s, p, parallel, seed, verbose)
 }
 
 // auditSuite audits the suite at from into out (suite.AuditFile), with
