@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
