@@ -3,6 +3,7 @@ package selfplay
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -11,6 +12,40 @@ import (
 	"dama/internal/progress"
 	"dama/mcts"
 )
+
+// Flags are the flags of dama selfplay (AddFlags): the games of a model
+// written to a folder, or a worker of a training run (Run).
+type Flags struct {
+	Model, Out, Run, Config, Worker, Backend string
+	Games, Parallel, Visits, First, Chunk    int
+	EvalBatch, Cache                         int
+	Seed                                     uint64
+	ChunkPDN, Quiet, Wait                    bool
+}
+
+// AddFlags declares the flags of dama selfplay on fs; backendHelp is what
+// --backend means.
+func AddFlags(fs *flag.FlagSet, backendHelp string) *Flags {
+	f := &Flags{}
+	fs.StringVar(&f.Model, "model", "", `checkpoint file of the model, a run folder (its best model), or "random" (uniform priors, every position a draw)`)
+	fs.IntVar(&f.Games, "games", 0, "number of games to play")
+	fs.StringVar(&f.Out, "out", "", "folder for the game chunks (created if needed)")
+	fs.StringVar(&f.Run, "run", "", "worker: the training run folder whose best model the worker follows and whose games it adds to (--games 0: until interrupted)")
+	fs.StringVar(&f.Config, "config", "", "run configuration (a YAML file or a preset, as for dama train) whose selfplay section and run.seed set the games")
+	fs.IntVar(&f.Parallel, "parallel", 0, "games played at once (default 32; overrides the config file)")
+	fs.IntVar(&f.Visits, "visits", 0, "visits of a full search (default 200; overrides the config file)")
+	fs.Uint64Var(&f.Seed, "seed", 0, "base seed of the games (overrides the config file; workers sharing a folder need different seeds)")
+	fs.BoolVar(&f.ChunkPDN, "chunk-pdn", false, "also write each chunk as a PDN file beside it")
+	fs.IntVar(&f.First, "first", 0, "index of the first game (its seed is derived from the base seed and the index)")
+	fs.IntVar(&f.Chunk, "chunk", 100, "games per chunk file")
+	fs.StringVar(&f.Worker, "worker", "", "worker name in the chunk file names (default HOST-PID)")
+	fs.IntVar(&f.EvalBatch, "eval-batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
+	fs.IntVar(&f.Cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
+	fs.StringVar(&f.Backend, "backend", "", backendHelp+" (default auto; with --model only: a run worker uses the run's selfplay.backend)")
+	fs.BoolVar(&f.Quiet, "quiet", false, "no progress bar; a worker: no line per chunk, errors and model changes still shown")
+	fs.BoolVar(&f.Wait, "wait", false, "worker --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
+	return f
+}
 
 // Settings returns the self-play settings of a run configuration: the
 // selfplay section of config (a YAML file or a preset, loaded and

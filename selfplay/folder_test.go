@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,19 @@ func TestQueries(t *testing.T) {
 	}
 	if qs, games, err := Queries(t.TempDir()); err != nil || games != 0 || len(qs) != 0 {
 		t.Errorf("an empty folder: %d queries, %d games, %v", len(qs), games, err)
+	}
+}
+
+// AddFlags binds dama selfplay's flags with their defaults, --backend's
+// help after the meaning given.
+func TestAddFlags(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := AddFlags(fs, "the backend")
+	if f.Chunk != 100 || f.Cache != 1<<16 || f.Games != 0 || f.Worker != "" || !strings.HasPrefix(fs.Lookup("backend").Usage, "the backend (default auto") {
+		t.Errorf("defaults %+v, --backend %q", f, fs.Lookup("backend").Usage)
+	}
+	err := fs.Parse([]string{"--model", "random", "--games", "3", "--out", "d", "--chunk-pdn", "--seed", "5", "--eval-batch", "8", "--worker", "w"})
+	if err != nil || f.Model != "random" || f.Games != 3 || f.Out != "d" || !f.ChunkPDN || f.Seed != 5 || f.EvalBatch != 8 || f.Worker != "w" {
+		t.Errorf("parsed %+v, %v", f, err)
 	}
 }

@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	var o selfplayOptions
+	var o *selfplay.Flags
 	var bf *broker.Flags
 	register(&command{
 		name:      "selfplay",
@@ -32,37 +32,10 @@ func init() {
 	})
 }
 
-type selfplayOptions struct {
-	model, out, config, worker string
-	run                        string
-	games, parallel, visits    int
-	first, chunk, batch, cache int
-	backend                    string
-	seed                       uint64
-	pdn, quiet, wait           bool
-}
-
 // selfplayFlags declares the flags of dama selfplay on fs, into o, and
 // returns its broker's.
-func selfplayFlags(fs *flagSet, o *selfplayOptions) *broker.Flags {
-	*o = selfplayOptions{}
-	fs.StringVar(&o.model, "model", "", `checkpoint file of the model, a run folder (its best model), or "random" (uniform priors, every position a draw)`)
-	fs.IntVar(&o.games, "games", 0, "number of games to play")
-	fs.StringVar(&o.out, "out", "", "folder for the game chunks (created if needed)")
-	fs.StringVar(&o.run, "run", "", "worker: the training run folder whose best model the worker follows and whose games it adds to (--games 0: until interrupted)")
-	fs.StringVar(&o.config, "config", "", "run configuration (a YAML file or a preset, as for dama train) whose selfplay section and run.seed set the games")
-	fs.IntVar(&o.parallel, "parallel", 0, "games played at once (default 32; overrides the config file)")
-	fs.IntVar(&o.visits, "visits", 0, "visits of a full search (default 200; overrides the config file)")
-	fs.Uint64Var(&o.seed, "seed", 0, "base seed of the games (overrides the config file; workers sharing a folder need different seeds)")
-	fs.BoolVar(&o.pdn, "chunk-pdn", false, "also write each chunk as a PDN file beside it")
-	fs.IntVar(&o.first, "first", 0, "index of the first game (its seed is derived from the base seed and the index)")
-	fs.IntVar(&o.chunk, "chunk", 100, "games per chunk file")
-	fs.StringVar(&o.worker, "worker", "", "worker name in the chunk file names (default HOST-PID)")
-	fs.IntVar(&o.batch, "eval-batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
-	fs.IntVar(&o.cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
-	fs.StringVar(&o.backend, "backend", "", player.Help("backend")+" (default auto; with --model only: a run worker uses the run's selfplay.backend)")
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar; a worker: no line per chunk, errors and model changes still shown")
-	fs.BoolVar(&o.wait, "wait", false, "worker --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
+func selfplayFlags(fs *flagSet, o **selfplay.Flags) *broker.Flags {
+	*o = selfplay.AddFlags(fs.FlagSet, player.Help("backend"))
 	limit(fs, "games", 0, 1e9, "0: with --run, until interrupted")
 	limit(fs, "parallel", 0, 4096, "0: the config's or 32")
 	limit(fs, "visits", 0, 1e7, "0: the config's or 200")
@@ -78,29 +51,29 @@ func selfplayFlags(fs *flagSet, o *selfplayOptions) *broker.Flags {
 
 // runSelfplay plays the games of a model (no verb), or works for a
 // training run (worker: --run DIR or --broker URL).
-func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf *broker.Flags) error {
+func runSelfplay(e *env, fs *flag.FlagSet, args []string, o *selfplay.Flags, bf *broker.Flags) error {
 	verb, rest := verbOf(args, "worker")
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q (the verb is worker, before or after the flags)", rest[0])
 	}
 	switch {
-	case verb == "" && o.run != "":
+	case verb == "" && o.Run != "":
 		sayOld(e.stderr, "selfplay --run DIR", "selfplay worker --run DIR")
 		verb = "worker"
 	case verb == "" && bf.URL != "":
 		sayOld(e.stderr, "selfplay --broker URL", "selfplay worker --broker URL")
 		verb = "worker"
-	case verb == "worker" && o.run == "" && bf.URL == "":
+	case verb == "worker" && o.Run == "" && bf.URL == "":
 		return errors.New("selfplay worker needs --run DIR (a run folder) or --broker URL")
 	}
-	if _, err := infer.ResolveBackend(o.backend); err != nil {
+	if _, err := infer.ResolveBackend(o.Backend); err != nil {
 		return fmt.Errorf("--backend: %w", err)
 	}
-	if o.chunk < 1 {
-		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.chunk)
+	if o.Chunk < 1 {
+		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.Chunk)
 	}
 	if bf.URL != "" {
-		if o.run != "" {
+		if o.Run != "" {
 			return errors.New("--run and --broker do not go together: a worker follows a run folder or a broker")
 		}
 		return runSelfplayBrokerWorker(e, fs, o, bf)
@@ -108,61 +81,61 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 	if bad := givenOf(fs, broker.ClientFlags...); bad != "" {
 		return fmt.Errorf("--%s goes with --broker", bad)
 	}
-	if o.run != "" && o.backend != "" {
+	if o.Run != "" && o.Backend != "" {
 		return errors.New("--backend goes with --model: a run worker uses the run's selfplay.backend")
 	}
-	if o.run != "" {
+	if o.Run != "" {
 		return runSelfplayWorker(e, fs, o)
 	}
 	switch {
-	case o.model == "":
+	case o.Model == "":
 		return errors.New(`--model is required (a checkpoint file, or "random")`)
-	case o.out == "":
+	case o.Out == "":
 		return errors.New("--out is required")
-	case o.games < 1:
-		return fmt.Errorf("--games %d: want at least 1", o.games)
-	case o.first < 0:
-		return fmt.Errorf("--first %d: must not be negative", o.first)
+	case o.Games < 1:
+		return fmt.Errorf("--games %d: want at least 1", o.Games)
+	case o.First < 0:
+		return fmt.Errorf("--first %d: must not be negative", o.First)
 	}
 	var seed *uint64
 	if isFlagSet(fs, "seed") {
-		seed = &o.seed
+		seed = &o.Seed
 	}
-	cfg, err := selfplay.Settings(o.config, o.parallel, o.visits, seed)
+	cfg, err := selfplay.Settings(o.Config, o.Parallel, o.Visits, seed)
 	if err != nil {
 		return err
 	}
 
-	h := selfplay.Header{Model: o.model, ConfigDigest: cfg.Digest()}
+	h := selfplay.Header{Model: o.Model, ConfigDigest: cfg.Digest()}
 	var ev mcts.Evaluator = engine.Uniform{} // "random"
-	if o.model != "random" {
-		path, err := runfolder.ResolveModel(o.model)
+	if o.Model != "random" {
+		path, err := runfolder.ResolveModel(o.Model)
 		if err != nil {
 			return err
 		}
-		o.model = path
-		data, err := os.ReadFile(o.model)
+		o.Model = path
+		data, err := os.ReadFile(o.Model)
 		if err != nil {
 			return err
 		}
 		h.ModelDigest = selfplay.ModelDigest(data)
-		ck, err := model.Load(o.model)
+		ck, err := model.Load(o.Model)
 		if err != nil {
 			return err
 		}
-		batch := o.batch
+		batch := o.EvalBatch
 		if batch <= 0 {
 			batch = cfg.Parallel * cfg.LeavesInFlight
 		}
-		mev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: o.cache, Backend: o.backend})
+		mev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: o.Cache, Backend: o.Backend})
 		if err != nil {
 			return err
 		}
 		defer mev.Close()
-		fmt.Fprintf(e.stderr, "selfplay: network backend %s (%s)\n", mev.Backend(), infer.ExplainBackend(o.backend))
+		fmt.Fprintf(e.stderr, "selfplay: network backend %s (%s)\n", mev.Backend(), infer.ExplainBackend(o.Backend))
 		ev = mev
 	}
-	fo := selfplay.FolderOptions{Dir: o.out, Worker: o.worker, PerChunk: o.chunk, PDN: o.pdn, Header: h, First: o.first, Games: o.games, Progress: barWriter(e, o.quiet)}
+	fo := selfplay.FolderOptions{Dir: o.Out, Worker: o.Worker, PerChunk: o.Chunk, PDN: o.ChunkPDN, Header: h, First: o.First, Games: o.Games, Progress: barWriter(e, o.Quiet)}
 	ctx, stop := e.interrupt()
 	defer stop()
 	sum, err := selfplay.WriteFolder(ctx, ev, cfg, fo)
@@ -175,25 +148,25 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf 
 
 // workerSettings checks the flags of a worker (--run or --broker, named in
 // mode) and returns its name, seed, games per chunk and log.
-func workerSettings(e *env, fs *flag.FlagSet, o selfplayOptions, mode string) (worker string, seed uint64, chunk int, log io.Writer, err error) {
+func workerSettings(e *env, fs *flag.FlagSet, o *selfplay.Flags, mode string) (worker string, seed uint64, chunk int, log io.Writer, err error) {
 	if bad := givenOf(fs, "model", "out", "config", "parallel", "visits", "pdn", "first", "batch", "cache"); bad != "" {
 		return "", 0, 0, nil, fmt.Errorf("--%s does not go with --%s: a worker takes its settings and model from the run", bad, mode)
 	}
-	if o.games < 0 {
-		return "", 0, 0, nil, fmt.Errorf("--games %d: must not be negative", o.games)
+	if o.Games < 0 {
+		return "", 0, 0, nil, fmt.Errorf("--games %d: must not be negative", o.Games)
 	}
-	worker = o.worker
+	worker = o.Worker
 	if worker == "" {
 		worker = selfplay.DefaultWorkerName()
 	}
-	seed = o.seed
+	seed = o.Seed
 	if seed == 0 {
 		seed = selfplay.WorkerSeed(worker)
 	}
 	// Every line carries the time and the worker's name; --quiet hides
 	// only the progress lines.
 	log = selfplay.StampedLog(e.stdout, nil)
-	chunk = o.chunk
+	chunk = o.Chunk
 	if !isFlagSet(fs, "chunk") {
 		chunk = 16
 	}
@@ -201,28 +174,28 @@ func workerSettings(e *env, fs *flag.FlagSet, o selfplayOptions, mode string) (w
 }
 
 // runSelfplayWorker is dama selfplay worker --run: a worker of a training run.
-func runSelfplayWorker(e *env, fs *flag.FlagSet, o selfplayOptions) error {
+func runSelfplayWorker(e *env, fs *flag.FlagSet, o *selfplay.Flags) error {
 	worker, seed, chunk, log, err := workerSettings(e, fs, o, "run")
 	if err != nil {
 		return err
 	}
 	ctx, stop := e.terminate()
 	defer stop()
-	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet, Wait: o.wait})
+	return train.Worker(ctx, train.WorkerOptions{Dir: o.Run, Name: worker, Games: o.Games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.Quiet, Wait: o.Wait})
 }
 
 // runSelfplayBrokerWorker is dama selfplay worker --broker: a worker of a training
 // run that reaches it only through the broker.
-func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o selfplayOptions, bf *broker.Flags) error {
-	wo, err := bf.Worker(o.worker)
+func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o *selfplay.Flags, bf *broker.Flags) error {
+	wo, err := bf.Worker(o.Worker)
 	if err != nil {
 		return err
 	}
-	o.worker = wo.Name
+	o.Worker = wo.Name
 	if wo.Name, wo.Seed, wo.PerChunk, wo.Log, err = workerSettings(e, fs, o, "broker"); err != nil {
 		return err
 	}
-	wo.Games, wo.Quiet = o.games, o.quiet
+	wo.Games, wo.Quiet = o.Games, o.Quiet
 	ctx, stop := e.terminate()
 	defer stop()
 	return broker.Work(ctx, wo)
