@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"dama/broker"
-	"dama/configs"
 	"dama/runfolder"
-	"dama/selfplay"
 	"dama/train"
 )
 
@@ -66,24 +64,12 @@ func init() {
 			if *workers < 0 || *workers > 1 {
 				return fmt.Errorf("--selfplay-workers %d: want 0 (external workers) or 1 (self-play in this process)", *workers)
 			}
-			source := *config
-			if source == "" && *runDir != "" {
-				if _, err := os.Stat(filepath.Join(*runDir, runfolder.ConfigFile)); err == nil {
-					source = filepath.Join(*runDir, runfolder.ConfigFile)
-				}
-			}
-			cfg, err := configs.Load(source, os.Environ(), sets)
+			// The self-play settings are checked as self-play reads them
+			// (selfplay.hybrids), before a broker, a web page or the run
+			// folder starts.
+			cfg, dir, err := train.LoadConfig(*config, *runDir, os.Environ(), sets)
 			if err != nil {
 				return err
-			}
-			// The self-play settings as self-play reads them (selfplay.hybrids),
-			// before a broker, a web page or the run folder starts.
-			if err := selfplay.ValidateSettings(cfg.SelfPlay); err != nil {
-				return err
-			}
-			dir := *runDir
-			if dir == "" {
-				dir = filepath.Join("checkpoints", cfg.Run.Name)
 			}
 			if cfg.Run.Workers > 0 {
 				runtime.GOMAXPROCS(cfg.Run.Workers)
