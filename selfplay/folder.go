@@ -6,11 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"dama/configs"
 	"dama/internal/progress"
 	"dama/mcts"
+	"dama/model"
+	"dama/model/infer"
+	"dama/runfolder"
 )
 
 // Flags are the flags of dama selfplay (AddFlags): the games of a model
@@ -45,6 +49,33 @@ func AddFlags(fs *flag.FlagSet, backendHelp string) *Flags {
 	fs.BoolVar(&f.Quiet, "quiet", false, "no progress bar; a worker: no line per chunk, errors and model changes still shown")
 	fs.BoolVar(&f.Wait, "wait", false, "worker --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
 	return f
+}
+
+// OpenModel opens the network of --model (a checkpoint file, or a run
+// folder's best: runfolder.ResolveModel) for the games of cfg: forward
+// passes of at most --eval-batch positions (default: the games at once
+// times the leaves in flight), --cache evaluations cached, on --backend.
+// It returns the digest of the checkpoint's bytes (ModelDigest) for the
+// chunks' header.
+func (f *Flags) OpenModel(cfg Config) (*infer.Evaluator, string, error) {
+	path, err := runfolder.ResolveModel(f.Model)
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	ck, err := model.Load(path)
+	if err != nil {
+		return nil, "", err
+	}
+	batch := f.EvalBatch
+	if batch <= 0 {
+		batch = cfg.Parallel * cfg.LeavesInFlight
+	}
+	ev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: f.Cache, Backend: f.Backend})
+	return ev, ModelDigest(data), err
 }
 
 // Settings returns the self-play settings of a run configuration: the

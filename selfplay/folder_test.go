@@ -117,3 +117,26 @@ func TestAddFlags(t *testing.T) {
 		t.Errorf("parsed %+v, %v", f, err)
 	}
 }
+
+// OpenModel opens --model's network, a run folder's best too, with the
+// digest of its checkpoint's bytes; a missing model is an error.
+func TestFlagsOpenModel(t *testing.T) {
+	const sample = "../model/testdata/sample-v1.ckpt"
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Flags{Model: sample, Cache: 16}
+	ev, digest, err := f.OpenModel(testConfig(0, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.Close()
+	if digest != ModelDigest(data) {
+		t.Errorf("digest %s, want the file's %s", digest, ModelDigest(data))
+	}
+	f.Model = filepath.Join(t.TempDir(), "none.ckpt")
+	if _, _, err := f.OpenModel(testConfig(0, nil)); err == nil {
+		t.Error("a missing model opened")
+	}
+}

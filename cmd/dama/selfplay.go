@@ -5,16 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"dama/broker"
 	"dama/engine"
 	"dama/mcts"
-	"dama/model"
 	"dama/model/infer"
 	"dama/player"
-	"dama/runfolder"
 	"dama/selfplay"
 	"dama/train"
 )
@@ -109,29 +106,12 @@ func runSelfplay(e *env, fs *flag.FlagSet, args []string, o *selfplay.Flags, bf 
 	h := selfplay.Header{Model: o.Model, ConfigDigest: cfg.Digest()}
 	var ev mcts.Evaluator = engine.Uniform{} // "random"
 	if o.Model != "random" {
-		path, err := runfolder.ResolveModel(o.Model)
-		if err != nil {
-			return err
-		}
-		o.Model = path
-		data, err := os.ReadFile(o.Model)
-		if err != nil {
-			return err
-		}
-		h.ModelDigest = selfplay.ModelDigest(data)
-		ck, err := model.Load(o.Model)
-		if err != nil {
-			return err
-		}
-		batch := o.EvalBatch
-		if batch <= 0 {
-			batch = cfg.Parallel * cfg.LeavesInFlight
-		}
-		mev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: o.Cache, Backend: o.Backend})
+		mev, digest, err := o.OpenModel(cfg)
 		if err != nil {
 			return err
 		}
 		defer mev.Close()
+		h.ModelDigest = digest
 		fmt.Fprintf(e.stderr, "selfplay: network backend %s (%s)\n", mev.Backend(), infer.ExplainBackend(o.Backend))
 		ev = mev
 	}
