@@ -19,13 +19,10 @@ func init() {
 	var o struct {
 		suite, players, pdn, out string
 		build, verbose, add      bool
-		parallel, depth, shallow int
-		screen                   int
-		seed                     int64
-		limit                    int
-		audit                    int
-		auditNodes               int64
-		env                      *player.Flags // --backend, --tb, --clock
+		parallel, limit, audit   int
+		seed, auditNodes         int64
+		opt                      suite.BuildOptions // --depth, --shallow, --screen
+		env                      *player.Flags      // --backend, --tb, --clock
 	}
 	register(&command{
 		name:      "tactics",
@@ -43,9 +40,9 @@ func init() {
 			fs.Lookup("tb").Usage += "; audit: the tables the audit asks too (exact where they hold the position after a move)"
 			fs.StringVar(&o.out, "out", "", "build, audit: the suite file to write")
 			fs.BoolVar(&o.add, "append", false, "build: keep the positions of the suite at --out (built with the same depths) and add the new ones")
-			fs.IntVar(&o.depth, "depth", 12, "build: depth of the reference engine's search that proves a position")
-			fs.IntVar(&o.shallow, "shallow", 3, "build: depth of the shallow search that must not see it")
-			fs.IntVar(&o.screen, "screen", 8, "build: depth of the cheaper search that picks the positions worth the proving search (see suite.BuildOptions)")
+			fs.IntVar(&o.opt.ProvingDepth, "depth", 12, "build: depth of the reference engine's search that proves a position")
+			fs.IntVar(&o.opt.ShallowDepth, "shallow", 3, "build: depth of the shallow search that must not see it")
+			fs.IntVar(&o.opt.ScreenDepth, "screen", 8, "build: depth of the cheaper search that picks the positions worth the proving search (see suite.BuildOptions)")
 			fs.IntVar(&o.limit, "limit", 0, "build: stop after this many positions (0: all)")
 			fs.IntVar(&o.audit, "audit", 0, "audit (and build): the depth at which to audit the forced wins of --suite (or of the suite built): every other move a search this deep proves a win too is recorded as a slower win (Position.Wins), written to --out; 0: no audit")
 			fs.Int64Var(&o.auditNodes, "audit-nodes", 1<<22, "audit: nodes each of its searches may take (a forced win proven at a shallower depth within them counts)")
@@ -88,8 +85,7 @@ func init() {
 				done := func(name string, found, total int) {
 					fmt.Fprintf(e.stderr, "%s: %d positions (%d in all)\n", name, found, total)
 				}
-				opt := suite.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}
-				if err := suite.BuildFiles(ctx, e.stdout, rest, o.out, opt, suite.GamesOptions{Parallel: o.parallel, Most: o.limit, Done: done}, o.add); err != nil || o.audit == 0 {
+				if err := suite.BuildFiles(ctx, e.stdout, rest, o.out, o.opt, suite.GamesOptions{Parallel: o.parallel, Most: o.limit, Done: done}, o.add); err != nil || o.audit == 0 {
 					return err
 				}
 				return auditSuite(ctx, e, o.out, o.out, o.audit, o.auditNodes, o.parallel, env)
