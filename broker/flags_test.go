@@ -20,6 +20,22 @@ func parseFlags(t *testing.T, trainer bool, args ...string) *Flags {
 	return f
 }
 
+// workerCredential adds worker w1 to a roster and writes its credential
+// file, returned with the credential.
+func workerCredential(t *testing.T) (string, *Credential) {
+	t.Helper()
+	dir := t.TempDir()
+	c, err := AddWorker(dir, "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cred := filepath.Join(dir, "w1.cred")
+	if err := WriteCredential(cred, c); err != nil {
+		t.Fatal(err)
+	}
+	return cred, c
+}
+
 func TestFlagsTrainer(t *testing.T) {
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte("s3cret-token\n"), 0o600); err != nil {
@@ -61,15 +77,7 @@ func TestFlagsTrainer(t *testing.T) {
 }
 
 func TestFlagsWorkerAuth(t *testing.T) {
-	dir := t.TempDir()
-	c, err := AddWorker(dir, "w1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cred := filepath.Join(dir, "w1.cred")
-	if err := WriteCredential(cred, c); err != nil {
-		t.Fatal(err)
-	}
+	cred, c := workerCredential(t)
 	got, a, err := parseFlags(t, false, "--broker", "nats://h:4222", "--credential", cred).WorkerAuth()
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +95,7 @@ func TestFlagsWorkerAuth(t *testing.T) {
 	}{
 		{[]string{"--broker", "nats://u:p@h:4222", "--credential", cred}, "a user or token in the URL bypasses"},
 		{[]string{"--broker", "nats://h:4222"}, "--broker needs --credential FILE"},
-		{[]string{"--broker", "nats://h:4222", "--credential", filepath.Join(dir, "none.cred")}, "credential file"},
+		{[]string{"--broker", "nats://h:4222", "--credential", filepath.Join(t.TempDir(), "none.cred")}, "credential file"},
 	} {
 		if _, _, err := parseFlags(t, false, c.args...).WorkerAuth(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: got %v, want %q", c.args, err, c.want)
@@ -102,15 +110,7 @@ func TestFlagsWorkerAuth(t *testing.T) {
 // another, and carries the URL, the client credential and the trainer's
 // key.
 func TestFlagsWorker(t *testing.T) {
-	dir := t.TempDir()
-	c, err := AddWorker(dir, "w1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cred := filepath.Join(dir, "w1.cred")
-	if err := WriteCredential(cred, c); err != nil {
-		t.Fatal(err)
-	}
+	cred, c := workerCredential(t)
 	f := parseFlags(t, false, "--broker", "nats://h:4222", "--credential", cred)
 	key, err := c.PublicKey()
 	if err != nil {
