@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -410,5 +411,25 @@ func TestTallyCountsWholePairs(t *testing.T) {
 	}
 	if seen.Wins != res.Wins || seen.Draws != res.Draws || seen.Losses != res.Losses || seen.Unpaired != res.Discarded {
 		t.Errorf("tally %v, result %v (discarded %d)", seen, res, res.Discarded)
+	}
+}
+
+// ParsePlayers splits a list, trims each spec and refuses one that does
+// not parse; ReadLadder("") is the ladder built in.
+func TestParsePlayersAndDefaultLadder(t *testing.T) {
+	got, err := ParsePlayers("random, alphabeta:2 ,classic:3")
+	if err != nil || !slices.Equal(got, []string{"random", "alphabeta:2", "classic:3"}) {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if _, err := ParsePlayers("random,classic:99"); err == nil || !strings.Contains(err.Error(), "classic") {
+		t.Errorf("a bad spec: got %v, want its error", err)
+	}
+	l, err := ReadLadder("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := DefaultLadder()
+	if err != nil || !slices.Equal(l.Players(), d.Players()) {
+		t.Errorf("ReadLadder(\"\") rungs %v, DefaultLadder's %v (%v)", l.Players(), d.Players(), err)
 	}
 }

@@ -2,7 +2,9 @@ package arena
 
 import (
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -208,3 +210,40 @@ func roundOf(rec rules.Record) (int, bool) {
 
 // pairRound is the Round of the pair of Round n: games 2i-1 and 2i.
 func pairRound(n int) int { return (n - 1) ^ 1 + 1 }
+
+// JudgeFiles writes to w the result of each match whose games the PDN
+// files hold (JudgeGames), a line each, and with several their pooled
+// result (Pool). A game that cannot be read is named ("FILE: left out
+// game N: why") and left out with its pair; the others are judged, and
+// the error after the results says how many were left out.
+func JudgeFiles(w io.Writer, files []string) error {
+	var results []MatchResult
+	leftOut := 0
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("judge: %w", err)
+		}
+		res, left, err := JudgeGames(rules.ReadPDNGames(string(text)))
+		for _, l := range left {
+			fmt.Fprintf(w, "%s: left out %v\n", f, l)
+		}
+		leftOut += len(left)
+		if err != nil {
+			return fmt.Errorf("judge %s: %w", f, err)
+		}
+		results = append(results, res)
+		fmt.Fprintf(w, "%s: %s\n", f, res)
+	}
+	if len(results) > 1 {
+		res, err := Pool(results...)
+		if err != nil {
+			return fmt.Errorf("judge: %w", err)
+		}
+		fmt.Fprintf(w, "pooled, %d matches: %s\n", len(results), res)
+	}
+	if leftOut > 0 {
+		return fmt.Errorf("judge: %d games left out (named above), the others judged", leftOut)
+	}
+	return nil
+}

@@ -258,3 +258,50 @@ func TestJudgeGamesLeavesOutBadGame(t *testing.T) {
 		t.Errorf("every game damaged: left %d, %v", len(left), err)
 	}
 }
+
+// JudgeFiles writes a line per file, the result its games give, and the
+// two files' pooled result; a file that does not judge is an error naming
+// it.
+func TestJudgeFiles(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	var results []MatchResult
+	for seed := int64(1); seed <= 2; seed++ {
+		var games []GameResult
+		res, err := Match(context.Background(), alphaBeta{Depth: 2}, randomPlayer{}, MatchOptions{
+			Games: 8, Parallel: 2, Seed: seed, MaxPlies: 40,
+			OnGame: func(g GameResult) { games = append(games, g) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "m"+string(rune('0'+seed))+".pdn")
+		if err := WriteCounted(path, games, res.Games()); err != nil {
+			t.Fatal(err)
+		}
+		files, results = append(files, path), append(results, res)
+	}
+	var out bytes.Buffer
+	if err := JudgeFiles(&out, files); err != nil {
+		t.Fatal(err)
+	}
+	pooled, err := Pool(results...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := files[0] + ": " + results[0].String() + "\n" + files[1] + ": " + results[1].String() + "\n" +
+		"pooled, 2 matches: " + pooled.String() + "\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+	bad := filepath.Join(dir, "bad.pdn")
+	if err := os.WriteFile(bad, []byte("[Event \"x\"]\n1. 22-18 *\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := JudgeFiles(&out, []string{files[0], bad}); err == nil || !strings.Contains(err.Error(), "judge "+bad) {
+		t.Errorf("a file that does not judge: got %v, want an error naming %s", err, bad)
+	}
+	if err := JudgeFiles(&out, []string{filepath.Join(dir, "none.pdn")}); err == nil || !strings.Contains(err.Error(), "none.pdn") {
+		t.Errorf("a missing file: got %v, want an error naming it", err)
+	}
+}

@@ -78,8 +78,11 @@ func DefaultLadder() (*Ladder, error) {
 	return l, nil
 }
 
-// ReadLadder reads and checks a ladder file.
+// ReadLadder reads and checks a ladder file; "" is the DefaultLadder.
 func ReadLadder(path string) (*Ladder, error) {
+	if path == "" {
+		return DefaultLadder()
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("arena: ladder: %w", err)

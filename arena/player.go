@@ -40,6 +40,20 @@ type PlayerFactory func(spec string) (Player, error)
 // maxAlphaBetaDepth bounds alphaBeta.Depth.
 const maxAlphaBetaDepth = 20
 
+// ParsePlayers splits a comma-separated list of baseline specs (spaces
+// around each ignored) and checks each with ParsePlayer.
+func ParsePlayers(list string) ([]string, error) {
+	var specs []string
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		if _, err := ParsePlayer(p); err != nil {
+			return nil, err
+		}
+		specs = append(specs, p)
+	}
+	return specs, nil
+}
+
 // ParsePlayer is the PlayerFactory for the built-in baselines: "random",
 // "alphabeta" (depth 4) and "alphabeta:D" with D in 1..maxAlphaBetaDepth (the simple
 // bottom rung), and the reference engine of package classic: "classic:D" (fixed depth

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"dama/internal/evaltest"
 	"dama/mcts"
 	"dama/rules"
 )
@@ -144,7 +145,7 @@ func TestThinkSpendsMoreOnCriticalMoves(t *testing.T) {
 
 	clock := newFakeClock()
 	// Three kings against a man: every move wins, close values or not.
-	won := rules.NewGame(mustFEN(t, "W:WK5,K7,K11:B2"))
+	won := rules.NewGame(evaltest.Position(t, "W:WK5,K7,K11:B2"))
 	_, took := think(t, fakeSearcher(materialEval{}, clock), clock, won, lim)
 	if took > soft+time.Millisecond {
 		t.Errorf("decided move: took %v, want at most its share %v", took, soft)
@@ -154,15 +155,6 @@ func TestThinkSpendsMoreOnCriticalMoves(t *testing.T) {
 	if took <= soft || took > hard {
 		t.Errorf("critical move: took %v, want more than its share %v and at most the cap %v", took, soft, hard)
 	}
-}
-
-func mustFEN(t *testing.T, fen string) rules.Position {
-	t.Helper()
-	p, err := rules.ParseFEN(fen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // Whole games on a clock never lose on time, even when every move is

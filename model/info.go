@@ -13,6 +13,20 @@ func NewCheckpoint(cfg Config, seed int64, note string) *Checkpoint {
 	return &Checkpoint{Net: NewSeededNetwork(cfg, seed), Meta: Meta{Created: time.Now().UTC(), Note: note}}
 }
 
+// NewFromPreset returns a checkpoint of a fresh network of the preset
+// named (Preset, NewCheckpoint), its weights drawn from the preset and
+// seed alone, with note ("": "fresh PRESET network, seed SEED").
+func NewFromPreset(preset string, seed int64, note string) (*Checkpoint, error) {
+	cfg, err := Preset(preset)
+	if err != nil {
+		return nil, err
+	}
+	if note == "" {
+		note = fmt.Sprintf("fresh %s network, seed %d", preset, seed)
+	}
+	return NewCheckpoint(cfg, seed, note), nil
+}
+
 // WriteInfo writes the checkpoint's header as people read it, a field a
 // line: format, network, digest, parameters, step, parent, creation time
 // and optimizer state ("-" or "none" where there is none).

@@ -33,3 +33,22 @@ func TestNewCheckpointInfo(t *testing.T) {
 		t.Errorf("info of a version %d checkpoint with Adam's state:\n%s", FormatVersionFlags, s)
 	}
 }
+
+// NewFromPreset draws the preset's network from the seed, with the note
+// given or one naming the preset and seed; an unknown preset is refused.
+func TestNewFromPreset(t *testing.T) {
+	cfg, err := Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := NewFromPreset("tiny", 7, "")
+	if err != nil || ck.Net.Config != cfg || ck.Meta.Note != "fresh tiny network, seed 7" || ck.Net.Tensors[0].Data[0] != NewCheckpoint(cfg, 7, "").Net.Tensors[0].Data[0] {
+		t.Errorf("got %v, note %q, %v", ck.Net.Config, ck.Meta.Note, err)
+	}
+	if ck, err := NewFromPreset("tiny", 7, "mine"); err != nil || ck.Meta.Note != "mine" {
+		t.Errorf("a note given: %v", err)
+	}
+	if _, err := NewFromPreset("huge", 1, ""); err == nil || !strings.Contains(err.Error(), `unknown preset "huge"`) {
+		t.Errorf("an unknown preset: got %v", err)
+	}
+}

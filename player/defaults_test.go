@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,19 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if got := l.Describe(); got != "800 visits a move, plain PUCT" {
 		t.Errorf("Ladder(default).Describe() = %q", got)
+	}
+	if LadderDefault() != l {
+		t.Errorf("LadderDefault() = %+v, want Ladder(default) %+v", LadderDefault(), l)
+	}
+	// LadderNote: other limits keep the Ladder default; another switch
+	// is named as a change.
+	l.Visits = 64
+	if got, want := l.LadderNote(), "search: 64 visits a move, plain PUCT (the Ladder default, as the runs' ladder ratings)"; got != want {
+		t.Errorf("LadderNote() = %q, want %q", got, want)
+	}
+	l.Pass = true
+	if got := l.LadderNote(); !strings.Contains(got, "(the Ladder default, plain PUCT, changed: +pass; ratings compare with the runs' only by the Ladder default)") {
+		t.Errorf("LadderNote() with forced moves passed = %q, want the change named", got)
 	}
 }
 
@@ -213,5 +227,54 @@ func TestSettingsTable(t *testing.T) {
 		if s.Suffix != "" && !strings.Contains(SuffixHelp(), s.Suffix) {
 			t.Errorf("SuffixHelp() lacks %s", s.Suffix)
 		}
+	}
+}
+
+// AddEngineFlags declares the engine commands' flags with the Engine
+// default, the Hub's notes only for the Hub; Open opens the network they
+// name.
+func TestAddEngineFlags(t *testing.T) {
+	for _, hub := range []bool{false, true} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		f := AddEngineFlags(fs, hub)
+		var names []string
+		fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+		if want := slices.Sorted(slices.Values(engineFlagNames)); !slices.Equal(names, want) {
+			t.Errorf("hub %v: flags %v, want %v", hub, names, want)
+		}
+		if got := strings.Contains(fs.Lookup("visits").Usage, "used when the GUI sets no level"); got != hub {
+			t.Errorf("hub %v: --visits help %q", hub, fs.Lookup("visits").Usage)
+		}
+		if err := fs.Parse([]string{"--model", sample, "--visits", "3"}); err != nil {
+			t.Fatal(err)
+		}
+		n, err := f.Open(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Limits.Visits != 3 {
+			t.Errorf("opened with %d visits, want 3", n.Limits.Visits)
+		}
+		n.Close()
+	}
+}
+
+// AddLadderFlags declares the ladder's player flags with the Ladder
+// default, each search flag's help saying it is the model's search.
+func TestAddLadderFlags(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := AddLadderFlags(fs)
+	if fs.Lookup("clock") == nil || fs.Lookup("cache") != nil || !strings.HasPrefix(fs.Lookup("visits").Usage, "the model's search: ") ||
+		!strings.HasSuffix(fs.Lookup("threads").Usage, "; keep threads x --parallel at most the free cores") {
+		t.Errorf("flags: clock %v, cache %v, visits %q", fs.Lookup("clock"), fs.Lookup("cache"), fs.Lookup("visits").Usage)
+	}
+	if err := fs.Parse([]string{"--model", sample}); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := f.Spec(nil)
+	if err != nil || sp.Search != LadderDefault() || sp.Model != sample {
+		t.Errorf("no search flags: %+v, %v; want the Ladder default", sp, err)
 	}
 }

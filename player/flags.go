@@ -92,6 +92,37 @@ func AddFlags(fs *flag.FlagSet, def Search, names ...string) *Flags {
 	return f
 }
 
+// AddEngineFlags declares on fs the flags of the engine commands (hub,
+// play, analyze): the Engine default's search, its network and its
+// backend. hub says they serve the Hub engine, where --visits, --time and
+// --threads apply only when the GUI sets no level.
+func AddEngineFlags(fs *flag.FlagSet, hub bool) *Flags {
+	f := AddFlags(fs, Engine(), "model", "visits", "time", "batch", "threads", "cache", "tree-mb", "backend", "pass-forced", "tb", "hybrids", "policy-temp")
+	fs.Lookup("pass-forced").Usage += "; --pass-forced=false searches as training does"
+	fs.Lookup("policy-temp").Usage += "; an arena player's +ptX"
+	fs.Lookup("batch").Usage += "; an arena player's +batchN"
+	if hub {
+		for _, name := range []string{"visits", "time", "threads"} {
+			fs.Lookup(name).Usage += "; used when the GUI sets no level"
+		}
+	}
+	return f
+}
+
+// AddLadderFlags declares on fs the flags of a model rated on the ladder
+// (dama ladder): its checkpoint, and its search as LadderDefault unless
+// they say otherwise, with the tables, backend and clock of its games.
+func AddLadderFlags(fs *flag.FlagSet) *Flags {
+	f := AddFlags(fs, LadderDefault(), "model", "visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb", "backend", "clock")
+	fs.Lookup("model").Usage = "checkpoint to rate (MCTS with the network), or a run folder (its best model)"
+	for _, name := range []string{"visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb"} {
+		fs.Lookup(name).Usage = "the model's search: " + fs.Lookup(name).Usage
+	}
+	fs.Lookup("time").Usage += "; keep --parallel at most the free cores"
+	fs.Lookup("threads").Usage += "; keep threads x --parallel at most the free cores"
+	return f
+}
+
 // treeMB is the --tree-mb default of a tree of mb MB, 0: the default
 // node cap's.
 func treeMB(mb int) int {
@@ -200,6 +231,20 @@ func (f *Flags) Spec(log io.Writer) (Spec, error) {
 		return Spec{}, err
 	}
 	return sp, nil
+}
+
+// Open reads the flags (Spec, and Env for one game at a time, its lines
+// on log) and opens the network they describe.
+func (f *Flags) Open(log io.Writer) (*Network, error) {
+	spec, err := f.Spec(log)
+	if err != nil {
+		return nil, err
+	}
+	env, err := f.Env(0, log)
+	if err != nil {
+		return nil, err
+	}
+	return spec.Open(env)
 }
 
 // Env returns what the flags give all the command's players: --backend,

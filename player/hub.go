@@ -209,3 +209,12 @@ func SplitSpecs(list string) []string {
 	}
 	return append(out, strings.TrimSpace(list[start:]))
 }
+
+// LadderNote says how the rated player searched: an external engine by
+// its own search at the level sent, a network as Search.LadderNote says.
+func (s Spec) LadderNote() string {
+	if s.IsHub() {
+		return "search: the engine's own, at " + arena.HubLevel(s.Search.Visits, s.Search.Time)
+	}
+	return s.Search.LadderNote()
+}

@@ -192,6 +192,16 @@ type networkPlayer struct {
 	net *Network
 }
 
+// NewPlayer parses spec (Parse) and returns its player for the games of
+// env (Spec.Player).
+func NewPlayer(spec string, env Env) (arena.Player, error) {
+	s, err := Parse(spec, env)
+	if err != nil {
+		return nil, err
+	}
+	return s.Player(env)
+}
+
 // Close releases the network.
 func (p *networkPlayer) Close() error {
 	p.net.Close()

@@ -93,6 +93,25 @@ func Ladder(sc configs.SelfPlay, lc configs.Ladder) Search {
 	return Search{Visits: lc.Visits, Pass: sc.PassForced, CPuct: sc.CPuct, FPU: sc.FPUReduction}
 }
 
+// LadderDefault is the Ladder search under the default configuration:
+// plain PUCT at 800 visits, as the runs' ladder ratings search, so that a
+// rating by dama ladder or dama ship compares with theirs.
+func LadderDefault() Search {
+	d := configs.Default()
+	return Ladder(d.SelfPlay, d.Ladder)
+}
+
+// LadderNote says how s, a model's search on the ladder, stands to
+// LadderDefault: the same but for its limits, or what it changed.
+func (s Search) LadderNote() string {
+	d := LadderDefault()
+	d.Visits, d.Time = s.Visits, s.Time
+	if diff := s.Suffixes(d); diff != "" {
+		return "search: " + s.Describe() + " (the Ladder default, plain PUCT, changed: " + diff + "; ratings compare with the runs' only by the Ladder default)"
+	}
+	return "search: " + s.Describe() + " (the Ladder default, as the runs' ladder ratings)"
+}
+
 // Options returns the search options of s; the tables and the hybrids,
 // which need opening, are Open's.
 func (s Search) Options() mcts.Options {

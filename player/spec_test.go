@@ -24,11 +24,7 @@ const sample = "../model/testdata/sample-v1.ckpt"
 // env; the player is closed when the test ends.
 func open(t *testing.T, spec string, env Env) *networkPlayer {
 	t.Helper()
-	s, err := Parse(spec, env)
-	if err != nil {
-		t.Fatalf("%s: %v", spec, err)
-	}
-	p, err := s.Player(env)
+	p, err := NewPlayer(spec, env)
 	if err != nil {
 		t.Fatalf("%s: %v", spec, err)
 	}
@@ -42,15 +38,9 @@ func open(t *testing.T, spec string, env Env) *networkPlayer {
 
 // openErr returns the error of parsing and opening spec under env.
 func openErr(spec string, env Env) error {
-	s, err := Parse(spec, env)
-	if err != nil {
-		return err
-	}
-	p, err := s.Player(env)
+	p, err := NewPlayer(spec, env)
 	if err == nil {
-		if c, ok := p.(interface{ Close() error }); ok {
-			c.Close()
-		}
+		arena.Close(p)
 	}
 	return err
 }

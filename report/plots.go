@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,8 +30,10 @@ const (
 // WritePlots writes the PNG plots that the records allow into dir (created
 // if needed), each under a temporary name renamed into place, and returns
 // the paths written: losses.png, elo.png and elo_games.png, arena.png,
-// ladder.png and ladder_games.png. A plot without data is skipped.
-func (rep *Report) WritePlots(dir string) ([]string, error) {
+// ladder.png and ladder_games.png. A plot without data is skipped. It
+// says on w, after a blank line, what it wrote, or that there was nothing
+// to draw.
+func (rep *Report) WritePlots(w io.Writer, dir string) ([]string, error) {
 	type job struct {
 		name string
 		make func() (*plot.Plot, error)
@@ -52,6 +55,7 @@ func (rep *Report) WritePlots(dir string) ([]string, error) {
 		}
 	}
 	if len(jobs) == 0 {
+		fmt.Fprintln(w, "\nno plots yet: nothing to draw")
 		return nil, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -68,6 +72,10 @@ func (rep *Report) WritePlots(dir string) ([]string, error) {
 			return written, err
 		}
 		written = append(written, path)
+	}
+	fmt.Fprintln(w)
+	for _, p := range written {
+		fmt.Fprintf(w, "wrote %s\n", p)
 	}
 	return written, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -216,9 +217,13 @@ func TestReportPlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "plots")
-	paths, err := rep.WritePlots(dir)
+	var log bytes.Buffer
+	paths, err := rep.WritePlots(&log, dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := "\nwrote " + strings.Join(paths, "\nwrote ") + "\n"; log.String() != want {
+		t.Errorf("said %q, want %q", log.String(), want)
 	}
 	want := []string{lossPlotFile, eloPlotFile, eloGamesPlotFile, arenaPlotFile}
 	if len(paths) != len(want) {
@@ -276,9 +281,10 @@ func TestReportEmptyRun(t *testing.T) {
 		t.Errorf("empty run: got %q, want one line saying there is nothing to report yet", got)
 	}
 	dir := filepath.Join(t.TempDir(), "plots")
-	paths, err := rep.WritePlots(dir)
-	if err != nil || len(paths) != 0 {
-		t.Errorf("empty run plots: got %v, %v, want none and no error", paths, err)
+	buf.Reset()
+	paths, err := rep.WritePlots(&buf, dir)
+	if err != nil || len(paths) != 0 || buf.String() != "\nno plots yet: nothing to draw\n" {
+		t.Errorf("empty run plots: got %v, %v, %q; want none, no error and a line saying so", paths, err, buf.String())
 	}
 	if _, err := Load(&runfolder.Run{Dir: filepath.Join(t.TempDir(), "missing")}); err == nil {
 		t.Error("a missing run folder gives no error")
@@ -312,7 +318,7 @@ func TestReportInProgress(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	paths, err := rep.WritePlots(t.TempDir())
+	paths, err := rep.WritePlots(io.Discard, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +429,7 @@ func TestReportSampleRun(t *testing.T) {
 	if err := rep.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "1 generations completed, 0 promoted; best accepted/0000.ckpt") || !strings.Contains(buf.String(), "total: 4 games, 117 positions, 4 training steps") {
 		t.Errorf("table: %v\n%s", err, buf.String())
 	}
-	paths, err := rep.WritePlots(t.TempDir())
+	paths, err := rep.WritePlots(io.Discard, t.TempDir())
 	if err != nil || len(paths) == 0 {
 		t.Errorf("plots %v, %v", paths, err)
 	}

@@ -146,12 +146,6 @@ func toSet(x uint64) SquareSet {
 	return SquareSet(x&0xF | (x>>1)&0xFF0 | (x>>2)&0xFF000 | (x>>3)&0xFF00000 | (x>>4)&0xF0000000)
 }
 
-// fromSet converts a SquareSet to internal bits.
-func fromSet(s SquareSet) uint64 {
-	x := uint64(s)
-	return x&0xF | (x&0xFF0)<<1 | (x&0xFF000)<<2 | (x&0xFF00000)<<3 | (x&0xF0000000)<<4
-}
-
 // Position is a board and the side to move. It is a small comparable value:
 // two positions are == exactly when they have the same pieces on the same
 // squares and the same side to move. The zero Position is an empty board

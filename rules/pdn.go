@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,6 +126,44 @@ func ReadPDNGames(text string) []PDNGame {
 		games[n-1].Unended = fmt.Errorf("game %d: the text ends before the game's result: the file may be cut short", n)
 	}
 	return games
+}
+
+// ReadPDNFile reads the games of the PDN file path (ReadPDNGames) for a
+// command that shows or uses them. It writes to w how many were read and
+// why each bad one failed, and is an error when no game could be read: a
+// file of another game (a GameType other than 22, squares up to 50) is
+// named as such, not as a list of illegal moves.
+func ReadPDNFile(w io.Writer, path string) ([]PDNGame, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	games := ReadPDNGames(string(text))
+	if len(games) == 0 {
+		return nil, fmt.Errorf("%s: no game in the file", path)
+	}
+	failed, other := 0, ""
+	for _, g := range games {
+		if g.Err != nil {
+			failed++
+		}
+		if other == "" {
+			other = g.OtherGame
+		}
+	}
+	if failed == len(games) && other != "" {
+		return nil, fmt.Errorf("%s is not Italian 8x8 draughts, the only game dama reads: %s", path, other)
+	}
+	fmt.Fprintf(w, "%s: %d games: %d read, %d failed\n", path, len(games), len(games)-failed, failed)
+	for _, g := range games {
+		if err := g.Problem(); err != nil { // a game cut short is read, and named
+			fmt.Fprintf(w, "  %v\n", err)
+		}
+	}
+	if failed == len(games) {
+		return nil, fmt.Errorf("%s: none of its %d games could be read (the first: %v)", path, len(games), games[0].Err)
+	}
+	return games, nil
 }
 
 // ParsePDN reads the games of a PDN text. Each game is a list of tag pairs,
@@ -710,6 +749,27 @@ func WritePDN(w io.Writer, recs ...Record) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// WriteAt writes r as people read it up to ply n (0..len(r.Moves)): its
+// tags, its first n moves numbered, how far that is and the result, and
+// a diagram of the position after them.
+func (r Record) WriteAt(w io.Writer, n int) {
+	p := r.Start
+	for _, m := range r.Moves[:n] {
+		p = p.Play(m)
+	}
+	for _, t := range r.Tags {
+		fmt.Fprintf(w, "[%s %q]\n", t.Name, t.Value)
+	}
+	for i, m := range r.Moves[:n] {
+		if i%2 == 0 {
+			fmt.Fprintf(w, "%d. ", i/2+1)
+		}
+		fmt.Fprintf(w, "%s ", m)
+	}
+	fmt.Fprintf(w, "\nafter %d of %d plies, result %s\n", n, len(r.Moves), r.Result)
+	fmt.Fprint(w, p.Diagram())
 }
 
 func writeTag(w *bufio.Writer, name, value string) {

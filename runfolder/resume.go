@@ -260,6 +260,22 @@ func CheckAllowChange(keys []string) error {
 	return nil
 }
 
+// AllowChangeKeys returns the keys the values of --allow-change name,
+// each a key or a comma-separated list of keys (KEY,KEY), spaces around
+// each ignored; an empty key is an error. CheckAllowChange checks them.
+func AllowChangeKeys(values []string) ([]string, error) {
+	var keys []string
+	for _, a := range values {
+		for k := range strings.SplitSeq(a, ",") {
+			if k = strings.TrimSpace(k); k == "" {
+				return nil, fmt.Errorf("--allow-change %q: want configuration keys, e.g. selfplay.visits or selfplay.visits,arena.games", a)
+			}
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil
+}
+
 // NextGeneration returns the generation a resume runs next: one past the
 // last generation record in a row from 1.
 func (r *Run) NextGeneration() int {

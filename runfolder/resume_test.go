@@ -3,6 +3,7 @@ package runfolder
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,30 @@ func TestResumeOlderArchive(t *testing.T) {
 		write([]byte(tc.content))
 		if _, err := r.ReadArchivedConfig([]byte(tc.content)); err == nil {
 			t.Errorf("%s: accepted", tc.name)
+		}
+	}
+}
+
+// AllowChangeKeys splits each --allow-change into its keys, trimmed, and
+// refuses an empty one naming the value; CheckAllowChange refuses an
+// unknown key and the model's.
+func TestAllowChangeKeys(t *testing.T) {
+	keys, err := AllowChangeKeys([]string{"selfplay.visits", " arena.games , train.lr"})
+	if err != nil || !slices.Equal(keys, []string{"selfplay.visits", "arena.games", "train.lr"}) {
+		t.Errorf("got %q, %v", keys, err)
+	}
+	if err := CheckAllowChange(keys); err != nil {
+		t.Error(err)
+	}
+	if _, err := AllowChangeKeys([]string{"selfplay.visits,"}); err == nil || !strings.HasPrefix(err.Error(), `--allow-change "selfplay.visits,": want configuration keys`) {
+		t.Errorf("an empty key: got %v", err)
+	}
+	if keys, err := AllowChangeKeys(nil); err != nil || keys != nil {
+		t.Errorf("none: got %q, %v", keys, err)
+	}
+	for _, k := range []string{"selfplay.nope", "model.blocks"} {
+		if err := CheckAllowChange([]string{k}); err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("%s: got %v, want an error naming it", k, err)
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"dama/internal/atomicfile"
 	"dama/internal/envelope"
+	"dama/mcts"
 	"dama/rules"
 )
 
@@ -775,4 +776,27 @@ func Chunks(dir string) ([]string, error) {
 	}
 	sort.Strings(m)
 	return m, nil
+}
+
+// Queries returns the search query of every ply of every game in the
+// chunk files of dir (Chunks), in file and game order, and the number of
+// games: none in a folder without chunks.
+func Queries(dir string) (qs []mcts.Query, games int, err error) {
+	files, err := Chunks(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, f := range files {
+		_, gs, err := ReadFile(f)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, g := range gs {
+			games++
+			for i := range g.Plies {
+				qs = append(qs, g.Plies[i].Query())
+			}
+		}
+	}
+	return qs, games, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"dama/rules"
 )
@@ -64,4 +65,25 @@ func (t *Tables) WriteMoves(w io.Writer, p rules.Position, quiet int) error {
 		}
 	}
 	return nil
+}
+
+// WriteSummary writes r as people read it: the examples of
+// inconsistencies, a line for the whole check of the folder dir (on
+// threads threads, in elapsed), and a line for each table found
+// inconsistent.
+func (r Report) WriteSummary(w io.Writer, dir string, threads int, elapsed time.Duration) {
+	pieces := 0
+	for _, t := range r.Tables {
+		pieces = max(pieces, t.Material.Pieces())
+	}
+	for _, c := range r.Examples {
+		fmt.Fprintln(w, c)
+	}
+	fmt.Fprintf(w, "%d tables of 2 to %d pieces in %s: %d entries checked against one ply on %d threads in %.1fs: %d inconsistencies; %d tables verified (recorded in %s)\n",
+		len(r.Tables), pieces, dir, r.Entries, threads, elapsed.Seconds(), r.Inconsistencies, len(r.Verified), StampName)
+	for _, t := range r.Tables {
+		if t.Inconsistencies > 0 {
+			fmt.Fprintf(w, "%s: %d of %d entries inconsistent, %d of them contradicted by the other tables alone\n", t.Path, t.Inconsistencies, t.Checked, t.Own)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"dama/rules"
 )
@@ -43,5 +44,28 @@ func TestWriteMoves(t *testing.T) {
 	big, _ := rules.ParseFEN("W:W21,22,23,24,25,26:B1,2,3,4,5,6")
 	if err := tables.WriteMoves(&b, big, 0); err == nil {
 		t.Error("a position of 12 pieces written")
+	}
+}
+
+// TestReportWriteSummary: a consistent report is one line counting the
+// tables, entries and threads; an inconsistent one shows its examples
+// first and a line for each table at fault.
+func TestReportWriteSummary(t *testing.T) {
+	r := Report{
+		Tables: []TableReport{
+			{Material: Material{Men: 1, OppMen: 1}, Path: "a.tb", Checked: 100},
+			{Material: Material{Men: 2, OppKings: 1}, Path: "b.tb", Checked: 50, Inconsistencies: 2, Own: 1},
+		},
+		Entries: 150, Inconsistencies: 2,
+		Examples: []Inconsistency{{}},
+		Verified: []Material{{Men: 1, OppMen: 1}},
+	}
+	var b bytes.Buffer
+	r.WriteSummary(&b, "dir", 4, 1500*time.Millisecond)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := "2 tables of 2 to 3 pieces in dir: 150 entries checked against one ply on 4 threads in 1.5s: 2 inconsistencies; 1 tables verified (recorded in " + StampName + ")"
+	if len(lines) != 3 || lines[0] != fmt.Sprint(Inconsistency{}) || lines[1] != want ||
+		lines[2] != "b.tb: 2 of 50 entries inconsistent, 1 of them contradicted by the other tables alone" {
+		t.Errorf("got\n%s\nwant the example, then\n%s\nand the line of b.tb", b.String(), want)
 	}
 }

@@ -5,18 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"dama/internal/evaltest"
 	"dama/mcts"
 	"dama/rules"
 )
-
-func mustFEN(t *testing.T, fen string) rules.Position {
-	t.Helper()
-	p, err := rules.ParseFEN(fen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func TestOracleProve(t *testing.T) {
 	o := Oracle{T: testTables(t)}
@@ -36,7 +28,7 @@ func TestOracleProve(t *testing.T) {
 		{"W:WK31:BK2", 0, 0, mcts.ProofDraw, true},                  // king against king in the open
 		{"W:WK29,K30,K31,K32,K28:BK1", 0, 0, mcts.ProofNone, false}, // 6 pieces
 	} {
-		p := mustFEN(t, c.fen)
+		p := evaltest.Position(t, c.fen)
 		got, ok := o.Prove(mcts.Query{Pos: p, Legal: p.Legal(nil), Repetitions: c.reps, QuietPlies: c.quiet})
 		if got != c.want || ok != c.ok {
 			t.Errorf("%s reps %d quiet %d: %v %v, want %v %v", c.fen, c.reps, c.quiet, got, ok, c.want, c.ok)
@@ -67,7 +59,7 @@ func TestOracleInSearch(t *testing.T) {
 		{"B:WK10,K11:BK18", mcts.ProofLoss},
 		{"W:WK31:BK2", mcts.ProofDraw},
 	} {
-		g := rules.NewGame(mustFEN(t, c.fen))
+		g := rules.NewGame(evaltest.Position(t, c.fen))
 		alone, err := mcts.New(uniform{}, mcts.Options{Solver: true}).Run(context.Background(), g, mcts.Limit{Visits: 30}, nil)
 		if err != nil {
 			t.Fatal(err)

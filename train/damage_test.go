@@ -170,10 +170,7 @@ func TestDamageMissingChunkRefused(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if log, err := resume(t, dir, 6); err != nil {
-		t.Fatalf("resume with the chunk restored: %v\n%s", err, log)
-	}
-	sound(t, dir, 6)
+	resumesSound(t, dir, "with the chunk restored")
 }
 
 // The plan of the generation in progress naming a chunk that is not
@@ -216,10 +213,7 @@ func TestDamageCurrentPlanRefused(t *testing.T) {
 			if err := os.Remove(plan); err != nil {
 				t.Fatal(err)
 			}
-			if log, err := resume(t, dir, 6); err != nil {
-				t.Fatalf("resume without the plan: %v\n%s", err, log)
-			}
-			sound(t, dir, 6)
+			resumesSound(t, dir, "without the plan")
 		})
 	}
 }
@@ -245,10 +239,7 @@ func TestDamageDeletedRecordRefused(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if log, err := resume(t, dir, 6); err != nil {
-		t.Fatalf("resume with the record restored: %v\n%s", err, log)
-	}
-	sound(t, dir, 6)
+	resumesSound(t, dir, "with the record restored")
 }
 
 // config.sha256 deleted: an edited config.yaml is refused, as is the
@@ -359,6 +350,16 @@ func TestReplayedChunkQuarantined(t *testing.T) {
 	}
 	if strings.Count(log, "quarantined "+copyName) != 1 {
 		t.Errorf("log, want one quarantine line for %s:\n%s", copyName, log)
+	}
+	sound(t, dir, 6)
+}
+
+// resumesSound resumes the run in dir to generation 6, after a repair
+// (what), and checks the run sound.
+func resumesSound(t *testing.T, dir, what string) {
+	t.Helper()
+	if log, err := resume(t, dir, 6); err != nil {
+		t.Fatalf("resume %s: %v\n%s", what, err, log)
 	}
 	sound(t, dir, 6)
 }

@@ -2,8 +2,10 @@ package train
 
 import (
 	"fmt"
+	"io"
 
 	"dama/arena"
+	"dama/internal/progress"
 )
 
 // Stage is a part of a generation whose progress Loop reports.
@@ -83,6 +85,28 @@ func (e Event) Describe() string {
 		return fmt.Sprintf("gen %d: ladder", e.Gen)
 	}
 	return fmt.Sprintf("gen %d: stage %d", e.Gen, e.Stage)
+}
+
+// Bars returns an Options.Progress that draws the events on w: a bar per
+// stage on a terminal, one plain line per stage elsewhere.
+func Bars(w io.Writer) func(Event) {
+	var bar *progress.Bar
+	return func(e Event) {
+		switch e.Kind {
+		case StageStarted:
+			// A stage stopped by an error has no end event: its bar is
+			// dropped, as the error ends the command.
+			bar = progress.New(w, e.Total, e.Describe())
+		case StageProgress:
+			if e.Stage == StageArena {
+				bar.Describe(e.Describe())
+			}
+			bar.Set(e.Done)
+		case StageFinished:
+			bar.Finish()
+			bar = nil
+		}
+	}
 }
 
 // stage reports the progress of one stage to a sink; a nil sink, or a

@@ -1,8 +1,10 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -146,5 +148,55 @@ func TestEventDescribe(t *testing.T) {
 		if got := tc.e.Describe(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
 		}
+	}
+}
+
+// Outside a terminal the trainer's progress events are drawn as one plain
+// line per stage, in the words the trainer used to write itself.
+func TestTrainProgressLines(t *testing.T) {
+	var buf bytes.Buffer
+	p := Bars(&buf)
+	p(Event{Kind: GenerationStarted, Gen: 3})
+	stage := func(s Stage, total int, more bool, scores ...float64) {
+		e := Event{Kind: StageStarted, Gen: 3, Stage: s, Total: total, MoreGames: more}
+		p(e)
+		for i := range total {
+			e.Kind, e.Done = StageProgress, i+1
+			if i < len(scores) {
+				switch scores[i] {
+				case 1:
+					e.Wins++
+				case 0:
+					e.Losses++
+				default:
+					e.Draws++
+				}
+			}
+			p(e)
+		}
+		e.Kind = StageFinished
+		p(e)
+	}
+	stage(StageWait, 2, false)
+	stage(StageSelfPlay, 2, false)
+	stage(StageSelfPlay, 1, true)
+	stage(StageTrain, 5, false)
+	stage(StageArena, 4, false, 1, 0.5, 0.5, 0)
+	// A gate stopped early: the line shows what the record counts, the
+	// game of an unfinished pair apart (issue 19, item 6).
+	p(Event{Kind: StageStarted, Gen: 3, Stage: StageArena, Total: 8})
+	p(Event{Kind: StageProgress, Gen: 3, Stage: StageArena, Total: 8, Done: 7, Wins: 6, Unpaired: 1})
+	p(Event{Kind: StageFinished, Gen: 3, Stage: StageArena, Total: 8, Done: 7, Wins: 6, Unpaired: 1})
+	stage(StageLadder, 2, false)
+	want := regexp.MustCompile(`^gen 3: waiting for workers' games: 2/2 in [0-9.]+s( \([0-9.]+/s\))?
+gen 3: self-play: 2/2 in [0-9.]+s( \([0-9.]+/s\))?
+gen 3: self-play \(more games: the replay window needs train.window_min positions\): 1/1 in [0-9.]+s( \([0-9.]+/s\))?
+gen 3: training: 5/5 in [0-9.]+s( \([0-9.]+/s\))?
+gen 3: arena \+1 =2 -1: 4/4 in [0-9.]+s( \([0-9.]+/s\))?
+gen 3: arena \+6 =0 -0 \(1 unpaired game not counted\): 7/8 in [0-9.]+s( \([0-9.]+/s\))?
+gen 3: ladder: 2/2 in [0-9.]+s( \([0-9.]+/s\))?
+$`)
+	if !want.MatchString(buf.String()) {
+		t.Errorf("progress lines:\n%s", buf.String())
 	}
 }

@@ -11,15 +11,6 @@ import (
 	"dama/rules"
 )
 
-func mustFEN(t *testing.T, fen string) rules.Position {
-	t.Helper()
-	p, err := rules.ParseFEN(fen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func search(t *testing.T, e *Engine, g *rules.Game, lim Limits, seed uint64) Result {
 	t.Helper()
 	r, err := e.Search(context.Background(), g, lim, rand.New(rand.NewPCG(seed, 0)))
@@ -42,7 +33,7 @@ func playNamed(t *testing.T, g *rules.Game, s string) {
 
 func TestFindsForcedWin(t *testing.T) {
 	for _, c := range evaltest.WinIn3 {
-		g := rules.NewGame(mustFEN(t, c.FEN))
+		g := rules.NewGame(evaltest.Position(t, c.FEN))
 		if winners := evaltest.WinningMoves(g, 4); len(winners) != 1 || winners[0] != c.Win {
 			t.Fatalf("%s: oracle finds winning moves %v, want only %s", c.FEN, winners, c.Win)
 		}
@@ -71,7 +62,7 @@ func TestWinInN(t *testing.T) {
 	}{
 		{"W:WK18,K19:BK1", 7},
 	} {
-		g := rules.NewGame(mustFEN(t, c.fen))
+		g := rules.NewGame(evaltest.Position(t, c.fen))
 		if !evaltest.ForcedWin(g, c.n) || evaltest.ForcedWin(g, c.n-2) {
 			t.Fatalf("%s: the oracle does not confirm a win in exactly %d plies", c.fen, c.n)
 		}
@@ -119,7 +110,7 @@ func TestAvoidsLosingAPiece(t *testing.T) {
 		{"W:W8,9,13,19,28:B1,4,18,21,24", "28-23"},
 		{"W:W20,27,29:B23,24,28", "27-22"},
 	} {
-		p := mustFEN(t, c.fen)
+		p := evaltest.Position(t, c.fen)
 		for _, m := range p.Legal(nil) {
 			safe := matMini(p.Play(m), 3, rules.White) >= 0 && matMini(p.Play(m), 5, rules.White) >= 0
 			if safe != (m.String() == c.safe) {
@@ -137,7 +128,7 @@ func TestAvoidsLosingAPiece(t *testing.T) {
 }
 
 func TestScoresLossAndDraw(t *testing.T) {
-	g := rules.NewGame(mustFEN(t, "B:W31,32,23:B19"))
+	g := rules.NewGame(evaltest.Position(t, "B:W31,32,23:B19"))
 	if !evaltest.ForcedLoss(g, 4) {
 		t.Fatalf("test position is not a forced loss for Black")
 	}
@@ -146,7 +137,7 @@ func TestScoresLossAndDraw(t *testing.T) {
 	}
 
 	// Black, a king down, can repeat the start position a third time.
-	g = rules.NewGame(mustFEN(t, "W:WK29,K32:BK1"))
+	g = rules.NewGame(evaltest.Position(t, "W:WK29,K32:BK1"))
 	for _, mv := range []string{"29-25", "1-5", "25-29", "5-1", "29-25", "1-5", "25-29"} {
 		playNamed(t, g, mv)
 	}
@@ -182,7 +173,7 @@ func TestScoresLossAndDraw(t *testing.T) {
 			t.Fatalf("could not reach ply %d of the 40-move rule", rules.QuietLimit-1)
 		}
 		rng := rand.New(rand.NewPCG(seed, 0))
-		g = rules.NewGame(mustFEN(t, "W:WK29,K30,K32:BK1"))
+		g = rules.NewGame(evaltest.Position(t, "W:WK29,K30,K32:BK1"))
 		for g.QuietPlies() < rules.QuietLimit-1 {
 			ms := g.Legal(nil)
 			rng.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
@@ -342,7 +333,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := New(Options{}).Search(context.Background(), g, Limits{Depth: 2}, nil); err == nil {
 		t.Errorf("nil rng: want an error")
 	}
-	over := rules.NewGame(mustFEN(t, "W:W22:B18"))
+	over := rules.NewGame(evaltest.Position(t, "W:W22:B18"))
 	playNamed(t, over, "22x13")
 	if _, err := New(Options{}).Search(context.Background(), over, Limits{Depth: 2}, rng); err == nil {
 		t.Errorf("finished game: want an error")

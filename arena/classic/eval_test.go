@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"dama/internal/evaltest"
 	"dama/rules"
 )
 
@@ -16,7 +17,7 @@ func only(f func(*Weights)) *Weights {
 
 func evalFEN(t *testing.T, w *Weights, fen string) int {
 	t.Helper()
-	return w.Evaluate(mustFEN(t, fen))
+	return w.Evaluate(evaltest.Position(t, fen))
 }
 
 // TestEvalTerms checks each term's sign on positions that differ in that

@@ -33,6 +33,24 @@ func CheckModelOfRun(path, runDir string) error {
 	return fmt.Errorf("not a model of run %s: no checkpoint in its %s/, %s/ or %s/ has the same content (ship a model with the run that trained it)", runDir, dirs[0], dirs[1], dirs[2])
 }
 
+// ModelOfRun returns the checkpoint file that model names
+// (runfolder.ResolveModel: a file, or a run folder's best), checked to be
+// one the run folder runDir trained (CheckModelOfRun); "" names the run's
+// best model.
+func ModelOfRun(model, runDir string) (string, error) {
+	if model == "" {
+		return runfolder.ResolveModel(runDir)
+	}
+	path, err := runfolder.ResolveModel(model)
+	if err != nil {
+		return "", err
+	}
+	if err := CheckModelOfRun(path, runDir); err != nil {
+		return "", fmt.Errorf("--model %s: %w", model, err)
+	}
+	return path, nil
+}
+
 // RunPiece sums the generation records of the run folder dir up to the
 // generation that trained the checkpoint at modelPath: the piece of the
 // lineage that run is. Its configuration's run.name and the model it

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"dama/arena"
 	"dama/checkpoints"
@@ -29,7 +31,7 @@ type ShipOptions struct {
 	Opponent   arena.Player // a reference player for a direct match; nil: none
 	MatchGames int          // games of the direct match
 	Parallel   int          // games played at once
-	Log        io.Writer    // the ladder's table and the match's result
+	Log        io.Writer    // the ladder's table, the match's result and the files written
 }
 
 // Ship ships the checkpoint opt.Model, trained in opt.Run, into opt.Out:
@@ -114,5 +116,25 @@ func Ship(ctx context.Context, opt ShipOptions) (int, error) {
 		rec.Match = res.String()
 		fmt.Fprintln(opt.Log, rec.Match)
 	}
-	return len(data), files.Commit(rec)
+	if err := files.Commit(rec); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(opt.Log, "wrote %s (%d bytes), %s, %s and %s\n", filepath.Join(opt.Out, checkpoints.ModelFile), len(data),
+		filepath.Join(opt.Out, checkpoints.ONNXFile), filepath.Join(opt.Out, checkpoints.CardFile), checkpoints.RecordFile)
+	return len(data), nil
+}
+
+// Check checks the options as a command line gives them, before any
+// work: the ladder's games and the match's even (each opening played with
+// both colours), the revision one word.
+func (opt ShipOptions) Check() error {
+	switch {
+	case opt.Ladder < 0 || opt.Ladder%2 != 0:
+		return fmt.Errorf("--ladder-games %d: want an even number >= 0", opt.Ladder)
+	case opt.Opponent != nil && (opt.MatchGames < 2 || opt.MatchGames%2 != 0):
+		return fmt.Errorf("--match-games %d: want an even number >= 2", opt.MatchGames)
+	case strings.ContainsAny(opt.Revision, " \t\n"):
+		return fmt.Errorf("--revision %q: want one word (a commit or a version)", opt.Revision)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package card
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"dama/arena"
 	"dama/checkpoints"
 	"dama/model"
+	"dama/runfolder"
 )
 
 // TestShip ships a run's candidate with a match: the checkpoint written
@@ -59,7 +61,9 @@ func TestShip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if played != 1 || rec.Match == "" || rec.Ladder != nil || rec.Revision != "r1" || log.String() != rec.Match+"\n" {
+	wrote := fmt.Sprintf("wrote %s (%d bytes), %s, %s and %s\n", filepath.Join(out, checkpoints.ModelFile), size,
+		filepath.Join(out, checkpoints.ONNXFile), filepath.Join(out, checkpoints.CardFile), checkpoints.RecordFile)
+	if played != 1 || rec.Match == "" || rec.Ladder != nil || rec.Revision != "r1" || log.String() != rec.Match+"\n"+wrote {
 		t.Errorf("played %d, record match %q, ladder %v, revision %q, log %q", played, rec.Match, rec.Ladder, rec.Revision, log.String())
 	}
 	if _, err := os.Stat(filepath.Join(out, checkpoints.ONNXFile)); err != nil {
@@ -76,5 +80,60 @@ func TestShip(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(blocked); len(ents) != 1 {
 		t.Errorf("the failed ship left %d entries", len(ents))
+	}
+}
+
+// Check refuses odd game counts and a revision of more than one word,
+// naming the flag; ModelOfRun takes the run's best without a model, and
+// refuses a model the run did not train.
+func TestShipOptionsCheckAndModelOfRun(t *testing.T) {
+	opp, err := arena.ParsePlayer("random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		opt  ShipOptions
+		want string
+	}{
+		{ShipOptions{Ladder: 200, Revision: "r1"}, ""},
+		{ShipOptions{Ladder: 0, Opponent: opp, MatchGames: 2}, ""},
+		{ShipOptions{Ladder: 3}, "--ladder-games 3: want an even number >= 0"},
+		{ShipOptions{Ladder: -2}, "--ladder-games -2"},
+		{ShipOptions{Opponent: opp, MatchGames: 1}, "--match-games 1: want an even number >= 2"},
+		{ShipOptions{MatchGames: 1}, ""}, // no match
+		{ShipOptions{Revision: "a b"}, `--revision "a b": want one word`},
+	} {
+		err := c.opt.Check()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("%+v: got %v, want %q", c.opt, err, c.want)
+		}
+	}
+	cfg, err := model.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := sampleRun(t, "")
+	if err := os.MkdirAll(filepath.Join(run, "accepted"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&model.Checkpoint{Net: model.NewSeededNetwork(cfg, 3)}).Save(filepath.Join(run, "accepted", "0000.ckpt")); err != nil {
+		t.Fatal(err)
+	}
+	best, err := runfolder.ResolveModel(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ModelOfRun("", run); err != nil || got != best {
+		t.Errorf("ModelOfRun(\"\") = %q, %v; want the run's best %q", got, err, best)
+	}
+	if got, err := ModelOfRun(best, run); err != nil || got != best {
+		t.Errorf("ModelOfRun(best) = %q, %v", got, err)
+	}
+	stranger := filepath.Join(t.TempDir(), "x.ckpt")
+	if err := (&model.Checkpoint{Net: model.NewSeededNetwork(cfg, 9)}).Save(stranger); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ModelOfRun(stranger, run); err == nil || !strings.HasPrefix(err.Error(), "--model "+stranger+": not a model of run") {
+		t.Errorf("a stranger's model: got %v", err)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"strings"
 
 	"dama/arena"
@@ -51,31 +49,17 @@ func init() {
 
 // arenaOptions are the flags of dama arena.
 type arenaOptions struct {
-	a, b         string
-	games        int
-	parallel     int
-	seed         int64
-	openingPlies int
-	maxPlies     int
-	sprt         string
-	threshold    float64
-	pdn          string
-	judge        string
-	quiet        bool
-	players      *player.Flags // --backend, --tb, --clock
+	a, b, pdn, judge string
+	quiet            bool
+	match            *arena.MatchFlags
+	players          *player.Flags // --backend, --tb, --clock
 }
 
 // arenaFlags declares the flags of dama arena on fs, into o.
 func arenaFlags(fs *flagSet, o *arenaOptions) {
 	fs.StringVar(&o.a, "a", "", "player A: random, alphabeta:DEPTH, classic:DEPTH, classic:nNODES, classic:tSECONDS (classic:t0.25; classic:tMS with an integer: milliseconds), or a network PATH[@VISITS] or PATH@tSECONDS: a checkpoint file, a run folder or shipped (the model shipped in the binary), searched as dama hub searches (the Engine default: "+player.Engine().Describe()+") unless its suffixes say otherwise (+plain: plain PUCT), with @VISITS visits a move or tSECONDS a move (shipped@t0.25); the suffixes are listed below; or an external engine speaking the Hub protocol, hub[@VISITS|@tSECONDS]:COMMAND")
 	fs.StringVar(&o.b, "b", "", "player B, the reference A is judged against")
-	fs.IntVar(&o.games, "games", 100, "most games to play, even: each opening is played with both colours")
-	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "games played at once")
-	fs.Int64Var(&o.seed, "seed", 1, "seed of the openings and the players' randomness")
-	fs.IntVar(&o.openingPlies, "openings-plies", arena.DefaultOpeningPlies, "random plies from the start that make each opening")
-	fs.IntVar(&o.maxPlies, "max-plies", arena.DefaultMaxPlies, "length cap of a game, adjudicated a draw")
-	fs.StringVar(&o.sprt, "sprt", "", "stop early with an SPRT of ELO0 against ELO1 (alpha and beta, each in (0,0.5], default to 0.05), e.g. 0,30")
-	fs.Float64Var(&o.threshold, "threshold", 0, "accept A when its score over all games is at least this (0..1); 0 for none")
+	o.match = arena.AddMatchFlags(fs.FlagSet)
 	fs.StringVar(&o.pdn, "pdn", "", "write the counted games to this PDN file")
 	fs.StringVar(&o.judge, "judge", "", "judge again the matches of these files")
 	fs.oldSpelling("judge", "arena judge FILE...")
@@ -92,7 +76,7 @@ func arenaFlags(fs *flagSet, o *arenaOptions) {
 // the files of arena judge (o.judge): each match and, with several,
 // pooled into one result (the same two players in each).
 func runArena(e *env, o arenaOptions) error {
-	env, err := o.players.Env(o.parallel, e.stderr)
+	env, err := o.players.Env(o.match.Parallel, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -100,33 +84,13 @@ func runArena(e *env, o arenaOptions) error {
 		if o.a != "" || o.b != "" {
 			return errors.New("arena judge takes its players from the files: give no --a or --b")
 		}
-		return judgeMatches(e.stdout, strings.Split(o.judge, ","))
+		return arena.JudgeFiles(e.stdout, strings.Split(o.judge, ","))
 	}
 	if o.a == "" || o.b == "" {
 		return errors.New("both --a and --b are required, e.g. --a alphabeta:4 --b random")
 	}
-	if o.openingPlies < 1 {
-		return fmt.Errorf("--openings-plies %d: want at least 1", o.openingPlies)
-	}
-	if o.maxPlies < 1 {
-		return fmt.Errorf("--max-plies %d: want at least 1", o.maxPlies)
-	}
-	opts := arena.MatchOptions{
-		Games:        o.games,
-		Parallel:     o.parallel,
-		Seed:         o.seed,
-		OpeningPlies: o.openingPlies,
-		MaxPlies:     o.maxPlies,
-		Threshold:    o.threshold,
-	}
-	if o.sprt != "" {
-		t, err := arena.ParseSPRT(o.sprt)
-		if err != nil {
-			return fmt.Errorf("--sprt %q: %w", o.sprt, err)
-		}
-		opts.SPRT = &t
-	}
-	if err := opts.Validate(); err != nil { // before any output
+	opts, err := o.match.Options()
+	if err != nil { // before any output
 		return err
 	}
 	if o.pdn != "" {
@@ -134,22 +98,18 @@ func runArena(e *env, o arenaOptions) error {
 			return fmt.Errorf("--pdn: %w", err)
 		}
 	}
-	a, err := openPlayer(o.a, env)
+	a, err := player.NewPlayer(o.a, env)
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)
 	}
 	defer closePlayer(e.stderr, a)
-	b, err := openPlayer(o.b, env)
+	b, err := player.NewPlayer(o.b, env)
 	if err != nil {
 		return fmt.Errorf("--b: %w", err)
 	}
 	defer closePlayer(e.stderr, b)
 
-	var barOut io.Writer = e.stderr
-	if o.quiet {
-		barOut = nil
-	}
-	bar := progress.New(barOut, max(o.games, 0), a.Name()+" vs "+b.Name())
+	bar := progress.New(barWriter(e, o.quiet), max(opts.Games, 0), a.Name()+" vs "+b.Name())
 	var tally arena.Tally // the games the result counts: whole pairs
 	var games []arena.GameResult
 	opts.OnGame = func(g arena.GameResult) {
@@ -197,52 +157,6 @@ func writeArenaPDN(path string, games []arena.GameResult, res arena.MatchResult)
 		return fmt.Errorf("--pdn: %w", err)
 	}
 	return nil
-}
-
-// judgeMatches prints the result of each match whose games the files hold
-// (arena.JudgeGames) and, with several, their pooled result (arena.Pool).
-// A game that cannot be read is named and left out with its pair; the
-// others are judged, and the error after the results says how many were
-// left out (exit 1).
-func judgeMatches(w io.Writer, files []string) error {
-	var results []arena.MatchResult
-	leftOut := 0
-	for _, f := range files {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("judge: %w", err)
-		}
-		res, left, err := arena.JudgeGames(rules.ReadPDNGames(string(text)))
-		for _, l := range left {
-			fmt.Fprintf(w, "%s: left out %v\n", f, l)
-		}
-		leftOut += len(left)
-		if err != nil {
-			return fmt.Errorf("judge %s: %w", f, err)
-		}
-		results = append(results, res)
-		fmt.Fprintf(w, "%s: %s\n", f, res)
-	}
-	if len(results) > 1 {
-		res, err := arena.Pool(results...)
-		if err != nil {
-			return fmt.Errorf("judge: %w", err)
-		}
-		fmt.Fprintf(w, "pooled, %d matches: %s\n", len(results), res)
-	}
-	if leftOut > 0 {
-		return fmt.Errorf("judge: %d games left out (named above), the others judged", leftOut)
-	}
-	return nil
-}
-
-// openPlayer reads the player spec and opens it for the games of env.
-func openPlayer(spec string, env player.Env) (arena.Player, error) {
-	s, err := player.Parse(spec, env)
-	if err != nil {
-		return nil, err
-	}
-	return s.Player(env)
 }
 
 // playerHelp ends the help of the commands that take player specs: the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"dama/mcts"
 	"dama/model/infer"
 	"dama/player"
 	"dama/selfplay"
@@ -19,26 +18,12 @@ func modelCompare(e *env, path, dir, backend, against string, par int) error {
 	if err != nil {
 		return err
 	}
-	files, err := selfplay.Chunks(dir)
+	qs, games, err := selfplay.Queries(dir)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
+	if games == 0 {
 		return fmt.Errorf("compare: no game chunks in %s", dir)
-	}
-	var qs []mcts.Query
-	games := 0
-	for _, f := range files {
-		_, gs, err := selfplay.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		for _, g := range gs {
-			games++
-			for i := range g.Plies {
-				qs = append(qs, g.Plies[i].Query())
-			}
-		}
 	}
 	r, names, err := infer.CompareBackends(context.Background(), ck.Net, qs, backend, against, par)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"dama/checkpoints"
-	"dama/model"
 	"dama/model/export"
 	"dama/player"
 )
@@ -44,7 +43,7 @@ func init() {
 			if *ckpt == player.Shipped {
 				source = checkpoints.ModelFile // as dama ship names it in dama.onnx
 			}
-			if err := exportModel(ck, source, *format, *out); err != nil {
+			if err := export.SaveCheckpoint(*out, *format, ck, source, buildVersion()); err != nil {
 				return err
 			}
 			st, err := os.Stat(*out)
@@ -55,17 +54,4 @@ func init() {
 			return nil
 		},
 	})
-}
-
-// exportModel writes ck as an ONNX model or a JSON file (format) to out,
-// naming source in the metadata.
-func exportModel(ck *model.Checkpoint, source, format, out string) error {
-	net, meta, err := export.FoldCheckpoint(ck, source)
-	if err != nil {
-		return err
-	}
-	if format == "onnx" {
-		return export.SaveONNX(out, net, export.Options{Producer: buildVersion(), Metadata: meta})
-	}
-	return export.SaveJSON(out, net, meta)
 }

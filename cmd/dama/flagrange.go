@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"dama/player"
 )
 
 // flagRange is the allowed range of a numeric flag; note says what a
@@ -23,6 +25,14 @@ func limit(fs *flagSet, name string, lo, hi float64, note string) {
 		panic("dama: limit of undeclared flag --" + name)
 	}
 	fs.ranges[name] = flagRange{lo, hi, note}
+}
+
+// limitPlayer declares the ranges of the numeric player flags f bound
+// on fs (player.Flags.Ranges).
+func limitPlayer(fs *flagSet, f *player.Flags) {
+	for _, r := range f.Ranges() {
+		limit(fs, r.Flag, r.Lo, r.Hi, r.Note)
+	}
 }
 
 // checkRanges checks the numeric flags of fs against their declared

@@ -8,42 +8,21 @@ import (
 	"dama/player"
 )
 
-// engineFlags are the player flags of hub, play and analyze: the Engine
-// default's search, its network and its backend.
+// engineFlags are the player flags of hub, play and analyze
+// (player.AddEngineFlags).
 type engineFlags struct{ *player.Flags }
 
-// addEngineFlags declares the engine flags on fs; hub says whether they
-// serve the Hub engine, where --visits, --time and --threads apply only
-// when the GUI sets no level.
+// addEngineFlags declares the engine flags on fs, for the Hub engine with
+// hub.
 func addEngineFlags(fs *flagSet, hub bool) engineFlags {
-	f := player.AddFlags(fs.FlagSet, player.Engine(), "model", "visits", "time", "batch", "threads", "cache", "tree-mb", "backend", "pass-forced", "tb", "hybrids", "policy-temp")
-	fs.Lookup("pass-forced").Usage += "; --pass-forced=false searches as training does"
-	fs.Lookup("policy-temp").Usage += "; an arena player's +ptX"
-	fs.Lookup("batch").Usage += "; an arena player's +batchN"
-	if hub {
-		for _, name := range []string{"visits", "time", "threads"} {
-			fs.Lookup(name).Usage += "; used when the GUI sets no level"
-		}
-	}
+	f := player.AddEngineFlags(fs.FlagSet, hub)
 	fs.renamed("parallel", "batch") // --parallel is games at once elsewhere
-	for _, r := range f.Ranges() {
-		limit(fs, r.Flag, r.Lo, r.Hi, r.Note)
-	}
+	limitPlayer(fs, f)
 	return engineFlags{f}
 }
 
 // setup reads the flags and opens the network.
-func (f engineFlags) setup(e *env) (*player.Network, error) {
-	spec, err := f.Spec(e.stderr)
-	if err != nil {
-		return nil, err
-	}
-	env, err := f.Env(0, e.stderr)
-	if err != nil {
-		return nil, err
-	}
-	return spec.Open(env)
-}
+func (f engineFlags) setup(e *env) (*player.Network, error) { return f.Open(e.stderr) }
 
 func init() {
 	var ef engineFlags

@@ -6,29 +6,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"strings"
-	"time"
-
-	"github.com/schollz/progressbar/v3"
 
 	"dama/arena"
-	"dama/configs"
 	"dama/internal/atomicfile"
+	"dama/internal/progress"
 	"dama/player"
 )
-
-// ladderSearch is the search dama ladder rates a model by unless its
-// flags say otherwise: player.Ladder under the default configuration,
-// plain PUCT at 800 visits, as the runs' ladder ratings search, so that
-// its ratings compare with theirs.
-func ladderSearch() player.Search {
-	d := configs.Default()
-	return player.Ladder(d.SelfPlay, d.Ladder)
-}
 
 func init() {
 	var o struct {
@@ -46,16 +31,10 @@ func init() {
 		takesArgs: true,
 		verbs:     []string{"show", "calibrate", "extend"},
 		help: func() string {
-			return "The model searches by the Ladder default unless its flags say otherwise: " + ladderSearch().Describe() + ", as every run's ladder ratings (player.Ladder), so that the ratings compare.\n"
+			return "The model searches by the Ladder default unless its flags say otherwise: " + player.LadderDefault().Describe() + ", as every run's ladder ratings (player.Ladder), so that the ratings compare.\n"
 		},
 		flags: func(fs *flagSet) {
-			o.model = player.AddFlags(fs.FlagSet, ladderSearch(), "model", "visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb", "backend", "clock")
-			fs.Lookup("model").Usage = "checkpoint to rate (MCTS with the network), or a run folder (its best model)"
-			for _, name := range []string{"visits", "time", "batch", "threads", "pass-forced", "policy-temp", "hybrids", "tb"} {
-				fs.Lookup(name).Usage = "the model's search: " + fs.Lookup(name).Usage
-			}
-			fs.Lookup("time").Usage += "; keep --parallel at most the free cores"
-			fs.Lookup("threads").Usage += "; keep threads x --parallel at most the free cores"
+			o.model = player.AddLadderFlags(fs.FlagSet)
 			fs.IntVar(&o.games, "games", 200, "games in all, even; at least 2 x probe x rungs")
 			fs.IntVar(&o.probe, "probe", 2, "pairs of games against every rung before the rest goes to the rungs near the model, 1..1000")
 			fs.IntVar(&o.parallel, "parallel", 2*runtime.NumCPU(), "games played at once, 1..4096")
@@ -74,9 +53,7 @@ func init() {
 			fs.oldSpelling("calibrate", "ladder calibrate")
 			fs.oldSpelling("extend", "ladder extend --players A,B,...")
 			fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-			for _, r := range o.model.Ranges() {
-				limit(fs, r.Flag, r.Lo, r.Hi, r.Note)
-			}
+			limitPlayer(fs, o.model)
 			limit(fs, "games", 2, 1e6, "")
 			limit(fs, "probe", 1, 1000, "")
 			limit(fs, "parallel", 1, 4096, "")
@@ -109,11 +86,11 @@ func init() {
 			if o.extend != "" {
 				list, flagName = o.extend, "--extend"
 			}
-			l, err := loadLadder(o.ladder)
+			l, err := arena.ReadLadder(o.ladder)
 			if err != nil && verb != "calibrate" {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := e.interrupt()
 			defer stop()
 			switch verb {
 			case "calibrate", "extend":
@@ -129,20 +106,14 @@ func init() {
 				if o.games%2 != 0 {
 					return fmt.Errorf("--games %d: want an even number (each opening is played with both colours)", o.games)
 				}
-				var players []string
-				if list != "" {
-					for _, p := range strings.Split(list, ",") {
-						players = append(players, strings.TrimSpace(p))
-					}
-				} else if l != nil {
-					players = l.Players()
-				} else {
+				if list == "" && l == nil {
 					return fmt.Errorf("ladder calibrate without --players needs a readable ladder: %w", err)
+				} else if list == "" {
+					list = strings.Join(l.Players(), ",")
 				}
-				for _, p := range players {
-					if _, err := arena.ParsePlayer(p); err != nil {
-						return fmt.Errorf("%s: %w", flagName, err)
-					}
+				players, err := arena.ParsePlayers(list)
+				if err != nil {
+					return fmt.Errorf("%s: %w", flagName, err)
 				}
 				if verb == "extend" { // l is read: a bad --ladder failed above
 					return calibrateLadder(ctx, e, o.out, o.revision, len(l.Rungs), players, o.span, o.games, o.quiet, func(opt arena.CalibrateOptions) (*arena.Ladder, error) {
@@ -178,51 +149,30 @@ func init() {
 				return err
 			}
 			defer closePlayer(e.stderr, p)
-			bar := ladderBar(e.stderr, o.games, "ladder", o.quiet)
+			bar := progress.New(barWriter(e, o.quiet), o.games, "ladder")
 			res, err := arena.Climb(ctx, p, l, arena.ParsePlayer, arena.LadderOptions{
 				Games: o.games, ProbePairs: o.probe, Parallel: o.parallel,
 				OnGame: func(rung int, _ arena.GameResult) {
 					bar.Describe("ladder: " + l.Rungs[rung].Player)
-					_ = bar.Add(1)
+					bar.Add(1)
 				},
 			})
-			_ = bar.Finish()
 			if err != nil {
+				bar.Clear() // no last line of the bar: the error is the command's line
 				return err
 			}
+			bar.Finish()
 			if o.asJSON {
 				b, _ := json.MarshalIndent(res, "", "  ")
 				fmt.Fprintln(e.stdout, string(b))
-				fmt.Fprintln(e.stderr, ladderSearchLine(spec))
+				fmt.Fprintln(e.stderr, spec.LadderNote())
 				return nil
 			}
 			res.WriteTable(e.stdout)
-			fmt.Fprintln(e.stdout, ladderSearchLine(spec))
+			fmt.Fprintln(e.stdout, spec.LadderNote())
 			return nil
 		},
 	})
-}
-
-// ladderSearchLine says how the rated model searched: the Ladder default,
-// or what its flags changed; an external engine, by its own search.
-func ladderSearchLine(spec player.Spec) string {
-	s := spec.Search
-	if spec.IsHub() {
-		return "search: the engine's own, at " + arena.HubLevel(s.Visits, s.Time)
-	}
-	d := ladderSearch()
-	d.Visits, d.Time = s.Visits, s.Time
-	if diff := s.Suffixes(d); diff != "" {
-		return "search: " + s.Describe() + " (the Ladder default, plain PUCT, changed: " + diff + "; ratings compare with the runs' only by the Ladder default)"
-	}
-	return "search: " + s.Describe() + " (the Ladder default, as the runs' ladder ratings)"
-}
-
-func loadLadder(path string) (*arena.Ladder, error) {
-	if path == "" {
-		return arena.DefaultLadder()
-	}
-	return arena.ReadLadder(path)
 }
 
 // calibrateLadder runs a calibration (run: arena.Calibrate or
@@ -233,19 +183,20 @@ func calibrateLadder(ctx context.Context, e *env, out, rev string, below int, pl
 	if rev == "" {
 		rev = buildVersion()
 	}
-	bar := ladderBar(e.stderr, arena.CalibrationMatches(below, len(players), span)*games, "calibrating", quiet)
+	bar := progress.New(barWriter(e, quiet), arena.CalibrationMatches(below, len(players), span)*games, "calibrating")
 	l, err := run(arena.CalibrateOptions{
 		Games: games, Span: span,
-		OnGame: func(arena.GameResult) { _ = bar.Add(1) },
+		OnGame: func(arena.GameResult) { bar.Add(1) },
 		OnMatch: func(m arena.MatchResult) {
-			_ = bar.Clear()
+			bar.Clear()
 			fmt.Fprintln(e.stdout, m)
 		},
 	})
-	_ = bar.Finish()
 	if err != nil {
+		bar.Clear() // no last line of the bar: the error is the command's line
 		return err
 	}
+	bar.Finish()
 	l.Revision = rev
 	if err := l.Write(out); err != nil {
 		return err
@@ -253,18 +204,4 @@ func calibrateLadder(ctx context.Context, e *env, out, rev string, below int, pl
 	l.WriteTable(e.stdout)
 	fmt.Fprintf(e.stdout, "wrote %s\n", out)
 	return nil
-}
-
-// ladderBar is the progress bar of n games of dama ladder, described by
-// desc, on w unless quiet.
-func ladderBar(w io.Writer, n int, desc string, quiet bool) *progressbar.ProgressBar {
-	return progressbar.NewOptions(n,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetVisibility(!quiet),
-		progressbar.OptionSetDescription(desc),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
 }

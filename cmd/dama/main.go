@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"dama/rules"
 )
@@ -72,6 +73,12 @@ type env struct {
 	stdout, stderr io.Writer
 	// interrupt returns a context done at the first interrupt (Ctrl-C).
 	interrupt func() (context.Context, context.CancelFunc)
+}
+
+// terminate returns a context done at the first interrupt or SIGTERM: the
+// signals that stop a long-running trainer, worker or server.
+func (e *env) terminate() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // newEnv returns the env of a command reading os.Stdin and writing to out
@@ -270,6 +277,15 @@ func (e *env) parseMore(fs *flagSet, args []string) error {
 	}
 	fs.sayOld(e.stderr)
 	return fs.checkRanges()
+}
+
+// barWriter is where a command's progress bars go: stderr, or nowhere
+// with --quiet.
+func barWriter(e *env, quiet bool) io.Writer {
+	if quiet {
+		return nil
+	}
+	return e.stderr
 }
 
 // verbOf splits a command's positional arguments into its verb and the

@@ -74,18 +74,14 @@ func modelNew(e *env, preset, out string, seed int64, note string) error {
 	if out == "" {
 		return fmt.Errorf("new: --out is required")
 	}
-	cfg, err := model.Preset(preset)
+	ck, err := model.NewFromPreset(preset, seed, note)
 	if err != nil {
 		return err
 	}
-	if note == "" {
-		note = fmt.Sprintf("fresh %s network, seed %d", preset, seed)
-	}
-	ck := model.NewCheckpoint(cfg, seed, note)
 	if err := ck.Save(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: %s, %d parameters, digest %s\n", out, cfg, ck.Net.NumParams(), ck.Meta.ConfigDigest)
+	fmt.Fprintf(e.stdout, "wrote %s: %s, %d parameters, digest %s\n", out, ck.Net.Config, ck.Net.NumParams(), ck.Meta.ConfigDigest)
 	return nil
 }
 

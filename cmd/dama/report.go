@@ -54,19 +54,8 @@ func init() {
 			if out == "" {
 				out = run.Path(runfolder.PlotsDir)
 			}
-			paths, err := rep.WritePlots(out)
-			if err != nil {
-				return err
-			}
-			if len(paths) == 0 {
-				fmt.Fprintln(e.stdout, "\nno plots yet: nothing to draw")
-				return nil
-			}
-			fmt.Fprintln(e.stdout)
-			for _, p := range paths {
-				fmt.Fprintf(e.stdout, "wrote %s\n", p)
-			}
-			return nil
+			_, err = rep.WritePlots(e.stdout, out)
+			return err
 		},
 	})
 }

@@ -1,73 +1,39 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
+	"slices"
 
 	"dama/broker"
-	"dama/configs"
 	"dama/engine"
-	"dama/internal/progress"
 	"dama/mcts"
-	"dama/model"
 	"dama/model/infer"
 	"dama/player"
-	"dama/runfolder"
 	"dama/selfplay"
 	"dama/train"
 )
 
 func init() {
-	var o selfplayOptions
-	var bf brokerFlags
+	var o *selfplay.Flags
+	var bf *broker.Flags
 	register(&command{
 		name:      "selfplay",
 		summary:   "play games of a model against itself and write them as training data",
 		usage:     "--model CKPT|random --games N --out DIR [--config FILE] [--parallel N] [--visits N] [--seed N] [--chunk-pdn]\n       dama selfplay worker --run DIR [--games N] [--worker NAME] [--seed N] [--chunk N]\n       dama selfplay worker --broker URL --credential FILE [--worker NAME] [--token-file FILE|--creds FILE] [--tls-ca FILE] [--games N] [--seed N] [--chunk N]",
 		takesArgs: true,
 		verbs:     []string{"worker"},
-		flags:     func(fs *flagSet) { selfplayFlags(fs, &o, &bf) },
-		run:       func(e *env, fs *flag.FlagSet, args []string) error { return runSelfplay(e, fs, args, o, &bf) },
+		flags:     func(fs *flagSet) { bf = selfplayFlags(fs, &o) },
+		run:       func(e *env, fs *flag.FlagSet, args []string) error { return runSelfplay(e, fs, args, o, bf) },
 	})
 }
 
-type selfplayOptions struct {
-	model, out, config, worker string
-	run                        string
-	games, parallel, visits    int
-	first, chunk, batch, cache int
-	backend                    string
-	seed                       uint64
-	pdn, quiet, wait           bool
-}
-
-// selfplayFlags declares the flags of dama selfplay on fs, into o and bf.
-func selfplayFlags(fs *flagSet, o *selfplayOptions, bf *brokerFlags) {
-	*o = selfplayOptions{}
-	fs.StringVar(&o.model, "model", "", `checkpoint file of the model, a run folder (its best model), or "random" (uniform priors, every position a draw)`)
-	fs.IntVar(&o.games, "games", 0, "number of games to play")
-	fs.StringVar(&o.out, "out", "", "folder for the game chunks (created if needed)")
-	fs.StringVar(&o.run, "run", "", "worker: the training run folder whose best model the worker follows and whose games it adds to (--games 0: until interrupted)")
-	fs.StringVar(&o.config, "config", "", "run configuration (a YAML file or a preset, as for dama train) whose selfplay section and run.seed set the games")
-	fs.IntVar(&o.parallel, "parallel", 0, "games played at once (default 32; overrides the config file)")
-	fs.IntVar(&o.visits, "visits", 0, "visits of a full search (default 200; overrides the config file)")
-	fs.Uint64Var(&o.seed, "seed", 0, "base seed of the games (overrides the config file; workers sharing a folder need different seeds)")
-	fs.BoolVar(&o.pdn, "chunk-pdn", false, "also write each chunk as a PDN file beside it")
-	fs.IntVar(&o.first, "first", 0, "index of the first game (its seed is derived from the base seed and the index)")
-	fs.IntVar(&o.chunk, "chunk", 100, "games per chunk file")
-	fs.StringVar(&o.worker, "worker", "", "worker name in the chunk file names (default HOST-PID)")
-	fs.IntVar(&o.batch, "eval-batch", 0, "most positions per network forward pass (default: games at once times leaves in flight)")
-	fs.IntVar(&o.cache, "cache", 1<<16, "evaluations kept in the model's cache (0: none)")
-	fs.StringVar(&o.backend, "backend", "", player.Help("backend")+" (default auto; with --model only: a run worker uses the run's selfplay.backend)")
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar; a worker: no line per chunk, errors and model changes still shown")
-	fs.BoolVar(&o.wait, "wait", false, "worker --run: wait for a run folder that the trainer has not started yet (default: refuse it)")
+// selfplayFlags declares the flags of dama selfplay on fs, into o, and
+// returns its broker's.
+func selfplayFlags(fs *flagSet, o **selfplay.Flags) *broker.Flags {
+	*o = selfplay.AddFlags(fs.FlagSet, player.Help("backend"))
 	limit(fs, "games", 0, 1e9, "0: with --run, until interrupted")
 	limit(fs, "parallel", 0, 4096, "0: the config's or 32")
 	limit(fs, "visits", 0, 1e7, "0: the config's or 200")
@@ -75,216 +41,113 @@ func selfplayFlags(fs *flagSet, o *selfplayOptions, bf *brokerFlags) {
 	limit(fs, "chunk", 1, 1e6, "")
 	limit(fs, "eval-batch", 0, 65536, "0: games at once times leaves in flight")
 	limit(fs, "cache", 0, 1<<30, "0: none")
-	bf.register(fs, false)
+	bf := broker.AddFlags(fs.FlagSet, false)
 	fs.renamed("pdn", "chunk-pdn")    // --pdn FILE is a PDN file to write elsewhere
 	fs.renamed("batch", "eval-batch") // --batch is the leaves a search step evaluates elsewhere
-}
-
-// selfplaySettings returns the self-play settings of dama selfplay --model:
-// the selfplay section of the run configuration in --config (loaded and
-// validated by configs.Load, as dama train loads it; the documented
-// defaults without --config), with --parallel, --visits and --seed over it,
-// checked as self-play checks it (selfplay.Config.Validate):
-// selfplay.Config holds that section as it is, as for the trainer. The base
-// seed is --seed, else the file's run.seed, else 0.
-func selfplaySettings(fs *flag.FlagSet, o selfplayOptions) (selfplay.Config, error) {
-	cfg := configs.Default()
-	seed := uint64(0)
-	if o.config != "" {
-		c, err := configs.Load(o.config, nil, nil)
-		if err != nil {
-			return selfplay.Config{}, fmt.Errorf("--config %s: %w", o.config, err)
-		}
-		if c.Run.Seed < 0 {
-			return selfplay.Config{}, fmt.Errorf("--config %s: run.seed %d must not be negative for self-play", o.config, c.Run.Seed)
-		}
-		cfg, seed = *c, uint64(c.Run.Seed)
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["parallel"] && o.parallel > 0 {
-		cfg.SelfPlay.Parallel = o.parallel
-	}
-	if set["visits"] && o.visits > 0 {
-		cfg.SelfPlay.Visits = o.visits
-	}
-	if set["seed"] {
-		seed = o.seed
-	}
-	// The section with the flags over it, as self-play checks it (its
-	// ranges and selfplay.hybrids, which configs leaves to selfplay).
-	sc := selfplay.Config{SelfPlay: cfg.SelfPlay, Seed: seed}
-	if err := sc.Validate(); err != nil {
-		return selfplay.Config{}, err
-	}
-	return sc, nil
+	return bf
 }
 
 // runSelfplay plays the games of a model (no verb), or works for a
 // training run (worker: --run DIR or --broker URL).
-func runSelfplay(e *env, fs *flag.FlagSet, args []string, o selfplayOptions, bf *brokerFlags) error {
+func runSelfplay(e *env, fs *flag.FlagSet, args []string, o *selfplay.Flags, bf *broker.Flags) error {
 	verb, rest := verbOf(args)
 	if len(rest) > 0 {
 		return fmt.Errorf("selfplay worker: unexpected argument %q (flags may come before or after the verb)", rest[0])
 	}
 	switch {
-	case verb == "" && o.run != "":
+	case verb == "" && o.Run != "":
 		sayOld(e.stderr, "selfplay --run DIR", "selfplay worker --run DIR")
 		verb = "worker"
-	case verb == "" && bf.url != "":
+	case verb == "" && bf.URL != "":
 		sayOld(e.stderr, "selfplay --broker URL", "selfplay worker --broker URL")
 		verb = "worker"
-	case verb == "worker" && o.run == "" && bf.url == "":
+	case verb == "worker" && o.Run == "" && bf.URL == "":
 		return errors.New("selfplay worker needs --run DIR (a run folder) or --broker URL")
 	}
-	if _, err := infer.ResolveBackend(o.backend); err != nil {
+	if _, err := infer.ResolveBackend(o.Backend); err != nil {
 		return fmt.Errorf("--backend: %w", err)
 	}
-	if o.chunk < 1 {
-		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.chunk)
+	if o.Chunk < 1 {
+		return fmt.Errorf("--chunk %d: want at least 1 game per chunk file", o.Chunk)
 	}
-	if bf.url != "" {
-		if o.run != "" {
+	if bf.URL != "" {
+		if o.Run != "" {
 			return errors.New("--run and --broker do not go together: a worker follows a run folder or a broker")
 		}
 		return runSelfplayBrokerWorker(e, fs, o, bf)
 	}
-	bad := ""
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "token", "token-file", "creds", "credential", "tls-ca", "tls-cert", "tls-key":
-			bad = f.Name
-		}
-	})
-	if bad != "" {
+	if bad := givenOf(fs, broker.ClientFlags...); bad != "" {
 		return fmt.Errorf("--%s goes with --broker", bad)
 	}
-	if o.run != "" && o.backend != "" {
+	if o.Run != "" && o.Backend != "" {
 		return errors.New("--backend goes with --model: a run worker uses the run's selfplay.backend")
 	}
-	if o.run != "" {
+	if o.Run != "" {
 		return runSelfplayWorker(e, fs, o)
 	}
 	switch {
-	case o.model == "":
+	case o.Model == "":
 		return errors.New(`--model is required (a checkpoint file, or "random")`)
-	case o.out == "":
+	case o.Out == "":
 		return errors.New("--out is required")
-	case o.games < 1:
-		return fmt.Errorf("--games %d: want at least 1", o.games)
-	case o.first < 0:
-		return fmt.Errorf("--first %d: must not be negative", o.first)
+	case o.Games < 1:
+		return fmt.Errorf("--games %d: want at least 1", o.Games)
+	case o.First < 0:
+		return fmt.Errorf("--first %d: must not be negative", o.First)
 	}
-	cfg, err := selfplaySettings(fs, o)
+	var seed *uint64
+	if isFlagSet(fs, "seed") {
+		seed = &o.Seed
+	}
+	cfg, err := selfplay.Settings(o.Config, o.Parallel, o.Visits, seed)
 	if err != nil {
 		return err
 	}
 
-	h := selfplay.Header{Model: o.model, ConfigDigest: cfg.Digest()}
+	h := selfplay.Header{Model: o.Model, ConfigDigest: cfg.Digest()}
 	var ev mcts.Evaluator = engine.Uniform{} // "random"
-	if o.model != "random" {
-		path, err := runfolder.ResolveModel(o.model)
-		if err != nil {
-			return err
-		}
-		o.model = path
-		data, err := os.ReadFile(o.model)
-		if err != nil {
-			return err
-		}
-		h.ModelDigest = selfplay.ModelDigest(data)
-		ck, err := model.Load(o.model)
-		if err != nil {
-			return err
-		}
-		batch := o.batch
-		if batch <= 0 {
-			batch = cfg.Parallel * cfg.LeavesInFlight
-		}
-		mev, err := infer.OpenEvaluator(ck.Net, infer.EvaluatorOptions{MaxBatch: batch, CacheSize: o.cache, Backend: o.backend})
+	if o.Model != "random" {
+		mev, digest, err := o.OpenModel(cfg)
 		if err != nil {
 			return err
 		}
 		defer mev.Close()
-		fmt.Fprintf(e.stderr, "selfplay: network backend %s (%s)\n", mev.Backend(), infer.ExplainBackend(o.backend))
+		h.ModelDigest = digest
+		fmt.Fprintf(e.stderr, "selfplay: network backend %s (%s)\n", mev.Backend(), infer.ExplainBackend(o.Backend))
 		ev = mev
 	}
-	worker := o.worker
-	if worker == "" {
-		worker = selfplay.DefaultWorkerName()
-	}
-	cw, err := selfplay.NewChunkWriter(o.out, worker, o.chunk, h, o.pdn)
+	fo := selfplay.FolderOptions{Dir: o.Out, Worker: o.Worker, PerChunk: o.Chunk, PDN: o.ChunkPDN, Header: h, First: o.First, Games: o.Games, Progress: barWriter(e, o.Quiet)}
+	ctx, stop := e.interrupt()
+	defer stop()
+	sum, err := selfplay.WriteFolder(ctx, ev, cfg, fo)
 	if err != nil {
 		return err
 	}
-
-	var barOut io.Writer = e.stderr
-	if o.quiet {
-		barOut = nil
-	}
-	bar := progress.New(barOut, o.games, "selfplay")
-	var st selfplay.Stats
-	start := time.Now()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	runErr := selfplay.Run(ctx, ev, cfg, o.first, o.games, func(g *selfplay.Game) error {
-		st.Add(g)
-		el := time.Since(start).Seconds()
-		bar.Describe(fmt.Sprintf("selfplay: %.0f pos/s, mean %.0f plies, W/D/L %s", float64(st.Positions)/el, st.MeanLength(), st.Shares()))
-		bar.Add(1)
-		return cw.Add(g)
-	})
-	bar.Finish()
-	interrupted := runErr != nil && errors.Is(runErr, context.Canceled) && ctx.Err() != nil
-	if runErr != nil && !interrupted {
-		// Keep the whole games already played even when the run failed.
-		if err := cw.Flush(); err != nil {
-			fmt.Fprintf(e.stderr, "dama selfplay: %v\n", err)
-		}
-		return runErr
-	}
-	if err := cw.Flush(); err != nil {
-		return err
-	}
-	el := time.Since(start)
-	note := ""
-	if interrupted {
-		note = " (interrupted)"
-	}
-	fmt.Fprintf(e.stdout, "selfplay%s: %d games in %d files in %s, %s; %d positions, mean %.1f plies, %.0f positions/s, %.0f games/h, %.1fs\n",
-		note, cw.Written(), len(cw.Files()), o.out, st.Summary(), st.Positions, st.MeanLength(),
-		float64(st.Positions)/el.Seconds(), float64(st.Games)/el.Hours(), el.Seconds())
+	fmt.Fprintln(e.stdout, sum)
 	return nil
 }
 
 // workerSettings checks the flags of a worker (--run or --broker, named in
 // mode) and returns its name, seed, games per chunk and log.
-func workerSettings(e *env, fs *flag.FlagSet, o selfplayOptions, mode string) (worker string, seed uint64, chunk int, log io.Writer, err error) {
-	bad := ""
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "model", "out", "config", "parallel", "visits", "pdn", "first", "batch", "cache":
-			bad = f.Name
-		}
-	})
-	if bad != "" {
+func workerSettings(e *env, fs *flag.FlagSet, o *selfplay.Flags, mode string) (worker string, seed uint64, chunk int, log io.Writer, err error) {
+	if bad := givenOf(fs, "model", "out", "config", "parallel", "visits", "pdn", "first", "batch", "cache"); bad != "" {
 		return "", 0, 0, nil, fmt.Errorf("--%s does not go with --%s: a worker takes its settings and model from the run", bad, mode)
 	}
-	if o.games < 0 {
-		return "", 0, 0, nil, fmt.Errorf("--games %d: must not be negative", o.games)
+	if o.Games < 0 {
+		return "", 0, 0, nil, fmt.Errorf("--games %d: must not be negative", o.Games)
 	}
-	worker = o.worker
+	worker = o.Worker
 	if worker == "" {
 		worker = selfplay.DefaultWorkerName()
 	}
-	seed = o.seed
+	seed = o.Seed
 	if seed == 0 {
 		seed = selfplay.WorkerSeed(worker)
 	}
 	// Every line carries the time and the worker's name; --quiet hides
 	// only the progress lines.
 	log = selfplay.StampedLog(e.stdout, nil)
-	chunk = o.chunk
+	chunk = o.Chunk
 	if !isFlagSet(fs, "chunk") {
 		chunk = 16
 	}
@@ -292,44 +155,44 @@ func workerSettings(e *env, fs *flag.FlagSet, o selfplayOptions, mode string) (w
 }
 
 // runSelfplayWorker is dama selfplay worker --run: a worker of a training run.
-func runSelfplayWorker(e *env, fs *flag.FlagSet, o selfplayOptions) error {
+func runSelfplayWorker(e *env, fs *flag.FlagSet, o *selfplay.Flags) error {
 	worker, seed, chunk, log, err := workerSettings(e, fs, o, "run")
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := e.terminate()
 	defer stop()
-	return train.Worker(ctx, train.WorkerOptions{Dir: o.run, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet, Wait: o.wait})
+	return train.Worker(ctx, train.WorkerOptions{Dir: o.Run, Name: worker, Games: o.Games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.Quiet, Wait: o.Wait})
 }
 
 // runSelfplayBrokerWorker is dama selfplay worker --broker: a worker of a training
 // run that reaches it only through the broker.
-func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o selfplayOptions, bf *brokerFlags) error {
-	cred, auth, err := bf.workerAuth()
+func runSelfplayBrokerWorker(e *env, fs *flag.FlagSet, o *selfplay.Flags, bf *broker.Flags) error {
+	wo, err := bf.Worker(o.Worker)
 	if err != nil {
 		return err
 	}
-	if o.worker == "" {
-		o.worker = cred.Worker
-	}
-	worker, seed, chunk, log, err := workerSettings(e, fs, o, "broker")
-	if err != nil {
+	o.Worker = wo.Name
+	if wo.Name, wo.Seed, wo.PerChunk, wo.Log, err = workerSettings(e, fs, o, "broker"); err != nil {
 		return err
 	}
-	if worker != cred.Worker {
-		return fmt.Errorf("--worker %s: the credential %s is worker %s's", worker, bf.credential, cred.Worker)
-	}
-	key, err := cred.PublicKey()
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	wo.Games, wo.Quiet = o.Games, o.Quiet
+	ctx, stop := e.terminate()
 	defer stop()
-	return broker.Work(ctx, broker.WorkerOptions{URL: bf.url, Auth: auth, TrainerKey: key, Name: worker, Games: o.games, PerChunk: chunk, Seed: seed, Log: log, Quiet: o.quiet})
+	return broker.Work(ctx, wo)
 }
 
-func isFlagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+// isFlagSet reports whether the flag name was given on the command line.
+func isFlagSet(fs *flag.FlagSet, name string) bool { return givenOf(fs, name) != "" }
+
+// givenOf returns the last of the flags names that the command line gave,
+// "" for none.
+func givenOf(fs *flag.FlagSet, names ...string) string {
+	given := ""
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(names, f.Name) {
+			given = f.Name
+		}
+	})
+	return given
 }

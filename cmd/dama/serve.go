@@ -4,9 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"dama/broker"
@@ -39,7 +36,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := e.terminate()
 			defer stop()
 			wait, err := startWeb(ctx, e, &wf, runs[0].Dir, runs[1:]...)
 			if err != nil {

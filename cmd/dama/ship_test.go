@@ -10,6 +10,7 @@ import (
 
 	"dama/checkpoints/card"
 	"dama/model"
+	"dama/player"
 )
 
 // shipTestRun returns a run folder to ship from without training: the
@@ -202,7 +203,7 @@ func TestShipRewriteCard(t *testing.T) {
 // The card's line to reproduce a rating names dama ladder's default
 // visits where the record has no rating: the two constants agree.
 func TestLadderVisitsDefault(t *testing.T) {
-	if ladderSearch().Visits != card.LadderVisits {
-		t.Errorf("dama ladder --visits defaults to %d, the card to %d", ladderSearch().Visits, card.LadderVisits)
+	if player.LadderDefault().Visits != card.LadderVisits {
+		t.Errorf("dama ladder --visits defaults to %d, the card to %d", player.LadderDefault().Visits, card.LadderVisits)
 	}
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
-	"os"
 
 	"dama/rules"
 )
@@ -48,7 +46,7 @@ func init() {
 				fmt.Fprint(e.stdout, p.Diagram())
 				return nil
 			}
-			games, err := readPDNFile(e.stdout, *pdn)
+			games, err := rules.ReadPDNFile(e.stdout, *pdn)
 			if err != nil {
 				return err
 			}
@@ -66,21 +64,7 @@ func init() {
 				}
 				n = *ply
 			}
-			p := rec.Start
-			for _, m := range rec.Moves[:n] {
-				p = p.Play(m)
-			}
-			for _, t := range rec.Tags {
-				fmt.Fprintf(e.stdout, "[%s %q]\n", t.Name, t.Value)
-			}
-			for i, m := range rec.Moves[:n] {
-				if i%2 == 0 {
-					fmt.Fprintf(e.stdout, "%d. ", i/2+1)
-				}
-				fmt.Fprintf(e.stdout, "%s ", m)
-			}
-			fmt.Fprintf(e.stdout, "\nafter %d of %d plies, result %s\n", n, len(rec.Moves), rec.Result)
-			fmt.Fprint(e.stdout, p.Diagram())
+			rec.WriteAt(e.stdout, n)
 			return damaged(*pdn, games)
 		},
 	})
@@ -100,42 +84,4 @@ func damaged(path string, games []rules.PDNGame) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %d of its %d games could not be read whole (the first: %v)", path, len(bad), len(games), bad[0])
-}
-
-// readPDNFile reads the games of a PDN file for a command that shows or
-// uses them. It prints how many were read and why each bad one failed, and
-// is an error when no game could be read: a file of another game (a
-// GameType other than 22, squares up to 50) is named as such, not as a
-// list of illegal moves.
-func readPDNFile(w io.Writer, path string) ([]rules.PDNGame, error) {
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	games := rules.ReadPDNGames(string(text))
-	if len(games) == 0 {
-		return nil, fmt.Errorf("%s: no game in the file", path)
-	}
-	failed, other := 0, ""
-	for _, g := range games {
-		if g.Err != nil {
-			failed++
-		}
-		if other == "" {
-			other = g.OtherGame
-		}
-	}
-	if failed == len(games) && other != "" {
-		return nil, fmt.Errorf("%s is not Italian 8x8 draughts, the only game dama reads: %s", path, other)
-	}
-	fmt.Fprintf(w, "%s: %d games: %d read, %d failed\n", path, len(games), len(games)-failed, failed)
-	for _, g := range games {
-		if err := g.Problem(); err != nil { // a game cut short is read, and named
-			fmt.Fprintf(w, "  %v\n", err)
-		}
-	}
-	if failed == len(games) {
-		return nil, fmt.Errorf("%s: none of its %d games could be read (the first: %v)", path, len(games), games[0].Err)
-	}
-	return games, nil
 }

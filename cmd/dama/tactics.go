@@ -4,11 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
 
-	"dama/internal/atomicfile"
 	"dama/player"
 	"dama/tactics/suite"
 	"dama/tb"
@@ -22,13 +19,10 @@ func init() {
 	var o struct {
 		suite, players, pdn, out string
 		build, verbose, add      bool
-		parallel, depth, shallow int
-		screen                   int
-		seed                     int64
-		limit                    int
-		audit                    int
-		auditNodes               int64
-		env                      *player.Flags // --backend, --tb, --clock
+		parallel, limit, audit   int
+		seed, auditNodes         int64
+		opt                      suite.BuildOptions // --depth, --shallow, --screen
+		env                      *player.Flags      // --backend, --tb, --clock
 	}
 	register(&command{
 		name:      "tactics",
@@ -48,9 +42,9 @@ func init() {
 			fs.Lookup("tb").Usage += "; audit: the tables the audit asks too (exact where they hold the position after a move)"
 			fs.StringVar(&o.out, "out", "", "build, audit: the suite file to write")
 			fs.BoolVar(&o.add, "append", false, "build: keep the positions of the suite at --out (built with the same depths) and add the new ones")
-			fs.IntVar(&o.depth, "depth", 12, "build: depth of the reference engine's search that proves a position")
-			fs.IntVar(&o.shallow, "shallow", 3, "build: depth of the shallow search that must not see it")
-			fs.IntVar(&o.screen, "screen", 8, "build: depth of the cheaper search that picks the positions worth the proving search (see suite.BuildOptions)")
+			fs.IntVar(&o.opt.ProvingDepth, "depth", 12, "build: depth of the reference engine's search that proves a position")
+			fs.IntVar(&o.opt.ShallowDepth, "shallow", 3, "build: depth of the shallow search that must not see it")
+			fs.IntVar(&o.opt.ScreenDepth, "screen", 8, "build: depth of the cheaper search that picks the positions worth the proving search (see suite.BuildOptions)")
 			fs.IntVar(&o.limit, "limit", 0, "build: stop after this many positions (0: all)")
 			fs.IntVar(&o.audit, "audit", 0, "audit (and build): the depth at which to audit the forced wins of --suite (or of the suite built): every other move a search this deep proves a win too is recorded as a slower win (Position.Wins), written to --out; 0: no audit")
 			fs.Int64Var(&o.auditNodes, "audit-nodes", 1<<22, "audit: nodes each of its searches may take (a forced win proven at a shallower depth within them counts)")
@@ -68,7 +62,7 @@ func init() {
 			limit(fs, "audit-nodes", 1, 1e12, "")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := e.interrupt()
 			defer stop()
 			env, err := o.env.Env(o.parallel, e.stderr)
 			if err != nil {
@@ -90,7 +84,10 @@ func init() {
 				if len(rest) == 0 || o.out == "" {
 					return fmt.Errorf("tactics build needs --out FILE and the PDN files of games (tactics build --out FILE A.pdn B.pdn)")
 				}
-				if err := buildSuite(ctx, e, rest, o.out, suite.BuildOptions{ProvingDepth: o.depth, ShallowDepth: o.shallow, ScreenDepth: o.screen}, o.parallel, o.limit, o.add); err != nil || o.audit == 0 {
+				done := func(name string, found, total int) {
+					fmt.Fprintf(e.stderr, "%s: %d positions (%d in all)\n", name, found, total)
+				}
+				if err := suite.BuildFiles(ctx, e.stdout, rest, o.out, o.opt, suite.GamesOptions{Parallel: o.parallel, Most: o.limit, Done: done}, o.add); err != nil || o.audit == 0 {
 					return err
 				}
 				return auditSuite(ctx, e, o.out, o.out, o.audit, o.auditNodes, o.parallel, env)
@@ -130,101 +127,23 @@ func init() {
 // scoreSuite scores one player, opened for env, on suite and prints the
 // fraction solved.
 func scoreSuite(ctx context.Context, e *env, s *suite.Suite, spec string, env player.Env, parallel int, seed uint64, verbose bool) error {
-	p, err := openPlayer(spec, env)
+	p, err := player.NewPlayer(spec, env)
 	if err != nil {
 		return fmt.Errorf("--players: %w", err)
 	}
 	defer closePlayer(e.stderr, p)
-	var done func(suite.Answer)
-	if verbose {
-		done = func(a suite.Answer) { fmt.Fprintf(e.stdout, "  %s\n", a.Describe(s)) }
-	}
-	sc, err := suite.Solve(ctx, s, p, parallel, seed, done)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, sc.Describe(s))
-	return nil
+	return suite.WriteScore(ctx, e.stdout, s, p, parallel, seed, verbose)
 }
 
-// buildSuite examines every game of the PDN files, games parallel at a
-// time, and writes the tactical positions found to out (after those of
-// the suite already there, with add). Interrupted, it writes those of the
-// games finished so far.
-func buildSuite(ctx context.Context, e *env, files []string, out string, opt suite.BuildOptions, parallel, most int, add bool) error {
-	if err := atomicfile.CheckWritable(out); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	var games []suite.Game
-	for _, f := range files {
-		gs, err := readPDNFile(e.stdout, f)
-		if err != nil {
-			return err
-		}
-		for i, g := range gs {
-			if g.Err == nil {
-				games = append(games, suite.Game{Name: fmt.Sprintf("%s game %d", f, i+1), Record: g.Record})
-			}
-		}
-	}
-	b, err := suite.NewBuilder(opt)
-	if err != nil {
-		return err
-	}
-	var base *suite.Suite
-	if add {
-		if base, err = suite.Read(out); err == nil {
-			err = b.CanExtend(base, out)
-		}
-		if err != nil {
-			return fmt.Errorf("--append: %w", err)
-		}
-	}
-	s, err := b.Games(ctx, games, suite.GamesOptions{Base: base, Parallel: parallel, Most: most, Done: func(name string, found, total int) {
-		fmt.Fprintf(e.stderr, "%s: %d positions (%d in all)\n", name, found, total)
-	}})
-	if err != nil {
-		return err
-	}
-	if err := s.Write(out); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "%s: %d positions from %d games\n", out, len(s.Positions), len(games))
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return nil
-}
-
-// auditSuite audits every forced win of the suite at from (Builder.Audit:
-// the other moves a search depth plies deep, nodes a search, proves
-// winning too, and with --tb those the tables prove), positions parallel
-// at a time, and writes the suite with them to out.
+// auditSuite audits the suite at from into out (suite.AuditFile), with
+// the tables of --tb.
 func auditSuite(ctx context.Context, e *env, from, out string, depth int, nodes int64, parallel int, env player.Env) error {
-	if err := atomicfile.CheckWritable(out); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	s, err := suite.Read(from)
-	if err != nil {
-		return err
-	}
 	var tables *tb.Tables
 	if env.Tables != "" {
+		var err error
 		if tables, err = player.OpenTables(env.Tables, e.stderr); err != nil {
 			return fmt.Errorf("--tb: %w", err)
 		}
 	}
-	with, wins, err := suite.Audit(ctx, s, depth, nodes, tables, parallel)
-	if err != nil {
-		return fmt.Errorf("%s: %w", from, err)
-	}
-	if err := s.Write(out); err != nil {
-		return err
-	}
-	by := fmt.Sprintf("at depth %d", depth)
-	if tables != nil {
-		by += fmt.Sprintf(" or by the tables of up to %d pieces", tables.Pieces())
-	}
-	fmt.Fprintf(e.stdout, "%s: %d of %d positions have another move proven to win %s (%d moves)\n", out, with, len(s.Positions), by, wins)
-	return nil
+	return suite.AuditFile(ctx, e.stdout, from, out, depth, nodes, tables, parallel)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"runtime"
 	"time"
 
@@ -89,7 +87,7 @@ func init() {
 // tbGen generates the tables, resuming in a folder that has some; an
 // interrupt stops it between files.
 func tbGen(e *env, pieces, workers int, out string) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := e.interrupt()
 	defer stop()
 	start := time.Now()
 	st, err := tb.Generate(ctx, tb.GenOptions{Pieces: pieces, Dir: out, Workers: workers, Log: e.stdout})
@@ -106,7 +104,7 @@ func tbGen(e *env, pieces, workers int, out string) error {
 // the tables (tb.VerifyDir, which records the verified ones in the
 // folder's stamp) and prints what it found; an inconsistency is an error.
 func tbVerify(e *env, dir string, threads int) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := e.interrupt()
 	defer stop()
 	if threads <= 0 {
 		threads = runtime.NumCPU()
@@ -126,21 +124,7 @@ func tbVerify(e *env, dir string, threads int) error {
 	if err != nil && r.Entries == 0 {
 		return err
 	}
-	el := time.Since(start).Seconds()
-	pieces := 0
-	for _, t := range r.Tables {
-		pieces = max(pieces, t.Material.Pieces())
-	}
-	for _, c := range r.Examples {
-		fmt.Fprintln(e.stdout, c)
-	}
-	fmt.Fprintf(e.stdout, "%d tables of 2 to %d pieces in %s: %d entries checked against one ply on %d threads in %.1fs: %d inconsistencies; %d tables verified (recorded in %s)\n",
-		len(r.Tables), pieces, dir, r.Entries, threads, el, r.Inconsistencies, len(r.Verified), tb.StampName)
-	for _, t := range r.Tables {
-		if t.Inconsistencies > 0 {
-			fmt.Fprintf(e.stdout, "%s: %d of %d entries inconsistent, %d of them contradicted by the other tables alone\n", t.Path, t.Inconsistencies, t.Checked, t.Own)
-		}
-	}
+	r.WriteSummary(e.stdout, dir, threads, time.Since(start))
 	if err != nil {
 		return err
 	}

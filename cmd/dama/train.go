@@ -6,17 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
-	"dama/configs"
+	"dama/broker"
 	"dama/internal/timeflag"
 	"dama/runfolder"
-	"dama/selfplay"
 	"dama/train"
 )
 
@@ -31,7 +28,7 @@ func init() {
 	var sets, allow multiFlag
 	var quiet *bool
 	var maxCPU *time.Duration
-	var bo brokerFlags
+	var bo *broker.Flags
 	var hw webFlags
 	register(&command{
 		name:    "train",
@@ -48,51 +45,34 @@ func init() {
 			quiet = fs.Bool("quiet", false, "no progress bars")
 			maxCPU = timeflag.Duration(fs.FlagSet, "max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (for A/B runs of equal CPU time); 0 = no limit")
 			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
-			bo.register(fs, true)
+			bo = broker.AddFlags(fs.FlagSet, true)
 			hw.register(fs, "")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
-			var allowKeys []string
-			for _, a := range allow {
-				for k := range strings.SplitSeq(a, ",") {
-					if k = strings.TrimSpace(k); k == "" {
-						return fmt.Errorf("--allow-change %q: want configuration keys, e.g. selfplay.visits or selfplay.visits,arena.games", a)
-					}
-					allowKeys = append(allowKeys, k)
-				}
+			allowKeys, err := runfolder.AllowChangeKeys(allow)
+			if err != nil {
+				return err
 			}
-			if bo.serve != "" && bo.url != "" {
-				return errors.New("--serve and --broker do not go together: serve a broker here, or use one elsewhere")
+			if err := bo.CheckTrainer(); err != nil {
+				return err
 			}
-			if (bo.serve != "" || bo.url != "") && !isFlagSet(fs, "selfplay-workers") {
+			if bo.Used() && !isFlagSet(fs, "selfplay-workers") {
 				*workers = 0 // with a broker the workers play
 			}
 			if *workers < 0 || *workers > 1 {
 				return fmt.Errorf("--selfplay-workers %d: want 0 (external workers) or 1 (self-play in this process)", *workers)
 			}
-			source := *config
-			if source == "" && *runDir != "" {
-				if _, err := os.Stat(filepath.Join(*runDir, runfolder.ConfigFile)); err == nil {
-					source = filepath.Join(*runDir, runfolder.ConfigFile)
-				}
-			}
-			cfg, err := configs.Load(source, os.Environ(), sets)
+			// The self-play settings are checked as self-play reads them
+			// (selfplay.hybrids), before a broker, a web page or the run
+			// folder starts.
+			cfg, dir, err := train.LoadConfig(*config, *runDir, os.Environ(), sets)
 			if err != nil {
 				return err
-			}
-			// The self-play settings as self-play reads them (selfplay.hybrids),
-			// before a broker, a web page or the run folder starts.
-			if err := selfplay.ValidateSettings(cfg.SelfPlay); err != nil {
-				return err
-			}
-			dir := *runDir
-			if dir == "" {
-				dir = filepath.Join("checkpoints", cfg.Run.Name)
 			}
 			if cfg.Run.Workers > 0 {
 				runtime.GOMAXPROCS(cfg.Run.Workers)
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := e.terminate()
 			defer stop()
 			opt := train.Options{
 				Config: cfg, Dir: dir, SelfPlay: *workers == 1,
@@ -100,13 +80,13 @@ func init() {
 				AllowChange: allowKeys,
 			}
 			if !*quiet {
-				opt.Progress = (&trainProgress{w: e.stderr}).event
+				opt.Progress = train.Bars(e.stderr)
 			}
 			fmt.Fprintf(e.stdout, "run %s: config %s, model %s, %d generations (0 = until interrupted)\n",
 				dir, cfg.Run.Name, cfg.Model.Preset, cfg.Run.Generations)
 			finished := false // the last generation is done: workers are told to stop
-			if bo.serve != "" || bo.url != "" {
-				closeBroker, err := startBroker(ctx, e, &bo, dir, &opt)
+			if bo.Used() {
+				closeBroker, err := startBroker(ctx, e, bo, dir, &opt)
 				if err != nil {
 					return err
 				}

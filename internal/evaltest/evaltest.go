@@ -3,7 +3,8 @@
 // uniform priors with a value from the material balance. They cost nothing
 // and are deterministic, so a seeded search with them repeats exactly.
 // It also holds an oracle for those tests, a plain minimax over the rules
-// that says whether a side can force a win, and puzzles it confirms.
+// that says whether a side can force a win, puzzles it confirms, and
+// Position, a test's position from its FEN.
 package evaltest
 
 import (

@@ -1,6 +1,21 @@
 package evaltest
 
-import "dama/rules"
+import (
+	"testing"
+
+	"dama/rules"
+)
+
+// Position parses fen (rules.ParseFEN) for a test, failing it on an
+// error.
+func Position(t testing.TB, fen string) rules.Position {
+	t.Helper()
+	p, err := rules.ParseFEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 // ForcedWin reports whether the side to move in g can force a win (the
 // opponent left without a move) within plies, by plain minimax over the

@@ -116,6 +116,14 @@ func (b *Bar) Describe(desc string) {
 	b.redraw()
 }
 
+// Clear takes the bar off a terminal until its next update, so that a
+// line can be written under it; plain lines need no clearing.
+func (b *Bar) Clear() {
+	if b != nil && b.pb != nil {
+		b.pb.Clear()
+	}
+}
+
 // Finish ends the stage: the bar is cleared, or the plain line written
 // ("desc: 12/16 in 3.4s (3.5/s)"). Later calls do nothing.
 func (b *Bar) Finish() {

@@ -16,6 +16,7 @@ func TestPlainWhenNotATerminal(t *testing.T) {
 		b.Add(1)
 	}
 	b.Describe("gen 1: self-play done")
+	b.Clear() // nothing to clear off a plain line
 	b.Finish()
 	b.Finish()
 	out := buf.String()
@@ -27,6 +28,7 @@ func TestPlainWhenNotATerminal(t *testing.T) {
 	}
 	var none *Bar
 	none.Add(1)
+	none.Clear()
 	none.Finish()
 	if New(nil, 5, "x") != nil || New(&buf, 0, "x") != nil {
 		t.Error("New without a writer or steps is not nil")

@@ -1,9 +1,13 @@
 package export
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,5 +221,36 @@ func TestFoldCheckpointMetadata(t *testing.T) {
 	}
 	if len(meta) != 4 || meta[2] != (KV{"dama.parent", "p.ckpt"}) || meta[3] != (KV{"dama.created", "2026-12-01T09:00:00Z"}) {
 		t.Errorf("metadata %v: want the parent and the UTC creation time", meta)
+	}
+}
+
+// SaveCheckpoint writes the folded network in the format asked, the JSON
+// reading back to it, and refuses another format writing nothing.
+func TestSaveCheckpoint(t *testing.T) {
+	ck := &model.Checkpoint{Net: testNetwork(t, 1), Step: 7}
+	dir := t.TempDir()
+	for _, format := range []string{"onnx", "json"} {
+		path := filepath.Join(dir, "m."+format)
+		if err := SaveCheckpoint(path, format, ck, "a.ckpt", "test"); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || len(data) == 0 {
+			t.Fatalf("%s: %d bytes, %v", format, len(data), err)
+		}
+		if format == "json" {
+			n, err := ReadJSON(bytes.NewReader(data))
+			want, _, ferr := FoldCheckpoint(ck, "a.ckpt")
+			if err != nil || ferr != nil || len(n.Layers) != len(want.Layers) {
+				t.Errorf("json reads back: %v %v", err, ferr)
+			}
+		}
+	}
+	bad := filepath.Join(dir, "m.txt")
+	if err := SaveCheckpoint(bad, "txt", ck, "a.ckpt", "test"); err == nil || !strings.Contains(err.Error(), `format "txt"`) {
+		t.Errorf("format txt: got %v", err)
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Error("format txt wrote a file")
 	}
 }

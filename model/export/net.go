@@ -57,6 +57,22 @@ func FoldCheckpoint(ck *model.Checkpoint, source string) (*Net, []KV, error) {
 	return net, meta, nil
 }
 
+// SaveCheckpoint writes ck's network, folded and named by source
+// (FoldCheckpoint), to path as format: "onnx" (SaveONNX, producer naming
+// the program that wrote it) or "json" (SaveJSON).
+func SaveCheckpoint(path, format string, ck *model.Checkpoint, source, producer string) error {
+	net, meta, err := FoldCheckpoint(ck, source)
+	switch {
+	case err != nil:
+		return err
+	case format == "onnx":
+		return SaveONNX(path, net, Options{Producer: producer, Metadata: meta})
+	case format == "json":
+		return SaveJSON(path, net, meta)
+	}
+	return fmt.Errorf("export: format %q: want onnx or json", format)
+}
+
 // Check verifies that the layers are those of the config's spec, with
 // weights and biases of the right sizes, and that every value is finite.
 func (n *Net) Check() error {

@@ -1,10 +1,14 @@
 package learn
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"strings"
 	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 
 	"dama/model"
 	"dama/model/modeltest"
@@ -107,4 +111,49 @@ func TestEvalLosses(t *testing.T) {
 	if _, err := evalLosses(net, bad); err == nil || !strings.Contains(err.Error(), "sample 3") {
 		t.Errorf("bad sample: %v", err)
 	}
+}
+
+// input returns encoded positions (NHWC, as Encode writes them) in the
+// layout of the graph's input: enc itself, or transposed to NCHW in dst
+// for a float64 graph.
+func (gr *graph) input(dst, enc []float32) []float32 {
+	if gr.dt == tensor.Float32 {
+		return enc
+	}
+	for b := 0; b < gr.batch; b++ {
+		in := enc[b*model.InputSize : (b+1)*model.InputSize]
+		out := dst[b*model.InputSize : (b+1)*model.InputSize]
+		for p := 0; p < model.Squares; p++ {
+			for c := 0; c < model.NumPlanes; c++ {
+				out[c*model.Squares+p] = in[p*model.NumPlanes+c]
+			}
+		}
+	}
+	return dst
+}
+
+// gorgoniaForward evaluates net with Gorgonia in eval mode (running
+// statistics) on batch NHWC-encoded positions; it returns the policy and
+// value logits. It is the reference the pure-Go forward pass is checked
+// against.
+func gorgoniaForward(net *model.Network, input []float32, batch int) (policy, wdl []float32, err error) {
+	gr, err := buildGraph(net, batch, tensor.Float32, false, 0.1, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	vm := G.NewTapeMachine(gr.g, G.EvalMode())
+	defer vm.Close()
+	if err := gr.setStats(net); err != nil {
+		return nil, nil, err
+	}
+	x := gr.input(make([]float32, batch*model.InputSize), input[:batch*model.InputSize])
+	if err := G.Let(gr.x, tensor.New(tensor.WithShape(gr.inputShape()...), tensor.WithBacking(x))); err != nil {
+		return nil, nil, err
+	}
+	if err := vm.RunAll(); err != nil {
+		return nil, nil, fmt.Errorf("learn: forward pass: %w", err)
+	}
+	policy = append([]float32(nil), gr.policy.Value().Data().([]float32)...)
+	wdl = append([]float32(nil), gr.value.Value().Data().([]float32)...)
+	return policy, wdl, nil
 }

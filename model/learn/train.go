@@ -266,14 +266,11 @@ func (t *Trainer) restoreSlots(o model.OptimizerState, nslots int) error {
 	return nil
 }
 
-// Options returns the trainer's options with defaults applied.
-func (t *Trainer) Options() TrainOptions { return t.opt }
-
 // StepCount returns the number of training steps taken (including those of
 // the checkpoint it started from).
 func (t *Trainer) StepCount() int64 { return t.step }
 
-// Step trains on one batch of exactly Options().Batch samples and returns
+// Step trains on one batch of exactly the options' Batch samples and returns
 // the losses computed before the update. A sample with bad targets is
 // reported by its index and nothing is changed.
 func (t *Trainer) Step(batch []Sample) (Losses, error) {

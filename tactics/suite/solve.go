@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -76,6 +77,21 @@ func (sc Score) Describe(s *Suite) string {
 		out += fmt.Sprintf("; %d missed by the player's faults (%s)", n, sc.Forfeits)
 	}
 	return out
+}
+
+// WriteScore scores player on suite (Solve) and writes the line of its
+// score to w, after a line for each position's answer with verbose.
+func WriteScore(ctx context.Context, w io.Writer, suite *Suite, player arena.Player, parallel int, seed uint64, verbose bool) error {
+	var done func(Answer)
+	if verbose {
+		done = func(a Answer) { fmt.Fprintf(w, "  %s\n", a.Describe(suite)) }
+	}
+	sc, err := Solve(ctx, suite, player, parallel, seed, done)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, sc.Describe(suite))
+	return nil
 }
 
 // Solve asks player for its move in every position of suite, each as a

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -63,6 +64,37 @@ func TestSolve(t *testing.T) {
 	}
 	if n != a.Solved || seen != len(s.Positions) {
 		t.Errorf("solved %d, counted %d; done called %d times", a.Solved, n, seen)
+	}
+}
+
+// WriteScore writes the score's line, after a line an answer with
+// verbose.
+func TestWriteScore(t *testing.T) {
+	s := puzzleSuite()
+	classic, err := arena.ParsePlayer("classic:3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Solve(context.Background(), s, classic, 1, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, verbose := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := WriteScore(context.Background(), &b, s, classic, 1, 1, verbose); err != nil {
+			t.Fatal(err)
+		}
+		want := sc.Describe(s) + "\n"
+		if verbose {
+			var lines strings.Builder
+			for _, a := range sc.Answers {
+				lines.WriteString("  " + a.Describe(s) + "\n")
+			}
+			want = lines.String() + want
+		}
+		if b.String() != want {
+			t.Errorf("verbose %v: got\n%s\nwant\n%s", verbose, b.String(), want)
+		}
 	}
 }
 
