@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	neturl "net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"dama/internal/tokenfile"
 )
 
 // protocolVersion is the version of the broker protocol: the names, headers and
@@ -87,26 +88,9 @@ const authGrace = 5 * time.Second
 // ErrAuth is returned (wrapped) when the server refuses the credential.
 var ErrAuth = errors.New("the broker refused the credential")
 
-// ReadToken reads a token file: one line, and it must not be readable by
-// others.
-func ReadToken(path string) (string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("broker: token file: %w", err)
-	}
-	if st.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("broker: token file %s is readable by others (mode %v); chmod 600 it", path, st.Mode().Perm())
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("broker: token file: %w", err)
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" || strings.ContainsAny(tok, " \t\n") {
-		return "", fmt.Errorf("broker: token file %s does not hold one token", path)
-	}
-	return tok, nil
-}
+// ReadToken reads a token file (tokenfile.Read): one line, and it must
+// not be readable by others.
+func ReadToken(path string) (string, error) { return tokenfile.Read(path) }
 
 // Connect connects to the broker at url. A refused credential fails with
 // ErrAuth, at once for a token or credentials file, after authGrace for a

@@ -50,11 +50,10 @@ func TestStartWeb(t *testing.T) {
 		wantToken bool
 	}{{"127.0.0.1:0", false}, {":0", true}} {
 		fs := bareFlagSet("serve")
-		var wf webFlags
-		wf.register(fs, c.addr)
+		wf := webFlags(fs, c.addr)
 		var out bytes.Buffer
 		ctx, cancel := context.WithCancel(context.Background())
-		wait, err := startWeb(ctx, newEnv(&out, io.Discard), &wf, "../../runfolder/testdata/run-2026-12-01")
+		wait, err := wf.Start(ctx, &out, "../../runfolder/testdata/run-2026-12-01")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,14 +153,13 @@ func TestStartWebTokenFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := bareFlagSet("train")
-	var wf webFlags
-	wf.register(fs, "")
+	wf := webFlags(fs, "")
 	if err := fs.Parse([]string{"--http", ":0", "--http-token-file", path}); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
-	wait, err := startWeb(ctx, newEnv(&out, io.Discard), &wf, "../../runfolder/testdata/run-2026-12-01")
+	wait, err := wf.Start(ctx, &out, "../../runfolder/testdata/run-2026-12-01")
 	if err != nil {
 		t.Fatal(err)
 	}

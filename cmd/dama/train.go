@@ -15,6 +15,7 @@ import (
 	"dama/internal/timeflag"
 	"dama/runfolder"
 	"dama/train"
+	"dama/web"
 )
 
 type multiFlag []string
@@ -29,7 +30,7 @@ func init() {
 	var quiet *bool
 	var maxCPU *time.Duration
 	var bo *broker.Flags
-	var hw webFlags
+	var hw *web.Flags
 	register(&command{
 		name:    "train",
 		summary: "run the training loop: self-play, train, arena, promote (resumable)",
@@ -46,7 +47,7 @@ func init() {
 			maxCPU = timeflag.Duration(fs.FlagSet, "max-cpu", 0, "stop before a generation once the trainer has used this much CPU time (for A/B runs of equal CPU time); 0 = no limit")
 			limit(fs, "selfplay-workers", 0, 1, "0: external workers only")
 			bo = broker.AddFlags(fs.FlagSet, true)
-			hw.register(fs, "")
+			hw = webFlags(fs, "")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error {
 			allowKeys, err := runfolder.AllowChangeKeys(allow)
@@ -92,12 +93,12 @@ func init() {
 				}
 				defer func() { closeBroker(finished) }()
 			}
-			if *hw.addr != "" {
+			if *hw.Addr != "" {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					return err
 				}
 				wctx, stopWeb := context.WithCancel(ctx)
-				wait, err := startWeb(wctx, e, &hw, dir)
+				wait, err := hw.Start(wctx, e.stdout, dir)
 				if err != nil {
 					stopWeb()
 					return err
