@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"dama/runfolder"
+	"dama/tb"
 )
 
 //go:embed assets
@@ -59,6 +60,15 @@ type Options struct {
 	Searches int
 	// Streams is how many event streams may be open at once (default 64).
 	Streams int
+	// Tables are the endgame tables whose verdicts the analysis board
+	// shows (nil: none).
+	Tables *tb.Tables
+	// AnalysisTime and AnalysisVisits cap one continuous analysis
+	// (default 60s and 2,000,000 visits); Analyses is how many analyses
+	// and game evaluations may run at once over all clients (default 2).
+	AnalysisTime   time.Duration
+	AnalysisVisits int
+	Analyses       int
 }
 
 // Server is the web view's http.Handler.
@@ -75,6 +85,9 @@ type Server struct {
 	mu   sync.Mutex
 	busy map[string]bool // clients with a search running
 	sem  chan struct{}   // searches running over all clients
+
+	streams map[string]*stream // the analysis and evaluation streams running, by client
+	asem    chan struct{}      // those streams over all clients
 }
 
 // New returns the server of opt.Run.
@@ -97,10 +110,20 @@ func New(opt Options) (*Server, error) {
 	if opt.Streams <= 0 {
 		opt.Streams = 64
 	}
+	if opt.AnalysisTime <= 0 {
+		opt.AnalysisTime = 60 * time.Second
+	}
+	if opt.AnalysisVisits <= 0 {
+		opt.AnalysisVisits = 2_000_000
+	}
+	if opt.Analyses <= 0 {
+		opt.Analyses = 2
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		opt: opt, mux: http.NewServeMux(), ctx: ctx, cancel: cancel,
 		busy: map[string]bool{}, sem: make(chan struct{}, opt.Searches),
+		streams: map[string]*stream{}, asem: make(chan struct{}, opt.Analyses),
 	}
 	s.games = newGameIndex(opt.Run)
 	s.matches = newMatchIndex(opt.Run)
@@ -123,6 +146,9 @@ func New(opt Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/engine", s.handleEngine)
 	s.mux.HandleFunc("POST /api/analyze", s.handleAnalyze)
 	s.mux.HandleFunc("POST /api/pdn", s.handlePDN)
+	s.mux.HandleFunc("GET /api/analysis", s.handleAnalysis)
+	s.mux.HandleFunc("GET /api/evaluate", s.handleEvaluate)
+	s.mux.HandleFunc("POST /api/import", s.handleImport)
 	return s, nil
 }
 
