@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"dama/broker"
+	"dama/player"
 	"dama/runfolder"
 	"dama/web"
 )
@@ -19,9 +20,10 @@ func init() {
 	register(&command{
 		name:    "serve",
 		summary: "serve a live web view of a run: its curves and tables, its games on a board, play and analysis",
-		usage:   "--run DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time SECONDS]",
+		usage:   "--run DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time SECONDS] [--tb DIR|auto:N]",
 		flags: func(fs *flagSet) {
 			runDir = fs.String("run", "", "run folder to show (read only)")
+			wf.tables = fs.String("tb", "", "endgame tables whose verdicts the analysis board shows: a folder or auto:N")
 			wf.register(fs, "127.0.0.1:8080")
 			// The web view's flags are spelt as dama train's: --token-file
 			// is the broker's token there.
@@ -49,6 +51,7 @@ type webFlags struct {
 	addr      *string
 	tokenFile *string
 	maxTime   *float64
+	tables    *string // serve's --tb; nil for train
 }
 
 // register declares the flags on fs: --http, the address (serve: def;
@@ -83,7 +86,13 @@ func startWeb(ctx context.Context, e *env, f *webFlags, dir string) (wait func()
 	} else if !loop {
 		token = web.NewToken()
 	}
-	srv, err := web.New(web.Options{Run: run, Token: token, MaxSearch: secondsDuration(*f.maxTime)})
+	opt := web.Options{Run: run, Token: token, MaxSearch: secondsDuration(*f.maxTime)}
+	if f.tables != nil && *f.tables != "" {
+		if opt.Tables, err = player.OpenTables(*f.tables, e.stdout); err != nil {
+			return nil, fmt.Errorf("--tb: %w", err)
+		}
+	}
+	srv, err := web.New(opt)
 	if err != nil {
 		return nil, err
 	}
