@@ -36,6 +36,7 @@ const (
 	endVisits  = "visits cap"
 	endTime    = "time cap"
 	endStopped = "stopped"
+	endFull    = "tree full"
 	endOver    = "game over"
 	endForced  = "one legal move"
 )
@@ -276,6 +277,8 @@ func (s *Server) handleAnalysis(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	view.Model = n.name
+	opt.MaxNodes = engine.TreeNodes(s.opt.AnalysisTreeMB)
+	full := false
 	sr := engine.NewSearcher(ev, opt)
 	sr.InfoEvery = analysisEvery
 	lim := engine.Limits{Visits: s.opt.AnalysisVisits, Time: s.opt.AnalysisTime}
@@ -292,6 +295,10 @@ func (s *Server) handleAnalysis(w http.ResponseWriter, r *http.Request) {
 		}
 		fill(i)
 		st.send("analysis", "", view)
+		if i.Result.TreeFull {
+			full = true
+			cancel()
+		}
 	})
 	view.Done = true
 	switch {
@@ -299,6 +306,8 @@ func (s *Server) handleAnalysis(w http.ResponseWriter, r *http.Request) {
 		view.Why = "error: " + oneLine(err)
 	case res.Forced:
 		view.Why = endForced
+	case full:
+		view.Why = endFull
 	case ctx.Err() != nil:
 		view.Why = endStopped
 	case res.RootVisits >= lim.Visits:

@@ -119,6 +119,21 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
+// An analysis ends when its tree is full.
+func TestAnalysisEndsWhenTheTreeIsFull(t *testing.T) {
+	_, ts := newTestServer(t, Options{AnalysisTreeMB: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := readEvents(ctx, t, analysisURL(ts.URL, "/api/analysis", "", nil, ""))
+	var last analysisView
+	for ev, ok := nextEvent(t, ch); ok; ev, ok = nextEvent(t, ch) {
+		json.Unmarshal([]byte(ev.data), &last)
+	}
+	if !last.Done || last.Why != endFull {
+		t.Errorf("last event: done %v why %q, want the tree full (1 MB)", last.Done, last.Why)
+	}
+}
+
 // An analysis stops when its client goes away, and when the same client
 // starts another (the position changed): its slot is free again.
 func TestAnalysisStops(t *testing.T) {

@@ -64,10 +64,13 @@ type Options struct {
 	// shows (nil: none).
 	Tables *tb.Tables
 	// AnalysisTime and AnalysisVisits cap one continuous analysis
-	// (default 60s and 2,000,000 visits); Analyses is how many analyses
-	// and game evaluations may run at once over all clients (default 2).
+	// (default 60s and 2,000,000 visits), AnalysisTreeMB its tree
+	// (default 128 MB: it ends when the tree is full); Analyses is how
+	// many analyses and game evaluations may run at once over all clients
+	// (default 2).
 	AnalysisTime   time.Duration
 	AnalysisVisits int
+	AnalysisTreeMB int
 	Analyses       int
 }
 
@@ -115,6 +118,9 @@ func New(opt Options) (*Server, error) {
 	}
 	if opt.AnalysisVisits <= 0 {
 		opt.AnalysisVisits = 2_000_000
+	}
+	if opt.AnalysisTreeMB <= 0 {
+		opt.AnalysisTreeMB = 128
 	}
 	if opt.Analyses <= 0 {
 		opt.Analyses = 2
