@@ -14,7 +14,7 @@
 #   2. until the server ends it at its cap (60 s): why it ended, the CPU
 #      seconds over the 5 s after, and the status of the browser's own
 #      reconnect with the last event's id (204: no more, so an abandoned
-#      tab costs nothing).
+#      tab costs nothing); and the server's peak memory.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 2; }
@@ -72,3 +72,4 @@ awk -v c0="$c0" -v c1="$c1" -v c2="$c2" -v t0="$t0" -v t1="$t1" -v why="$why" -v
 	printf "analysis left open: ended by the server after %.1f s (%s, %d visits); server CPU %.2f s\n", t1 - t0, why, v, c1 - c0
 	printf "after its end: server CPU %.2f s in 5 s; the reconnect with Last-Event-ID %s got %s\n", c2 - c1, id, code
 }'
+grep VmHWM "/proc/$srv/status" | awk '{ printf "the server'"'"'s peak memory (VmHWM): %d MB\n", $2 / 1024 }'

@@ -65,7 +65,7 @@ type Options struct {
 	Tables *tb.Tables
 	// AnalysisTime and AnalysisVisits cap one continuous analysis
 	// (default 60s and 2,000,000 visits), AnalysisTreeMB its tree
-	// (default 128 MB: it ends when the tree is full); Analyses is how
+	// (default 256 MB: it ends when the tree is full); Analyses is how
 	// many analyses and game evaluations may run at once over all clients
 	// (default 2).
 	AnalysisTime   time.Duration
@@ -120,7 +120,7 @@ func New(opt Options) (*Server, error) {
 		opt.AnalysisVisits = 2_000_000
 	}
 	if opt.AnalysisTreeMB <= 0 {
-		opt.AnalysisTreeMB = 128
+		opt.AnalysisTreeMB = 256
 	}
 	if opt.Analyses <= 0 {
 		opt.Analyses = 2
