@@ -70,6 +70,7 @@ async function playMove(mv) {
 async function loadGame(start, moves, whites) {
   stopAnalysis(false);
   stopEvaluation();
+  $('#g-progress').textContent = '';
   B.start = start || '';
   B.root = newNode(null, null);
   let n = B.root;
@@ -480,6 +481,7 @@ async function engineMove() {
       say(`The engine accepts the draw (${wdl}). Game over: 1/2-1/2`);
       return;
     }
+    B.cur.white = toWhite(engineSide, r.wdl); // the engine's search, on the graph
     const kid = newNode(r.move, B.cur);
     kid.pos = r.position;
     B.cur.kids.unshift(kid);
