@@ -275,6 +275,28 @@ func TestEvaluateGame(t *testing.T) {
 	}
 }
 
+// An evaluation ends at twice Options.AnalysisTime, and says so.
+func TestEvaluateTimeCap(t *testing.T) {
+	_, ts := newTestServer(t, Options{AnalysisTime: time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	moves := []string{"22-18", "10-14", "21-17", "14x21"}
+	ch := readEvents(ctx, t, analysisURL(ts.URL, "/api/evaluate", "", moves, "&visits=20000"))
+	points, why := 0, ""
+	for ev, ok := nextEvent(t, ch); ok; ev, ok = nextEvent(t, ch) {
+		if ev.name == "point" {
+			points++
+		} else {
+			var d map[string]any
+			json.Unmarshal([]byte(ev.data), &d)
+			why, _ = d["why"].(string)
+		}
+	}
+	if why != endTime || points > len(moves) {
+		t.Errorf("%d points, why %q: want the time cap before the end", points, why)
+	}
+}
+
 func TestWhiteScore(t *testing.T) {
 	for _, c := range []struct {
 		side rules.Color

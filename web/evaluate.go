@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"dama/engine"
@@ -15,7 +16,7 @@ import (
 // graph as they come: its progress), then a last event with the id
 // "done". It holds one of the analysis slots (Options.Analyses), apart
 // from the client's continuous analysis, and ends when the client goes
-// away or starts another evaluation.
+// away, starts another evaluation, or at twice Options.AnalysisTime.
 
 // evalVisits is the default search of one position of an evaluation.
 const evalVisits = 100
@@ -77,7 +78,7 @@ func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError, "search: "+oneLine(err))
 		return
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithTimeout(ctx, 2*s.opt.AnalysisTime)
 	defer cancel()
 	stop := context.AfterFunc(r.Context(), cancel)
 	defer stop()
@@ -111,8 +112,11 @@ func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
 			}
 			pt.WDL, pt.Visits = res.WDL, res.RootVisits
 		}
-		if ctx.Err() != nil {
+		if err := ctx.Err(); err != nil {
 			why = endStopped
+			if errors.Is(err, context.DeadlineExceeded) {
+				why = endTime
+			}
 			break
 		}
 		pt.White = whiteScore(p.Side(), pt.WDL)
