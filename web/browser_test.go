@@ -294,6 +294,10 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("eval graph evaluated: %d points, want %d", n, len(g.Plies)+1)
 	}
 	wait("the jump", fmt.Sprintf(`Array.from(document.querySelectorAll('#p-tree span.mv')).indexOf(document.querySelector('#p-tree span.cur')) === %d`, mid-1))
+	do("one back by the arrow key", chromedp.Evaluate[chromedp.Void](`document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft', bubbles: true}))`))
+	wait("the ply before", fmt.Sprintf(`Array.from(document.querySelectorAll('#p-tree span.mv')).indexOf(document.querySelector('#p-tree span.cur')) === %d`, mid-2))
+	do("and forward", chromedp.Evaluate[chromedp.Void](`document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}))`))
+	wait("the ply again", fmt.Sprintf(`Array.from(document.querySelectorAll('#p-tree span.mv')).indexOf(document.querySelector('#p-tree span.cur')) === %d`, mid-1))
 
 	// Continuous analysis: it grows, shows its lines and arrows, ends at
 	// its cap (2 s here), and stops on the button with its server slot

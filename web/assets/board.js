@@ -529,6 +529,13 @@ $('#b-prev').onclick = () => B.cur.parent && goTo(B.cur.parent).catch(boardError
 $('#b-next').onclick = () => B.cur.kids[0] && goTo(B.cur.kids[0]).catch(boardError);
 $('#b-last').onclick = () => goTo(lineFrom(B.cur).pop()).catch(boardError);
 
+// The arrow keys step through the tree as the buttons do.
+document.addEventListener('keydown', (e) => {
+  if (location.hash !== '#play' || (e.target.closest && e.target.closest('input, textarea, select'))) return;
+  const b = {ArrowLeft: '#b-prev', ArrowRight: '#b-next', Home: '#b-first', End: '#b-last'}[e.key];
+  if (b) { e.preventDefault(); $(b).click(); }
+});
+
 function setMode(mode) {
   B.mode = mode;
   for (const e of document.querySelectorAll('.play-only')) e.classList.toggle('hidden', mode !== 'play');
