@@ -4,13 +4,17 @@
 // updated by server-sent events; the run's games (self-play chunks, and
 // the gating and ladder games the trainer keeps as PDN), replayed on a
 // board and downloaded as PDN; and a board to play against, or analyse
-// with, the shipped model or any checkpoint of the run.
+// with, the shipped model or any checkpoint of the run: a continuous
+// analysis streamed as its search grows (analysis.go), a game's eval
+// graph (evaluate.go), a move tree written as PDN with variations and
+// games imported from PDN or FEN (boardio.go), play by a clock.
 //
 // The server reads the run folder only (through runfolder, report and
 // selfplay). Games and checkpoints are addressed by ids the server hands
 // out, never by a path from the request. Every legal move comes from
 // package rules; a search is capped in visits and time and runs one at a
-// time per client. On a loopback address no token is needed (and the Host
+// time per client, an analysis one at a time per client and ends on its
+// own. On a loopback address no token is needed (and the Host
 // header must name a loopback host, against DNS rebinding); elsewhere every
 // request must carry the token. The pages are embedded in the binary and
 // load nothing from elsewhere.
