@@ -230,7 +230,7 @@ function startAnalysis() {
   B.on = true;
   $('#a-toggle').textContent = 'Stop';
   $('#a-toggle').classList.add('on');
-  if (B.cur.pos.over) { B.last = null; $('#a-head').textContent = 'The game is over: nothing to analyse.'; drawLines(); return; }
+  if (B.cur.pos.over) { B.last = null; drawLines(); $('#a-head').textContent = 'The game is over: nothing to analyse.'; return; }
   const url = analysisURL('api/analysis', {lines: String(form().lines)});
   const es = new EventSource(url);
   B.es = es;
@@ -469,6 +469,7 @@ async function engineMove() {
   if (f.by === 'visits') body.visits = f.visits;
   else if (f.by === 'time') body.ms = f.ms;
   else if (g && g.clock) { body.left_ms = Math.max(1, Math.round(g.clock[engineSide])); body.inc_ms = Math.round(g.inc); body.visits = 0; }
+  else body.visits = f.visits; // no game clock: by visits
   if (g && g.drawOffer) { body.draw_offer = true; g.drawOffer = false; }
   try {
     const r = await api('api/engine', body);
@@ -482,9 +483,12 @@ async function engineMove() {
       return;
     }
     B.cur.white = toWhite(engineSide, r.wdl); // the engine's search, on the graph
-    const kid = newNode(r.move, B.cur);
-    kid.pos = r.position;
-    B.cur.kids.unshift(kid);
+    let kid = B.cur.kids.find((k) => k.move === r.move);
+    if (!kid) { // in a game the main line; analysing, a new branch where there are moves
+      kid = newNode(r.move, B.cur);
+      kid.pos = r.position;
+      if (g) B.cur.kids.unshift(kid); else B.cur.kids.push(kid);
+    }
     B.busy = false;
     await goTo(kid);
     finishIfOver();
