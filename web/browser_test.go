@@ -155,7 +155,8 @@ func TestBrowser(t *testing.T) {
 	wait := func(what, expr string) {
 		t.Helper()
 		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-			t.Fatalf("waiting for %s (%s): %v", what, expr, err)
+			st, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`['#p-status', '#a-head', '#games-count'].map((s) => { const e = document.querySelector(s); return s + ': ' + (e ? e.textContent : '-'); }).join('; ')`))
+			t.Fatalf("waiting for %s (%s): %v (the page says %s)", what, expr, err, st)
 		}
 	}
 

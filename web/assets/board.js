@@ -47,9 +47,13 @@ async function position(n) {
   return n.pos;
 }
 
-// goTo shows node n; the analysis follows.
+// goTo shows node n; the analysis follows. Of steps asked for while a
+// position was being fetched, the last one wins.
+let goSeq = 0;
 async function goTo(n) {
+  const my = ++goSeq;
   await position(n);
+  if (my !== goSeq) return;
   B.cur = n;
   drawAll();
   if (B.on) startAnalysis();
@@ -57,11 +61,13 @@ async function goTo(n) {
 
 // play adds move mv at the shown node (or follows it where the tree has it).
 async function playMove(mv) {
-  let kid = B.cur.kids.find((k) => k.move === mv);
+  const at = B.cur;
+  let kid = at.kids.find((k) => k.move === mv);
   if (!kid) {
-    kid = newNode(mv, B.cur);
+    kid = newNode(mv, at);
     try { await position(kid); } catch (e) { boardError(e); return null; }
-    B.cur.kids.push(kid);
+    const again = at.kids.find((k) => k.move === mv); // played twice meanwhile
+    if (again) kid = again; else at.kids.push(kid);
   }
   await goTo(kid);
   return kid;
@@ -347,8 +353,9 @@ async function humanMove(mv) {
       if (B.cur.pos.side !== g.side) { say('the engine is to move'); return; }
       clockMoved(g.side);
       if (!g.over) { // only the main line is the game
-        let kid = B.cur.kids.find((k) => k.move === mv);
-        if (!kid) { kid = newNode(mv, B.cur); await position(kid); B.cur.kids.unshift(kid); }
+        const at = B.cur;
+        let kid = at.kids.find((k) => k.move === mv);
+        if (!kid) { kid = newNode(mv, at); await position(kid); at.kids.unshift(kid); }
         await goTo(kid);
       }
       if (!g.over && !B.cur.pos.over) await engineMove();
@@ -460,12 +467,12 @@ function finishIfOver() {
 
 async function engineMove() {
   const g = B.game, f = form();
-  const engineSide = B.cur.pos.side;
+  const at = B.cur, engineSide = at.pos.side;
   const wasOn = B.on;
   if (wasOn) stopAnalysis(true); // the engine's search has the core
   B.busy = true;
   say('engine thinking…');
-  const body = {start: B.start, moves: movesTo(B.cur), model: f.model};
+  const body = {start: B.start, moves: movesTo(at), model: f.model};
   if (f.by === 'visits') body.visits = f.visits;
   else if (f.by === 'time') body.ms = f.ms;
   else if (g && g.clock) { body.left_ms = Math.max(1, Math.round(g.clock[engineSide])); body.inc_ms = Math.round(g.inc); body.visits = 0; }
@@ -482,12 +489,12 @@ async function engineMove() {
       say(`The engine accepts the draw (${wdl}). Game over: 1/2-1/2`);
       return;
     }
-    B.cur.white = toWhite(engineSide, r.wdl); // the engine's search, on the graph
-    let kid = B.cur.kids.find((k) => k.move === r.move);
+    at.white = toWhite(engineSide, r.wdl); // the engine's search, on the graph
+    let kid = at.kids.find((k) => k.move === r.move);
     if (!kid) { // in a game the main line; analysing, a new branch where there are moves
-      kid = newNode(r.move, B.cur);
+      kid = newNode(r.move, at);
       kid.pos = r.position;
-      if (g) B.cur.kids.unshift(kid); else B.cur.kids.push(kid);
+      if (g) at.kids.unshift(kid); else at.kids.push(kid);
     }
     B.busy = false;
     await goTo(kid);
