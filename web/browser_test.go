@@ -392,9 +392,18 @@ func TestBrowser(t *testing.T) {
 	if err != nil || ms >= 30000 || ms <= 0 {
 		t.Errorf("the engine's clock after its move: %d ms (%v), want less than 30 s", ms, err)
 	}
+	// The analysis follows the game: on, it analyses the position after
+	// the engine's reply, and after the takeback the start.
+	click("analyse the game", `#a-toggle`)
+	wait("the analysis of the game's position", `B.last !== null && B.last.fen === B.cur.pos.fen && document.querySelectorAll('#play-board polyline.arrow').length > 0`)
+	if st := text("#p-status"); !strings.Contains(st, "engine's (black) W/D/L") {
+		t.Errorf("status with the analysis on %q: want the engine's reply still said", st)
+	}
 	shot("play.png")
 	click("take back", `#p-takeback`)
 	wait("the start again", `document.querySelectorAll('#p-tree span.mv').length === 0 && document.querySelectorAll('#p-legal button').length === 7`)
+	wait("the analysis of the start", `B.last !== null && B.last.fen === B.cur.pos.fen`)
+	click("stop the analysis", `#a-toggle`)
 	x := func() string {
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#play-board g[data-square="1"] rect').getAttribute('x')`))
 		if err != nil {

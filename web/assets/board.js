@@ -112,6 +112,13 @@ function drawAll() {
 function statusText() {
   const p = B.cur.pos, g = B.game;
   if (g && g.over) return `Game over: ${g.over}`;
+  if (g && g.note && B.cur === lastOfGame()) return g.note + statusLine(p);
+  return statusLine(p);
+}
+
+// statusLine says whose move it is, or how the game ended.
+function statusLine(p) {
+  const g = B.game;
   if (p.over) return `Game over: ${p.result} (${p.reason})`;
   const at = plyOf(B.cur), end = mainLine().length;
   if (g && at !== end) return `${p.side} to move; viewing ply ${at} of ${end}: go to the last move to play on`;
@@ -500,7 +507,8 @@ async function engineMove() {
     await goTo(kid);
     finishIfOver();
     const note = r.draw === 'declined' ? 'declines the draw and ' : '';
-    say(`engine ${note}played ${r.move} (${r.visits} visits, ${r.ms} ms; ${wdl}); ` + statusText());
+    if (g) g.note = `engine ${note}played ${r.move} (${r.visits} visits, ${r.ms} ms; ${wdl}); `;
+    say((g ? '' : `engine played ${r.move} (${r.visits} visits, ${r.ms} ms; ${wdl}); `) + statusText());
     $('#p-status').dataset.reply = r.move;
     $('#p-status').dataset.ply = String(plyOf(kid));
   } finally {
@@ -519,7 +527,7 @@ async function takeback() {
   if (g) while (n.parent && (await position(n)).side !== g.side) n = n.parent;
   await position(n);
   n.kids.splice(0); // the taken-back moves go
-  if (g) { g.over = ''; g.result = ''; $('#p-status').dataset.result = ''; startClock(); }
+  if (g) { g.over = ''; g.result = ''; g.note = ''; $('#p-status').dataset.result = ''; startClock(); }
   await goTo(n);
 }
 
