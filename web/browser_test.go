@@ -45,9 +45,13 @@ func chromium() string {
 
 // The pages in a real browser: the run page renders its table and charts
 // and follows the run live, a self-play game and a gating game replay to
-// their end, a move played on
-// the board gets the engine's reply, the analysis shows a principal
-// variation; and no script error reaches the console.
+// their end; on the board, the self-play game's eval graph (stored, then
+// evaluated; a click and the arrow keys step), a continuous analysis that
+// grows, draws its arrows, ends at its cap and stops on Stop (its server
+// slot freed, the page holding still), a branch and its PDN, imports, and
+// play by a clock (the engine's reply, the analysis following the game,
+// takeback, flip, resign, a clock that flags); and no script error
+// reaches the console.
 func TestBrowser(t *testing.T) {
 	bin := chromium()
 	if bin == "" && os.Getenv(expectEnv) == "1" {
