@@ -226,6 +226,11 @@ func forThreads(ev mcts.Evaluator, threads int) mcts.Evaluator {
 	return ev
 }
 
+// Lines returns the top n lines of the tree (mcts.Search.Lines) as the
+// last search left it; an info callback of Think may call it between the
+// steps of a search.
+func (s *Searcher) Lines(n int) []mcts.Line { return s.search.Lines(n) }
+
 // Reset drops the search tree (a new game).
 func (s *Searcher) Reset() { s.search.Reset() }
 

@@ -28,6 +28,7 @@ type Result struct {
 	Nodes      int  // nodes in the tree
 	Forced     bool // the root has one legal move: it was returned without search
 	Proved     int  // new leaves Options.Oracle proved in this Run
+	TreeFull   bool // the tree reached Options.MaxNodes and grows no more (it was searched frozen: Options.KeepSearchingWhenFull)
 	Full       bool // the search ran to its end: the visits were reached, or the deadline of a time-limited search; false when cut short by a deadline, or MaxNodes without KeepSearchingWhenFull
 }
 
@@ -37,6 +38,7 @@ func (s *Search) result(rng *rand.Rand) Result {
 	var res Result
 	res.RootVisits = int(root.n)
 	res.Nodes = len(s.nodes)
+	res.TreeFull = s.frozen
 	if root.n > 0 {
 		q := -root.sumV / float64(root.n)
 		d := root.sumD / float64(root.n)

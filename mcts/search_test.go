@@ -605,6 +605,12 @@ func TestFullTreeKeepsSearching(t *testing.T) {
 			if !res.Full || res.RootVisits != visits {
 				t.Errorf("keep true, parallel %d: full %v with %d root visits, want full with %d", par, res.Full, res.RootVisits, visits)
 			}
+			if !res.TreeFull {
+				t.Errorf("keep true, parallel %d: TreeFull false with %d nodes of %d", par, res.Nodes, maxNodes)
+			}
+			if small, _ := New(&materialEval{}, Options{MaxNodes: maxNodes, Parallel: par, KeepSearchingWhenFull: true}).Run(context.Background(), g, Limit{Visits: 50}, nil); small.TreeFull {
+				t.Errorf("parallel %d: TreeFull after 50 visits (%d nodes of %d)", par, small.Nodes, maxNodes)
+			}
 			sum := 0
 			for _, v := range res.Visits {
 				sum += v

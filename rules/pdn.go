@@ -663,9 +663,12 @@ const pdnLineMax = 79
 // gives them); a tag name that is
 // not letters, digits and underscores, or a move that is not legal where it
 // is played, is an error and nothing more is written.
-func WritePDN(w io.Writer, recs ...Record) error {
+func WritePDN(w io.Writer, recs ...Record) error { return writePDN(w, recs, nil) }
+
+// writePDN writes recs, each with its variations vars[i] (none where vars
+// is shorter).
+func writePDN(w io.Writer, recs []Record, vars [][]Variation) error {
 	bw := bufio.NewWriter(w)
-	var buf [MaxMoves]Move
 	for gi, r := range recs {
 		if gi > 0 {
 			bw.WriteByte('\n')
@@ -702,50 +705,19 @@ func WritePDN(w io.Writer, recs ...Record) error {
 			writeTag(bw, "FEN", r.Start.FEN())
 		}
 		bw.WriteByte('\n')
-
-		line := 0 // length of the current move text line
-		put := func(s string) {
-			if line > 0 && line+1+len(s) > pdnLineMax {
-				bw.WriteByte('\n')
-				line = 0
-			}
-			if line > 0 {
-				bw.WriteByte(' ')
-				line++
-			}
-			bw.WriteString(s)
-			line += len(s)
+		mt := &moveText{w: bw}
+		var vs []Variation
+		if gi < len(vars) {
+			vs = vars[gi]
 		}
-		p := r.Start
 		ply := 0
-		if p.Side() == Black {
+		if r.Start.Side() == Black {
 			ply = 1
 		}
-		for i, m := range r.Moves {
-			legal := p.Legal(buf[:0])
-			ok := false
-			for _, l := range legal {
-				if l == m {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				return fmt.Errorf("rules: PDN game %d: move %d (%s) is not legal in %s", gi+1, i+1, m, p.FEN())
-			}
-			num := strconv.Itoa(ply/2 + 1)
-			switch {
-			case ply%2 == 0:
-				put(num + ". " + m.String())
-			case i == 0:
-				put(num + "... " + m.String())
-			default:
-				put(m.String())
-			}
-			p = p.Play(m)
-			ply++
+		if err := mt.line(r.Start, ply, r.Moves, vs, fmt.Sprintf("PDN game %d", gi+1)); err != nil {
+			return fmt.Errorf("rules: %w", err)
 		}
-		put(r.Result.PDN())
+		mt.put(r.Result.PDN())
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()

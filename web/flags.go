@@ -9,6 +9,7 @@ import (
 
 	"dama/internal/timeflag"
 	"dama/internal/tokenfile"
+	"dama/player"
 	"dama/runfolder"
 )
 
@@ -17,6 +18,7 @@ type Flags struct {
 	Addr      *string        // --http: HOST:PORT; "" for no web view
 	TokenFile *string        // --http-token-file
 	MaxTime   *time.Duration // --http-max-time: the longest search of the boards
+	Tables    *string        // serve's --tb: the tables of the analysis board; nil for none
 }
 
 // AddFlags declares the web view's flags on fs: --http (default def;
@@ -54,7 +56,13 @@ func (f *Flags) Start(ctx context.Context, out io.Writer, dir string, more ...*r
 	} else if !loop {
 		token = NewToken()
 	}
-	srv, err := New(Options{Run: run, More: more, Token: token, MaxSearch: *f.MaxTime})
+	opt := Options{Run: run, More: more, Token: token, MaxSearch: *f.MaxTime}
+	if f.Tables != nil && *f.Tables != "" {
+		if opt.Tables, err = player.OpenTables(*f.Tables, out); err != nil {
+			return nil, fmt.Errorf("--tb: %w", err)
+		}
+	}
+	srv, err := New(opt)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -178,6 +177,17 @@ type gameRequest struct {
 	Visits int      `json:"visits"`
 	MS     int      `json:"ms"` // time per search in milliseconds; 0: MaxSearch
 	Top    int      `json:"top"`
+	// LeftMS and IncMS are the engine's clock (api/engine): it plans its
+	// time by them (engine.Limits.Left, Inc) instead of MS, within
+	// MaxSearch. DrawOffer asks it whether it takes a draw.
+	LeftMS    int  `json:"left_ms"`
+	IncMS     int  `json:"inc_ms"`
+	DrawOffer bool `json:"draw_offer"`
+	// Variations, Result and Reason are api/pdn's: the board's move tree
+	// and a result the rules did not give (boardResults).
+	Variations []variationRequest `json:"variations"`
+	Result     string             `json:"result"`
+	Reason     string             `json:"reason"`
 }
 
 // maxRequest bounds the bytes of a request body, maxMoves its moves.
@@ -211,32 +221,39 @@ func readGame(w http.ResponseWriter, r *http.Request) (*gameRequest, *rules.Game
 		httpError(w, http.StatusBadRequest, "request body: "+oneLine(err))
 		return nil, nil, false
 	}
-	if len(req.Moves) > maxMoves {
-		httpError(w, http.StatusBadRequest, fmt.Sprintf("%d moves: at most %d", len(req.Moves), maxMoves))
+	g, err := gameOf(&req)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, oneLine(err))
 		return nil, nil, false
+	}
+	return &req, g, true
+}
+
+// gameOf replays a request's game, each move checked by rules.ParseMove;
+// an error names the field or the move.
+func gameOf(req *gameRequest) (*rules.Game, error) {
+	if len(req.Moves) > maxMoves {
+		return nil, fmt.Errorf("%d moves: at most %d", len(req.Moves), maxMoves)
 	}
 	start := rules.Start()
 	if req.Start != "" {
 		var err error
 		if start, err = rules.ParseFEN(req.Start); err != nil {
-			httpError(w, http.StatusBadRequest, "start: "+oneLine(err))
-			return nil, nil, false
+			return nil, fmt.Errorf("start: %s", oneLine(err))
 		}
 	}
 	g := rules.NewGame(start)
 	for i, text := range req.Moves {
 		if o := g.Outcome(); o.Over() {
-			httpError(w, http.StatusBadRequest, fmt.Sprintf("move %d %q: the game is over (%s, %s)", i+1, text, o.Result, o.Reason))
-			return nil, nil, false
+			return nil, fmt.Errorf("move %d %q: the game is over (%s, %s)", i+1, text, o.Result, o.Reason)
 		}
 		m, err := rules.ParseMove(g.Position(), text)
 		if err != nil {
-			httpError(w, http.StatusBadRequest, fmt.Sprintf("move %d %q: %s", i+1, text, oneLine(err)))
-			return nil, nil, false
+			return nil, fmt.Errorf("move %d %q: %s", i+1, text, oneLine(err))
 		}
 		g.PlayUnchecked(m)
 	}
-	return &req, g, true
+	return g, nil
 }
 
 // positionView is a game's current position and its legal moves.
@@ -250,6 +267,7 @@ type positionView struct {
 	Over   bool       `json:"over"`
 	Result string     `json:"result,omitempty"`
 	Reason string     `json:"reason,omitempty"`
+	TB     *tbView    `json:"tb,omitempty"` // the endgame tables' verdict, where they are loaded and hold the position
 }
 
 type moveView struct {
@@ -288,7 +306,9 @@ func (s *Server) handlePosition(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, viewGame(g))
+	v := viewGame(g)
+	v.TB = tablesVerdict(s.opt.Tables, g)
+	writeJSON(w, v)
 }
 
 // searchSetup checks a search request, takes the client's search slot and
@@ -310,6 +330,13 @@ func (s *Server) searchSetup(w http.ResponseWriter, r *http.Request, req *gameRe
 	lim := engine.Limits{Visits: req.Visits, Time: s.opt.MaxSearch}
 	if req.MS > 0 {
 		lim.Time = time.Duration(req.MS) * time.Millisecond
+	}
+	if req.LeftMS < 0 || req.LeftMS > maxClockMS || req.IncMS < 0 || req.IncMS > maxClockMS {
+		httpError(w, http.StatusBadRequest, fmt.Sprintf("left_ms %d, inc_ms %d: want 0..%d", req.LeftMS, req.IncMS, maxClockMS))
+		return nil, engine.Limits{}, nil, false
+	}
+	if req.LeftMS > 0 { // the clock's plan, cut at MaxSearch by the search's context
+		lim.Time, lim.Left, lim.Inc = 0, time.Duration(req.LeftMS)*time.Millisecond, time.Duration(req.IncMS)*time.Millisecond
 	}
 	client := clientID(r)
 	s.mu.Lock()
@@ -386,7 +413,11 @@ func (s *Server) boardSearch(w http.ResponseWriter, r *http.Request) (*boardSear
 		httpError(w, http.StatusInternalServerError, "search: "+oneLine(err))
 		return nil, false
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.opt.MaxSearch+5*time.Second)
+	cut := s.opt.MaxSearch + 5*time.Second
+	if lim.Left > 0 {
+		cut = s.opt.MaxSearch
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), cut)
 	return &boardSearch{req: req, g: g, net: n, lim: lim, ev: ev, opt: opt, ctx: ctx, done: func() { cancel(); release() }}, true
 }
 
@@ -405,15 +436,36 @@ func (s *Server) handleEngine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	el := time.Since(start)
+	if b.req.DrawOffer && acceptsDraw(res.WDL) {
+		writeJSON(w, map[string]any{"draw": "accepted", "visits": res.RootVisits, "wdl": res.WDL, "ms": el.Milliseconds(), "model": n.name, "position": viewGame(g)})
+		return
+	}
 	if err := g.Play(res.Move); err != nil { // rules checks the engine too
 		httpError(w, http.StatusInternalServerError, "engine move: "+oneLine(err))
 		return
 	}
-	writeJSON(w, map[string]any{
+	out := map[string]any{
 		"move": res.Move.String(), "visits": res.RootVisits, "wdl": res.WDL, "ms": el.Milliseconds(),
 		"model": n.name, "position": viewGame(g),
-	})
+	}
+	if b.req.DrawOffer {
+		out["draw"] = "declined"
+	}
+	writeJSON(w, out)
 }
+
+// maxClockMS bounds a clock's time left and increment: a day.
+const maxClockMS = 24 * 3600 * 1000
+
+// acceptsDraw is the engine's answer to a draw offer, from its search's
+// W/D/L (for the engine, to move): it takes the draw unless it expects
+// more than drawRefuseScore (win + draw/2).
+func acceptsDraw(wdl [3]float32) bool {
+	return float64(wdl[0])+float64(wdl[1])/2 <= drawRefuseScore
+}
+
+// drawRefuseScore is the expected score above which the engine plays on.
+const drawRefuseScore = 0.55
 
 // handleAnalyze analyses the game's position: the network's value and
 // priors, the search's moves and principal variation.
@@ -473,36 +525,19 @@ func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// handlePDN writes the game as PDN.
-func (s *Server) handlePDN(w http.ResponseWriter, r *http.Request) {
-	_, g, ok := readGame(w, r)
-	if !ok {
-		return
-	}
-	res := g.Outcome().Result
-	rec := rules.Record{
-		Tags:  []rules.Tag{{Name: "Event", Value: "dama web"}, {Name: "Result", Value: res.String()}},
-		Start: g.Start(), Moves: g.Moves(), Result: res,
-	}
-	var buf bytes.Buffer
-	if err := rules.WritePDN(&buf, rec); err != nil {
-		httpError(w, http.StatusInternalServerError, oneLine(err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/x-pdn; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="dama-web.pdn"`)
-	w.Write(buf.Bytes())
-}
-
 // clientHeader names the page's client id: a random id each page makes,
 // so that one page runs one search at a time.
 const clientHeader = "X-Dama-Client"
 
 var clientIDPattern = regexp.MustCompile(`^[A-Za-z0-9]{8,64}$`)
 
-// clientID is the page's id, or without a valid one the remote host.
+// clientID is the page's id (the header, or for an event stream, which
+// sends no headers, ?client=), or without a valid one the remote host.
 func clientID(r *http.Request) string {
 	if id := r.Header.Get(clientHeader); clientIDPattern.MatchString(id) {
+		return "id:" + id
+	}
+	if id := r.URL.Query().Get("client"); clientIDPattern.MatchString(id) {
 		return "id:" + id
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)

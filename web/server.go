@@ -4,13 +4,17 @@
 // updated by server-sent events; the run's games (self-play chunks, and
 // the gating and ladder games the trainer keeps as PDN), replayed on a
 // board and downloaded as PDN; and a board to play against, or analyse
-// with, the shipped model or any checkpoint of the run.
+// with, the shipped model or any checkpoint of the run: a continuous
+// analysis streamed as its search grows (analysis.go), a game's eval
+// graph (evaluate.go), a move tree written as PDN with variations and
+// games imported from PDN or FEN (boardio.go), play by a clock.
 //
 // The server reads the run folder only (through runfolder, report and
 // selfplay). Games and checkpoints are addressed by ids the server hands
 // out, never by a path from the request. Every legal move comes from
 // package rules; a search is capped in visits and time and runs one at a
-// time per client. On a loopback address no token is needed (and the Host
+// time per client, an analysis one at a time per client and ends on its
+// own. On a loopback address no token is needed (and the Host
 // header must name a loopback host, against DNS rebinding); elsewhere every
 // request must carry the token. The pages are embedded in the binary and
 // load nothing from elsewhere.
@@ -32,6 +36,7 @@ import (
 	"time"
 
 	"dama/runfolder"
+	"dama/tb"
 )
 
 //go:embed assets
@@ -62,6 +67,18 @@ type Options struct {
 	Searches int
 	// Streams is how many event streams may be open at once (default 64).
 	Streams int
+	// Tables are the endgame tables whose verdicts the analysis board
+	// shows (nil: none).
+	Tables *tb.Tables
+	// AnalysisTime and AnalysisVisits cap one continuous analysis
+	// (default 60s and 2,000,000 visits), AnalysisTreeMB its tree
+	// (default 256 MB: it ends when the tree is full); Analyses is how
+	// many analyses and game evaluations may run at once over all clients
+	// (default 2).
+	AnalysisTime   time.Duration
+	AnalysisVisits int
+	AnalysisTreeMB int
+	Analyses       int
 }
 
 // Server is the web view's http.Handler.
@@ -78,6 +95,9 @@ type Server struct {
 	mu   sync.Mutex
 	busy map[string]bool // clients with a search running
 	sem  chan struct{}   // searches running over all clients
+
+	streams map[string]*stream // the analysis and evaluation streams running, by client
+	asem    chan struct{}      // those streams over all clients
 }
 
 // New returns the server of opt.Run.
@@ -100,10 +120,23 @@ func New(opt Options) (*Server, error) {
 	if opt.Streams <= 0 {
 		opt.Streams = 64
 	}
+	if opt.AnalysisTime <= 0 {
+		opt.AnalysisTime = 60 * time.Second
+	}
+	if opt.AnalysisVisits <= 0 {
+		opt.AnalysisVisits = 2_000_000
+	}
+	if opt.AnalysisTreeMB <= 0 {
+		opt.AnalysisTreeMB = 256
+	}
+	if opt.Analyses <= 0 {
+		opt.Analyses = 2
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		opt: opt, mux: http.NewServeMux(), ctx: ctx, cancel: cancel,
 		busy: map[string]bool{}, sem: make(chan struct{}, opt.Searches),
+		streams: map[string]*stream{}, asem: make(chan struct{}, opt.Analyses),
 	}
 	all := append([]*runfolder.Run{opt.Run}, opt.More...)
 	ids, err := runIDs(all)
@@ -144,6 +177,9 @@ func New(opt Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/engine", s.handleEngine)
 	s.mux.HandleFunc("POST /api/analyze", s.handleAnalyze)
 	s.mux.HandleFunc("POST /api/pdn", s.handlePDN)
+	s.mux.HandleFunc("GET /api/analysis", s.handleAnalysis)
+	s.mux.HandleFunc("GET /api/evaluate", s.handleEvaluate)
+	s.mux.HandleFunc("POST /api/import", s.handleImport)
 	return s, nil
 }
 

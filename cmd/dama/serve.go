@@ -13,12 +13,13 @@ func init() {
 	register(&command{
 		name:    "serve",
 		summary: "serve a live web view of runs: their curves (overlaid) and tables, the first run's games on a board, play and analysis",
-		usage:   "--run DIR [--run DIR]... | --runs DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time TIME]",
+		usage:   "--run DIR [--run DIR]... | --runs DIR [--http 127.0.0.1:8080] [--http-token-file FILE] [--http-max-time TIME] [--tb DIR|auto:N]",
 		flags: func(fs *flagSet) {
 			runDirs = nil
 			fs.Var(&runDirs, "run", "run folder to show (read only); repeat it for more runs, whose curves the page can overlay")
 			runsDir = fs.String("runs", "", "a folder of run folders, each shown as with --run")
 			wf = webFlags(fs, "127.0.0.1:8080")
+			wf.Tables = fs.String("tb", "", "endgame tables whose verdicts the analysis board shows: a folder or auto:N")
 			// The web view's flags are spelt as dama train's: --token-file
 			// is the broker's token there.
 			fs.renamed("addr", "http")

@@ -281,114 +281,7 @@ $('#game-filter').addEventListener('submit', (e) => { e.preventDefault(); gamesO
 $('#games-newer').onclick = () => { gamesOffset = Math.max(0, gamesOffset - pageSize); listGames().catch(showError); };
 $('#games-older').onclick = () => { gamesOffset += pageSize; listGames().catch(showError); };
 
-// ---- play and analyse ----
-
-const play = {start: '', moves: [], pos: null, sel: 0, busy: false};
-
-function form() {
-  const f = new FormData($('#play-form'));
-  return {side: f.get('side'), model: f.get('model'), visits: +f.get('visits') || 0, ms: +f.get('ms') || 0};
-}
-
-function status(msg) { $('#p-status').textContent = msg; }
-
-async function setGame(start, moves) {
-  play.pos = await api('api/position', {start, moves});
-  play.start = start; play.moves = play.pos.moves; play.sel = 0;
-  drawPlay();
-}
-
-function drawPlay(marks) {
-  const p = play.pos, me = form().side;
-  const m = marks || (p.last ? pathMarks(p.last.path, []) : {});
-  if (play.sel) { m[play.sel] = '#c79a2c'; for (const l of p.legal) if (l.path[0] === play.sel) m[l.path[l.path.length - 1]] = '#5b7f3a'; }
-  drawBoard($('#play-board'), p.board, {flip: me === 'black', marks: m, onclick: clickSquare});
-  $('#p-legal').replaceChildren(...p.legal.map((l) => el('button', {'data-move': l.move, onclick: () => humanMove(l.move)}, l.move)));
-  $('#p-moves').textContent = p.moves.join(' ') || '(none)';
-  $('#fen-form input[name=fen]').value = p.fen;
-  status(p.over ? `Game over: ${p.result} (${p.reason})` : `${p.side} to move`);
-}
-
-function clickSquare(s) {
-  const p = play.pos;
-  if (p.over || play.busy) return;
-  const ends = p.legal.filter((l) => l.path[0] === play.sel && l.path[l.path.length - 1] === s);
-  if (play.sel && ends.length === 1) { humanMove(ends[0].move); return; }
-  if (play.sel && ends.length > 1) { status(`several captures end there: pick one of ${ends.map((l) => l.move).join(', ')} below`); return; }
-  play.sel = p.legal.some((l) => l.path[0] === s) ? s : 0;
-  drawPlay();
-}
-
-async function humanMove(mv) {
-  if (play.busy) return;
-  try {
-    await setGame(play.start, play.moves.concat([mv]));
-    if (!play.pos.over && play.pos.side !== form().side) await engineMove();
-  } catch (e) { showError(e); }
-}
-
-async function engineMove() {
-  const f = form();
-  play.busy = true;
-  status('engine thinking…');
-  try {
-    const r = await api('api/engine', {start: play.start, moves: play.moves, model: f.model, visits: f.visits, ms: f.ms});
-    play.pos = r.position; play.moves = r.position.moves; play.sel = 0;
-    const last = r.position.moves.length;
-    drawPlay();
-    status(`engine played ${r.move} (${r.visits} visits, ${r.ms} ms, W/D/L ${r.wdl.map((x) => fmt(x, 2)).join('/')}); ` + $('#p-status').textContent);
-    $('#p-status').dataset.reply = r.move;
-    $('#p-status').dataset.ply = String(last);
-  } finally { play.busy = false; }
-}
-
-async function analyze() {
-  const f = form();
-  status('analysing…');
-  const a = await api('api/analyze', {start: play.start, moves: play.moves, model: f.model, visits: f.visits, ms: f.ms, top: 8});
-  const wdl = (w) => w.map((x) => fmt(x, 3)).join(' / ');
-  $('#p-analysis').replaceChildren(
-    el('h3', {}, `Analysis (${a.model}, ${a.visits} visits, ${a.ms} ms)`),
-    el('div', {}, `network W/D/L for ${a.side}: ${wdl(a.net_wdl)}; search: ${wdl(a.search_wdl)}`),
-    el('table', {class: 'kv', id: 'analysis-moves'}, el('tr', {}, el('th', {class: 'l'}, 'move'), el('th', {}, 'visits'), el('th', {}, 'Q'), el('th', {}, 'prior')),
-      ...a.moves.map((m) => el('tr', {}, el('td', {}, m.move), el('td', {}, String(m.visits)), el('td', {}, fmt(m.q, 3)), el('td', {}, fmt(m.prior, 3))))),
-    el('div', {id: 'analysis-pv'}, 'principal variation: ' + (a.pv.map((s) => s.move).join(' ') || '(none)')));
-  drawPlay();
-}
-
-async function savePDN() {
-  const text = await api('api/pdn', {start: play.start, moves: play.moves});
-  const a = el('a', {href: URL.createObjectURL(new Blob([text], {type: 'application/x-pdn'})), download: 'dama-web.pdn'});
-  a.click();
-  URL.revokeObjectURL(a.href);
-}
-
-async function newGame(start) {
-  await setGame(start || '', []);
-  $('#p-analysis').replaceChildren();
-  if (!play.pos.over && play.pos.side !== form().side) await engineMove();
-}
-
-function showError(e) { status('error: ' + e.message); }
-
-$('#p-new').onclick = () => newGame(play.start).catch(showError);
-$('#p-undo').onclick = () => undo().catch(showError);
-// undo takes back moves until it is the player's turn again.
-async function undo() {
-  if (play.busy || play.moves.length === 0) return;
-  const moves = play.moves.slice(0, -1);
-  await setGame(play.start, moves);
-  if (play.pos.side !== form().side && moves.length > 0) await setGame(play.start, moves.slice(0, -1));
-}
-$('#p-engine').onclick = () => engineMove().catch(showError);
-$('#p-analyze').onclick = () => analyze().catch(showError);
-$('#p-pdn').onclick = () => savePDN().catch(showError);
-$('#fen-form').addEventListener('submit', (e) => {
-  e.preventDefault();
-  const fen = new FormData(e.target).get('fen').trim();
-  setGame(fen, []).catch(showError);
-});
-$('#play-form select[name=side]').addEventListener('change', () => play.pos && drawPlay());
+// ---- play and analyse: board.js ----
 
 // ---- tabs ----
 
@@ -398,6 +291,8 @@ function showTab() {
   for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.tab === name);
   if (name === 'games' && !$('#games tbody').children.length) listGames().catch(showError);
 }
+
+function showError(e) { $('#games-count').textContent = 'error: ' + e.message; }
 window.addEventListener('hashchange', showTab);
 
 async function start() {
@@ -405,8 +300,5 @@ async function start() {
   runCharts.init(runs.runs, () => { runCharts.reset(); watch(); });
   watch();
   showTab();
-  const m = await api('api/models');
-  $('#play-form select[name=model]').replaceChildren(...m.models.map((x) => el('option', {}, x)));
-  await setGame('', []);
 }
 start().catch(showError);
