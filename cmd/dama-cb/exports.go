@@ -14,12 +14,12 @@ import "C"
 
 import (
 	"fmt"
-	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
 
 	"dama/cbengine"
 	"dama/checkerboard"
+	"dama/internal/buildinfo"
 )
 
 // The Go types have the memory layout of the C ones: these arrays have a
@@ -34,30 +34,10 @@ var (
 // eng is the engine every call goes to.
 var eng = func() *cbengine.Engine {
 	e := cbengine.New()
-	e.Version = version()
+	e.Version = buildinfo.Version()
 	e.Preload()
 	return e
 }()
-
-// revision, when set at link time (-ldflags "-X main.revision=..."), is
-// the version; else the VCS revision the library was built from, else
-// "dev".
-var revision string
-
-// version returns the library's version.
-func version() string {
-	if revision != "" {
-		return revision
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return s.Value[:12]
-			}
-		}
-	}
-	return "dev"
-}
 
 // putString writes s into the C buffer buf of size bytes, cut to fit, with
 // its terminating NUL; a nil buf is left alone.

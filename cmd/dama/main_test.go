@@ -231,8 +231,9 @@ func TestShowPDNNothingRead(t *testing.T) {
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
 		code, out, errs := runCmd(t, args...)
-		if code != 0 || out != "dama "+buildVersion()+"\n" {
-			t.Errorf("%v: exit %d, output %q, stderr %q; want dama %s", args, code, out, errs, buildVersion())
+		lines := strings.Split(out, "\n")
+		if code != 0 || len(lines) != 5 || lines[0] != "dama "+buildVersion() || !strings.HasPrefix(lines[1], "commit  ") || !strings.HasPrefix(lines[2], "date    ") || !strings.HasPrefix(lines[3], "built   with go") || lines[4] != "" {
+			t.Errorf("%v: exit %d, output %q, stderr %q; want dama %s, then its commit, date and toolchain", args, code, out, errs, buildVersion())
 		}
 	}
 	if v := buildVersion(); v == "" || strings.ContainsAny(v, " \n") {

@@ -16,7 +16,6 @@ import (
 var packageVars = map[string]string{
 	"commands": "the subcommands, filled by register from init and read only after",
 	"errUsage": "a sentinel error, never assigned",
-	"revision": "set by the linker (-X main.revision=...), never assigned",
 }
 
 // TestNoPackageState: the package-level variables of cmd/dama are the
