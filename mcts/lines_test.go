@@ -2,6 +2,7 @@ package mcts
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"dama/rules"
@@ -34,7 +35,7 @@ func TestLines(t *testing.T) {
 	if len(top) != 3 {
 		t.Fatalf("Lines(3): %d lines, want 3", len(top))
 	}
-	if got, want := top[0].Moves, res.PV; len(got) != len(want) || !equalMoves(got, want) {
+	if got, want := top[0].Moves, res.PV; len(got) != len(want) || !slices.Equal(got, want) {
 		t.Errorf("first line %v, want the PV %v", got, want)
 	}
 	for i, l := range top {
@@ -61,16 +62,4 @@ func TestLines(t *testing.T) {
 			p = p.Play(m)
 		}
 	}
-}
-
-func equalMoves(a, b []rules.Move) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

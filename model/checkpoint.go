@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -374,7 +375,7 @@ func checkSlots(net *Network, o OptimizerState) error {
 				return fmt.Errorf("optimizer state has %d tensors, too few for the network", len(o.Slots))
 			}
 			st := o.Slots[k]
-			if st.Name != SlotName(s, t.Name) || !equalShape(st.Shape, t.Shape) {
+			if st.Name != SlotName(s, t.Name) || !slices.Equal(st.Shape, t.Shape) {
 				return fmt.Errorf("optimizer tensor %d is %s %v, want %s %v", k, st.Name, st.Shape, SlotName(s, t.Name), t.Shape)
 			}
 			k++

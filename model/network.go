@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 )
 
 // TensorKind says what a tensor of a Network holds.
@@ -195,7 +196,7 @@ func (n *Network) Check() error {
 		if t.Kind != s.Kind {
 			return fmt.Errorf("model: tensor %s has kind %s, want %s", t.Name, t.Kind, s.Kind)
 		}
-		if !equalShape(t.Shape, s.Shape) {
+		if !slices.Equal(t.Shape, s.Shape) {
 			return fmt.Errorf("model: tensor %s has shape %v, want %v", t.Name, t.Shape, s.Shape)
 		}
 		if len(t.Data) != shapeSize(s.Shape) {
@@ -211,16 +212,4 @@ func (n *Network) Check() error {
 		}
 	}
 	return nil
-}
-
-func equalShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,7 +53,7 @@ func TestWritePDNVariations(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParsePDN of the output: %v\n%s", err, text)
 	}
-	if len(recs) != 1 || !equalMoveLists(recs[0].Moves, main) {
+	if len(recs) != 1 || !slices.Equal(recs[0].Moves, main) {
 		t.Errorf("ParsePDN read %v, want the main line %v", recs, main)
 	}
 	// Without variations the output is WritePDN's.
@@ -87,16 +88,4 @@ func TestWritePDNVariationsErrors(t *testing.T) {
 			t.Errorf("variations %+v: error %v, want one with %q", c.vars, err, c.want)
 		}
 	}
-}
-
-func equalMoveLists(a, b []Move) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

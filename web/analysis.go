@@ -248,26 +248,11 @@ func (s *Server) handleAnalysis(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	ctx, done, err := s.analysisSlot(clientID(r))
-	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, err.Error())
+	ctx, n, ev, opt, done, ok := s.slotSearch(w, clientID(r), req.Model)
+	if !ok {
 		return
 	}
 	defer done()
-	if req.Model == "" {
-		req.Model = ShippedModel
-	}
-	n, release, err := s.eng.get(req.Model)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, oneLine(err))
-		return
-	}
-	defer release()
-	ev, opt, err := playSearch(n.ev)
-	if err != nil {
-		httpError(w, http.StatusInternalServerError, "search: "+oneLine(err))
-		return
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(r.Context(), cancel) // the client went away
@@ -336,4 +321,32 @@ func linesView(res mcts.Result, lines []mcts.Line) []lineView {
 		out = append(out, v)
 	}
 	return out
+}
+
+// slotSearch takes a slot of the boards' searches for key (analysisSlot)
+// and the network model names (the shipped model for ""), searched as the
+// boards search (playSearch). On an error it answers the request and ok
+// is false; done releases the network and the slot.
+func (s *Server) slotSearch(w http.ResponseWriter, key, model string) (ctx context.Context, n *openNet, ev mcts.Evaluator, opt mcts.Options, done func(), ok bool) {
+	ctx, free, err := s.analysisSlot(key)
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, err.Error())
+		return nil, nil, nil, opt, nil, false
+	}
+	if model == "" {
+		model = ShippedModel
+	}
+	n, release, err := s.eng.get(model)
+	if err != nil {
+		free()
+		httpError(w, http.StatusBadRequest, oneLine(err))
+		return nil, nil, nil, opt, nil, false
+	}
+	if ev, opt, err = playSearch(n.ev); err != nil {
+		release()
+		free()
+		httpError(w, http.StatusInternalServerError, "search: "+oneLine(err))
+		return nil, nil, nil, opt, nil, false
+	}
+	return ctx, n, ev, opt, func() { release(); free() }, true
 }

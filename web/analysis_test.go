@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +82,7 @@ func TestAnalysisStreamsToItsCap(t *testing.T) {
 			for _, m := range l.Moves {
 				q = q.Play(mustMove(t, q, m))
 			}
-			if first := mustMove(t, p, l.Moves[0]); !equalInts(l.Path, squares(first.Path())) {
+			if first := mustMove(t, p, l.Moves[0]); !slices.Equal(l.Path, squares(first.Path())) {
 				t.Errorf("line %d: path %v, want the squares of %s", i, l.Path, l.Moves[0])
 			}
 		}
@@ -105,18 +106,6 @@ func TestAnalysisStreamsToItsCap(t *testing.T) {
 	if resp.StatusCode != http.StatusNoContent {
 		t.Errorf("retry after the end: status %d, want 204", resp.StatusCode)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // An analysis ends when its tree is full.

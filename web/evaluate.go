@@ -58,26 +58,11 @@ func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	ctx, done, err := s.analysisSlot(clientID(r) + "/evaluate")
-	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, err.Error())
+	ctx, n, ev, opt, done, ok := s.slotSearch(w, clientID(r)+"/evaluate", req.Model)
+	if !ok {
 		return
 	}
 	defer done()
-	if req.Model == "" {
-		req.Model = ShippedModel
-	}
-	n, release, err := s.eng.get(req.Model)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, oneLine(err))
-		return
-	}
-	defer release()
-	ev, opt, err := playSearch(n.ev)
-	if err != nil {
-		httpError(w, http.StatusInternalServerError, "search: "+oneLine(err))
-		return
-	}
 	ctx, cancel := context.WithTimeout(ctx, 2*s.opt.AnalysisTime)
 	defer cancel()
 	stop := context.AfterFunc(r.Context(), cancel)
