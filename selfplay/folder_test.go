@@ -76,8 +76,12 @@ func TestWriteFolder(t *testing.T) {
 	if err != nil || !sum.Interrupted || !strings.HasPrefix(sum.String(), "selfplay (interrupted): ") {
 		t.Errorf("cancelled: %v, %q; want an interrupted summary", err, sum.String())
 	}
+	// The evaluator fails after 2,000 evaluations: more than two games at
+	// once can take unfinished (40 plies of at most 8 visits and a root
+	// each), so at least one game was played whole before, whatever the
+	// scheduling (200 failed under the race detector, both games unfinished).
 	failed := t.TempDir()
-	_, err = WriteFolder(context.Background(), &failingEval{n: 200}, cfg, FolderOptions{Dir: failed, Worker: "w", PerChunk: 1, Games: 1000})
+	_, err = WriteFolder(context.Background(), &failingEval{n: 2000}, cfg, FolderOptions{Dir: failed, Worker: "w", PerChunk: 1, Games: 1000})
 	if !errors.Is(err, errEval) {
 		t.Errorf("a failing evaluator: got %v, want its error", err)
 	}
