@@ -38,7 +38,8 @@ type Player struct {
 	Harness string
 	Label   string // the name in results; "" for the spec
 	// HangAfter is how long a move may take before the library counts as
-	// hung and its harness is killed; 0: 10 s + 5 × MoveTime.
+	// hung and its harness is killed; 0: arena.HubMoveDeadline's, as an
+	// external engine of the Hub protocol gets.
 	HangAfter time.Duration
 
 	mu    sync.Mutex
@@ -162,7 +163,7 @@ func (gp *gamePlayer) Move(ctx context.Context, g *rules.Game) (rules.Move, erro
 	}()
 	deadline := gp.p.HangAfter
 	if deadline <= 0 {
-		deadline = hangAfter(gp.p.MoveTime)
+		deadline = arena.HubMoveDeadline(0, gp.p.MoveTime)
 	}
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
@@ -188,12 +189,6 @@ func (gp *gamePlayer) Move(ctx context.Context, g *rules.Game) (rules.Move, erro
 		return rules.Move{}, &arena.Fault{Kind: arena.FaultIllegal, Detail: fmt.Sprintf("%s (str %q): %v (ply %d)", gp.p.Name(), r.a.Str, err, g.Ply())}
 	}
 	return m, nil
-}
-
-// hangAfter is how long a library may take over a move of maxtime before
-// it counts as hung: generous, as for the Hub engines (arena.HubPlayer).
-func hangAfter(maxtime time.Duration) time.Duration {
-	return 10*time.Second + 5*maxtime
 }
 
 // Close implements arena.GamePlayer: the harness quits.
