@@ -143,7 +143,7 @@ type gamePlayer struct {
 
 // Move implements arena.GamePlayer. What goes wrong is an arena.Fault,
 // so that it loses this game only: the harness or the library ending is
-// a crash, no answer within hangAfter a hang (the harness killed), an
+// a crash, no answer within HangAfter a hang (the harness killed), an
 // answer that does not read garbled, and a board or CBmove that is not a
 // legal move illegal.
 func (gp *gamePlayer) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
