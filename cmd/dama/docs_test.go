@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -134,6 +135,17 @@ func checkDamaArgs(args []string) error {
 	}
 	if err := fs.checkRanges(); err != nil {
 		return fmt.Errorf("dama %s: %v", c.name, err)
+	}
+	// A guide shows what to write now: an old spelling works, with a
+	// note, but the docs must not teach it.
+	var old []string
+	fs.Visit(func(f *flag.Flag) {
+		if now, ok := fs.old[f.Name]; ok {
+			old = append(old, fmt.Sprintf("--%s is now %s", f.Name, now))
+		}
+	})
+	if len(old) > 0 {
+		return fmt.Errorf("dama %s: an old spelling: %s", c.name, strings.Join(old, "; "))
 	}
 	return nil
 }
@@ -649,12 +661,13 @@ func TestDocsCheckerFinds(t *testing.T) {
 		"```sh",
 		"scripts/ab.sh configs/ab/base.yaml --cpu 1m --no-such-option", // 13: script flag
 		"curl -s example.org && dama arena --a random --b random --games 2",
-		"dama arena --judge docs/matches/piece12-h2h-800.pdn,docs/matches/no-such.pdn", // 15: the second file
+		"dama arena judge docs/matches/piece12-h2h-800.pdn docs/matches/no-such.pdn", // 15: the second file
+		"dama serve --run checkpoints/quick --addr :8080",                            // 16: an old spelling
 		"```",
-		"<!-- not-run: -->", // 17: no reason
+		"<!-- not-run: -->", // 18: no reason
 		"",
 		"```",
-		"dama perft --depth 3", // 20: untagged
+		"dama perft --depth 3", // 21: untagged
 		"```",
 	}, "\n")
 	blocks, errs := parseDocBlocks("page.md", page)
@@ -676,8 +689,9 @@ func TestDocsCheckerFinds(t *testing.T) {
 		"page.md:9: dama perft --fen X:nonsense: exit 1",
 		"page.md:13: scripts/ab.sh does not parse --no-such-option",
 		"page.md:15: no file docs/matches/no-such.pdn",
-		"page.md:17: a not-run marker",
-		"page.md:20: a dama command in a block that is not tagged",
+		"page.md:16: dama serve: an old spelling: --addr is now --http",
+		"page.md:18: a not-run marker",
+		"page.md:21: a dama command in a block that is not tagged",
 	} {
 		found := false
 		for _, g := range got {
@@ -687,8 +701,8 @@ func TestDocsCheckerFinds(t *testing.T) {
 			t.Errorf("checker missed %q; it found:\n%s", want, strings.Join(got, "\n"))
 		}
 	}
-	if len(got) != 11 {
-		t.Errorf("checker found %d problems, want 11:\n%s", len(got), strings.Join(got, "\n"))
+	if len(got) != 12 {
+		t.Errorf("checker found %d problems, want 12:\n%s", len(got), strings.Join(got, "\n"))
 	}
 }
 
