@@ -26,7 +26,7 @@ const ladderVersion = 1
 
 // Ladder is a fixed list of reference players with measured ratings: the
 // absolute scale a model is rated on. Its ratings are measured once by
-// Calibrate (`dama ladder --calibrate`), stored in a versioned file and only
+// Calibrate (`dama ladder calibrate`), stored in a versioned file and only
 // re-measured on purpose, so ratings taken months apart are comparable.
 type Ladder struct {
 	Version int       `json:"version"`
@@ -117,7 +117,7 @@ func decodeLadder(b []byte) (*Ladder, error) {
 		return nil, fmt.Errorf("arena: ladder file is damaged: %w", err)
 	}
 	if sum := l.checksum(); sum != l.Checksum {
-		return nil, fmt.Errorf("arena: ladder file is damaged or was edited: checksum %q, contents give %q (re-measure with dama ladder --calibrate)", l.Checksum, sum)
+		return nil, fmt.Errorf("arena: ladder file is damaged or was edited: checksum %q, contents give %q (re-measure with dama ladder calibrate)", l.Checksum, sum)
 	}
 	if err := l.check(); err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ type Run struct {
 	// seed on one machine with the same run.workers and backend: the same
 	// games (written in the order of their indices), replay windows,
 	// training and threshold gating verdicts. Not repeated: games from
-	// other processes (dama selfplay --run, a broker; a generation takes
+	// other processes (dama selfplay worker, a broker; a generation takes
 	// the chunks waiting), games after a stop during self-play, the counts
 	// of a gate that stops early and an SPRT gate's verdict when
 	// arena.parallel > 1, and timings. Default 1.

@@ -4,7 +4,7 @@
 #   scripts/webcost.sh RUN [--games N] [--trials N]
 #
 # Plays --games (default 40) self-play games of the run's best model with
-# dama selfplay --run into a copy of the run folder RUN (four games a
+# dama selfplay worker --run into a copy of the run folder RUN (four games a
 # chunk, so the run page sees a new chunk every few seconds), --trials
 # (default 3) times without and with the web view: dama serve on the copy
 # with the run page open in headless Chromium (Debian's chromium; it holds
@@ -57,7 +57,7 @@ for trial in $(seq "$TRIALS"); do
 			s0=$(cpu $sp) b0=$(cpu $bp)
 		fi
 		TIMEFORMAT='%R %U %S'
-		t=$({ time "$tmp/dama" selfplay --run "$tmp/run" --games "$GAMES" --worker "w$trial$mode" --chunk 4 >"$tmp/selfplay.log" 2>&1; } 2>&1)
+		t=$({ time "$tmp/dama" selfplay worker --run "$tmp/run" --games "$GAMES" --worker "w$trial$mode" --chunk 4 >"$tmp/selfplay.log" 2>&1; } 2>&1)
 		read -r wall usr sys <<<"$t"
 		line=$(awk -v g="$GAMES" -v w="$wall" -v u="$usr" -v s="$sys" -v m="$mode" -v n="$trial" \
 			'BEGIN { printf "trial %d web view %-3s %d games  %.1f s  %.0f games/h  self-play CPU %.1f s", n, m, g, w, g * 3600 / w, u + s }')

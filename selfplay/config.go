@@ -35,7 +35,7 @@ func (c Config) Validate() error { return ValidateSettings(c.SelfPlay) }
 // leaves to this package (HybridsError). Every path that plays self-play
 // checks it before its first game: the trainer (train.Loop, and dama
 // train right after loading), dama selfplay --config, the workers
-// (Worker.Run and Play: dama selfplay --run, the trainer's own), the
+// (Worker.Run and Play: dama selfplay worker --run, the trainer's own), the
 // broker worker on receiving the run's configuration, and Run.
 func ValidateSettings(s configs.SelfPlay) error {
 	return errors.Join(s.Validate(), HybridsError(s.Hybrids))

@@ -102,8 +102,8 @@ type WorkerStats struct {
 // asks its source for the best model and loads it only when it changed
 // (by name and digest): the evaluator, its cache and the int8 backend's
 // calibration live as long as the model stays the best. The run-folder
-// workers (dama train's own self-play and dama selfplay --run, package
-// train) and the broker worker (dama selfplay --broker, package broker)
+// workers (dama train's own self-play and dama selfplay worker --run, package
+// train) and the broker worker (dama selfplay worker --broker, package broker)
 // are this type with their own source and sink.
 //
 // Set the exported fields before the first call; a Worker is not safe for

@@ -285,7 +285,7 @@ func Listen(addr, token string) (net.Listener, error) {
 		return nil, err
 	}
 	if !lb && len(token) < MinTokenLen {
-		return nil, fmt.Errorf("address %s is not loopback: the web view needs a token of at least %d characters there (--token-file FILE)", addr, MinTokenLen)
+		return nil, fmt.Errorf("address %s is not loopback: the web view needs a token of at least %d characters there (--http-token-file FILE)", addr, MinTokenLen)
 	}
 	return net.Listen("tcp", addr)
 }

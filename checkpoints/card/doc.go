@@ -12,7 +12,7 @@
 //     previous record in its folder to go on with the lineage (NewRecord);
 //     a record of another version is refused.
 //   - MODEL.md (checkpoints.CardFile), the card: Markdown written from the
-//     record alone (Record.Markdown), so that dama ship --rewrite-card
+//     record alone (Record.Markdown), so that dama ship rewrite-card
 //     (Rewrite) can write it again after its layout changed or a rating
 //     was added to the record by hand.
 //
